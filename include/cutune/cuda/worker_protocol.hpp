@@ -1,0 +1,159 @@
+// The messages between the tuner and `cutune-cuda-worker`, one JSON object per line each way.
+// This header is all the worker shares with the tuner, so it depends on nothing but the standard
+// library and nlohmann-json.
+//
+// Requests (tuner -> worker):
+//   {"op":"hello"}                               -> {"ok":true,"device":DeviceReport}
+//   {"op":"measure","request":MeasureRequest}   -> MeasureReply
+//   {"op":"quit"}                                -> (the worker exits with status 0)
+// A worker that meets a sticky CUDA error replies with outcome "crash" and exits: its context is
+// unusable. A worker that hangs never replies; the tuner's watchdog kills it.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cutune::cuda::protocol {
+
+using Dim3 = std::array<std::uint32_t, 3>;
+
+// One kernel launch: which function of which cubin, and its launch shape.
+struct Launch {
+  std::string cubin;    // path of the cubin file
+  std::string kernel;   // entry symbol (the lowered name for templates)
+  Dim3 grid{1, 1, 1};
+  Dim3 block{1, 1, 1};
+  Dim3 cluster{1, 1, 1};  // {1,1,1}: no cluster attribute is passed
+  std::uint32_t dynamic_smem = 0;  // bytes; above 48 KiB the worker opts in first
+};
+
+// Element types the worker can fill, poison and compare.
+enum class Dtype { f64, f32, f16, bf16, i32, i64, u32 };
+
+enum class Role {
+  input,   // filled with seeded random non-zero values, shared by candidate and reference
+  output,  // poisoned before every launch, compared with the reference's
+  scratch, // zeroed before every launch, never compared
+};
+
+// One kernel parameter: a device buffer (passed as its pointer) or a scalar passed by value.
+struct Arg {
+  bool is_buffer = true;
+  Dtype dtype = Dtype::f32;
+  std::uint64_t count = 0;  // buffer elements
+  Role role = Role::input;
+  double value = 0;         // scalars: converted to dtype
+};
+
+struct Timing {
+  int warmup = 3;            // untimed launches before measuring
+  double budget_ms = 50.0;   // stop repeating once the timed repetitions reach this much
+  int min_reps = 10;
+  int max_reps = 500;
+  bool flush_l2 = true;      // overwrite a buffer of twice the L2 before every repetition
+  std::string graph = "auto";  // "auto": a CUDA graph when launch gaps would dominate; "on"; "off"
+};
+
+struct MeasureRequest {
+  std::uint64_t id = 0;
+  Launch candidate;
+  std::optional<Launch> reference;  // none: the candidate is only timed
+  std::vector<Arg> args;
+  std::uint64_t seed = 1;           // input values; the same seed gives the same inputs
+  double tolerance = -1;            // max relative error; negative: the default for the dtype
+  bool time = true;                 // false: only check correctness
+  Timing timing;
+};
+
+struct MeasureReply {
+  std::uint64_t id = 0;
+  std::string outcome;  // cutune::Outcome's names: ok, crash, wrong_result, launch_error
+  double time_ms = -1;  // median
+  double min_ms = -1;
+  double max_ms = -1;
+  int repetitions = 0;
+  bool graph = false;
+  double max_rel_error = -1;
+  int sm_clock_start_mhz = 0;  // 0 when NVML could not tell
+  int sm_clock_end_mhz = 0;
+  double worker_ms = 0;  // time the worker spent on the request, from receipt to reply
+  std::string detail;
+};
+
+struct DeviceReport {
+  std::string name;
+  int cc_major = 0;
+  int cc_minor = 0;
+  int sm_count = 0;
+  std::int64_t l2_bytes = 0;
+  std::int64_t smem_optin_bytes = 0;
+  int driver_version = 0;
+  std::string pci_bus_id;
+};
+
+// Default tolerance on the normwise relative error, max|x - ref| / max|ref|, per dtype.
+inline double default_tolerance(Dtype dtype) {
+  switch (dtype) {
+    case Dtype::f64: return 1e-9;
+    case Dtype::f32: return 1e-4;
+    case Dtype::f16: return 5e-3;
+    case Dtype::bf16: return 2e-2;
+    default: return 0.0;  // integers must match exactly
+  }
+}
+
+inline std::size_t dtype_size(Dtype dtype) {
+  switch (dtype) {
+    case Dtype::f64:
+    case Dtype::i64: return 8;
+    case Dtype::f16:
+    case Dtype::bf16: return 2;
+    default: return 4;
+  }
+}
+
+NLOHMANN_JSON_SERIALIZE_ENUM(Dtype, {{Dtype::f64, "f64"},
+                                     {Dtype::f32, "f32"},
+                                     {Dtype::f16, "f16"},
+                                     {Dtype::bf16, "bf16"},
+                                     {Dtype::i32, "i32"},
+                                     {Dtype::i64, "i64"},
+                                     {Dtype::u32, "u32"}})
+NLOHMANN_JSON_SERIALIZE_ENUM(Role,
+                             {{Role::input, "input"}, {Role::output, "output"}, {Role::scratch, "scratch"}})
+
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Launch, cubin, kernel, grid, block, cluster,
+                                                dynamic_smem)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Arg, is_buffer, dtype, count, role, value)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Timing, warmup, budget_ms, min_reps, max_reps,
+                                                flush_l2, graph)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(MeasureReply, id, outcome, time_ms, min_ms, max_ms,
+                                                repetitions, graph, max_rel_error,
+                                                sm_clock_start_mhz, sm_clock_end_mhz, worker_ms,
+                                                detail)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DeviceReport, name, cc_major, cc_minor, sm_count,
+                                                l2_bytes, smem_optin_bytes, driver_version,
+                                                pci_bus_id)
+
+inline void to_json(nlohmann::json& j, const MeasureRequest& r) {
+  j = {{"id", r.id},     {"candidate", r.candidate}, {"args", r.args},   {"seed", r.seed},
+       {"tolerance", r.tolerance}, {"time", r.time}, {"timing", r.timing}};
+  if (r.reference) j["reference"] = *r.reference;
+}
+
+inline void from_json(const nlohmann::json& j, MeasureRequest& r) {
+  r.id = j.value("id", std::uint64_t{0});
+  j.at("candidate").get_to(r.candidate);
+  if (j.contains("reference")) r.reference = j.at("reference").get<Launch>();
+  r.args = j.value("args", std::vector<Arg>{});
+  r.seed = j.value("seed", std::uint64_t{1});
+  r.tolerance = j.value("tolerance", -1.0);
+  r.time = j.value("time", true);
+  r.timing = j.value("timing", Timing{});
+}
+
+}  // namespace cutune::cuda::protocol

@@ -1,0 +1,38 @@
+// What one evaluation of one candidate produced. Shared by every backend, the store and the
+// search: a failure is a result too, recorded with its reason, never dropped.
+#pragma once
+
+#include <cmath>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace cutune {
+
+enum class Outcome {
+  ok,              // correct and timed
+  invalid_config,  // rejected by the space (unknown knob, illegal value, unrepairable)
+  compile_error,   // the compiler refused the source
+  compile_timeout, // the compiler ran past its limit and was killed
+  crash,           // the worker died (signal, CUDA fault, sticky context error)
+  hang,            // the watchdog killed the worker
+  wrong_result,    // output differs from the reference beyond tolerance (NaN never passes)
+  launch_error,    // the launch itself was refused (resources, shared memory, cluster)
+};
+
+std::string_view to_string(Outcome outcome);
+std::optional<Outcome> outcome_from_string(std::string_view name);
+
+struct Measurement {
+  Outcome outcome = Outcome::ok;
+  double time_ms = NAN;       // median of the timed repetitions; NaN unless outcome is ok
+  double spread = NAN;        // (max - min) / median over the repetitions
+  int repetitions = 0;
+  double compile_s = 0.0;     // wall time spent compiling (0 when served from the cache)
+  double max_rel_error = NAN; // against the reference, when one was checked
+  std::string detail;         // why it failed: compiler log excerpt, signal, error text
+
+  bool ok() const { return outcome == Outcome::ok; }
+};
+
+}  // namespace cutune

@@ -1,0 +1,95 @@
+// A Space: ordered named fragments, the constraints between them, and the views over both.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <nlohmann/json_fwd.hpp>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cutune/config.hpp"
+#include "cutune/fragment.hpp"
+#include "cutune/problem.hpp"
+
+namespace cutune {
+
+// A predicate over a config with a repair that changes the fewest knobs needed to satisfy it.
+// A gate is a constraint that fires when a combination of knobs asks for a special mode (e.g. a
+// launch path legal only inside an envelope): its repair moves the candidate *away* from that
+// mode, to the nearest legal search value, and never overwrites the candidate with a seed.
+struct Constraint {
+  std::string name;
+  std::function<bool(const Config&, const Problem&, const Device&)> holds;
+  // Changes config so that holds() becomes true (or leaves it, if it cannot). May be empty: a
+  // violated constraint without a repair drops the candidate.
+  std::function<void(Config&, const Problem&, const Device&)> repair;
+  bool is_gate = false;
+};
+
+// What normalization did to one candidate.
+struct Normalized {
+  std::optional<Config> config;          // empty when the candidate is still illegal after repair
+  std::vector<std::size_t> fired;        // indices of constraints whose repair ran
+  std::string failure;                   // the constraint still violated, when dropped
+};
+
+class Space {
+ public:
+  Space() = default;
+  Space(const Space&) = delete;  // configs point at their space
+  Space& operator=(const Space&) = delete;
+
+  // Builders; throw std::invalid_argument on a duplicate or empty knob name.
+  Space& add(std::string name, FragmentPtr fragment);
+  Space& constrain(Constraint constraint);
+
+  std::size_t knob_count() const { return names_.size(); }
+  const std::vector<std::string>& names() const { return names_; }
+  const Fragment& fragment(std::size_t knob) const { return *fragments_.at(knob); }
+  std::optional<std::size_t> find(std::string_view name) const;
+  std::size_t index_of(std::string_view name) const;  // throws ConfigError with the closest name
+  std::string closest_name(std::string_view name) const;
+  const std::vector<Constraint>& constraints() const { return constraints_; }
+
+  Config default_config() const;
+  Config draw(Rng& rng) const;  // every knob drawn from its search view
+  // Completes a partial config with defaults. Throws ConfigError on an unknown knob or a value
+  // illegal in the full view.
+  Config complete(const PartialConfig& partial) const;
+  Config from_json(const nlohmann::json& j) const;  // object of knobs; partial allowed
+
+  // Repairs constraints in order, passes repeated until none fires (bounded). Idempotent:
+  // normalize(normalize(c)) == normalize(c).
+  Normalized normalize(Config config, const Problem& problem, const Device& device) const;
+  bool legal(const Config& config, const Problem& problem, const Device& device) const;
+
+  // Genes: a flat integer vector over all knobs. Encoding a value outside the view throws.
+  std::vector<std::int64_t> gene_bounds(View view) const;
+  std::vector<std::int64_t> encode(const Config& config, View view) const;
+  Config decode(std::span<const std::int64_t> genes, View view) const;
+
+  // Surrogate features over the full view, so any legal config (partial seeds included, after
+  // completion) encodes.
+  std::size_t feature_count() const;
+  std::vector<double> features(const Config& config) const;
+
+  // Search operators, knob by knob through the fragments.
+  std::vector<Config> neighbours(const Config& config, int radius = 1) const;
+  Config mutate(const Config& config, Rng& rng, double rate) const;
+  Config crossover(const Config& a, const Config& b, Rng& rng) const;
+
+  // Size of a view before constraints (nullopt when it overflows 64 bits).
+  std::optional<std::uint64_t> size(View view) const;
+  // Every config of a finite view, in a stable order; throws std::length_error above max_count.
+  std::vector<Config> enumerate(View view, std::uint64_t max_count) const;
+
+ private:
+  std::vector<std::string> names_;
+  std::vector<FragmentPtr> fragments_;
+  std::vector<Constraint> constraints_;
+};
+
+}  // namespace cutune

@@ -1,0 +1,124 @@
+// The results store: one SQLite file that keeps every measured candidate as it arrives, so that a
+// tune killed at any moment resumes without re-measuring, several tunes can share one file, and a
+// program can later read the best configuration per key.
+//
+// Each record() is its own committed transaction (WAL journal, busy timeout, retry on contention),
+// so a SIGKILL loses at most the measurement being written. A Store object is not thread-safe:
+// use one per thread or process; any number of them may open the same file at once.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cutune/measurement.hpp"
+
+namespace cutune {
+
+// What a measurement is valid for: results are only comparable under one key.
+struct TuningKey {
+  std::string family;          // kernel family name, e.g. "gemm"
+  std::string family_version;  // hash of the family's source: a changed kernel is a new key
+  std::string problem;         // canonical problem text, e.g. "m=2048,n=4096,k=4096,dtype=bf16"
+  std::string device;          // device name and compute capability, e.g. "NVIDIA H200 sm_90"
+  std::string toolchain;       // compiler, toolkit and driver versions
+
+  // Unambiguous text of all five fields (a JSON array); equal keys give equal text.
+  std::string canonical() const;
+  // 16 hex digits of a 64-bit FNV-1a hash of canonical(): stable across runs and builds.
+  std::string hash() const;
+
+  auto operator<=>(const TuningKey&) const = default;
+};
+
+struct StoredResult {
+  TuningKey key;
+  std::string config_hash;  // identifies the config within the key (computed by the space)
+  std::string config_json;  // the complete config as a JSON object, knob name -> value
+  Measurement measurement;
+  std::string tune_id;      // which tune run measured it
+  double timestamp = 0.0;   // seconds since the Unix epoch
+};
+
+// Restricts keys() and best_per_key(); an empty field matches anything.
+struct KeyFilter {
+  std::string family;
+  std::string device;
+};
+
+// Every failure to open, read or write a store: names the file and what is wrong with it.
+class StoreError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+enum class OpenMode {
+  read_write,  // creates the file (and its folder) when missing
+  read_only,   // never writes; works on a read-only file in a read-only folder
+};
+
+class Store {
+ public:
+  // Throws StoreError when the file is missing (read_only), is not SQLite, is corrupt, holds
+  // another program's tables, or was written by a newer schema.
+  static Store open(const std::filesystem::path& path, OpenMode mode = OpenMode::read_write);
+
+  // $CUTUNE_DB if set; else $XDG_CACHE_HOME/cutune/results.db if XDG_CACHE_HOME is an absolute
+  // path; else ~/.cache/cutune/results.db.
+  static std::filesystem::path default_path();
+
+  Store(Store&&) noexcept;
+  Store& operator=(Store&&) noexcept;
+  ~Store();
+
+  const std::filesystem::path& path() const;
+
+  // Appends one measurement and commits it. config_json must be a JSON object.
+  void record(const StoredResult& result);
+
+  // The latest measurement of this config under this key (of any outcome), for resuming.
+  std::optional<Measurement> find(const TuningKey& key, std::string_view config_hash);
+
+  // Every measurement under the key, in the order they were recorded.
+  std::vector<StoredResult> results(const TuningKey& key);
+
+  // How many measurements the key holds (all outcomes, repeats included).
+  std::int64_t measurement_count(const TuningKey& key);
+
+  // The n fastest configs under the key. A config measured more than once is judged by its latest
+  // measurement (a final re-benchmark supersedes the search's timing; a config whose latest
+  // measurement failed is left out).
+  std::vector<StoredResult> best(const TuningKey& key, int n);
+
+  // Keys that hold at least one measurement, sorted.
+  std::vector<TuningKey> keys(const KeyFilter& filter = {});
+
+  // The fastest config of every key that has one, as best(key, 1), sorted by key.
+  std::vector<StoredResult> best_per_key(const KeyFilter& filter = {});
+
+ private:
+  struct Impl;
+  explicit Store(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// A JSON document of results (normally best_per_key()), for other tools:
+// {"format": "cutune-best", "version": 1, "results": [{"family", "family_version", "problem",
+//  "device", "toolchain", "config", "config_hash", "time_ms", "spread", "repetitions",
+//  "tune_id", "timestamp"}, ...]}
+std::string export_json(const std::vector<StoredResult>& results);
+
+// A self-contained C++17 header: per family, a struct of its knobs with their C++ types, a
+// constexpr table of (problem, device) -> config sorted fastest first, and a constexpr
+// find_<family>(problem, device). Knobs whose values are not uniformly bool, integer, number,
+// string or fixed-length integer list are given as their JSON text. cpp_namespace must be a
+// C++ namespace name ("a" or "a::b").
+std::string export_cpp_header(const std::vector<StoredResult>& results,
+                              std::string_view cpp_namespace);
+
+}  // namespace cutune

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs every dependency of cutune on a fresh Debian 12 machine (run as root).
+# Idempotent: does nothing slow when everything is already present.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
+apt_packages=(
+  build-essential cmake ninja-build pkg-config git ccache
+  nlohmann-json3-dev libcli11-dev libfmt-dev libsqlite3-dev sqlite3
+  libgtest-dev libgmock-dev libbenchmark-dev
+  libxgboost-dev libmuparser-dev
+  clang-format python3-pip
+)
+missing=()
+for p in "${apt_packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "installing: ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# CUTLASS/CuTe headers: only the include/ tree of the pinned PyPI wheel, in an ignored folder.
+cutlass_version=4.2.0.0
+cutlass_root="$here/third_party/cutlass"
+if [[ ! -f "$cutlass_root/VERSION" || "$(cat "$cutlass_root/VERSION")" != "$cutlass_version" ]]; then
+  tmp="$(mktemp -d)"
+  python3 -m pip install -q --no-deps --no-compile --target "$tmp" "nvidia-cutlass==$cutlass_version"
+  rm -rf "$cutlass_root" && mkdir -p "$cutlass_root"
+  cp -r "$tmp/cutlass_library/source/include" "$cutlass_root/include"
+  echo "$cutlass_version" > "$cutlass_root/VERSION"
+  rm -rf "$tmp"
+fi
+echo "dependencies ready"

@@ -1,0 +1,71 @@
+// A child process with pipes, a deadline on every read, and a kill that reaches its whole process
+// group (nvcc starts cicc and ptxas; the worker may be stuck inside the driver).
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cutune::cuda {
+
+using Clock = std::chrono::steady_clock;
+
+struct ExitStatus {
+  bool exited = false;  // false: killed by a signal
+  int code = 0;         // exit code, or the signal number
+  bool success() const { return exited && code == 0; }
+  std::string describe() const;  // "exit code 3", "signal 11 (Segmentation fault)"
+};
+
+class ChildProcess {
+ public:
+  struct Options {
+    bool pipe_stdin = false;
+    // Where stderr goes; empty: into the same pipe as stdout.
+    std::filesystem::path stderr_file;
+  };
+  enum class Read { line, timeout, eof };
+
+  // Starts argv[0] (searched in PATH) in a process group of its own. Throws std::system_error.
+  ChildProcess(const std::vector<std::string>& argv, const Options& options);
+  ~ChildProcess();  // kills and reaps a child that is still running
+  ChildProcess(const ChildProcess&) = delete;
+  ChildProcess& operator=(const ChildProcess&) = delete;
+
+  pid_t pid() const { return pid_; }
+  // False when the child no longer reads its stdin.
+  bool write_all(std::string_view data);
+  void close_stdin();
+  Read read_line(std::string& line, Clock::time_point deadline);
+  // Everything the child writes until it closes stdout; timeout leaves what arrived in `out`.
+  Read read_to_end(std::string& out, Clock::time_point deadline);
+  void kill_group();
+  ExitStatus wait();
+  std::optional<ExitStatus> wait_until(Clock::time_point deadline);
+
+ private:
+  bool fill(Clock::time_point deadline, bool& eof);
+  pid_t pid_ = -1;
+  int stdin_fd_ = -1;
+  int stdout_fd_ = -1;
+  std::string buffer_;
+  std::optional<ExitStatus> status_;
+};
+
+struct RunResult {
+  ExitStatus status;
+  bool timed_out = false;
+  std::string output;  // stdout and stderr together
+  double wall_s = 0;
+};
+
+// Runs argv to completion, feeding it `input`; past `limit` the whole group is killed.
+RunResult run_with_limit(const std::vector<std::string>& argv, std::chrono::milliseconds limit,
+                         std::string_view input = {});
+
+}  // namespace cutune::cuda
