@@ -30,6 +30,8 @@ class ConfigError : public std::invalid_argument {
 // families, which live for the whole program).
 class Config {
  public:
+  // Checks one value per knob, each legal in the full view (throws ConfigError otherwise). Space's
+  // draw, decode and complete are the usual ways to get a Config.
   Config(const Space& space, std::vector<Value> values);
 
   const Space& space() const { return *space_; }
@@ -50,13 +52,20 @@ class Config {
   std::uint64_t hash() const;
   std::string hash_hex() const;  // 16 hex digits
 
-  nlohmann::json to_json() const;  // {"knob": value, ...} in knob order
-  std::string to_string() const;   // compact JSON
+  nlohmann::json to_json() const;  // {"knob": value, ...} (nlohmann::json sorts the keys)
+  std::string to_string() const;   // compact JSON text, knobs in the space's order
   PartialConfig to_partial() const;
 
   friend bool operator==(const Config& a, const Config& b) { return a.values_ == b.values_; }
 
  private:
+  friend class Space;
+  struct Unchecked {};
+  // For values the Space produced itself (draws, decodes, defaults): skips the legality check that
+  // would otherwise dominate the cost of a draw.
+  Config(const Space& space, std::vector<Value> values, Unchecked)
+      : space_(&space), values_(std::move(values)) {}
+
   const Space* space_;
   std::vector<Value> values_;
 };

@@ -3,6 +3,8 @@
 //   search_choices  the non-empty subset that random draws, neighbours, mutation and crossover use
 // A value in choices but not in search_choices is seed-only: it reaches a candidate only through a
 // heuristic seed. The default is legal in both views.
+// Every operation given a value outside the view it needs throws std::invalid_argument naming the
+// value and the legal set (Space adds the knob's name).
 #pragma once
 
 #include <cstdint>
@@ -38,6 +40,9 @@ class Fragment {
   virtual std::vector<Value> neighbours(const Value& v, int radius) const = 0;
   virtual Value mutate(const Value& v, Rng& rng) const = 0;
   virtual Value crossover(const Value& a, const Value& b, Rng& rng) const = 0;
+  // The search value closest to v (v itself when it is in the search view): where a gate's repair
+  // moves a candidate that asks for a seed-only mode.
+  virtual Value nearest_search(const Value& v) const = 0;
 
   // Genes: a fixed number of integers per fragment, gene i in [0, gene_bounds(view)[i]).
   // decode(encode(v)) == v for every v legal in the view.

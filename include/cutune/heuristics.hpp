@@ -16,7 +16,7 @@ namespace cutune {
 struct HeuristicSeed {
   std::string name;
   int priority = 0;  // higher wins among eligible seeds
-  std::function<bool(const Problem&, const Device&)> eligible;
+  std::function<bool(const Problem&, const Device&)> eligible;  // empty: always eligible
   std::function<PartialConfig(const Problem&, const Device&)> propose;
 };
 
@@ -33,7 +33,8 @@ std::vector<const HeuristicSeed*> eligible_seeds(const TuningSpace& ts, const Pr
 // reported through `errors` when given.
 std::vector<Config> seed_configs(const TuningSpace& ts, const Problem& problem,
                                  const Device& device, std::vector<std::string>* errors = nullptr);
-// The first eligible seed completed (and normalized), else the space default (normalized).
+// The first eligible seed that completes and normalizes, else the space default (normalized).
+// Throws ConfigError when even the default cannot be repaired for this problem.
 Config default_config(const TuningSpace& ts, const Problem& problem, const Device& device);
 
 }  // namespace cutune

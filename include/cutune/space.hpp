@@ -22,10 +22,10 @@ namespace cutune {
 // mode, to the nearest legal search value, and never overwrites the candidate with a seed.
 struct Constraint {
   std::string name;
-  std::function<bool(const Config&, const Problem&, const Device&)> holds;
+  std::function<bool(const Config&, const Problem&, const Device&)> holds = {};
   // Changes config so that holds() becomes true (or leaves it, if it cannot). May be empty: a
   // violated constraint without a repair drops the candidate.
-  std::function<void(Config&, const Problem&, const Device&)> repair;
+  std::function<void(Config&, const Problem&, const Device&)> repair = {};
   bool is_gate = false;
 };
 
@@ -53,6 +53,8 @@ class Space {
   std::size_t index_of(std::string_view name) const;  // throws ConfigError with the closest name
   std::string closest_name(std::string_view name) const;
   const std::vector<Constraint>& constraints() const { return constraints_; }
+  // Hash of the knob names in order: configs of differently shaped spaces hash differently.
+  std::uint64_t layout_hash() const { return layout_hash_; }
 
   Config default_config() const;
   Config draw(Rng& rng) const;  // every knob drawn from its search view
@@ -87,9 +89,20 @@ class Space {
   std::vector<Config> enumerate(View view, std::uint64_t max_count) const;
 
  private:
+  // Where each knob's genes / features start in the flat vectors (one extra entry: the total).
+  struct Layout {
+    std::vector<std::int64_t> bounds;
+    std::vector<std::size_t> offsets{0};
+  };
+  const Layout& layout(View view) const { return view == View::full ? full_ : search_; }
+  ConfigError knob_error(std::size_t knob, const std::exception& cause) const;
+
   std::vector<std::string> names_;
   std::vector<FragmentPtr> fragments_;
   std::vector<Constraint> constraints_;
+  Layout full_, search_;
+  std::vector<std::size_t> feature_offsets_{0};
+  std::uint64_t layout_hash_ = 0xcbf29ce484222325ULL;  // FNV-1a offset basis
 };
 
 }  // namespace cutune

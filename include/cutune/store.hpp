@@ -47,8 +47,8 @@ struct StoredResult {
 
 // Restricts keys() and best_per_key(); an empty field matches anything.
 struct KeyFilter {
-  std::string family;
-  std::string device;
+  std::string family = {};
+  std::string device = {};
 };
 
 // Every failure to open, read or write a store: names the file and what is wrong with it.

@@ -41,7 +41,8 @@ class Value {
   static Value from_json(const nlohmann::json& j);  // throws std::invalid_argument
   std::string to_string() const;                     // compact JSON text
 
-  // Feeds a canonical encoding into a 64-bit FNV-1a state; equal values give equal hashes.
+  // Feeds a canonical encoding (type tag, then contents) into a 64-bit hash state, FNV-1a style a
+  // word at a time; equal values give equal hashes on every machine and in every run.
   std::uint64_t hash(std::uint64_t state) const;
 
   friend bool operator==(const Value&, const Value&) = default;

@@ -71,7 +71,6 @@ class Use {
   Use(const Use&) = delete;
   Use& operator=(const Use&) = delete;
   ~Use() { statement_.reset(); }
-  Statement* operator->() { return &statement_; }
 
  private:
   Statement& statement_;

@@ -35,7 +35,7 @@ struct Launch {
 enum class Dtype { f64, f32, f16, bf16, i32, i64, u32 };
 
 enum class Role {
-  input,   // filled with seeded random non-zero values, shared by candidate and reference
+  input,   // filled once (seeded random non-zero values, or zeros), restored before every launch
   output,  // poisoned before every launch, compared with the reference's
   scratch, // zeroed before every launch, never compared
 };
@@ -46,6 +46,7 @@ struct Arg {
   Dtype dtype = Dtype::f32;
   std::uint64_t count = 0;  // buffer elements
   Role role = Role::input;
+  bool zero_fill = false;   // inputs: zeros instead of random values
   double value = 0;         // scalars: converted to dtype
 };
 
@@ -81,6 +82,7 @@ struct MeasureReply {
   int sm_clock_start_mhz = 0;  // 0 when NVML could not tell
   int sm_clock_end_mhz = 0;
   double worker_ms = 0;  // time the worker spent on the request, from receipt to reply
+  double kernel_ms = 0;  // of which running the candidate: check launch, warm-up, timed repetitions
   std::string detail;
 };
 
@@ -128,13 +130,13 @@ NLOHMANN_JSON_SERIALIZE_ENUM(Role,
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Launch, cubin, kernel, grid, block, cluster,
                                                 dynamic_smem)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Arg, is_buffer, dtype, count, role, value)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Arg, is_buffer, dtype, count, role, zero_fill, value)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Timing, warmup, budget_ms, min_reps, max_reps,
                                                 flush_l2, graph)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(MeasureReply, id, outcome, time_ms, min_ms, max_ms,
                                                 repetitions, graph, max_rel_error,
                                                 sm_clock_start_mhz, sm_clock_end_mhz, worker_ms,
-                                                detail)
+                                                kernel_ms, detail)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DeviceReport, name, cc_major, cc_minor, sm_count,
                                                 l2_bytes, smem_optin_bytes, driver_version,
                                                 pci_bus_id)

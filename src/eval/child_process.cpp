@@ -7,14 +7,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstring>
+#include <stdexcept>
 #include <system_error>
 #include <thread>
 
 extern char** environ;
 
-namespace cutune::cuda {
+namespace cutune::eval {
 namespace {
 
 [[noreturn]] void throw_errno(int error, const std::string& what) {
@@ -33,9 +36,15 @@ ExitStatus decode(int raw) {
 
 }  // namespace
 
+std::string signal_name(int signal) {
+  const char* abbrev = sigabbrev_np(signal);
+  if (abbrev == nullptr) return "signal " + std::to_string(signal);
+  return std::string("SIG") + abbrev + " (" + sigdescr_np(signal) + ")";
+}
+
 std::string ExitStatus::describe() const {
   if (exited) return "exit code " + std::to_string(code);
-  return "signal " + std::to_string(code) + " (" + strsignal(code) + ")";
+  return signal_name(code);
 }
 
 ChildProcess::ChildProcess(const std::vector<std::string>& argv, const Options& options) {
@@ -65,7 +74,8 @@ ChildProcess::ChildProcess(const std::vector<std::string>& argv, const Options& 
                                      O_WRONLY | O_CREAT | O_APPEND, 0644);
   }
 
-  // The child gets default signal handling and an empty mask whatever this thread uses.
+  // The child gets default signal handling and an empty mask whatever this thread uses, and a
+  // process group of its own so that one kill reaches everything it started.
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
   sigset_t empty, defaults;
@@ -110,8 +120,8 @@ ChildProcess::~ChildProcess() {
 
 bool ChildProcess::write_all(std::string_view data) {
   if (stdin_fd_ < 0) return false;
-  // A child that died leaves a closed pipe: block SIGPIPE here and take EPIPE as the answer,
-  // without touching the process-wide disposition the host program chose.
+  // A child that died leaves a closed pipe: block SIGPIPE in this thread and take EPIPE as the
+  // answer, without touching the process-wide disposition the host program chose.
   sigset_t pipe_set, previous;
   sigemptyset(&pipe_set);
   sigaddset(&pipe_set, SIGPIPE);
@@ -123,7 +133,7 @@ bool ChildProcess::write_all(std::string_view data) {
     if (n < 0) {
       if (errno == EPIPE) {
         timespec zero{};
-        sigtimedwait(&pipe_set, nullptr, &zero);
+        sigtimedwait(&pipe_set, nullptr, &zero);  // consume the pending SIGPIPE
       }
       ok = false;
       break;
@@ -143,12 +153,13 @@ bool ChildProcess::fill(Clock::time_point deadline, bool& eof) {
     return true;
   }
   auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-  if (left.count() < 0) left = std::chrono::milliseconds(0);
+  // Round up so that a deadline less than a millisecond away still waits instead of spinning.
+  long long wait_ms = std::max<long long>(left.count() + 1, 0);
   pollfd fd{stdout_fd_, POLLIN, 0};
-  int ready = ::poll(&fd, 1, static_cast<int>(std::min<long long>(left.count(), INT32_MAX)));
+  int ready = ::poll(&fd, 1, static_cast<int>(std::min<long long>(wait_ms, INT_MAX)));
   if (ready < 0 && errno == EINTR) return true;
   if (ready < 0) throw_errno(errno, "poll on a child's output");
-  if (ready == 0) return false;
+  if (ready == 0) return Clock::now() < deadline;
   char chunk[65536];
   ssize_t n = ::read(stdout_fd_, chunk, sizeof chunk);
   if (n < 0 && errno == EINTR) return true;
@@ -201,7 +212,7 @@ ExitStatus ChildProcess::wait() {
     if (errno != EINTR) throw_errno(errno, "waitpid");
   }
   status_ = decode(raw);
-  // Grandchildren (ptxas under nvcc) must not outlive a killed or finished compile.
+  // Grandchildren (cc1plus under c++) must not outlive a killed or finished child.
   ::kill(-pid_, SIGKILL);
   return *status_;
 }
@@ -218,19 +229,15 @@ std::optional<ExitStatus> ChildProcess::wait_until(Clock::time_point deadline) {
     }
     if (got < 0 && errno != EINTR) throw_errno(errno, "waitpid");
     if (Clock::now() >= deadline) return std::nullopt;
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
   }
 }
 
-RunResult run_with_limit(const std::vector<std::string>& argv, std::chrono::milliseconds limit,
-                         std::string_view input) {
+RunResult run_with_limit(const std::vector<std::string>& argv, std::chrono::milliseconds limit) {
   auto start = Clock::now();
-  auto deadline = start + limit;
-  ChildProcess child(argv, {.pipe_stdin = true, .stderr_file = {}});
+  ChildProcess child(argv, {});
   RunResult result;
-  child.write_all(input);
-  child.close_stdin();
-  if (child.read_to_end(result.output, deadline) == ChildProcess::Read::timeout) {
+  if (child.read_to_end(result.output, start + limit) == ChildProcess::Read::timeout) {
     result.timed_out = true;
     child.kill_group();
   }
@@ -239,4 +246,4 @@ RunResult run_with_limit(const std::vector<std::string>& argv, std::chrono::mill
   return result;
 }
 
-}  // namespace cutune::cuda
+}  // namespace cutune::eval

@@ -1,0 +1,563 @@
+// Benchmarks compiled configurations of the Hopper GEMM family against cuBLASLt in the same
+// process: each configuration is first checked against cuBLAS on fresh random inputs with a
+// poisoned output, then timed with CUDA events around single launches, L2 flushed before each.
+//
+//   gemm_bench defines CONFIGS DTYPE LAYOUT
+//       prints "NAME -DCUTUNE_...=..." per configuration, for compiling the cubins
+//   gemm_bench run --cubins DIR --configs FILE --shapes MxNxK[,...] [--dtype bf16|fp16]
+//       [--layout 0|1] [--reps N] [--exclude NAME[,...]] [--csv FILE]
+//
+// CONFIGS holds one configuration name (gemm_problem.hpp's to_string) per line; '#' comments.
+// Before each launch it prints "begin SHAPE CONFIG", so a wrapper can tell which configuration
+// faulted or hung (a launch still running after kLaunchDeadline exits the process with code 3).
+
+#include <cublasLt.h>
+#include <cuda.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gemm/gemm_launch.hpp"
+#include "gemm/gemm_problem.hpp"
+
+namespace {
+
+using cutune::gemm::BLayout;
+using cutune::gemm::DType;
+using cutune::gemm::GemmConfig;
+using cutune::gemm::GemmProblem;
+
+constexpr std::size_t kFlushBytes = 256u << 20;  // several times the 60 MB L2
+constexpr std::size_t kCublasWorkspaceBytes = 64u << 20;
+constexpr int kCublasAlgorithms = 8;
+constexpr int kWarmups = 3;
+constexpr auto kLaunchDeadline = std::chrono::seconds(10);
+
+void check_runtime(cudaError_t result, const char* what) {
+  if (result != cudaSuccess) {
+    throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(result));
+  }
+}
+
+void check_cublas(cublasStatus_t status, const char* what) {
+  if (status != CUBLAS_STATUS_SUCCESS) {
+    throw std::runtime_error(std::string(what) + ": cuBLAS status " + std::to_string(status));
+  }
+}
+
+// Waits for `stream`, giving up on the whole process when a kernel runs far past any sane time:
+// a hung kernel cannot be stopped from the host, and the wrapper script reruns without it.
+void synchronize(cudaStream_t stream, const std::string& context) {
+  const auto deadline = std::chrono::steady_clock::now() + kLaunchDeadline;
+  while (true) {
+    const cudaError_t state = cudaStreamQuery(stream);
+    if (state == cudaSuccess) return;
+    if (state != cudaErrorNotReady) {
+      std::printf("fault %s: %s\n", context.c_str(), cudaGetErrorString(state));
+      std::fflush(stdout);
+      std::_Exit(2);
+    }
+    if (std::chrono::steady_clock::now() > deadline) {
+      std::printf("hang %s\n", context.c_str());
+      std::fflush(stdout);
+      std::_Exit(3);
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
+}
+
+__device__ float uniform_from_hash(std::uint64_t seed, std::uint64_t index) {
+  std::uint64_t x = seed * 0x9E3779B97F4A7C15ull + index;
+  x ^= x >> 33;
+  x *= 0xFF51AFD7ED558CCDull;
+  x ^= x >> 33;
+  x *= 0xC4CEB9FE1A85EC53ull;
+  x ^= x >> 33;
+  return static_cast<float>(x >> 40) * (2.0f / 16777216.0f) - 1.0f;  // [-1, 1)
+}
+
+template <typename T>
+__global__ void fill_random(T* data, std::size_t count, std::uint64_t seed) {
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    data[i] = T(uniform_from_hash(seed, i));
+  }
+}
+
+// sums[0] += (out - ref)^2, sums[1] += ref^2, sums[2] += non-finite outputs.
+template <typename T>
+__global__ void compare(const T* out, const T* ref, std::size_t count, double* sums) {
+  double error = 0;
+  double norm = 0;
+  double bad = 0;
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    const double o = static_cast<float>(out[i]);
+    const double r = static_cast<float>(ref[i]);
+    if (!isfinite(o)) bad += 1;
+    error += (o - r) * (o - r);
+    norm += r * r;
+  }
+  for (int offset = 16; offset > 0; offset /= 2) {
+    error += __shfl_down_sync(0xffffffffu, error, offset);
+    norm += __shfl_down_sync(0xffffffffu, norm, offset);
+    bad += __shfl_down_sync(0xffffffffu, bad, offset);
+  }
+  if (threadIdx.x % 32 == 0) {
+    atomicAdd(&sums[0], error);
+    atomicAdd(&sums[1], norm);
+    atomicAdd(&sums[2], bad);
+  }
+}
+
+struct Shape {
+  std::int64_t m, n, k;
+  std::string name() const {
+    return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+  }
+  double flops() const { return 2.0 * m * n * k; }
+};
+
+std::vector<std::string> split(const std::string& text, char separator) {
+  std::vector<std::string> parts;
+  std::stringstream stream(text);
+  std::string part;
+  while (std::getline(stream, part, separator)) {
+    if (!part.empty()) parts.push_back(part);
+  }
+  return parts;
+}
+
+std::vector<Shape> parse_shapes(const std::string& text) {
+  std::vector<Shape> shapes;
+  for (const auto& part : split(text, ',')) {
+    Shape shape{};
+    char x1 = 0;
+    char x2 = 0;
+    std::stringstream stream(part);
+    if (!(stream >> shape.m >> x1 >> shape.n >> x2 >> shape.k) || x1 != 'x' || x2 != 'x') {
+      throw std::invalid_argument("shape '" + part + "' is not MxNxK");
+    }
+    shapes.push_back(shape);
+  }
+  return shapes;
+}
+
+std::vector<std::string> read_config_names(const std::string& path) {
+  std::ifstream file(path);
+  if (!file) throw std::runtime_error("cannot read config list " + path);
+  std::vector<std::string> names;
+  std::string line;
+  while (std::getline(file, line)) {
+    line = line.substr(0, line.find('#'));
+    line.erase(std::remove_if(line.begin(), line.end(), ::isspace), line.end());
+    if (!line.empty()) names.push_back(line);
+  }
+  return names;
+}
+
+DType parse_dtype(const std::string& text) {
+  if (text == "bf16") return DType::bf16;
+  if (text == "fp16") return DType::fp16;
+  throw std::invalid_argument("dtype '" + text + "' is neither bf16 nor fp16");
+}
+
+BLayout parse_layout(const std::string& text) {
+  if (text == "0") return BLayout::k_by_n;
+  if (text == "1") return BLayout::n_by_k;
+  throw std::invalid_argument("layout '" + text + "' is neither 0 (B is KxN) nor 1 (B is NxK)");
+}
+
+template <typename T>
+T* device_alloc(std::size_t count) {
+  void* pointer = nullptr;
+  check_runtime(cudaMalloc(&pointer, count * sizeof(T)), "cudaMalloc");
+  return static_cast<T*>(pointer);
+}
+
+// Times `launch` with events around each launch and the L2 flushed before each; the median.
+class Timer {
+ public:
+  explicit Timer(cudaStream_t stream) : stream_(stream) {
+    flush_ = device_alloc<std::uint8_t>(kFlushBytes);
+  }
+  ~Timer() { cudaFree(flush_); }
+
+  double median_ms(const std::function<void()>& launch, int reps, const std::string& context) {
+    for (int i = 0; i < kWarmups; ++i) launch();
+    synchronize(stream_, context);
+    std::vector<cudaEvent_t> events(2 * reps);
+    for (auto& event : events) check_runtime(cudaEventCreate(&event), "cudaEventCreate");
+    for (int i = 0; i < reps; ++i) {
+      check_runtime(cudaMemsetAsync(flush_, i & 0xff, kFlushBytes, stream_), "flush");
+      check_runtime(cudaEventRecord(events[2 * i], stream_), "cudaEventRecord");
+      launch();
+      check_runtime(cudaEventRecord(events[2 * i + 1], stream_), "cudaEventRecord");
+    }
+    synchronize(stream_, context);
+    std::vector<float> times(reps);
+    for (int i = 0; i < reps; ++i) {
+      check_runtime(cudaEventElapsedTime(&times[i], events[2 * i], events[2 * i + 1]),
+                    "cudaEventElapsedTime");
+    }
+    for (auto& event : events) cudaEventDestroy(event);
+    std::sort(times.begin(), times.end());
+    last_spread_ = (times.back() - times.front()) / times[reps / 2];
+    return times[reps / 2];
+  }
+
+  double last_spread() const { return last_spread_; }
+
+ private:
+  cudaStream_t stream_;
+  std::uint8_t* flush_ = nullptr;
+  double last_spread_ = 0;
+};
+
+// cuBLASLt for D = A * B in row-major terms, i.e. D^T = B^T * A^T in cuBLAS's column-major terms.
+class Cublas {
+ public:
+  Cublas(const Shape& shape, DType dtype, BLayout layout) {
+    const cudaDataType type = dtype == DType::bf16 ? CUDA_R_16BF : CUDA_R_16F;
+    check_cublas(cublasLtCreate(&handle_), "cublasLtCreate");
+    check_cublas(cublasLtMatmulDescCreate(&operation_, CUBLAS_COMPUTE_32F, CUDA_R_32F),
+                 "cublasLtMatmulDescCreate");
+    const cublasOperation_t transpose_b = layout == BLayout::n_by_k ? CUBLAS_OP_T : CUBLAS_OP_N;
+    const cublasOperation_t no_transpose = CUBLAS_OP_N;
+    check_cublas(cublasLtMatmulDescSetAttribute(operation_, CUBLASLT_MATMUL_DESC_TRANSA,
+                                                &transpose_b, sizeof(transpose_b)),
+                 "TRANSA");
+    check_cublas(cublasLtMatmulDescSetAttribute(operation_, CUBLASLT_MATMUL_DESC_TRANSB,
+                                                &no_transpose, sizeof(no_transpose)),
+                 "TRANSB");
+    if (layout == BLayout::n_by_k) {
+      check_cublas(cublasLtMatrixLayoutCreate(&b_layout_, type, shape.k, shape.n, shape.k), "B");
+    } else {
+      check_cublas(cublasLtMatrixLayoutCreate(&b_layout_, type, shape.n, shape.k, shape.n), "B");
+    }
+    check_cublas(cublasLtMatrixLayoutCreate(&a_layout_, type, shape.k, shape.m, shape.k), "A");
+    check_cublas(cublasLtMatrixLayoutCreate(&d_layout_, type, shape.n, shape.m, shape.n), "D");
+    check_cublas(cublasLtMatmulPreferenceCreate(&preference_), "preference");
+    const std::size_t workspace_limit = kCublasWorkspaceBytes;
+    check_cublas(cublasLtMatmulPreferenceSetAttribute(preference_,
+                                                      CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                                      &workspace_limit, sizeof(workspace_limit)),
+                 "workspace preference");
+    heuristics_.resize(kCublasAlgorithms);
+    int returned = 0;
+    check_cublas(cublasLtMatmulAlgoGetHeuristic(handle_, operation_, b_layout_, a_layout_,
+                                                d_layout_, d_layout_, preference_,
+                                                kCublasAlgorithms, heuristics_.data(), &returned),
+                 "cublasLtMatmulAlgoGetHeuristic");
+    if (returned == 0) throw std::runtime_error("cuBLASLt offers no algorithm");
+    heuristics_.resize(returned);
+    workspace_ = device_alloc<std::uint8_t>(kCublasWorkspaceBytes);
+  }
+  ~Cublas() {
+    cudaFree(workspace_);
+    cublasLtMatmulPreferenceDestroy(preference_);
+    cublasLtMatrixLayoutDestroy(a_layout_);
+    cublasLtMatrixLayoutDestroy(b_layout_);
+    cublasLtMatrixLayoutDestroy(d_layout_);
+    cublasLtMatmulDescDestroy(operation_);
+    cublasLtDestroy(handle_);
+  }
+
+  int algorithms() const { return static_cast<int>(heuristics_.size()); }
+
+  void run(int algorithm, const void* a, const void* b, void* d, cudaStream_t stream) const {
+    const float alpha = 1.0f;
+    const float beta = 0.0f;
+    check_cublas(cublasLtMatmul(handle_, operation_, &alpha, b, b_layout_, a, a_layout_, &beta, d,
+                                d_layout_, d, d_layout_, &heuristics_[algorithm].algo, workspace_,
+                                kCublasWorkspaceBytes, stream),
+                 "cublasLtMatmul");
+  }
+
+ private:
+  cublasLtHandle_t handle_ = nullptr;
+  cublasLtMatmulDesc_t operation_ = nullptr;
+  cublasLtMatrixLayout_t a_layout_ = nullptr;
+  cublasLtMatrixLayout_t b_layout_ = nullptr;
+  cublasLtMatrixLayout_t d_layout_ = nullptr;
+  cublasLtMatmulPreference_t preference_ = nullptr;
+  std::vector<cublasLtMatmulHeuristicResult_t> heuristics_;
+  std::uint8_t* workspace_ = nullptr;
+};
+
+struct Candidate {
+  std::string name;
+  GemmConfig config;
+  CUmodule module = nullptr;
+  cutune::gemm::GemmKernel kernel;
+};
+
+struct Row {
+  std::string shape;
+  double cublas_tflops = 0;
+  double cublas_best_tflops = 0;
+  std::string best_config = "-";
+  double best_tflops = 0;
+  double default_tflops = 0;
+  int ok = 0;
+  int wrong = 0;
+  int skipped = 0;
+};
+
+int run_benchmark(int argc, char** argv) {
+  std::string cubin_dir;
+  std::string config_path;
+  std::string shapes_text;
+  std::string csv_path;
+  std::vector<std::string> excluded;
+  DType dtype = DType::bf16;
+  BLayout layout = BLayout::k_by_n;
+  int reps = 30;
+  for (int i = 2; i < argc; ++i) {
+    const std::string flag = argv[i];
+    if (i + 1 >= argc) throw std::invalid_argument("flag " + flag + " needs a value");
+    const std::string value = argv[++i];
+    if (flag == "--cubins") {
+      cubin_dir = value;
+    } else if (flag == "--configs") {
+      config_path = value;
+    } else if (flag == "--shapes") {
+      shapes_text = value;
+    } else if (flag == "--dtype") {
+      dtype = parse_dtype(value);
+    } else if (flag == "--layout") {
+      layout = parse_layout(value);
+    } else if (flag == "--reps") {
+      reps = std::stoi(value);
+    } else if (flag == "--exclude") {
+      excluded = split(value, ',');
+    } else if (flag == "--csv") {
+      csv_path = value;
+    } else {
+      throw std::invalid_argument("unknown flag " + flag);
+    }
+  }
+  if (cubin_dir.empty() || config_path.empty() || shapes_text.empty()) {
+    throw std::invalid_argument("run needs --cubins, --configs and --shapes");
+  }
+  const std::vector<Shape> shapes = parse_shapes(shapes_text);
+  const double tolerance = dtype == DType::bf16 ? 1e-2 : 2e-3;
+  const std::string default_name = cutune::gemm::to_string(GemmConfig{});
+
+  check_runtime(cudaSetDevice(0), "cudaSetDevice");
+  check_runtime(cudaFree(nullptr), "context creation");
+  CUdevice device = 0;
+  if (cuCtxGetDevice(&device) != CUDA_SUCCESS) throw std::runtime_error("no current context");
+  cudaDeviceProp properties{};
+  check_runtime(cudaGetDeviceProperties(&properties, 0), "cudaGetDeviceProperties");
+  std::printf("device %s, %d SMs, L2 %d MB, cc %d.%d\n", properties.name,
+              properties.multiProcessorCount, properties.l2CacheSize >> 20, properties.major,
+              properties.minor);
+
+  std::vector<Candidate> candidates;
+  for (const auto& name : read_config_names(config_path)) {
+    if (std::find(excluded.begin(), excluded.end(), name) != excluded.end()) continue;
+    Candidate candidate;
+    candidate.name = name;
+    candidate.config = cutune::gemm::parse_config(name);
+    const std::string path = cubin_dir + "/" + name + ".cubin";
+    if (cuModuleLoad(&candidate.module, path.c_str()) != CUDA_SUCCESS) {
+      std::printf("skip %s: cannot load %s\n", name.c_str(), path.c_str());
+      continue;
+    }
+    candidate.kernel = cutune::gemm::GemmKernel::load(candidate.module);
+    candidates.push_back(candidate);
+  }
+
+  cudaStream_t stream = nullptr;
+  check_runtime(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+  Timer timer(stream);
+  double* sums = device_alloc<double>(3);
+  std::FILE* csv = csv_path.empty() ? nullptr : std::fopen(csv_path.c_str(), "w");
+  if (csv != nullptr) std::fprintf(csv, "shape,config,status,rel_error,ms,tflops,spread\n");
+  std::vector<Row> rows;
+  std::uint64_t seed = 1;
+
+  for (const Shape& shape : shapes) {
+    Row row;
+    row.shape = shape.name();
+    const GemmProblem problem{shape.m, shape.n, shape.k, dtype, layout};
+    const std::size_t a_count = shape.m * shape.k;
+    const std::size_t b_count = shape.k * shape.n;
+    const std::size_t d_count = shape.m * shape.n;
+    std::uint16_t* a = device_alloc<std::uint16_t>(a_count);
+    std::uint16_t* b = device_alloc<std::uint16_t>(b_count);
+    std::uint16_t* d = device_alloc<std::uint16_t>(d_count);
+    std::uint16_t* reference = device_alloc<std::uint16_t>(d_count);
+    float* workspace = device_alloc<float>(4 * d_count);  // the largest split_k is 4
+    const Cublas cublas(shape, dtype, layout);
+
+    auto fill = [&](std::uint64_t fill_seed) {
+      if (dtype == DType::bf16) {
+        fill_random<<<1024, 256, 0, stream>>>(reinterpret_cast<__nv_bfloat16*>(a), a_count,
+                                              fill_seed);
+        fill_random<<<1024, 256, 0, stream>>>(reinterpret_cast<__nv_bfloat16*>(b), b_count,
+                                              fill_seed + 1);
+      } else {
+        fill_random<<<1024, 256, 0, stream>>>(reinterpret_cast<__half*>(a), a_count, fill_seed);
+        fill_random<<<1024, 256, 0, stream>>>(reinterpret_cast<__half*>(b), b_count,
+                                              fill_seed + 1);
+      }
+      check_runtime(cudaGetLastError(), "fill_random");
+    };
+    fill(seed += 2);
+    for (int algorithm = 0; algorithm < cublas.algorithms(); ++algorithm) {
+      const double ms = timer.median_ms([&] { cublas.run(algorithm, a, b, d, stream); }, reps,
+                                        row.shape + " cublas");
+      const double tflops = shape.flops() / ms * 1e-9;
+      if (algorithm == 0) row.cublas_tflops = tflops;
+      row.cublas_best_tflops = std::max(row.cublas_best_tflops, tflops);
+      std::printf("%s cublas_algo%d %.4f ms %.1f TFLOP/s spread %.3f\n", row.shape.c_str(),
+                  algorithm, ms, tflops, timer.last_spread());
+      if (csv != nullptr) {
+        std::fprintf(csv, "%s,cublas_algo%d,ok,0,%.5f,%.2f,%.4f\n", row.shape.c_str(), algorithm,
+                     ms, tflops, timer.last_spread());
+      }
+    }
+
+    for (const Candidate& candidate : candidates) {
+      const std::string context = row.shape + " " + candidate.name;
+      if (!cutune::gemm::fits(candidate.config, problem)) {
+        ++row.skipped;
+        continue;
+      }
+      // Fresh inputs for every check: the kernel must compute the same function on any input.
+      fill(seed += 2);
+      cublas.run(0, a, b, reference, stream);
+      check_runtime(cudaMemsetAsync(d, 0xFF, d_count * 2, stream), "poison");  // NaN in both
+      check_runtime(cudaMemsetAsync(sums, 0, 3 * sizeof(double), stream), "clear sums");
+      const cutune::gemm::GemmOperands operands{reinterpret_cast<CUdeviceptr>(a),
+                                                reinterpret_cast<CUdeviceptr>(b),
+                                                reinterpret_cast<CUdeviceptr>(d),
+                                                reinterpret_cast<CUdeviceptr>(workspace)};
+      std::printf("begin %s\n", context.c_str());
+      std::fflush(stdout);
+      try {
+        const cutune::gemm::GemmLaunch launch(candidate.kernel, problem, candidate.config,
+                                              operands, device);
+        launch.launch(stream);
+        if (dtype == DType::bf16) {
+          compare<<<1024, 256, 0, stream>>>(reinterpret_cast<const __nv_bfloat16*>(d),
+                                            reinterpret_cast<const __nv_bfloat16*>(reference),
+                                            d_count, sums);
+        } else {
+          compare<<<1024, 256, 0, stream>>>(reinterpret_cast<const __half*>(d),
+                                            reinterpret_cast<const __half*>(reference), d_count,
+                                            sums);
+        }
+        synchronize(stream, context);
+        double host_sums[3];
+        check_runtime(cudaMemcpy(host_sums, sums, sizeof(host_sums), cudaMemcpyDeviceToHost),
+                      "read sums");
+        const double error = std::sqrt(host_sums[0] / host_sums[1]);
+        if (!(error <= tolerance) || host_sums[2] > 0) {
+          ++row.wrong;
+          std::printf("wrong %s rel_error %.3e non_finite %.0f\n", context.c_str(), error,
+                      host_sums[2]);
+          if (csv != nullptr) {
+            std::fprintf(csv, "%s,%s,wrong,%.3e,,,\n", row.shape.c_str(), candidate.name.c_str(),
+                         error);
+          }
+          continue;
+        }
+        const double ms = timer.median_ms([&] { launch.launch(stream); }, reps, context);
+        const double tflops = shape.flops() / ms * 1e-9;
+        ++row.ok;
+        std::printf("ok %s rel_error %.2e grid %d %.4f ms %.1f TFLOP/s (%.3fx cublas) spread %.3f\n",
+                    context.c_str(), error, launch.grid_blocks(), ms, tflops,
+                    tflops / row.cublas_tflops, timer.last_spread());
+        if (csv != nullptr) {
+          std::fprintf(csv, "%s,%s,ok,%.3e,%.5f,%.2f,%.4f\n", row.shape.c_str(),
+                       candidate.name.c_str(), error, ms, tflops, timer.last_spread());
+        }
+        if (tflops > row.best_tflops) {
+          row.best_tflops = tflops;
+          row.best_config = candidate.name;
+        }
+        if (candidate.name == default_name) row.default_tflops = tflops;
+      } catch (const std::exception& error) {
+        ++row.wrong;
+        std::printf("error %s: %s\n", context.c_str(), error.what());
+        if (csv != nullptr) {
+          std::fprintf(csv, "%s,%s,error,,,,\n", row.shape.c_str(), candidate.name.c_str());
+        }
+      }
+      std::fflush(stdout);
+    }
+    rows.push_back(row);
+    for (void* pointer : {static_cast<void*>(a), static_cast<void*>(b), static_cast<void*>(d),
+                          static_cast<void*>(reference), static_cast<void*>(workspace)}) {
+      cudaFree(pointer);
+    }
+  }
+  if (csv != nullptr) std::fclose(csv);
+
+  std::printf("\n%-18s %8s %8s  %-34s %8s %7s %7s %s\n", "shape", "cublas", "cublas*",
+              "best config", "ours", "ratio", "default", "ok/wrong/skip");
+  double log_sum = 0;
+  for (const Row& row : rows) {
+    const double ratio = row.best_tflops / row.cublas_tflops;
+    log_sum += std::log(std::max(ratio, 1e-9));
+    std::printf("%-18s %8.1f %8.1f  %-34s %8.1f %7.3f %7.3f %d/%d/%d\n", row.shape.c_str(),
+                row.cublas_tflops, row.cublas_best_tflops, row.best_config.c_str(),
+                row.best_tflops, ratio, row.default_tflops / row.cublas_tflops, row.ok, row.wrong,
+                row.skipped);
+  }
+  std::printf("geomean ratio (best / cublas heuristic #1): %.3f\n",
+              std::exp(log_sum / static_cast<double>(rows.size())));
+  std::printf("(TFLOP/s; cublas = cuBLASLt heuristic #1, cublas* = best of its top %d; ratio = "
+              "ours / cublas; default = %s / cublas)\n",
+              kCublasAlgorithms, default_name.c_str());
+  return 0;
+}
+
+int print_defines(int argc, char** argv) {
+  if (argc != 5) throw std::invalid_argument("usage: gemm_bench defines CONFIGS DTYPE LAYOUT");
+  const DType dtype = parse_dtype(argv[3]);
+  const BLayout layout = parse_layout(argv[4]);
+  for (const auto& name : read_config_names(argv[2])) {
+    std::printf("%s", name.c_str());
+    for (const auto& define :
+         cutune::gemm::compile_defines(cutune::gemm::parse_config(name), dtype, layout)) {
+      std::printf(" -D%s", define.c_str());
+    }
+    std::printf("\n");
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    const std::string mode = argc > 1 ? argv[1] : "";
+    if (mode == "defines") return print_defines(argc, argv);
+    if (mode == "run") return run_benchmark(argc, argv);
+    std::fprintf(stderr, "usage: gemm_bench defines|run ... (see the head of gemm_bench.cu)\n");
+    return 64;
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "gemm_bench: %s\n", error.what());
+    std::fflush(stdout);
+    return 1;
+  }
+}

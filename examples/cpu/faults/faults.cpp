@@ -1,0 +1,76 @@
+// A sum reduction whose MODE knob selects a behaviour, so that one space holds every way a
+// candidate can fail: the tuner must record each with its reason and still pick the fastest
+// correct config.
+#include <cstdint>
+#include <cstdlib>
+
+#ifndef MODE  // compiled on its own: the correct, fast mode
+#define MODE_fast 1
+#endif
+
+#if defined(MODE_slow)
+constexpr int passes = 16;  // repeats the work: correct, but slower than fast
+#else
+constexpr int passes = 1;
+#endif
+
+namespace {
+
+double sum(const float* in, std::int64_t n) {
+  double partial[4] = {0, 0, 0, 0};
+  std::int64_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    for (int lane = 0; lane < 4; ++lane) partial[lane] += in[i + lane];
+  }
+  for (; i < n; ++i) partial[0] += in[i];
+  return (partial[0] + partial[1]) + (partial[2] + partial[3]);
+}
+
+}  // namespace
+
+#if defined(MODE_compile_error)
+static_assert(false, "this mode does not compile");
+#endif
+
+#if defined(MODE_compile_hang)
+// Constant evaluation that would run for hours: the compiler must be killed at its time limit.
+constexpr long spin() {
+  long s = 0;
+  for (long i = 0; i < (1L << 50); ++i) s += i ^ (s >> 3);
+  return s;
+}
+constexpr long spun = spin();
+#endif
+
+extern "C" void reduce(void** buffers, const std::int64_t* scalars) {
+  const auto* in = static_cast<const float*>(buffers[0]);
+  auto* out = static_cast<double*>(buffers[1]);
+  const std::int64_t n = scalars[0];
+#if defined(MODE_segfault)
+  volatile float* far = const_cast<float*>(in) + (std::int64_t{1} << 42);
+  *far = 1.0f;
+#elif defined(MODE_abort)
+  std::abort();
+#elif defined(MODE_hang)
+  for (volatile bool spinning = true; spinning;) {
+  }
+#elif defined(MODE_wrong)
+  out[0] = sum(in, n - 1);
+  return;
+#endif
+  double total = 0;
+  // Each pass goes through a volatile so that the compiler cannot fold the repeats.
+  for (int pass = 0; pass < passes; ++pass) {
+    volatile double once = sum(in, n);
+    total = once;
+  }
+  out[0] = total;
+}
+
+// The reference: a plain loop in double.
+extern "C" void reduce_reference(void** buffers, const std::int64_t* scalars) {
+  const auto* in = static_cast<const float*>(buffers[0]);
+  double total = 0;
+  for (std::int64_t i = 0; i < scalars[0]; ++i) total += in[i];
+  static_cast<double*>(buffers[1])[0] = total;
+}

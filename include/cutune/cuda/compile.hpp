@@ -1,0 +1,83 @@
+// Compiling CUDA kernels to cubins, with NVRTC or nvcc, without a GPU. Every compile is a child
+// process (NVRTC runs inside the small `cutune-nvrtc` helper, because a compile in a thread
+// cannot be interrupted) that is killed at its time limit; compiles run in parallel on the
+// shared compile pool (src/eval) and are cached on disk under a hash of everything that decides
+// the cubin: source, defines, flags, name expressions, the contents of every header the source
+// includes from its include folders (followed recursively), the compiler's identity, the target.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <future>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace cutune::cuda {
+
+enum class CompilerKind { nvrtc, nvcc };
+
+struct CompileRequest {
+  std::string source;                     // the kernel's source text
+  std::string source_name = "kernel.cu";  // how diagnostics name it
+  std::string arch = "sm_90a";            // a real architecture: the output is a cubin
+  CompilerKind compiler = CompilerKind::nvrtc;
+  std::vector<std::pair<std::string, std::string>> defines;  // knob values, as -DNAME=VALUE
+  std::vector<std::filesystem::path> include_dirs;           // searched by #include, and hashed
+  std::vector<std::string> options;                          // more flags, e.g. "-std=c++17"
+  // NVRTC only: template instantiations to emit, e.g. "matmul<64, 4>" or "matmul<TILE, 4>"
+  // (macros from `defines` expand); CompileResult::symbol maps them to entry symbols.
+  std::vector<std::string> name_expressions;
+};
+
+enum class CompileStatus { ok, error, timeout };
+
+struct CompileResult {
+  CompileStatus status = CompileStatus::error;
+  std::filesystem::path cubin;                       // inside the cache; set when ok
+  std::map<std::string, std::string> lowered_names;  // name expression -> entry symbol
+  std::string log;               // compiler messages; for a failure, why
+  std::filesystem::path log_file;  // where a failed compile's log is kept
+  double compile_s = 0;          // 0 when served from the cache
+  bool cached = false;
+
+  bool ok() const { return status == CompileStatus::ok; }
+  // The symbol to launch: the lowered name of a name expression, else `name` itself.
+  std::string symbol(const std::string& name) const;
+};
+
+class CubinCompiler {
+ public:
+  struct Options {
+    std::filesystem::path cache_dir;  // required; shared safely by several processes
+    unsigned jobs = 0;                // compiles at once; 0: one per core
+    std::chrono::milliseconds time_limit{std::chrono::seconds(120)};
+    // Empty: $CUTUNE_NVRTC_HELPER, else the cutune-nvrtc built with this library.
+    std::filesystem::path nvrtc_helper;
+    std::string nvcc = "nvcc";
+  };
+
+  explicit CubinCompiler(Options options);
+  ~CubinCompiler();  // finishes queued compiles
+  CubinCompiler(const CubinCompiler&) = delete;
+  CubinCompiler& operator=(const CubinCompiler&) = delete;
+
+  // Queues a compile and returns at once; identical requests share one compile.
+  std::shared_future<CompileResult> submit(const CompileRequest& request);
+  CompileResult compile(const CompileRequest& request) { return submit(request).get(); }
+
+  // "nvrtc 13.0", "nvcc cuda_13.0.r13.0/compiler.36424714_0": part of every cache key.
+  const std::string& identity(CompilerKind kind);
+  // The hash naming a request's cubin; reads the headers it includes.
+  std::string cache_key(const CompileRequest& request);
+  unsigned jobs() const;
+  const std::filesystem::path& cache_dir() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace cutune::cuda

@@ -1,0 +1,55 @@
+// The tuner's side of the device workers: one `cutune-cuda-worker` process per GPU, each owning
+// its CUDA context. A candidate that faults kills only its worker; one that hangs is killed by
+// the watchdog; either way the candidate gets a Measurement with the reason and the next request
+// starts a fresh worker.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <vector>
+
+#include "cutune/cuda/worker_protocol.hpp"
+#include "cutune/measurement.hpp"
+
+namespace cutune::cuda {
+
+struct DeviceResult {
+  Measurement measurement;
+  protocol::MeasureReply reply;  // the worker's own answer (clocks, min/max); default after a kill
+  double round_trip_ms = 0;      // request sent to reply read, as the tuner saw it
+};
+
+class DeviceWorkerPool {
+ public:
+  struct Options {
+    std::vector<int> devices{0};  // CUDA ordinals, one worker each
+    // Empty: $CUTUNE_CUDA_WORKER, else the cutune-cuda-worker built with this library.
+    std::filesystem::path worker;
+    std::vector<std::string> worker_args;  // appended after --device N
+    std::chrono::milliseconds start_timeout{std::chrono::seconds(60)};  // start and CUDA init
+    // How long a request may go without a reply, on top of four times its timing budget.
+    std::chrono::milliseconds watchdog{std::chrono::seconds(10)};
+    std::filesystem::path log_dir;  // workers' stderr, one file per device; empty: under /tmp
+  };
+
+  explicit DeviceWorkerPool(Options options);
+  ~DeviceWorkerPool();  // asks the workers to quit, and kills those that do not
+  DeviceWorkerPool(const DeviceWorkerPool&) = delete;
+  DeviceWorkerPool& operator=(const DeviceWorkerPool&) = delete;
+
+  std::size_t size() const;
+  // Starts the slot's worker if none runs. Throws std::runtime_error when no worker can start.
+  protocol::DeviceReport device(std::size_t slot);
+  // A candidate's failure (fault, hang, refused launch, wrong result) is a result, not an error.
+  // Slots work in parallel; calls on one slot take turns.
+  DeviceResult measure(std::size_t slot, const protocol::MeasureRequest& request);
+  int workers_started() const;  // counting restarts after crashes and hangs
+
+ private:
+  struct Slot;
+  Options options_;
+  std::vector<std::unique_ptr<Slot>> slots_;
+};
+
+}  // namespace cutune::cuda

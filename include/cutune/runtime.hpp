@@ -1,0 +1,230 @@
+// The runtime: hands a program the tuned kernel for a (family, problem), ready to launch.
+//
+//   cutune::Runtime runtime({.store = cutune::Store::default_path()});
+//   runtime.add_family(cutune::cpu_spec_family(spec));
+//   const auto query = runtime.query("cpu_matmul", cutune::Problem::parse("m=512,n=512,k=512"));
+//   runtime.get(query).as<cutune::CpuKernel>()(buffers, scalars);  // a hash lookup after the first
+//
+// The first get() of a (family, problem) resolves a config: the store's winner when the key was
+// tuned; otherwise the family's dispatch rule when one was added (cutune/dispatch.hpp); otherwise,
+// by policy, default_config at once, a tune now, or default_config now and a tune in a background
+// thread whose winner every later get() returns. Kernels are kept in memory for the runtime's
+// life, so a reference from get() stays valid even after a background tune swaps in its winner.
+//
+// A store that cannot be opened (missing, corrupt, another program's) or a stored config that no
+// longer fits the family is reported through RuntimeOptions::on_warning and never stops the
+// program: the runtime falls back as if the key were untuned.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cutune/config.hpp"
+#include "cutune/evaluator.hpp"
+#include "cutune/heuristics.hpp"
+#include "cutune/problem.hpp"
+#include "cutune/store.hpp"
+#include "cutune/tune.hpp"
+
+namespace cutune {
+
+class Dispatcher;
+struct KernelSpec;
+
+// What the runtime does on the first request for a problem the store has no winner for (and no
+// dispatch rule covers).
+enum class Policy {
+  default_now,         // the family's default_config, at once; never tunes
+  tune_now,            // tunes before returning (blocks for the whole tune)
+  tune_in_background,  // default_config now; a tune in a background thread swaps its winner in
+};
+
+// Where the config of a loaded kernel came from.
+enum class KernelOrigin { store, dispatch, default_config, tuned };
+
+std::string_view to_string(Policy policy);
+std::string_view to_string(KernelOrigin origin);
+
+// A compiled config, loaded and ready to launch. Backends derive from it (CpuKernel, CudaKernel).
+class Kernel {
+ public:
+  virtual ~Kernel() = default;
+  Kernel(const Kernel&) = delete;
+  Kernel& operator=(const Kernel&) = delete;
+
+  const Config& config() const { return config_; }
+  KernelOrigin origin() const { return origin_; }
+
+  // The backend's kernel type; throws std::bad_cast when the family is of another backend.
+  template <class K>
+  const K& as() const {
+    return dynamic_cast<const K&>(*this);
+  }
+
+ protected:
+  Kernel(Config config, KernelOrigin origin) : config_(std::move(config)), origin_(origin) {}
+
+ private:
+  Config config_;
+  KernelOrigin origin_;
+};
+
+// A CPU kernel of a spec: its entry point in a loaded shared object, with the CPU backend's ABI
+// (buffers and scalars in the spec's order, see cutune/cpu.hpp).
+class CpuKernel final : public Kernel {
+ public:
+  using Entry = void (*)(void** buffers, const std::int64_t* scalars);
+
+  // `library` keeps the shared object loaded for as long as the kernel lives.
+  CpuKernel(Config config, KernelOrigin origin, std::shared_ptr<void> library, Entry entry)
+      : Kernel(std::move(config), origin), library_(std::move(library)), entry_(entry) {}
+
+  void operator()(void** buffers, const std::int64_t* scalars) const { entry_(buffers, scalars); }
+  Entry entry() const { return entry_; }
+
+ private:
+  std::shared_ptr<void> library_;
+  Entry entry_;
+};
+
+// Everything the runtime needs to know about one kernel family. The tuning space must outlive
+// the runtime. Built-in families and spec families have factories (cpu_spec_family below).
+struct KernelFamily {
+  std::string name;     // TuningKey::family
+  std::string version;  // TuningKey::family_version
+  const TuningSpace* tuning = nullptr;
+  Device device;           // what constraints and seeds see
+  std::string device_key;  // TuningKey::device of tunes on this machine
+  std::string toolchain;   // TuningKey::toolchain of tunes on this machine
+  // Fills the family's defaults into a problem; empty: problems are taken as given.
+  std::function<Problem(const Problem&)> resolve;
+  // Compiles (through the backend's cache) and loads a config. Throws std::runtime_error naming
+  // the config and why it cannot be loaded. Called from several threads at once.
+  std::function<std::unique_ptr<Kernel>(const Config&, const Problem&, KernelOrigin)> load;
+  // An evaluator for tunes of one problem; empty: the family cannot be tuned here, and the tune
+  // policies act as default_now (with a warning).
+  std::function<std::unique_ptr<Evaluator>(const Problem&)> make_evaluator;
+};
+
+struct CpuFamilyOptions {
+  // Compiled kernels. Empty: the CPU backend's default cache folder.
+  std::filesystem::path cache_dir;
+};
+
+// The family of a CPU kernel spec (backend "cpu"). The spec must outlive the family. Runs the
+// compiler once (its version is part of the key); throws std::invalid_argument for a spec of
+// another backend.
+KernelFamily cpu_spec_family(const KernelSpec& spec, CpuFamilyOptions options = {});
+
+// A (family, problem) with its lookup hash computed once: the cheapest way to ask again and again.
+class KernelQuery {
+ public:
+  const std::string& family() const { return family_; }
+  const Problem& problem() const { return problem_; }  // resolved by the family
+  std::uint64_t hash() const { return hash_; }
+
+ private:
+  friend class Runtime;
+  std::string family_;
+  Problem problem_;
+  std::string text_;  // family and canonical problem: tells hash collisions apart
+  std::uint64_t hash_ = 0;
+};
+
+// get() could not produce any kernel: even the default config fails to load.
+class RuntimeError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct RuntimeOptions {
+  std::optional<std::filesystem::path> store;  // none: no store, every problem is untuned
+  OpenMode store_mode = OpenMode::read_only;   // read_write lets tunes record what they measure
+  Policy policy = Policy::default_now;
+  TuneOptions tune;  // for the tune policies; warm_start is filled from the nearest winners
+  std::size_t warm_start_neighbours = 4;  // winners of the nearest tuned shapes a tune starts from
+  // Every problem the runtime recovered from (store unreadable, stored config rejected, tune
+  // failed). Empty: printed to stderr as "cutune: ...". Called from any thread.
+  std::function<void(const std::string&)> on_warning;
+};
+
+// Thread-safe: any number of threads may call get() at once.
+class Runtime {
+ public:
+  explicit Runtime(RuntimeOptions options = {});
+  ~Runtime();  // asks background tunes to stop after their current batch and waits for them
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+
+  // Throws std::invalid_argument for a family without a name, space or loader, or a name taken.
+  void add_family(KernelFamily family);
+  // Makes `dispatcher` the source of configs for its family's untuned problems (instead of the
+  // policy). Throws std::invalid_argument when its family was not added.
+  void add_dispatch(Dispatcher dispatcher);
+
+  // Throws std::invalid_argument for an unknown family, or a problem the family rejects.
+  KernelQuery query(std::string_view family, const Problem& problem) const;
+
+  // The kernel for the query. A repeat call is a hash lookup. Throws RuntimeError when no config,
+  // not even the default, can be loaded.
+  const Kernel& get(const KernelQuery& query);
+  const Kernel& get(const KernelQuery& query, Policy policy);
+  const Kernel& get(std::string_view family, const Problem& problem) { return get(query(family, problem)); }
+
+  // Why the store could not be opened, when it could not.
+  std::optional<std::string> store_error() const;
+  std::vector<std::string> warnings() const;  // every warning so far, oldest first
+  // Blocks until every background tune started so far has finished and swapped its winner in.
+  void wait_for_background();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// One tuned shape near a problem, and its winner.
+struct NearestWinner {
+  Config config;
+  Problem problem;  // the tuned shape
+  double distance = 0;  // Euclidean, in log2 of the numeric problem arguments
+  double time_ms = 0;
+};
+
+// The winners of the k nearest tuned shapes of one family on one device, nearest first, one per
+// distinct config. A shape counts only when it has the same argument names as `problem` and equal
+// non-numeric arguments (dtype...). Stored configs the space rejects (an older family version)
+// are skipped.
+std::vector<NearestWinner> nearest_winners(Store& store, std::string_view family,
+                                           std::string_view device, const Problem& problem,
+                                           const Space& space, std::size_t k);
+
+// A tune from the nearest winners against a cold tune of the same shape, same options otherwise.
+struct WarmStartComparison {
+  TuneReport cold;
+  TuneReport warm;
+  std::vector<NearestWinner> neighbours;
+  // The worse of the two runs' best times: a level both reached.
+  double target_ms = 0;
+  // Evaluations (1-based) and tune seconds each run took to first measure target_ms or better.
+  std::size_t cold_evaluations = 0;
+  std::size_t warm_evaluations = 0;
+  double cold_seconds = 0;
+  double warm_seconds = 0;
+};
+
+// Runs the cold tune first, then the warm one; neither reads nor writes `store`'s results for
+// `key` (both would resume from it), which is used only to find neighbours. Throws
+// std::invalid_argument when no tuned neighbour exists.
+WarmStartComparison compare_warm_start(const TuningSpace& space, const Problem& problem,
+                                       const Device& device, Evaluator& evaluator, Store& store,
+                                       const TuningKey& key, const TuneOptions& options,
+                                       std::size_t neighbours);
+
+}  // namespace cutune

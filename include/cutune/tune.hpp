@@ -1,0 +1,77 @@
+// One tune: a strategy proposes, the space normalizes, duplicates are skipped, the evaluator
+// measures, the store keeps every result as it arrives, and the top few are re-timed before the
+// winner is chosen.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cutune/config.hpp"
+#include "cutune/evaluator.hpp"
+#include "cutune/heuristics.hpp"
+#include "cutune/measurement.hpp"
+#include "cutune/problem.hpp"
+#include "cutune/store.hpp"
+#include "cutune/strategy.hpp"
+
+namespace cutune {
+
+struct TuneOptions {
+  std::string strategy = "default";
+  Effort effort = Effort::full;
+  std::size_t max_evaluations = 100;  // new configs measured (results found in the store count)
+  double max_seconds = 0.0;           // wall-time budget; 0 means none
+  std::uint64_t seed = 0;
+  std::size_t batch_size = 0;  // candidates per evaluator call; 0: twice the hardware threads
+  std::size_t retime_top = 3;  // re-timed with more repetitions before the winner is chosen
+  std::vector<Config> warm_start;  // configs to try first (e.g. winners of nearby shapes)
+  std::string tune_id;             // names this run in the store; empty: generated
+};
+
+struct Evaluated {
+  Config config;
+  Measurement measurement;
+  bool from_store = false;  // resumed: measured by an earlier run under the same key
+  double at_seconds = 0.0;  // tune wall time when the result arrived
+};
+
+struct TuneProgress {
+  std::size_t evaluated = 0;
+  std::size_t budget = 0;
+  std::optional<double> best_ms;
+  std::size_t failures = 0;
+  double seconds = 0.0;
+};
+
+struct TuneReport {
+  std::vector<Evaluated> evaluated;   // in arrival order, the default config first
+  std::optional<Evaluated> best;      // fastest correct config after re-timing
+  std::optional<Evaluated> baseline;  // the default config's measurement
+  std::map<Outcome, std::size_t> outcomes;
+  std::size_t dropped_by_normalizer = 0;  // illegal after repair, or a ConfigError
+  std::vector<std::string> drop_reasons;  // one line per distinct reason, with counts folded in
+  std::size_t duplicates_skipped = 0;
+  std::size_t resumed = 0;
+  double seconds = 0.0;
+  double seconds_to_best = 0.0;  // when the eventual winner was first measured
+
+  // baseline time / best time, when both exist.
+  std::optional<double> speedup() const;
+};
+
+struct TuneCallbacks {
+  std::function<void(const TuneProgress&)> on_progress;
+  std::function<void(const Evaluated&)> on_result;
+};
+
+// Throws only for misuse (unknown strategy name); every candidate failure lands in the report.
+TuneReport tune(const TuningSpace& space, const Problem& problem, const Device& device,
+                Evaluator& evaluator, Store* store, const TuningKey& key,
+                const TuneOptions& options, const TuneCallbacks& callbacks = {});
+
+}  // namespace cutune

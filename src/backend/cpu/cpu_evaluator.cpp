@@ -1,0 +1,355 @@
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "cutune/cpu.hpp"
+#include "cutune/space.hpp"
+#include "eval/child_process.hpp"
+#include "eval/compile_pool.hpp"
+#include "eval/hash.hpp"
+#include "eval/worker_client.hpp"
+#include "protocol.hpp"
+
+namespace cutune {
+namespace {
+
+namespace proto = cpu::protocol;
+using Clock = std::chrono::steady_clock;
+
+constexpr std::size_t log_excerpt_chars = 4000;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+bool is_identifier(const std::string& text) {
+  if (text.empty() || std::isdigit(static_cast<unsigned char>(text[0]))) return false;
+  for (char c : text) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  }
+  return true;
+}
+
+std::string define_text(const Value& v) {
+  if (v.is_bool()) return v.as_bool() ? "1" : "0";
+  if (v.is_int()) return std::to_string(v.as_int());
+  if (v.is_string()) return v.as_string();
+  if (v.is_double()) {
+    std::ostringstream text;
+    text.precision(17);
+    text << v.as_double();
+    return text.str();
+  }
+  std::string out = "{";
+  for (const auto& element : v.as_list()) out += (out.size() > 1 ? "," : "") + define_text(element);
+  return out + "}";
+}
+
+void add_defines(const std::string& name, const Value& v, std::vector<std::string>& out) {
+  out.push_back("-D" + name + "=" + define_text(v));
+  if (v.is_string() && is_identifier(name + "_" + v.as_string())) {
+    out.push_back("-D" + name + "_" + v.as_string() + "=1");
+  }
+  if (v.is_list()) {
+    for (std::size_t i = 0; i < v.as_list().size(); ++i) {
+      out.push_back("-D" + name + "_" + std::to_string(i) + "=" + define_text(v.as_list()[i]));
+    }
+  }
+}
+
+std::filesystem::path default_cache_dir() {
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  if (xdg != nullptr && xdg[0] == '/') return std::filesystem::path(xdg) / "cutune" / "cpu";
+  const char* home = std::getenv("HOME");
+  return std::filesystem::path(home != nullptr ? home : "/tmp") / ".cache" / "cutune" / "cpu";
+}
+
+std::filesystem::path find_worker(const std::filesystem::path& given) {
+  if (!given.empty()) return given;
+  if (const char* env = std::getenv("CUTUNE_CPU_WORKER"); env != nullptr && env[0] != '\0') {
+    return env;
+  }
+  std::error_code error;
+  auto self = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (!error) {
+    auto beside = self.parent_path() / "cutune-cpu-worker";
+    if (std::filesystem::exists(beside)) return beside;
+  }
+  return CUTUNE_CPU_WORKER_BUILD_PATH;
+}
+
+std::string cpu_model() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(cpuinfo, line)) {
+    if (line.rfind("model name", 0) == 0) {
+      auto colon = line.find(':');
+      if (colon != std::string::npos) return line.substr(line.find_first_not_of(' ', colon + 1));
+    }
+  }
+  return "unknown cpu";
+}
+
+std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+
+double default_tolerance(const std::string& type) {
+  if (type == "f64") return 1e-9;
+  if (type == "f32") return 1e-4;
+  return 0;  // integers must match exactly
+}
+
+std::string excerpt(const std::string& log) {
+  if (log.size() <= log_excerpt_chars) return log;
+  return log.substr(0, log_excerpt_chars) + "\n[... " +
+         std::to_string(log.size() - log_excerpt_chars) + " more characters]";
+}
+
+}  // namespace
+
+double CpuEvaluationStats::overhead_ms_per_candidate() const {
+  if (candidates == 0) return 0;
+  return (wall_s - compile_wall_s - kernel_s - flush_s) * 1e3 / static_cast<double>(candidates);
+}
+
+struct CpuEvaluator::Impl {
+  const KernelSpec& spec;
+  Problem problem;
+  CpuOptions options;
+  std::string compiler_version;
+  std::string machine;
+  std::string key_base;  // compiler, machine, source and headers: what every object depends on
+  eval::CompilePool pool;
+  eval::WorkerClient worker;
+  std::optional<proto::Kernel> reference;
+  std::vector<proto::Buffer> buffers;
+  std::vector<std::int64_t> scalars;
+  double tolerance = 0;
+  std::uint64_t next_id = 1;
+  CpuEvaluationStats stats;
+  std::map<std::filesystem::path, std::string> sources;  // read once per evaluator
+
+  Impl(const KernelSpec& s, Problem p, CpuOptions o)
+      : spec(s),
+        problem(std::move(p)),
+        options(std::move(o)),
+        pool(options.cache_dir.empty() ? default_cache_dir() : options.cache_dir, options.jobs),
+        worker({find_worker(options.worker).string()}) {}
+
+  std::vector<std::string> command(const std::filesystem::path& source, const Config& config) const {
+    std::vector<std::string> argv{spec.compile.compiler};
+    argv.insert(argv.end(), options.base_flags.begin(), options.base_flags.end());
+    argv.insert(argv.end(), spec.compile.flags.begin(), spec.compile.flags.end());
+    for (std::size_t k = 0; k < config.size(); ++k) {
+      add_defines(config.space().names()[k], config.at(k), argv);
+    }
+    argv.insert(argv.end(), {source.string(), "-o", "{output}"});
+    return argv;
+  }
+
+  const std::string& source_text(const std::filesystem::path& source) {
+    auto found = sources.find(source);
+    if (found == sources.end()) found = sources.emplace(source, read_text(source)).first;
+    return found->second;
+  }
+
+  eval::CompileRequest request(const std::filesystem::path& source, const Config& config) {
+    eval::CompileRequest out;
+    out.command = command(source, config);
+    eval::Fnv1a key;
+    key.field(key_base).field(source_text(source));
+    for (const auto& arg : out.command) key.field(arg);
+    out.key = key.hex();
+    out.extension = ".so";
+    out.limit = std::chrono::milliseconds(static_cast<long long>(spec.compile.timeout_s * 1e3));
+    return out;
+  }
+
+  Measurement measure(const std::filesystem::path& object, const proto::Timing& timing) {
+    proto::MeasureRequest request;
+    request.id = next_id++;
+    request.candidate = {object.string(), spec.entry};
+    request.reference = reference;
+    request.buffers = buffers;
+    request.scalars = scalars;
+    request.seed = options.seed;
+    request.tolerance = tolerance;
+    request.timing = timing;
+    auto limit = std::chrono::milliseconds(static_cast<long long>(spec.timing.timeout_s * 1e3));
+    auto reply = worker.request(request, limit);
+    ++stats.measured;
+
+    Measurement m;
+    if (reply.status == eval::WorkerReply::Status::timeout) {
+      m.outcome = Outcome::hang;
+      m.detail = reply.detail;
+      return m;
+    }
+    if (reply.status == eval::WorkerReply::Status::died) {
+      m.outcome = Outcome::crash;
+      m.detail = reply.detail;
+      return m;
+    }
+    auto answer = reply.body.get<proto::MeasureReply>();
+    stats.kernel_s += answer.kernel_ms / 1e3;
+    stats.flush_s += answer.flush_ms / 1e3;
+    stats.worker_s += answer.worker_ms / 1e3;
+    if (answer.max_rel_error >= 0) m.max_rel_error = answer.max_rel_error;
+    m.detail = answer.detail;
+    if (answer.outcome == "ok") {
+      m.outcome = Outcome::ok;
+      m.time_ms = answer.time_ms;
+      m.spread = answer.time_ms > 0 ? (answer.max_ms - answer.min_ms) / answer.time_ms : 0;
+      m.repetitions = answer.repetitions;
+    } else if (answer.outcome == "wrong_result") {
+      m.outcome = Outcome::wrong_result;
+      m.detail += " (max relative error " + std::to_string(answer.max_rel_error) + ", tolerance " +
+                  std::to_string(tolerance) + ")";
+    } else {
+      m.outcome = Outcome::launch_error;
+      if (answer.outcome != "launch_error") m.detail = "the worker refused: " + m.detail;
+    }
+    return m;
+  }
+
+  std::vector<Measurement> run(std::span<const Config> batch, const proto::Timing& timing) {
+    auto start = Clock::now();
+    std::vector<eval::CompileRequest> requests;
+    requests.reserve(batch.size());
+    for (const auto& config : batch) requests.push_back(request(spec.source, config));
+    auto compile_start = Clock::now();
+    auto compiled = pool.compile(requests);
+    stats.compile_wall_s += seconds_since(compile_start);
+
+    std::vector<Measurement> out;
+    out.reserve(batch.size());
+    for (const auto& result : compiled) {
+      Measurement m;
+      stats.compile_s += result.wall_s;
+      if (result.status == eval::CompileResult::Status::error) {
+        m.outcome = Outcome::compile_error;
+        m.detail = excerpt(result.log);
+        if (!result.log_file.empty()) m.detail += "\n(full log: " + result.log_file.string() + ")";
+      } else if (result.status == eval::CompileResult::Status::timeout) {
+        m.outcome = Outcome::compile_timeout;
+        m.detail = "the compiler was killed after " + std::to_string(spec.compile.timeout_s) + " s";
+      } else {
+        m = measure(result.output, timing);
+      }
+      m.compile_s = result.wall_s;
+      out.push_back(std::move(m));
+    }
+    stats.candidates += batch.size();
+    stats.worker_starts = worker.starts();
+    stats.wall_s += seconds_since(start);
+    return out;
+  }
+
+  proto::Timing timing(int scale) const {
+    proto::Timing t;
+    t.warmup = spec.timing.warmup;
+    t.budget_ms = spec.timing.budget_ms * scale;
+    t.min_reps = spec.timing.min_reps;
+    t.max_reps = spec.timing.max_reps * scale;
+    t.flush_cache = spec.timing.flush_cache;
+    return t;
+  }
+};
+
+CpuEvaluator::CpuEvaluator(const KernelSpec& spec, Problem problem, CpuOptions options) {
+  if (spec.backend != "cpu") {
+    throw std::invalid_argument(spec.path.string() + ": the spec targets backend '" +
+                                spec.backend + "', not cpu");
+  }
+  impl_ = std::make_unique<Impl>(spec, spec.resolve(problem), std::move(options));
+  auto& impl = *impl_;
+  auto device = Device::host_cpu();
+
+  for (const auto& buffer : spec.buffers) {
+    if (!std::set<std::string>{"f64", "f32", "i32", "i64", "u32"}.contains(buffer.type)) {
+      throw std::invalid_argument(spec.path.string() + ": buffer '" + buffer.name + "' has type " +
+                                  buffer.type + "; the cpu backend takes f64, f32, i32, i64, u32");
+    }
+    double count = buffer.count.evaluate(impl.problem, device);
+    if (!(count >= 1) || count > 1e12) {
+      throw std::invalid_argument(spec.path.string() + ": buffer '" + buffer.name + "' size '" +
+                                  buffer.count.text() + "' is " + std::to_string(count));
+    }
+    const char* role = buffer.role == BufferRole::input    ? "input"
+                       : buffer.role == BufferRole::output ? "output"
+                                                           : "scratch";
+    impl.buffers.push_back({buffer.type, static_cast<std::uint64_t>(std::llround(count)), role,
+                            buffer.fill == BufferFill::zero ? "zero" : "random"});
+    if (buffer.role == BufferRole::output) {
+      impl.tolerance = std::max(impl.tolerance, default_tolerance(buffer.type));
+    }
+  }
+  for (const auto& scalar : spec.scalars) {
+    impl.scalars.push_back(std::llround(scalar.evaluate(impl.problem, device)));
+  }
+
+  auto version = eval::run_with_limit({spec.compile.compiler, "--version"}, std::chrono::seconds(30));
+  if (!version.status.success()) {
+    throw std::runtime_error("cannot run the compiler '" + spec.compile.compiler +
+                             "': " + first_line(version.output));
+  }
+  impl.compiler_version = first_line(version.output);
+  impl.machine = cpu_model();
+  eval::Fnv1a base;
+  base.field(version.output).field(impl.machine);
+  for (const auto& depend : spec.compile.depends) base.field(read_text(depend));
+  impl.key_base = base.hex();
+
+  if (spec.check) {
+    if (spec.check->tolerance >= 0) impl.tolerance = spec.check->tolerance;
+    const auto& space = spec.tuning->space;
+    Config config = spec.check->reference_config ? space.complete(*spec.check->reference_config)
+                                                 : space.default_config();
+    auto source = spec.check->source.empty() ? spec.source : spec.check->source;
+    auto entry = spec.check->entry.empty() ? spec.entry : spec.check->entry;
+    auto result = impl.pool.submit(impl.request(source, config)).get();
+    if (result.status != eval::CompileResult::Status::ok) {
+      throw std::runtime_error("the reference kernel (" + source.string() +
+                               ") does not compile:\n" + excerpt(result.log));
+    }
+    impl.reference = proto::Kernel{result.output.string(), entry};
+  }
+}
+
+CpuEvaluator::~CpuEvaluator() = default;
+
+std::vector<Measurement> CpuEvaluator::evaluate(std::span<const Config> batch) {
+  return impl_->run(batch, impl_->timing(1));
+}
+
+std::vector<Measurement> CpuEvaluator::retime(std::span<const Config> batch) {
+  return impl_->run(batch, impl_->timing(5));
+}
+
+std::string CpuEvaluator::device_name() const { return "cpu: " + impl_->machine; }
+
+std::string CpuEvaluator::toolchain() const {
+  std::string flags;
+  for (const auto& flag : impl_->options.base_flags) flags += " " + flag;
+  for (const auto& flag : impl_->spec.compile.flags) flags += " " + flag;
+  return impl_->compiler_version + ";" + flags;
+}
+
+const CpuEvaluationStats& CpuEvaluator::stats() const { return impl_->stats; }
+
+std::vector<std::string> CpuEvaluator::compile_command(const Config& config) const {
+  return impl_->command(impl_->spec.source, config);
+}
+
+}  // namespace cutune

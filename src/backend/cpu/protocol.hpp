@@ -1,0 +1,93 @@
+// The messages between CpuEvaluator and `cutune-cpu-worker`, one JSON object per line each way:
+//   {"op":"measure", ...MeasureRequest}  ->  MeasureReply
+//   {"op":"quit"}                        ->  (the worker exits with status 0)
+// A kernel that crashes takes the worker with it; one that hangs never lets it reply. Both are
+// the parent's to notice (eval::WorkerClient), so neither has a reply here.
+//
+// The kernel ABI the worker calls, for candidates and references alike:
+//   extern "C" void ENTRY(void** buffers, const std::int64_t* scalars);
+// buffers in the spec's order, scalars in the spec's order.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cutune::cpu::protocol {
+
+struct Kernel {
+  std::string object;  // path of the shared object
+  std::string entry;   // extern "C" symbol
+};
+
+struct Buffer {
+  std::string type;    // "f64", "f32", "i32", "i64", "u32"
+  std::uint64_t count = 0;
+  std::string role;    // "input", "output", "scratch"
+  std::string fill;    // inputs: "random" or "zero"
+};
+
+struct Timing {
+  int warmup = 2;
+  double budget_ms = 20;
+  int min_reps = 3;
+  int max_reps = 50;
+  bool flush_cache = true;
+};
+
+struct MeasureRequest {
+  std::uint64_t id = 0;
+  Kernel candidate;
+  std::optional<Kernel> reference;  // none: outputs are not checked
+  std::vector<Buffer> buffers;
+  std::vector<std::int64_t> scalars;
+  std::uint64_t seed = 1;
+  double tolerance = 0;  // normwise relative error allowed
+  bool time = true;      // false: check only
+  Timing timing;
+};
+
+struct MeasureReply {
+  std::uint64_t id = 0;
+  std::string outcome;  // "ok", "wrong_result", "launch_error"
+  double time_ms = -1;  // median of the timed runs
+  double min_ms = -1;
+  double max_ms = -1;
+  int repetitions = 0;
+  double max_rel_error = -1;  // -1: not checked; NaN results give +inf
+  double kernel_ms = 0;  // every call of the candidate (check, warm-up, timed runs)
+  double flush_ms = 0;   // cache eviction between runs
+  double worker_ms = 0;  // from receipt of the request to the reply
+  std::string detail;
+};
+
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Kernel, object, entry)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Buffer, type, count, role, fill)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Timing, warmup, budget_ms, min_reps, max_reps,
+                                                flush_cache)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(MeasureReply, id, outcome, time_ms, min_ms, max_ms,
+                                                repetitions, max_rel_error, kernel_ms, flush_ms,
+                                                worker_ms, detail)
+
+inline void to_json(nlohmann::json& j, const MeasureRequest& r) {
+  j = {{"op", "measure"}, {"id", r.id},         {"candidate", r.candidate},
+       {"buffers", r.buffers}, {"scalars", r.scalars}, {"seed", r.seed},
+       {"tolerance", r.tolerance}, {"time", r.time}, {"timing", r.timing}};
+  if (r.reference) j["reference"] = *r.reference;
+}
+
+inline void from_json(const nlohmann::json& j, MeasureRequest& r) {
+  r.id = j.value("id", std::uint64_t{0});
+  j.at("candidate").get_to(r.candidate);
+  if (j.contains("reference")) r.reference = j.at("reference").get<Kernel>();
+  r.buffers = j.value("buffers", std::vector<Buffer>{});
+  r.scalars = j.value("scalars", std::vector<std::int64_t>{});
+  r.seed = j.value("seed", std::uint64_t{1});
+  r.tolerance = j.value("tolerance", 0.0);
+  r.time = j.value("time", true);
+  r.timing = j.value("timing", Timing{});
+}
+
+}  // namespace cutune::cpu::protocol

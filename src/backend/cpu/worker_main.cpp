@@ -1,0 +1,342 @@
+// cutune-cpu-worker: loads candidate kernels (shared objects) and checks and times them, one
+// request per line on stdin, one reply per line on stdout (protocol.hpp). Candidates run in this
+// process: a crash or a hang ends it, and the tuner starts a new one.
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <limits>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "protocol.hpp"
+
+namespace cutune::cpu {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using Entry = void (*)(void**, const std::int64_t*);
+namespace proto = protocol;
+
+double ms_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+std::size_t element_size(const std::string& type) {
+  if (type == "f64" || type == "i64") return 8;
+  if (type == "f32" || type == "i32" || type == "u32") return 4;
+  throw std::invalid_argument("the cpu worker has no element type '" + type + "'");
+}
+
+// splitmix64: the same seed gives the same inputs on every machine.
+std::uint64_t next_random(std::uint64_t& state) {
+  std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+template <typename T>
+void fill_random(T* data, std::uint64_t count, std::uint64_t seed) {
+  std::uint64_t state = seed;
+  for (std::uint64_t i = 0; i < count; ++i) {
+    std::uint64_t bits = next_random(state);
+    if constexpr (std::is_floating_point_v<T>) {
+      // Magnitudes in [0.1, 1) with either sign: never zero, so a missing term shows.
+      double magnitude = 0.1 + 0.9 * static_cast<double>(bits >> 11) * 0x1.0p-53;
+      data[i] = static_cast<T>((bits & 1) ? -magnitude : magnitude);
+    } else {
+      data[i] = static_cast<T>(1 + (bits >> 1) % 15);
+    }
+  }
+}
+
+struct Buffer {
+  proto::Buffer spec;
+  std::size_t bytes = 0;
+  std::unique_ptr<std::byte, decltype(&std::free)> data{nullptr, &std::free};
+  std::vector<std::byte> pristine;   // inputs: the values every run starts from
+  std::vector<std::byte> reference;  // outputs: what the reference kernel wrote
+};
+
+template <typename F>
+auto by_type(const std::string& type, F&& f) {
+  if (type == "f64") return f(double{});
+  if (type == "f32") return f(float{});
+  if (type == "i32") return f(std::int32_t{});
+  if (type == "i64") return f(std::int64_t{});
+  return f(std::uint32_t{});
+}
+
+// Normwise relative error max|x - r| / max|r| (absolute when the reference is all zero);
+// infinity when x holds a NaN or an infinity.
+double relative_error(const Buffer& buffer) {
+  return by_type(buffer.spec.type, [&](auto zero) {
+    using T = decltype(zero);
+    const T* x = reinterpret_cast<const T*>(buffer.data.get());
+    const T* r = reinterpret_cast<const T*>(buffer.reference.data());
+    double diff = 0, scale = 0;
+    for (std::uint64_t i = 0; i < buffer.spec.count; ++i) {
+      double xi = static_cast<double>(x[i]), ri = static_cast<double>(r[i]);
+      if (!std::isfinite(xi)) return std::numeric_limits<double>::infinity();
+      diff = std::max(diff, std::abs(xi - ri));
+      scale = std::max(scale, std::abs(ri));
+    }
+    return scale > 0 ? diff / scale : diff;
+  });
+}
+
+// Evicts the kernel's buffers from every cache level before a timed run, so that each run starts
+// from memory as the kernel would in a real program. On x86-64 the buffers' own lines are flushed
+// (clflush): the cost follows the buffers, not the cache size. Elsewhere a buffer twice the size
+// of the last-level cache is written over.
+class CacheFlusher {
+ public:
+  template <typename Buffers>
+  void flush(const Buffers& buffers) {
+#if defined(__x86_64__)
+    for (const auto& buffer : buffers) {
+      const char* bytes = reinterpret_cast<const char*>(buffer.data.get());
+      for (std::size_t at = 0; at < buffer.bytes; at += 64) __builtin_ia32_clflush(bytes + at);
+    }
+    __builtin_ia32_mfence();
+#else
+    (void)buffers;
+    if (lines_.empty()) lines_.assign(flush_bytes() / sizeof(Line), Line{});
+    for (auto& line : lines_) line.bytes[0] = static_cast<char>(line.bytes[0] + 1);
+#endif
+  }
+
+ private:
+#if !defined(__x86_64__)
+  struct alignas(64) Line {
+    char bytes[64];
+  };
+  static std::size_t flush_bytes() {
+    std::size_t llc = 32u << 20;
+    std::ifstream size_file("/sys/devices/system/cpu/cpu0/cache/index3/size");
+    std::string text;
+    if (size_file >> text && !text.empty()) {
+      std::size_t value = std::stoul(text);
+      if (text.back() == 'K') value <<= 10;
+      if (text.back() == 'M') value <<= 20;
+      if (value > 0) llc = value;
+    }
+    return std::min<std::size_t>(2 * llc, 256u << 20);
+  }
+  std::vector<Line> lines_;
+#endif
+};
+
+class Worker {
+ public:
+  proto::MeasureReply measure(const proto::MeasureRequest& request) {
+    auto start = Clock::now();
+    proto::MeasureReply reply;
+    reply.id = request.id;
+    prepare(request);
+
+    auto candidate = load(request.candidate, reply);
+    if (!candidate) return finish(reply, start);
+
+    reset_buffers();
+    if (request.reference) {
+      auto t0 = Clock::now();
+      candidate.entry(pointers_.data(), request.scalars.data());
+      reply.kernel_ms += ms_since(t0);
+      reply.max_rel_error = 0;
+      for (const auto& buffer : buffers_) {
+        if (buffer.spec.role != "output") continue;
+        double error = relative_error(buffer);
+        if (!(error <= request.tolerance)) {
+          reply.outcome = "wrong_result";
+          reply.detail = std::isfinite(error) ? "output differs from the reference"
+                                              : "output holds NaN or infinity";
+          reply.max_rel_error = std::isfinite(error) ? error : std::numeric_limits<double>::max();
+          return finish(reply, start);
+        }
+        reply.max_rel_error = std::max(reply.max_rel_error, error);
+      }
+    }
+    reply.outcome = "ok";
+    if (request.time) time(candidate.entry, request, reply);
+    return finish(reply, start);
+  }
+
+ private:
+  struct Loaded {
+    std::shared_ptr<void> handle;
+    Entry entry = nullptr;
+    explicit operator bool() const { return entry != nullptr; }
+  };
+
+  static proto::MeasureReply& finish(proto::MeasureReply& reply, Clock::time_point start) {
+    reply.worker_ms = ms_since(start);
+    return reply;
+  }
+
+  static Loaded load(const proto::Kernel& kernel, proto::MeasureReply& reply) {
+    Loaded loaded;
+    void* handle = ::dlopen(kernel.object.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (handle == nullptr) {
+      reply.outcome = "launch_error";
+      reply.detail = std::string("dlopen: ") + ::dlerror();
+      return loaded;
+    }
+    loaded.handle = std::shared_ptr<void>(handle, [](void* h) { ::dlclose(h); });
+    loaded.entry = reinterpret_cast<Entry>(::dlsym(handle, kernel.entry.c_str()));
+    if (loaded.entry == nullptr) {
+      reply.outcome = "launch_error";
+      reply.detail = "no symbol '" + kernel.entry + "' in " + kernel.object +
+                     " (is it declared extern \"C\"?)";
+    }
+    return loaded;
+  }
+
+  // Allocates and fills the buffers, and runs the reference, when the problem changed.
+  void prepare(const proto::MeasureRequest& request) {
+    nlohmann::json key = {request.buffers, request.scalars, request.seed,
+                          request.reference ? nlohmann::json(*request.reference) : nullptr};
+    if (key == prepared_key_) return;
+    prepared_key_ = nullptr;
+    buffers_.clear();
+    pointers_.clear();
+    for (std::size_t i = 0; i < request.buffers.size(); ++i) {
+      Buffer buffer;
+      buffer.spec = request.buffers[i];
+      buffer.bytes = std::max<std::size_t>(buffer.spec.count * element_size(buffer.spec.type), 64);
+      buffer.data.reset(static_cast<std::byte*>(
+          std::aligned_alloc(64, (buffer.bytes + 63) / 64 * 64)));
+      if (!buffer.data) throw std::bad_alloc();
+      if (buffer.spec.role == "input") {
+        std::memset(buffer.data.get(), 0, buffer.bytes);
+        if (buffer.spec.fill != "zero") {
+          by_type(buffer.spec.type, [&](auto zero) {
+            using T = decltype(zero);
+            fill_random(reinterpret_cast<T*>(buffer.data.get()), buffer.spec.count,
+                        request.seed * 0x100000001b3ull + i);
+            return 0;
+          });
+        }
+        buffer.pristine.assign(buffer.data.get(), buffer.data.get() + buffer.bytes);
+      }
+      pointers_.push_back(buffer.data.get());
+      buffers_.push_back(std::move(buffer));
+    }
+    if (request.reference) {
+      proto::MeasureReply ignored;
+      auto reference = load(*request.reference, ignored);
+      if (!reference) throw std::runtime_error("reference kernel: " + ignored.detail);
+      reset_buffers();
+      reference.entry(pointers_.data(), request.scalars.data());
+      for (auto& buffer : buffers_) {
+        if (buffer.spec.role == "output") {
+          buffer.reference.assign(buffer.data.get(), buffer.data.get() + buffer.bytes);
+        }
+      }
+    }
+    prepared_key_ = std::move(key);
+  }
+
+  // Inputs back to their seeded values (a candidate may have written them), outputs poisoned,
+  // scratch zeroed.
+  void reset_buffers() {
+    for (auto& buffer : buffers_) {
+      if (buffer.spec.role == "input") {
+        std::memcpy(buffer.data.get(), buffer.pristine.data(), buffer.bytes);
+      } else if (buffer.spec.role == "scratch") {
+        std::memset(buffer.data.get(), 0, buffer.bytes);
+      } else if (buffer.spec.type == "f32" || buffer.spec.type == "f64") {
+        by_type(buffer.spec.type, [&](auto zero) {
+          using T = decltype(zero);
+          std::fill_n(reinterpret_cast<T*>(buffer.data.get()), buffer.spec.count,
+                      std::numeric_limits<T>::quiet_NaN());
+          return 0;
+        });
+      } else {
+        std::memset(buffer.data.get(), 0x7f, buffer.bytes);
+      }
+    }
+  }
+
+  void time(Entry entry, const proto::MeasureRequest& request, proto::MeasureReply& reply) {
+    const auto& timing = request.timing;
+    for (int i = 0; i < timing.warmup; ++i) {
+      auto t0 = Clock::now();
+      entry(pointers_.data(), request.scalars.data());
+      reply.kernel_ms += ms_since(t0);
+    }
+    std::vector<double> runs;
+    double total = 0;
+    while (static_cast<int>(runs.size()) < timing.max_reps &&
+           (static_cast<int>(runs.size()) < timing.min_reps || total < timing.budget_ms)) {
+      if (timing.flush_cache) {
+        auto f0 = Clock::now();
+        flusher_.flush(buffers_);
+        reply.flush_ms += ms_since(f0);
+      }
+      auto t0 = Clock::now();
+      entry(pointers_.data(), request.scalars.data());
+      double run = ms_since(t0);
+      runs.push_back(run);
+      total += run;
+    }
+    reply.kernel_ms += total;
+    std::sort(runs.begin(), runs.end());
+    std::size_t n = runs.size();
+    reply.time_ms = n % 2 ? runs[n / 2] : (runs[n / 2 - 1] + runs[n / 2]) / 2;
+    reply.min_ms = runs.front();
+    reply.max_ms = runs.back();
+    reply.repetitions = static_cast<int>(n);
+  }
+
+  nlohmann::json prepared_key_;
+  std::vector<Buffer> buffers_;
+  std::vector<void*> pointers_;
+  CacheFlusher flusher_;
+};
+
+int run() {
+  // Replies go to a private copy of stdout; fd 1 becomes stderr, so that a kernel that prints
+  // cannot corrupt the protocol.
+  int protocol_fd = ::dup(STDOUT_FILENO);
+  if (protocol_fd < 0 || ::dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+    std::perror("cutune-cpu-worker: dup");
+    return 2;
+  }
+  std::FILE* replies = ::fdopen(protocol_fd, "w");
+  Worker worker;
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    if (line.empty()) continue;
+    nlohmann::json reply;
+    try {
+      auto message = nlohmann::json::parse(line);
+      auto op = message.value("op", std::string());
+      if (op == "quit") break;
+      if (op != "measure") throw std::invalid_argument("unknown op '" + op + "'");
+      reply = worker.measure(message.get<proto::MeasureRequest>());
+    } catch (const std::exception& error) {
+      // A request the worker cannot serve is the tuner's bug, not the candidate's: say so.
+      reply = {{"outcome", "error"}, {"detail", error.what()}};
+    }
+    auto text = reply.dump() + "\n";
+    std::fwrite(text.data(), 1, text.size(), replies);
+    std::fflush(replies);
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace cutune::cpu
+
+int main() { return cutune::cpu::run(); }

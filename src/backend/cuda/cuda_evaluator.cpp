@@ -1,0 +1,375 @@
+#include <atomic>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <sstream>
+#include <thread>
+
+#include "cutune/cuda.hpp"
+#include "cutune/cuda/compile.hpp"
+#include "cutune/cuda/device_worker_pool.hpp"
+#include "cutune/space.hpp"
+
+namespace cutune {
+namespace {
+
+namespace proto = cuda::protocol;
+using Clock = std::chrono::steady_clock;
+
+constexpr std::size_t log_excerpt_chars = 4000;
+constexpr int retime_scale = 5;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + path.string());
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The CPU backend's knob definitions (cutune/cpu.hpp), so that one kernel source serves both.
+bool is_identifier(const std::string& text) {
+  if (text.empty() || std::isdigit(static_cast<unsigned char>(text[0]))) return false;
+  for (char c : text) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  }
+  return true;
+}
+
+std::string define_text(const Value& v) {
+  if (v.is_bool()) return v.as_bool() ? "1" : "0";
+  if (v.is_int()) return std::to_string(v.as_int());
+  if (v.is_string()) return v.as_string();
+  if (v.is_double()) {
+    std::ostringstream text;
+    text.precision(17);
+    text << v.as_double();
+    return text.str();
+  }
+  std::string out = "{";
+  for (const auto& element : v.as_list()) out += (out.size() > 1 ? "," : "") + define_text(element);
+  return out + "}";
+}
+
+void add_defines(const std::string& name, const Value& v,
+                 std::vector<std::pair<std::string, std::string>>& out) {
+  out.emplace_back(name, define_text(v));
+  if (v.is_string() && is_identifier(name + "_" + v.as_string())) {
+    out.emplace_back(name + "_" + v.as_string(), "1");
+  }
+  if (v.is_list()) {
+    for (std::size_t i = 0; i < v.as_list().size(); ++i) {
+      out.emplace_back(name + "_" + std::to_string(i), define_text(v.as_list()[i]));
+    }
+  }
+}
+
+std::filesystem::path default_cache_dir() {
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  if (xdg != nullptr && xdg[0] == '/') return std::filesystem::path(xdg) / "cutune" / "cuda";
+  const char* home = std::getenv("HOME");
+  return std::filesystem::path(home != nullptr ? home : "/tmp") / ".cache" / "cutune" / "cuda";
+}
+
+std::string excerpt(const std::string& log) {
+  if (log.size() <= log_excerpt_chars) return log;
+  return log.substr(0, log_excerpt_chars) + "\n[... " +
+         std::to_string(log.size() - log_excerpt_chars) + " more characters]";
+}
+
+proto::Dtype dtype_named(const std::string& type, const KernelSpec& spec) {
+  static const std::map<std::string, proto::Dtype> types = {
+      {"f64", proto::Dtype::f64}, {"f32", proto::Dtype::f32}, {"f16", proto::Dtype::f16},
+      {"bf16", proto::Dtype::bf16}, {"i32", proto::Dtype::i32}, {"i64", proto::Dtype::i64},
+      {"u32", proto::Dtype::u32}};
+  auto found = types.find(type);
+  if (found == types.end()) {
+    throw std::invalid_argument(spec.path.string() + ": buffer type " + type +
+                                " is not one the CUDA worker knows");
+  }
+  return found->second;
+}
+
+// Launch dimensions are whole numbers of at least 1 (0 for dynamic shared memory) below 2^31.
+std::optional<std::uint32_t> dimension(const Expression& e, const Config& config,
+                                       const Problem& problem, const Device& device, double least,
+                                       std::string& why) {
+  double value = e.evaluate(config, problem, device);
+  if (!(value >= least) || value > 2147483647.0) {
+    why = "launch expression '" + e.text() + "' gives " + std::to_string(value);
+    return std::nullopt;
+  }
+  return static_cast<std::uint32_t>(std::llround(value));
+}
+
+}  // namespace
+
+double CudaEvaluationStats::overhead_ms_per_candidate() const {
+  if (candidates == 0) return 0;
+  return (wall_s - compile_wait_s - kernel_s) * 1e3 / static_cast<double>(candidates);
+}
+
+struct CudaEvaluator::Impl {
+  const KernelSpec& spec;
+  Problem problem;
+  CudaOptions options;
+  Device device;
+  proto::DeviceReport report;
+  cuda::CompilerKind compiler_kind = cuda::CompilerKind::nvcc;
+  std::unique_ptr<cuda::CubinCompiler> compiler;
+  std::unique_ptr<cuda::DeviceWorkerPool> workers;
+  std::string source_text;
+  std::optional<proto::Launch> reference;
+  std::vector<proto::Arg> args;
+  double tolerance = -1;
+  std::uint64_t next_id = 1;
+  CudaEvaluationStats stats;
+
+  Impl(const KernelSpec& s, Problem p, CudaOptions o)
+      : spec(s), problem(std::move(p)), options(std::move(o)) {}
+
+  cuda::CompileRequest compile_request(const std::filesystem::path& source, const Config& config,
+                                       const std::string& entry) {
+    cuda::CompileRequest request;
+    request.source = source == spec.source ? source_text : read_text(source);
+    request.source_name = source.filename().string();
+    request.arch = options.arch;
+    request.compiler = compiler_kind;
+    for (std::size_t k = 0; k < config.size(); ++k) {
+      add_defines(config.space().names()[k], config.at(k), request.defines);
+    }
+    request.include_dirs.push_back(source.parent_path());
+    for (const auto& depend : spec.compile.depends) {
+      request.include_dirs.push_back(depend.parent_path());
+    }
+    request.options = spec.compile.flags;
+    if (compiler_kind == cuda::CompilerKind::nvrtc && entry.find('<') != std::string::npos) {
+      request.name_expressions.push_back(entry);
+    }
+    return request;
+  }
+
+  // The launch of `config`, or why it has none.
+  std::optional<proto::Launch> launch_of(const Config& config, std::string& why) const {
+    const auto& shape = *spec.launch;
+    proto::Launch launch;
+    for (int axis = 0; axis < 3; ++axis) {
+      auto grid = dimension(shape.grid[axis], config, problem, device, 1, why);
+      auto block = dimension(shape.block[axis], config, problem, device, 1, why);
+      auto cluster = dimension(shape.cluster[axis], config, problem, device, 1, why);
+      if (!grid || !block || !cluster) return std::nullopt;
+      launch.grid[axis] = *grid;
+      launch.block[axis] = *block;
+      launch.cluster[axis] = *cluster;
+    }
+    auto smem = dimension(shape.shared_memory, config, problem, device, 0, why);
+    if (!smem) return std::nullopt;
+    launch.dynamic_smem = *smem;
+    return launch;
+  }
+
+  proto::Timing timing(int scale) const {
+    proto::Timing t;
+    t.warmup = spec.timing.warmup;
+    t.budget_ms = spec.timing.budget_ms * scale;
+    t.min_reps = spec.timing.min_reps;
+    t.max_reps = spec.timing.max_reps * scale;
+    t.flush_l2 = spec.timing.flush_cache;
+    return t;
+  }
+
+  Measurement failed_compile(const cuda::CompileResult& result) const {
+    Measurement m;
+    m.outcome =
+        result.status == cuda::CompileStatus::timeout ? Outcome::compile_timeout
+                                                      : Outcome::compile_error;
+    m.detail = excerpt(result.log);
+    if (!result.log_file.empty()) m.detail += "\n(full log: " + result.log_file.string() + ")";
+    return m;
+  }
+
+  std::vector<Measurement> run(std::span<const Config> batch, const proto::Timing& timing) {
+    auto start = Clock::now();
+    std::vector<std::shared_future<cuda::CompileResult>> compiles;
+    std::vector<std::optional<proto::Launch>> launches;
+    std::vector<Measurement> out(batch.size());
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+      launches.push_back(launch_of(batch[i], out[i].detail));
+      if (!launches.back()) out[i].outcome = Outcome::invalid_config;
+      compiles.push_back(compiler->submit(compile_request(spec.source, batch[i], spec.entry)));
+    }
+    // Each slot takes the next candidate, waits for its cubin, and measures it.
+    std::atomic<std::size_t> next{0};
+    std::mutex merge;
+    std::exception_ptr failure;
+    auto drain = [&](std::size_t slot) {
+      try {
+        for (std::size_t i; (i = next++) < batch.size();) {
+          auto wait_start = Clock::now();
+          const cuda::CompileResult& compiled = compiles[i].get();
+          double waited = seconds_since(wait_start);
+          Measurement m = out[i];
+          std::optional<cuda::DeviceResult> result;
+          if (!compiled.ok()) {
+            m = failed_compile(compiled);
+          } else if (launches[i]) {
+            proto::MeasureRequest request;
+            request.id = next_id++;
+            request.candidate = *launches[i];
+            request.candidate.cubin = compiled.cubin.string();
+            request.candidate.kernel = compiled.symbol(spec.entry);
+            request.reference = reference;
+            request.args = args;
+            request.seed = options.seed;
+            request.tolerance = tolerance;
+            request.timing = timing;
+            result = workers->measure(slot, request);
+            m = result->measurement;
+          }
+          m.compile_s = compiled.compile_s;
+          std::lock_guard lock(merge);
+          stats.compile_s += compiled.compile_s;
+          stats.compile_wait_s += waited;
+          if (result) {
+            ++stats.measured;
+            stats.kernel_s += result->reply.kernel_ms / 1e3;
+          }
+          out[i] = std::move(m);
+        }
+      } catch (...) {
+        std::lock_guard lock(merge);
+        if (!failure) failure = std::current_exception();
+        next = batch.size();
+      }
+    };
+    std::vector<std::thread> threads;
+    for (std::size_t slot = 1; slot < workers->size(); ++slot) threads.emplace_back(drain, slot);
+    drain(0);
+    for (auto& thread : threads) thread.join();
+    if (failure) std::rethrow_exception(failure);
+    stats.candidates += batch.size();
+    stats.worker_starts = workers->workers_started();
+    stats.wall_s += seconds_since(start);
+    return out;
+  }
+};
+
+CudaEvaluator::CudaEvaluator(const KernelSpec& spec, Problem problem, CudaOptions options) {
+  if (spec.backend != "cuda" || !spec.launch) {
+    throw std::invalid_argument(spec.path.string() + ": the spec targets backend '" +
+                                spec.backend + "', not cuda");
+  }
+  impl_ = std::make_unique<Impl>(spec, spec.resolve(problem), std::move(options));
+  auto& impl = *impl_;
+  const std::string& compiler = spec.compile.compiler;
+  cuda::CubinCompiler::Options compile_options;
+  if (compiler == "nvrtc") {
+    impl.compiler_kind = cuda::CompilerKind::nvrtc;
+  } else if (std::filesystem::path(compiler).filename() == "nvcc") {
+    compile_options.nvcc = compiler;
+  } else {
+    throw std::invalid_argument(spec.path.string() + ": compile.compiler '" + compiler +
+                                "' is neither nvrtc nor nvcc");
+  }
+  compile_options.cache_dir =
+      impl.options.cache_dir.empty() ? default_cache_dir() : impl.options.cache_dir;
+  compile_options.jobs = impl.options.jobs;
+  compile_options.time_limit =
+      std::chrono::milliseconds(static_cast<long long>(spec.compile.timeout_s * 1e3));
+  impl.compiler = std::make_unique<cuda::CubinCompiler>(compile_options);
+  impl.source_text = read_text(spec.source);
+
+  cuda::DeviceWorkerPool::Options worker_options;
+  worker_options.devices = impl.options.devices;
+  worker_options.worker = impl.options.worker;
+  worker_options.watchdog =
+      std::chrono::milliseconds(static_cast<long long>(spec.timing.timeout_s * 1e3));
+  impl.workers = std::make_unique<cuda::DeviceWorkerPool>(worker_options);
+  impl.report = impl.workers->device(0);
+  for (std::size_t slot = 1; slot < impl.workers->size(); ++slot) impl.workers->device(slot);
+  impl.device = {impl.report.name,           impl.report.cc_major, impl.report.cc_minor,
+                 impl.report.smem_optin_bytes, impl.report.sm_count, 0};
+  if (impl.options.arch.empty()) {
+    // Hopper and later have architecture-specific features (wgmma, setmaxnreg) only under "a".
+    impl.options.arch = "sm_" + std::to_string(impl.report.cc_major) +
+                        std::to_string(impl.report.cc_minor) +
+                        (impl.report.cc_major >= 9 ? "a" : "");
+  }
+
+  std::vector<std::int64_t> scalars;
+  for (const auto& buffer : spec.buffers) {
+    double count = buffer.count.evaluate(impl.problem, impl.device);
+    if (!(count >= 1) || count > 1e12) {
+      throw std::invalid_argument(spec.path.string() + ": buffer '" + buffer.name + "' size '" +
+                                  buffer.count.text() + "' is " + std::to_string(count));
+    }
+    proto::Arg arg;
+    arg.dtype = dtype_named(buffer.type, spec);
+    arg.count = static_cast<std::uint64_t>(std::llround(count));
+    arg.role = buffer.role == BufferRole::input    ? proto::Role::input
+               : buffer.role == BufferRole::output ? proto::Role::output
+                                                   : proto::Role::scratch;
+    arg.zero_fill = buffer.fill == BufferFill::zero;
+    impl.args.push_back(arg);
+  }
+  for (const auto& scalar : spec.scalars) {
+    proto::Arg arg;
+    arg.is_buffer = false;
+    arg.dtype = proto::Dtype::i64;
+    arg.value = static_cast<double>(std::llround(scalar.evaluate(impl.problem, impl.device)));
+    impl.args.push_back(arg);
+  }
+
+  if (spec.check) {
+    impl.tolerance = spec.check->tolerance;
+    const auto& space = spec.tuning->space;
+    Config config = spec.check->reference_config ? space.complete(*spec.check->reference_config)
+                                                 : space.default_config();
+    auto source = spec.check->source.empty() ? spec.source : spec.check->source;
+    auto entry = spec.check->entry.empty() ? spec.entry : spec.check->entry;
+    auto compiled = impl.compiler->compile(impl.compile_request(source, config, entry));
+    if (!compiled.ok()) {
+      throw std::runtime_error("the reference kernel (" + source.string() +
+                               ") does not compile:\n" + excerpt(compiled.log));
+    }
+    std::string why;
+    auto launch = impl.launch_of(config, why);
+    if (!launch) throw std::runtime_error("the reference config has no launch: " + why);
+    launch->cubin = compiled.cubin.string();
+    launch->kernel = compiled.symbol(entry);
+    impl.reference = launch;
+  }
+}
+
+CudaEvaluator::~CudaEvaluator() = default;
+
+std::vector<Measurement> CudaEvaluator::evaluate(std::span<const Config> batch) {
+  return impl_->run(batch, impl_->timing(1));
+}
+
+std::vector<Measurement> CudaEvaluator::retime(std::span<const Config> batch) {
+  return impl_->run(batch, impl_->timing(retime_scale));
+}
+
+std::string CudaEvaluator::device_name() const {
+  return impl_->report.name + " (sm_" + std::to_string(impl_->report.cc_major) +
+         std::to_string(impl_->report.cc_minor) + ")";
+}
+
+std::string CudaEvaluator::toolchain() const {
+  std::string flags;
+  for (const auto& flag : impl_->spec.compile.flags) flags += " " + flag;
+  return impl_->compiler->identity(impl_->compiler_kind) + "; driver " +
+         std::to_string(impl_->report.driver_version) + "; " + impl_->options.arch + flags;
+}
+
+const CudaEvaluationStats& CudaEvaluator::stats() const { return impl_->stats; }
+
+}  // namespace cutune

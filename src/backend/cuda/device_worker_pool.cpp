@@ -1,0 +1,138 @@
+#include "cutune/cuda/device_worker_pool.hpp"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <mutex>
+
+#include "eval/worker_client.hpp"
+
+namespace cutune::cuda {
+namespace fs = std::filesystem;
+namespace {
+
+Outcome outcome_named(const std::string& name, std::string& detail) {
+  if (name == "ok") return Outcome::ok;
+  if (name == "wrong_result") return Outcome::wrong_result;
+  if (name == "launch_error") return Outcome::launch_error;
+  if (name == "crash") return Outcome::crash;
+  detail = "worker answered an unknown outcome '" + name + "': " + detail;
+  return Outcome::crash;
+}
+
+Measurement from_reply(const protocol::MeasureReply& reply) {
+  Measurement m;
+  m.detail = reply.detail;
+  m.outcome = outcome_named(reply.outcome, m.detail);
+  if (reply.max_rel_error >= 0) m.max_rel_error = reply.max_rel_error;
+  if (m.ok() && reply.repetitions > 0) {
+    m.time_ms = reply.time_ms;
+    m.spread = (reply.max_ms - reply.min_ms) / reply.time_ms;
+    m.repetitions = reply.repetitions;
+  }
+  return m;
+}
+
+fs::path default_worker() {
+  if (const char* path = std::getenv("CUTUNE_CUDA_WORKER"); path != nullptr && *path != '\0') {
+    return path;
+  }
+  return CUTUNE_CUDA_WORKER_PATH;
+}
+
+}  // namespace
+
+struct DeviceWorkerPool::Slot {
+  std::mutex mutex;
+  std::unique_ptr<eval::WorkerClient> client;
+  int greeted_start = 0;  // which start of the worker answered hello
+  protocol::DeviceReport report;
+};
+
+DeviceWorkerPool::DeviceWorkerPool(Options options) : options_(std::move(options)) {
+  if (options_.devices.empty()) throw std::invalid_argument("DeviceWorkerPool: no devices");
+  if (options_.worker.empty()) options_.worker = default_worker();
+  if (options_.log_dir.empty()) {
+    options_.log_dir = fs::temp_directory_path() / ("cutune-workers-" + std::to_string(::getpid()));
+  }
+  fs::create_directories(options_.log_dir);
+  for (int device : options_.devices) {
+    std::vector<std::string> argv = {options_.worker.string(), "--device", std::to_string(device)};
+    argv.insert(argv.end(), options_.worker_args.begin(), options_.worker_args.end());
+    auto slot = std::make_unique<Slot>();
+    slot->client = std::make_unique<eval::WorkerClient>(
+        std::move(argv), options_.log_dir / ("worker-" + std::to_string(device) + ".log"));
+    slots_.push_back(std::move(slot));
+  }
+}
+
+DeviceWorkerPool::~DeviceWorkerPool() = default;
+
+std::size_t DeviceWorkerPool::size() const { return slots_.size(); }
+
+int DeviceWorkerPool::workers_started() const {
+  int started = 0;
+  for (const auto& slot : slots_) started += slot->client->starts();
+  return started;
+}
+
+// Caller holds the slot's lock. A fresh worker must answer hello before it gets work, so that a
+// worker that cannot even start is an error of the setup, never a candidate's crash.
+static protocol::DeviceReport greet(eval::WorkerClient& client, int& greeted_start,
+                                    protocol::DeviceReport& report,
+                                    std::chrono::milliseconds limit) {
+  if (client.running() && greeted_start == client.starts()) return report;
+  auto reply = client.request({{"op", "hello"}}, limit);
+  if (reply.status != eval::WorkerReply::Status::ok || !reply.body.value("ok", false)) {
+    client.stop();
+    throw std::runtime_error("the CUDA device worker did not start: " +
+                             (reply.detail.empty() ? reply.body.dump() : reply.detail));
+  }
+  report = reply.body.at("device").get<protocol::DeviceReport>();
+  greeted_start = client.starts();
+  return report;
+}
+
+protocol::DeviceReport DeviceWorkerPool::device(std::size_t slot_index) {
+  Slot& slot = *slots_.at(slot_index);
+  std::lock_guard lock(slot.mutex);
+  return greet(*slot.client, slot.greeted_start, slot.report, options_.start_timeout);
+}
+
+DeviceResult DeviceWorkerPool::measure(std::size_t slot_index,
+                                       const protocol::MeasureRequest& request) {
+  Slot& slot = *slots_.at(slot_index);
+  std::lock_guard lock(slot.mutex);
+  greet(*slot.client, slot.greeted_start, slot.report, options_.start_timeout);
+  auto limit = options_.watchdog + std::chrono::milliseconds(static_cast<long long>(
+                                       request.time ? 4 * request.timing.budget_ms : 0));
+  auto reply = slot.client->request({{"op", "measure"}, {"request", request}}, limit);
+  DeviceResult result;
+  result.round_trip_ms = reply.wall_ms;
+  Measurement& m = result.measurement;
+  switch (reply.status) {
+    case eval::WorkerReply::Status::timeout:
+      m.outcome = Outcome::hang;
+      m.detail = reply.detail;
+      return result;
+    case eval::WorkerReply::Status::died:
+      m.outcome = Outcome::crash;
+      m.detail = reply.detail;
+      return result;
+    case eval::WorkerReply::Status::ok:
+      break;
+  }
+  if (reply.body.contains("error")) {
+    // The worker could not use the request: a mistake of the tuner's, not fatal to a tune.
+    m.outcome = Outcome::launch_error;
+    m.detail = "worker refused the request: " + reply.body.value("error", "");
+    return result;
+  }
+  result.reply = reply.body.get<protocol::MeasureReply>();
+  m = from_reply(result.reply);
+  // A worker that reports a crash is ending: its context is unusable.
+  if (m.outcome == Outcome::crash) slot.client->stop();
+  return result;
+}
+
+}  // namespace cutune::cuda

@@ -1,0 +1,664 @@
+// cutune-cuda-worker: owns one GPU's CUDA context for the tuner. Reads requests, one JSON object
+// per line on stdin, and answers each with one line on stdout (see worker_protocol.hpp).
+//
+//   cutune-cuda-worker [--device N]
+//
+// For each candidate: load its cubin, opt in to its dynamic shared memory, restore the inputs,
+// poison the outputs, launch with cuLaunchKernelEx, compare with the reference's outputs, then
+// time it with events (L2 flushed before each repetition). A sticky CUDA error (a fault) makes
+// the context unusable: the worker replies "crash" and exits, and the tuner starts a fresh one.
+#include <cuda.h>
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <limits>
+#include <map>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cutune/cuda/worker_protocol.hpp"
+
+namespace proto = cutune::cuda::protocol;
+
+namespace {
+
+constexpr int kStickyExitCode = 3;
+
+struct CudaError : std::runtime_error {
+  CudaError(CUresult code, const std::string& what) : std::runtime_error(what), code(code) {}
+  CUresult code;
+};
+
+std::string error_name(CUresult code) {
+  const char* name = nullptr;
+  const char* text = nullptr;
+  cuGetErrorName(code, &name);
+  cuGetErrorString(code, &text);
+  return std::string(name ? name : "CUDA_ERROR_?") + " (" + (text ? text : "no description") +
+         ")";
+}
+
+void check(CUresult code, const char* call) {
+  if (code != CUDA_SUCCESS) throw CudaError(code, std::string(call) + ": " + error_name(code));
+}
+
+// Errors after which the context is corrupt: every later call fails with the same error.
+bool is_sticky(CUresult code) {
+  switch (code) {
+    case CUDA_ERROR_ILLEGAL_ADDRESS:
+    case CUDA_ERROR_ILLEGAL_INSTRUCTION:
+    case CUDA_ERROR_MISALIGNED_ADDRESS:
+    case CUDA_ERROR_INVALID_ADDRESS_SPACE:
+    case CUDA_ERROR_INVALID_PC:
+    case CUDA_ERROR_LAUNCH_FAILED:
+    case CUDA_ERROR_HARDWARE_STACK_ERROR:
+    case CUDA_ERROR_ASSERT:
+    case CUDA_ERROR_LAUNCH_TIMEOUT:
+    case CUDA_ERROR_ECC_UNCORRECTABLE:
+    case CUDA_ERROR_CONTEXT_IS_DESTROYED:
+      return true;
+    default:
+      return false;
+  }
+}
+
+double milliseconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Distinguishes a refused launch from an unusable context: a refused launch is the candidate's
+// failure, an unusable context ends this worker.
+struct LaunchRefused : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// SM clock readings through NVML, loaded at run time: the worker still runs without it.
+class SmClock {
+ public:
+  explicit SmClock(const std::string& pci_bus_id) {
+    library_ = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (library_ == nullptr) return;
+    auto init = reinterpret_cast<int (*)()>(dlsym(library_, "nvmlInit_v2"));
+    auto by_bus = reinterpret_cast<int (*)(const char*, void**)>(
+        dlsym(library_, "nvmlDeviceGetHandleByPciBusId_v2"));
+    clock_info_ =
+        reinterpret_cast<int (*)(void*, int, unsigned*)>(dlsym(library_, "nvmlDeviceGetClockInfo"));
+    if (!init || !by_bus || !clock_info_ || init() != 0 || by_bus(pci_bus_id.c_str(), &device_)) {
+      device_ = nullptr;
+    }
+  }
+  int mhz() const {
+    constexpr int kNvmlClockSm = 1;
+    unsigned value = 0;
+    if (device_ == nullptr || clock_info_(device_, kNvmlClockSm, &value) != 0) return 0;
+    return static_cast<int>(value);
+  }
+
+ private:
+  void* library_ = nullptr;
+  void* device_ = nullptr;
+  int (*clock_info_)(void*, int, unsigned*) = nullptr;
+};
+
+// --- element conversion for filling and comparing ---
+
+std::uint16_t float_to_half(float value) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &value, 4);
+  std::uint16_t sign = static_cast<std::uint16_t>((bits >> 16) & 0x8000);
+  float magnitude = std::fabs(value);
+  if (std::isnan(value)) return sign | 0x7e00;
+  if (magnitude >= 65520.0f) return sign | 0x7c00;
+  if (magnitude < 6.103515625e-05f) {  // below the smallest normal: a subnormal half
+    return sign | static_cast<std::uint16_t>(std::lrint(magnitude * 16777216.0f));
+  }
+  int exponent = 0;
+  float fraction = std::frexp(magnitude, &exponent);  // magnitude = fraction * 2^exponent
+  long mantissa = std::lrint((fraction * 2.0f - 1.0f) * 1024.0f);
+  int field = exponent + 14;
+  if (mantissa == 1024) {
+    mantissa = 0;
+    ++field;
+  }
+  return sign | static_cast<std::uint16_t>(field << 10) | static_cast<std::uint16_t>(mantissa);
+}
+
+double half_to_double(std::uint16_t half) {
+  int exponent = (half >> 10) & 31;
+  int mantissa = half & 1023;
+  double magnitude;
+  if (exponent == 0) {
+    magnitude = std::ldexp(mantissa, -24);
+  } else if (exponent == 31) {
+    magnitude = mantissa ? std::numeric_limits<double>::quiet_NaN()
+                         : std::numeric_limits<double>::infinity();
+  } else {
+    magnitude = std::ldexp(mantissa | 1024, exponent - 25);
+  }
+  return (half & 0x8000) ? -magnitude : magnitude;
+}
+
+std::uint16_t float_to_bf16(float value) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &value, 4);
+  if (std::isnan(value)) return static_cast<std::uint16_t>((bits >> 16) | 0x0040);
+  bits += 0x7fff + ((bits >> 16) & 1);  // round to nearest even
+  return static_cast<std::uint16_t>(bits >> 16);
+}
+
+double bf16_to_double(std::uint16_t value) {
+  std::uint32_t bits = static_cast<std::uint32_t>(value) << 16;
+  float result;
+  std::memcpy(&result, &bits, 4);
+  return result;
+}
+
+double element(const std::vector<std::byte>& data, proto::Dtype dtype, std::size_t i) {
+  auto read = [&](auto sample) {
+    std::memcpy(&sample, data.data() + i * sizeof sample, sizeof sample);
+    return sample;
+  };
+  switch (dtype) {
+    case proto::Dtype::f64: return read(double{});
+    case proto::Dtype::f32: return read(float{});
+    case proto::Dtype::f16: return half_to_double(read(std::uint16_t{}));
+    case proto::Dtype::bf16: return bf16_to_double(read(std::uint16_t{}));
+    case proto::Dtype::i32: return read(std::int32_t{});
+    case proto::Dtype::i64: return static_cast<double>(read(std::int64_t{}));
+    case proto::Dtype::u32: return read(std::uint32_t{});
+  }
+  return 0;
+}
+
+// Random values away from zero, so that a kernel that skips work cannot pass by accident.
+std::vector<std::byte> random_values(proto::Dtype dtype, std::uint64_t count, std::mt19937_64& rng) {
+  std::vector<std::byte> data(count * proto::dtype_size(dtype));
+  std::uniform_real_distribution<float> magnitude(1.0f / 16, 1.0f);
+  std::uniform_int_distribution<int> small(1, 7);
+  std::bernoulli_distribution negative(0.5);
+  for (std::uint64_t i = 0; i < count; ++i) {
+    float real = negative(rng) ? -magnitude(rng) : magnitude(rng);
+    std::int64_t integer = negative(rng) ? -small(rng) : small(rng);
+    std::byte* out = data.data() + i * proto::dtype_size(dtype);
+    auto put = [&](auto value) { std::memcpy(out, &value, sizeof value); };
+    switch (dtype) {
+      case proto::Dtype::f64: put(static_cast<double>(real)); break;
+      case proto::Dtype::f32: put(real); break;
+      case proto::Dtype::f16: put(float_to_half(real)); break;
+      case proto::Dtype::bf16: put(float_to_bf16(real)); break;
+      case proto::Dtype::i32: put(static_cast<std::int32_t>(integer)); break;
+      case proto::Dtype::i64: put(integer); break;
+      case proto::Dtype::u32: put(static_cast<std::uint32_t>(small(rng))); break;
+    }
+  }
+  return data;
+}
+
+struct Comparison {
+  double max_rel_error = 0;
+  std::string problem;  // empty when every element is finite
+};
+
+// Normwise relative error max|x - ref| / max|ref|; any non-finite output where the reference is
+// finite fails outright (poisoned outputs are NaN, so an element never written fails too).
+Comparison compare(const std::vector<std::byte>& got, const std::vector<std::byte>& want,
+                   proto::Dtype dtype, std::uint64_t count) {
+  double max_diff = 0, max_ref = 0;
+  for (std::uint64_t i = 0; i < count; ++i) {
+    double x = element(got, dtype, i), r = element(want, dtype, i);
+    if (!std::isfinite(x) && std::isfinite(r)) {
+      return {std::numeric_limits<double>::max(),
+              "non-finite value " + std::to_string(x) + " at element " + std::to_string(i)};
+    }
+    max_diff = std::max(max_diff, std::fabs(x - r));
+    max_ref = std::max(max_ref, std::fabs(r));
+  }
+  return {max_ref > 0 ? max_diff / max_ref : max_diff, {}};
+}
+
+struct DeviceBuffer {
+  CUdeviceptr pointer = 0;
+  std::size_t bytes = 0;
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(std::size_t size) : bytes(size) {
+    check(cuMemAlloc(&pointer, std::max<std::size_t>(bytes, 1)), "cuMemAlloc");
+  }
+  DeviceBuffer(DeviceBuffer&& other) noexcept : pointer(other.pointer), bytes(other.bytes) {
+    other.pointer = 0;
+  }
+  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
+    std::swap(pointer, other.pointer);
+    std::swap(bytes, other.bytes);
+    return *this;
+  }
+  ~DeviceBuffer() {
+    if (pointer) cuMemFree(pointer);
+  }
+};
+
+// Buffers for one argument list and seed, kept while requests share them: pristine inputs,
+// the working copies kernels see, and the reference's outputs on the host.
+struct Workspace {
+  std::string key;
+  std::vector<DeviceBuffer> pristine;  // per argument; inputs only
+  std::vector<DeviceBuffer> working;   // per argument; every buffer
+  std::vector<std::vector<std::byte>> expected;  // per argument; outputs only
+};
+
+class Worker {
+ public:
+  explicit Worker(int ordinal) {
+    check(cuInit(0), "cuInit");
+    check(cuDeviceGet(&device_, ordinal), "cuDeviceGet");
+    check(cuDevicePrimaryCtxRetain(&context_, device_), "cuDevicePrimaryCtxRetain");
+    check(cuCtxSetCurrent(context_), "cuCtxSetCurrent");
+    check(cuStreamCreate(&stream_, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+    report_ = describe();
+    clock_ = std::make_unique<SmClock>(report_.pci_bus_id);
+    flush_ = DeviceBuffer(static_cast<std::size_t>(2 * std::max<std::int64_t>(report_.l2_bytes, 1)));
+  }
+
+  const proto::DeviceReport& report() const { return report_; }
+
+  proto::MeasureReply measure(const proto::MeasureRequest& request) {
+    proto::MeasureReply reply;
+    reply.id = request.id;
+    reply.sm_clock_start_mhz = clock_->mhz();
+    try {
+      prepare(request);
+      CUfunction candidate = function(request.candidate);
+      restore_inputs();
+      reset_outputs(request.args);
+      auto check_start = std::chrono::steady_clock::now();
+      launch(candidate, request.candidate, params(request.args));
+      sync("candidate");
+      reply.kernel_ms = milliseconds_since(check_start);
+      if (request.reference) {
+        double tolerance = request.tolerance;
+        for (std::size_t i = 0; i < request.args.size(); ++i) {
+          const auto& arg = request.args[i];
+          if (!arg.is_buffer || arg.role != proto::Role::output) continue;
+          std::vector<std::byte> got(workspace_.working[i].bytes);
+          check(cuMemcpyDtoH(got.data(), workspace_.working[i].pointer, got.size()), "cuMemcpyDtoH");
+          Comparison result = compare(got, workspace_.expected[i], arg.dtype, arg.count);
+          reply.max_rel_error = std::max(reply.max_rel_error, result.max_rel_error);
+          double limit = tolerance >= 0 ? tolerance : proto::default_tolerance(arg.dtype);
+          if (!result.problem.empty() || !(result.max_rel_error <= limit)) {
+            reply.outcome = "wrong_result";
+            reply.detail = "argument " + std::to_string(i) + ": " +
+                           (result.problem.empty() ? "relative error " +
+                                                         std::to_string(result.max_rel_error) +
+                                                         " above tolerance " + std::to_string(limit)
+                                                   : result.problem);
+            reply.sm_clock_end_mhz = clock_->mhz();
+            return reply;
+          }
+        }
+      }
+      if (request.time) {
+        auto timing_start = std::chrono::steady_clock::now();
+        time(candidate, request, reply);
+        reply.kernel_ms += milliseconds_since(timing_start);
+      }
+      reply.outcome = "ok";
+    } catch (const LaunchRefused& refused) {
+      reply.outcome = "launch_error";
+      reply.detail = refused.what();
+    }
+    reply.sm_clock_end_mhz = clock_->mhz();
+    return reply;
+  }
+
+ private:
+  proto::DeviceReport describe() {
+    proto::DeviceReport report;
+    char name[256] = {};
+    check(cuDeviceGetName(name, sizeof name, device_), "cuDeviceGetName");
+    report.name = name;
+    auto attribute = [&](CUdevice_attribute which) {
+      int value = 0;
+      check(cuDeviceGetAttribute(&value, which, device_), "cuDeviceGetAttribute");
+      return value;
+    };
+    report.cc_major = attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+    report.cc_minor = attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+    report.sm_count = attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+    report.l2_bytes = attribute(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
+    report.smem_optin_bytes = attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
+    check(cuDriverGetVersion(&report.driver_version), "cuDriverGetVersion");
+    char bus[64] = {};
+    check(cuDeviceGetPCIBusId(bus, sizeof bus, device_), "cuDeviceGetPCIBusId");
+    report.pci_bus_id = bus;
+    return report;
+  }
+
+  // Module loading, attribute and launch failures are the candidate's; a sticky error is not.
+  void refuse_unless_sticky(CUresult code, const std::string& what) {
+    if (code == CUDA_SUCCESS) return;
+    if (is_sticky(code) || cuCtxSynchronize() != CUDA_SUCCESS) {
+      throw CudaError(code, what + ": " + error_name(code));
+    }
+    throw LaunchRefused(what + ": " + error_name(code));
+  }
+
+  CUfunction function(const proto::Launch& launch) {
+    auto module = modules_.find(launch.cubin);
+    if (module == modules_.end()) {
+      if (modules_.size() >= 512) {  // bound the context's memory over a long tune
+        for (auto& [path, loaded] : modules_) cuModuleUnload(loaded);
+        modules_.clear();
+      }
+      CUmodule loaded = nullptr;
+      refuse_unless_sticky(cuModuleLoad(&loaded, launch.cubin.c_str()),
+                           "loading " + launch.cubin);
+      module = modules_.emplace(launch.cubin, loaded).first;
+    }
+    CUfunction entry = nullptr;
+    refuse_unless_sticky(cuModuleGetFunction(&entry, module->second, launch.kernel.c_str()),
+                         "finding " + launch.kernel);
+    if (launch.dynamic_smem > 48 * 1024) {
+      refuse_unless_sticky(
+          cuFuncSetAttribute(entry, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                             static_cast<int>(launch.dynamic_smem)),
+          "dynamic shared memory of " + std::to_string(launch.dynamic_smem) + " bytes");
+    }
+    return entry;
+  }
+
+  void launch(CUfunction entry, const proto::Launch& shape, std::vector<void*> params) {
+    CUlaunchConfig config{};
+    config.gridDimX = shape.grid[0];
+    config.gridDimY = shape.grid[1];
+    config.gridDimZ = shape.grid[2];
+    config.blockDimX = shape.block[0];
+    config.blockDimY = shape.block[1];
+    config.blockDimZ = shape.block[2];
+    config.sharedMemBytes = shape.dynamic_smem;
+    config.hStream = stream_;
+    CUlaunchAttribute cluster{};
+    if (shape.cluster != proto::Dim3{1, 1, 1}) {
+      cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+      cluster.value.clusterDim.x = shape.cluster[0];
+      cluster.value.clusterDim.y = shape.cluster[1];
+      cluster.value.clusterDim.z = shape.cluster[2];
+      config.attrs = &cluster;
+      config.numAttrs = 1;
+    }
+    refuse_unless_sticky(cuLaunchKernelEx(&config, entry, params.data(), nullptr),
+                         "launching " + shape.kernel);
+  }
+
+  void sync(const std::string& what) {
+    CUresult code = cuStreamSynchronize(stream_);
+    if (code != CUDA_SUCCESS) throw CudaError(code, what + ": " + error_name(code));
+  }
+
+  void prepare(const proto::MeasureRequest& request) {
+    nlohmann::json identity = {{"args", request.args}, {"seed", request.seed}};
+    if (request.reference) identity["reference"] = *request.reference;
+    std::string key = identity.dump();
+    if (key == workspace_.key) return;
+    workspace_ = Workspace{};
+    std::mt19937_64 rng(request.seed);
+    for (const auto& arg : request.args) {
+      std::size_t bytes = arg.is_buffer ? arg.count * proto::dtype_size(arg.dtype) : 0;
+      workspace_.working.emplace_back(arg.is_buffer ? DeviceBuffer(bytes) : DeviceBuffer());
+      workspace_.pristine.emplace_back();
+      workspace_.expected.emplace_back();
+      if (arg.is_buffer && arg.role == proto::Role::input) {
+        workspace_.pristine.back() = DeviceBuffer(bytes);
+        if (arg.zero_fill) {
+          check(cuMemsetD8(workspace_.pristine.back().pointer, 0, bytes), "cuMemsetD8");
+        } else {
+          auto values = random_values(arg.dtype, arg.count, rng);
+          check(cuMemcpyHtoD(workspace_.pristine.back().pointer, values.data(), bytes),
+                "cuMemcpyHtoD");
+        }
+      }
+    }
+    if (request.reference) {
+      CUfunction reference = function(*request.reference);
+      restore_inputs();
+      reset_outputs(request.args);
+      launch(reference, *request.reference, params(request.args));
+      sync("reference");
+      for (std::size_t i = 0; i < request.args.size(); ++i) {
+        const auto& arg = request.args[i];
+        if (!arg.is_buffer || arg.role != proto::Role::output) continue;
+        workspace_.expected[i].resize(workspace_.working[i].bytes);
+        check(cuMemcpyDtoH(workspace_.expected[i].data(), workspace_.working[i].pointer,
+                           workspace_.expected[i].size()),
+              "cuMemcpyDtoH");
+      }
+    }
+    workspace_.key = std::move(key);
+  }
+
+  // A previous candidate may have written into its inputs: every launch starts from the same data.
+  void restore_inputs() {
+    for (std::size_t i = 0; i < workspace_.pristine.size(); ++i) {
+      if (workspace_.pristine[i].pointer == 0) continue;
+      check(cuMemcpyDtoDAsync(workspace_.working[i].pointer, workspace_.pristine[i].pointer,
+                              workspace_.pristine[i].bytes, stream_),
+            "cuMemcpyDtoDAsync");
+    }
+  }
+
+  // Outputs become NaN (all bits set), so an element the kernel never writes fails the check.
+  void reset_outputs(const std::vector<proto::Arg>& args) {
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      if (!args[i].is_buffer || args[i].role == proto::Role::input) continue;
+      unsigned char fill = args[i].role == proto::Role::output ? 0xff : 0x00;
+      check(cuMemsetD8Async(workspace_.working[i].pointer, fill, workspace_.working[i].bytes,
+                            stream_),
+            "cuMemsetD8Async");
+    }
+  }
+
+  std::vector<void*> params(const std::vector<proto::Arg>& args) {
+    scalars_.assign(args.size(), {});
+    std::vector<void*> pointers;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      const auto& arg = args[i];
+      std::byte* slot = scalars_[i].data();
+      auto put = [&](auto value) { std::memcpy(slot, &value, sizeof value); };
+      if (arg.is_buffer) {
+        put(workspace_.working[i].pointer);
+      } else {
+        switch (arg.dtype) {
+          case proto::Dtype::f64: put(arg.value); break;
+          case proto::Dtype::f32: put(static_cast<float>(arg.value)); break;
+          case proto::Dtype::f16: put(float_to_half(static_cast<float>(arg.value))); break;
+          case proto::Dtype::bf16: put(float_to_bf16(static_cast<float>(arg.value))); break;
+          case proto::Dtype::i32: put(static_cast<std::int32_t>(arg.value)); break;
+          case proto::Dtype::i64: put(static_cast<std::int64_t>(arg.value)); break;
+          case proto::Dtype::u32: put(static_cast<std::uint32_t>(arg.value)); break;
+        }
+      }
+      pointers.push_back(slot);
+    }
+    return pointers;
+  }
+
+  CUevent event(std::size_t i) {
+    while (events_.size() <= i) {
+      CUevent created;
+      check(cuEventCreate(&created, CU_EVENT_DEFAULT), "cuEventCreate");
+      events_.push_back(created);
+    }
+    return events_[i];
+  }
+
+  float elapsed_ms(std::size_t start, std::size_t end) {
+    float ms = 0;
+    check(cuEventElapsedTime(&ms, event(start), event(end)), "cuEventElapsedTime");
+    return ms;
+  }
+
+  // Enqueues `reps` timed repetitions; in a graph, events must be external record nodes.
+  void enqueue_reps(CUfunction entry, const proto::MeasureRequest& request, int reps,
+                    bool flush, bool in_graph) {
+    auto record = [&](std::size_t i) {
+      check(in_graph ? cuEventRecordWithFlags(event(i), stream_, CU_EVENT_RECORD_EXTERNAL)
+                     : cuEventRecord(event(i), stream_),
+            "cuEventRecord");
+    };
+    auto args = params(request.args);
+    for (int rep = 0; rep < reps; ++rep) {
+      if (flush) {
+        check(cuMemsetD32Async(flush_.pointer, static_cast<unsigned>(rep), flush_.bytes / 4,
+                               stream_),
+              "cuMemsetD32Async");
+      }
+      record(2 * rep);
+      launch(entry, request.candidate, args);
+      record(2 * rep + 1);
+    }
+  }
+
+  bool run_graph(CUfunction entry, const proto::MeasureRequest& request, int reps, bool flush) {
+    for (int i = 0; i < 2 * reps; ++i) event(i);
+    if (cuStreamBeginCapture(stream_, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL) != CUDA_SUCCESS) {
+      return false;
+    }
+    bool captured = true;
+    try {
+      enqueue_reps(entry, request, reps, flush, true);
+    } catch (const std::exception&) {
+      captured = false;
+    }
+    CUgraph graph = nullptr;
+    if (cuStreamEndCapture(stream_, &graph) != CUDA_SUCCESS || !captured) {
+      if (graph) cuGraphDestroy(graph);
+      return false;
+    }
+    CUgraphExec exec = nullptr;
+    bool ok = cuGraphInstantiate(&exec, graph, 0) == CUDA_SUCCESS;
+    cuGraphDestroy(graph);
+    if (!ok) return false;
+    CUresult launched = cuGraphLaunch(exec, stream_);
+    if (launched == CUDA_SUCCESS) sync("timed graph");
+    cuGraphExecDestroy(exec);
+    return launched == CUDA_SUCCESS;
+  }
+
+  void time(CUfunction entry, const proto::MeasureRequest& request, proto::MeasureReply& reply) {
+    const auto& timing = request.timing;
+    auto args = params(request.args);
+    for (int i = 0; i < timing.warmup; ++i) launch(entry, request.candidate, args);
+    // A first estimate, in a warm L2, sizes the repetitions to the budget.
+    check(cuEventRecord(event(0), stream_), "cuEventRecord");
+    constexpr int kProbes = 3;
+    for (int i = 0; i < kProbes; ++i) launch(entry, request.candidate, args);
+    check(cuEventRecord(event(1), stream_), "cuEventRecord");
+    sync("warm-up");
+    double estimate_ms = std::max(1e-4, static_cast<double>(elapsed_ms(0, 1)) / kProbes);
+    int reps = static_cast<int>(std::ceil(timing.budget_ms / estimate_ms));
+    reps = std::clamp(reps, std::max(1, timing.min_reps), std::max(1, timing.max_reps));
+
+    // Short kernels are launched faster by the GPU than the host can enqueue them: a graph
+    // removes the host from the timed region.
+    constexpr double kLaunchGapMs = 0.02;
+    bool want_graph =
+        timing.graph == "on" || (timing.graph == "auto" && estimate_ms < kLaunchGapMs);
+    reply.graph = want_graph && run_graph(entry, request, reps, timing.flush_l2);
+    if (!reply.graph) {
+      enqueue_reps(entry, request, reps, timing.flush_l2, false);
+      sync("timed repetitions");
+    }
+    std::vector<double> samples;
+    for (int rep = 0; rep < reps; ++rep) samples.push_back(elapsed_ms(2 * rep, 2 * rep + 1));
+    std::sort(samples.begin(), samples.end());
+    reply.repetitions = reps;
+    reply.min_ms = samples.front();
+    reply.max_ms = samples.back();
+    reply.time_ms = reps % 2 ? samples[reps / 2] : (samples[reps / 2 - 1] + samples[reps / 2]) / 2;
+  }
+
+  CUdevice device_ = 0;
+  CUcontext context_ = nullptr;
+  CUstream stream_ = nullptr;
+  proto::DeviceReport report_;
+  std::unique_ptr<SmClock> clock_;
+  DeviceBuffer flush_;
+  Workspace workspace_;
+  std::map<std::string, CUmodule> modules_;
+  std::vector<CUevent> events_;
+  std::vector<std::array<std::byte, 8>> scalars_;
+};
+
+// Replies go to a private copy of the original stdout: kernels that printf (and the driver) write
+// to fd 1, which points at stderr once the worker starts.
+FILE* g_replies = stdout;
+
+void send(const nlohmann::json& message) {
+  std::string line = message.dump();
+  line += '\n';
+  std::fwrite(line.data(), 1, line.size(), g_replies);
+  std::fflush(g_replies);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int ordinal = 0;
+  for (int i = 1; i < argc; ++i) {
+    std::string flag = argv[i];
+    if (flag == "--device" && i + 1 < argc) {
+      ordinal = std::atoi(argv[++i]);
+    } else {
+      std::cerr << "usage: cutune-cuda-worker [--device N]\n";
+      return 2;
+    }
+  }
+  int replies_fd = dup(STDOUT_FILENO);
+  if (replies_fd < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0 ||
+      (g_replies = fdopen(replies_fd, "w")) == nullptr) {
+    std::perror("cutune-cuda-worker: cannot set up its reply stream");
+    return 2;
+  }
+  std::unique_ptr<Worker> worker;
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    auto started = std::chrono::steady_clock::now();
+    nlohmann::json message = nlohmann::json::parse(line, nullptr, false);
+    if (message.is_discarded() || !message.is_object()) {
+      send({{"ok", false}, {"error", "not a JSON object: " + line.substr(0, 200)}});
+      continue;
+    }
+    std::string op = message.value("op", "");
+    if (op == "quit") return 0;
+    try {
+      if (!worker) worker = std::make_unique<Worker>(ordinal);
+      if (op == "hello") {
+        send({{"ok", true}, {"device", worker->report()}});
+      } else if (op == "measure") {
+        auto request = message.at("request").get<proto::MeasureRequest>();
+        auto reply = worker->measure(request);
+        reply.worker_ms = milliseconds_since(started);
+        send(reply);
+      } else {
+        send({{"ok", false}, {"error", "unknown op '" + op + "'"}});
+      }
+    } catch (const CudaError& error) {
+      // The context may be unusable; a fresh process is the only reliable recovery.
+      proto::MeasureReply reply;
+      reply.id = message.contains("request") ? message["request"].value("id", std::uint64_t{0}) : 0;
+      reply.outcome = "crash";
+      reply.detail = error.what();
+      send(reply);
+      return kStickyExitCode;
+    } catch (const std::exception& error) {
+      send({{"ok", false}, {"error", error.what()}});
+    }
+  }
+  return 0;
+}

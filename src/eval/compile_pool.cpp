@@ -1,0 +1,160 @@
+#include "compile_pool.hpp"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <fstream>
+#include <sstream>
+#include <system_error>
+
+#include "child_process.hpp"
+#include "hash.hpp"
+
+namespace cutune::eval {
+namespace {
+
+std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void write_atomically(const std::filesystem::path& path, const std::string& text) {
+  auto tmp = path;
+  tmp += ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    out << text;
+  }
+  std::filesystem::rename(tmp, path);
+}
+
+// A temporary name unique across the threads and the processes sharing one cache folder.
+std::filesystem::path temporary_output(const std::filesystem::path& final_path) {
+  static std::atomic<unsigned long> counter{0};
+  auto tmp = final_path;
+  tmp += ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
+  tmp += final_path.extension();
+  return tmp;
+}
+
+}  // namespace
+
+CompilePool::CompilePool(std::filesystem::path cache_dir, unsigned jobs)
+    : cache_dir_(std::move(cache_dir)) {
+  std::filesystem::create_directories(cache_dir_);
+  if (jobs == 0) jobs = std::max(1u, std::thread::hardware_concurrency());
+  for (unsigned i = 0; i < jobs; ++i) threads_.emplace_back([this] { work(); });
+}
+
+CompilePool::~CompilePool() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  ready_.notify_all();
+  threads_.clear();  // joins; queued tasks are finished first
+}
+
+std::shared_future<CompileResult> CompilePool::submit(CompileRequest request) {
+  auto hash = Fnv1a().field(request.key).field(request.extension).hex();
+  std::lock_guard lock(mutex_);
+  if (auto found = in_flight_.find(hash); found != in_flight_.end()) return found->second;
+  Task task{std::move(request), hash, {}};
+  auto future = task.promise.get_future().share();
+  in_flight_.emplace(hash, future);
+  queue_.push_back(std::move(task));
+  ready_.notify_one();
+  return future;
+}
+
+std::vector<CompileResult> CompilePool::compile(std::span<const CompileRequest> requests) {
+  std::vector<std::shared_future<CompileResult>> futures;
+  futures.reserve(requests.size());
+  for (const auto& request : requests) futures.push_back(submit(request));
+  std::vector<CompileResult> results;
+  results.reserve(futures.size());
+  for (auto& future : futures) results.push_back(future.get());
+  return results;
+}
+
+void CompilePool::work() {
+  for (;;) {
+    Task task;
+    {
+      std::unique_lock lock(mutex_);
+      ready_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty()) return;
+      task = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    CompileResult result;
+    try {
+      result = run(task.request, task.hash);
+    } catch (const std::exception& error) {
+      result.status = CompileResult::Status::error;
+      result.key_hash = task.hash;
+      result.log = error.what();
+    }
+    {
+      std::lock_guard lock(mutex_);
+      in_flight_.erase(task.hash);
+    }
+    task.promise.set_value(std::move(result));
+  }
+}
+
+CompileResult CompilePool::run(const CompileRequest& request, const std::string& hash) const {
+  CompileResult result;
+  result.key_hash = hash;
+  auto output = cache_dir_ / (hash + request.extension);
+  auto error_log = cache_dir_ / (hash + ".error.log");
+  if (std::filesystem::exists(output)) {
+    result.output = output;
+    result.cached = true;
+    return result;
+  }
+  if (std::filesystem::exists(error_log)) {
+    result.status = CompileResult::Status::error;
+    result.log = read_file(error_log);
+    result.log_file = error_log;
+    result.cached = true;
+    return result;
+  }
+
+  auto tmp = temporary_output(output);
+  std::vector<std::string> argv;
+  argv.reserve(request.command.size());
+  for (auto arg : request.command) {
+    for (auto at = arg.find("{output}"); at != std::string::npos; at = arg.find("{output}")) {
+      arg.replace(at, 8, tmp.string());
+    }
+    argv.push_back(std::move(arg));
+  }
+  auto run = run_with_limit(argv, request.limit);
+  result.wall_s = run.wall_s;
+  result.log = std::move(run.output);
+  std::error_code ignored;
+  if (run.timed_out) {
+    std::filesystem::remove(tmp, ignored);
+    result.status = CompileResult::Status::timeout;
+    return result;
+  }
+  if (!run.status.success() || !std::filesystem::exists(tmp)) {
+    std::filesystem::remove(tmp, ignored);
+    result.status = CompileResult::Status::error;
+    if (result.log.empty()) result.log = argv.front() + " ended with " + run.status.describe();
+    // Only the compiler's own verdict is deterministic; a compiler killed by a signal is not.
+    if (run.status.exited) {
+      write_atomically(error_log, result.log);
+      result.log_file = error_log;
+    }
+    return result;
+  }
+  std::filesystem::rename(tmp, output);
+  result.output = output;
+  return result;
+}
+
+}  // namespace cutune::eval

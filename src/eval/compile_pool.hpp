@@ -1,0 +1,81 @@
+// A pool of compile jobs with an on-disk cache. Generic over the compiler: a job is a command line
+// with an "{output}" placeholder and a key naming everything the output depends on (source text,
+// flags, compiler version, target). The pool runs up to `jobs` compiles at once, each a child
+// process killed at its time limit, and serves repeated keys from the cache folder:
+//
+//   <cache>/<hash><extension>   a finished output, published by an atomic rename, so readers and
+//                               other tuner processes never see a half-written file
+//   <cache>/<hash>.error.log    the compiler's output for a source that failed to compile; a
+//                               compile error is deterministic, so the key is not compiled again
+//
+// A timeout is not cached (the machine may only have been busy).
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <filesystem>
+#include <future>
+#include <map>
+#include <mutex>
+#include <span>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace cutune::eval {
+
+struct CompileRequest {
+  std::vector<std::string> command;  // argv; every "{output}" is replaced by the output path
+  std::string key;                   // all the output depends on; hashed to name the cache entry
+  std::string extension = ".so";
+  std::chrono::milliseconds limit{60'000};
+};
+
+struct CompileResult {
+  enum class Status { ok, error, timeout };
+  Status status = Status::ok;
+  std::filesystem::path output;  // the cached output when ok
+  std::string log;               // compiler output (kept for errors and timeouts)
+  std::filesystem::path log_file;  // where an error's log is kept in the cache
+  std::string key_hash;          // 16 hex digits
+  double wall_s = 0;             // time spent compiling; 0 when served from the cache
+  bool cached = false;
+};
+
+class CompilePool {
+ public:
+  // Creates the cache folder when missing. jobs == 0 means one per core.
+  CompilePool(std::filesystem::path cache_dir, unsigned jobs = 0);
+  ~CompilePool();
+  CompilePool(const CompilePool&) = delete;
+  CompilePool& operator=(const CompilePool&) = delete;
+
+  // Queues one compile; a key already queued or running shares its result.
+  std::shared_future<CompileResult> submit(CompileRequest request);
+  // Compiles a batch in parallel and waits for all of it; results in request order.
+  std::vector<CompileResult> compile(std::span<const CompileRequest> requests);
+
+  const std::filesystem::path& cache_dir() const { return cache_dir_; }
+  unsigned jobs() const { return static_cast<unsigned>(threads_.size()); }
+
+ private:
+  struct Task {
+    CompileRequest request;
+    std::string hash;
+    std::promise<CompileResult> promise;
+  };
+  void work();
+  CompileResult run(const CompileRequest& request, const std::string& hash) const;
+
+  std::filesystem::path cache_dir_;
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::deque<Task> queue_;
+  std::map<std::string, std::shared_future<CompileResult>> in_flight_;
+  bool stopping_ = false;
+  std::vector<std::jthread> threads_;
+};
+
+}  // namespace cutune::eval

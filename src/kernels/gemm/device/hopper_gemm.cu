@@ -1,0 +1,498 @@
+// Hopper (sm_90a) GEMM: D = A * B with bf16 or fp16 inputs and output and fp32 accumulation.
+// A is M x K row-major; B is K x N row-major (CUTUNE_B_LAYOUT 0) or N x K row-major (1); D is
+// M x N row-major.
+//
+// One persistent block per SM: a producer warpgroup streams A and B tiles with TMA into a ring of
+// shared-memory stages guarded by mbarriers (multicast across a thread-block cluster), and two
+// consumer warpgroups multiply them with wgmma and store the result. Every knob arrives as a -D
+// macro (see gemm_problem.hpp, compile_defines()); the host side is gemm_launch.cpp, which builds
+// the tensor maps and launch geometry this file expects.
+//
+// Built from CuTe/CUTLASS arch-level pieces only (TMA copy, wgmma, barriers, register
+// reconfiguration) so that one configuration compiles in seconds.
+
+#include <cuda.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cute/arch/cluster_sm90.hpp>
+#include <cute/arch/copy_sm90_desc.hpp>
+#include <cute/arch/copy_sm90_tma.hpp>
+#include <cute/arch/mma_sm90_desc.hpp>
+#include <cute/arch/mma_sm90_gmma.hpp>
+#include <cutlass/arch/barrier.h>
+#include <cutlass/arch/reg_reconfig.h>
+#include <utility>
+
+// Defaults select the family's default configuration, so the file compiles on its own.
+#ifndef CUTUNE_TILE_M
+#define CUTUNE_TILE_M 128
+#endif
+#ifndef CUTUNE_TILE_N
+#define CUTUNE_TILE_N 256
+#endif
+#ifndef CUTUNE_TILE_K
+#define CUTUNE_TILE_K 64
+#endif
+#ifndef CUTUNE_STAGES
+#define CUTUNE_STAGES 4
+#endif
+#ifndef CUTUNE_CLUSTER_M
+#define CUTUNE_CLUSTER_M 2
+#endif
+#ifndef CUTUNE_CLUSTER_N
+#define CUTUNE_CLUSTER_N 1
+#endif
+#ifndef CUTUNE_SCHEDULE
+#define CUTUNE_SCHEDULE 0
+#endif
+#ifndef CUTUNE_RASTER
+#define CUTUNE_RASTER 1
+#endif
+#ifndef CUTUNE_SWIZZLE
+#define CUTUNE_SWIZZLE 8
+#endif
+#ifndef CUTUNE_SPLIT_K
+#define CUTUNE_SPLIT_K 1
+#endif
+#ifndef CUTUNE_FAST_LAUNCH
+#define CUTUNE_FAST_LAUNCH 0
+#endif
+#ifndef CUTUNE_DTYPE
+#define CUTUNE_DTYPE 0
+#endif
+#ifndef CUTUNE_B_LAYOUT
+#define CUTUNE_B_LAYOUT 0
+#endif
+
+namespace {
+
+namespace gmma = cute::SM90::GMMA;
+
+constexpr int kTileM = CUTUNE_TILE_M;
+constexpr int kTileN = CUTUNE_TILE_N;
+constexpr int kTileK = CUTUNE_TILE_K;
+constexpr int kStages = CUTUNE_STAGES;
+constexpr int kClusterM = CUTUNE_CLUSTER_M;
+constexpr int kClusterN = CUTUNE_CLUSTER_N;
+constexpr int kClusterSize = kClusterM * kClusterN;
+constexpr bool kPingpong = CUTUNE_SCHEDULE == 1;
+constexpr bool kRasterAlongM = CUTUNE_RASTER == 0;
+constexpr int kSwizzle = CUTUNE_SWIZZLE;
+constexpr int kSplitK = CUTUNE_SPLIT_K;
+constexpr bool kFastLaunch = CUTUNE_FAST_LAUNCH == 1;
+constexpr bool kBIsKMajor = CUTUNE_B_LAYOUT == 1;
+
+#if CUTUNE_DTYPE == 0
+using Element = __nv_bfloat16;
+using Element2 = __nv_bfloat162;
+#define CUTUNE_MMA_TYPES BF16BF16
+#elif CUTUNE_DTYPE == 1
+using Element = __half;
+using Element2 = __half2;
+#define CUTUNE_MMA_TYPES F16F16
+#else
+#error "CUTUNE_DTYPE must be 0 (bf16) or 1 (fp16)"
+#endif
+
+static_assert(kTileM == 64 || kTileM == 128 || kTileM == 256, "CUTUNE_TILE_M: 64, 128 or 256");
+static_assert(kTileN == 64 || kTileN == 128 || kTileN == 192 || kTileN == 256,
+              "CUTUNE_TILE_N: 64, 128, 192 or 256");
+static_assert(kTileK == 32 || kTileK == 64 || kTileK == 128, "CUTUNE_TILE_K: 32, 64 or 128");
+static_assert(kStages >= 2 && kStages <= 8, "CUTUNE_STAGES: 2..8");
+static_assert((kClusterM == 1 || kClusterM == 2) && (kClusterN == 1 || kClusterN == 2),
+              "CUTUNE_CLUSTER_M and CUTUNE_CLUSTER_N: 1 or 2");
+static_assert(kSplitK == 1 || kSplitK == 2 || kSplitK == 4, "CUTUNE_SPLIT_K: 1, 2 or 4");
+static_assert(kPingpong || kTileM >= 128, "the cooperative schedule needs CUTUNE_TILE_M >= 128");
+static_assert(!kFastLaunch || (kClusterM == 2 && kClusterN == 1 && !kPingpong && kSplitK == 1),
+              "CUTUNE_FAST_LAUNCH needs a 2x1 cluster, the cooperative schedule and no split-K");
+
+constexpr int kWarpgroupThreads = 128;
+constexpr int kThreads = 3 * kWarpgroupThreads;
+constexpr int kProducerRegisters = 40;
+constexpr int kConsumerRegisters = 232;
+
+// Rows of a tile that one consumer warpgroup multiplies, as wgmma blocks of 64 rows.
+constexpr int kWarpgroupRows = kPingpong ? kTileM : kTileM / 2;
+constexpr int kMmaBlocks = kWarpgroupRows / 64;
+constexpr int kAccumulators = kTileN / 2;  // fp32 results per thread of one 64 x kTileN block
+static_assert(kMmaBlocks * kAccumulators <= 192, "too many accumulators per consumer thread");
+
+// Shared memory layout of one stage. A K-major operand (A, and B when kBIsKMajor) is stored as
+// kTileK / kAtomK chunks of [rows][kAtomK] whose rows are one swizzle span wide (128 bytes, or 64
+// when kTileK is 32). An N-major B is stored as kTileN / 64 chunks of [kTileK][64], 128-byte rows.
+constexpr int kElementBytes = 2;
+constexpr int kAtomK = kTileK < 64 ? kTileK : 64;
+constexpr int kKChunks = kTileK / kAtomK;
+constexpr int kNChunks = kTileN / 64;
+constexpr int kABytes = kTileM * kTileK * kElementBytes;
+constexpr int kBBytes = kTileN * kTileK * kElementBytes;
+constexpr int kStageBytes = kABytes + kBBytes;
+constexpr int kSwizzleAtomBytes = 1024;
+static_assert(kABytes % kSwizzleAtomBytes == 0 && kBBytes % kSwizzleAtomBytes == 0,
+              "every tile must start on a swizzle atom");
+// Mirrors shared_memory_bytes() in gemm_problem.hpp; the kernel traps if it was given less.
+constexpr int kSharedBytes = kSwizzleAtomBytes + kStages * (kStageBytes + 2 * 8);
+
+// Each CTA of a cluster loads its share of a multicast operand: A is shared by the kClusterN CTAs
+// of one cluster row, B by the kClusterM CTAs of one cluster column.
+constexpr int kARowsPerLoad = kTileM / kClusterN;
+constexpr int kBRowsPerLoad = kBIsKMajor ? kTileN / kClusterM : kTileK / kClusterM;
+
+// Consumer arrivals that free a stage: every consumer warpgroup that reads it, in every CTA of
+// the cluster, since any of them may be written by a peer's multicast.
+constexpr int kConsumersPerStage = kPingpong ? 1 : 2;
+constexpr int kEmptyArrivals = kConsumersPerStage * kClusterSize;
+
+constexpr uint64_t kCacheHint = static_cast<uint64_t>(cute::TMA::CacheHintSm90::EVICT_NORMAL);
+
+#define CUTUNE_MMA_NAME_(n, types) gmma::MMA_64x##n##x16_F32##types##_SS
+#define CUTUNE_MMA_NAME(n, types) CUTUNE_MMA_NAME_(n, types)
+using Mma = CUTUNE_MMA_NAME(CUTUNE_TILE_N, CUTUNE_MMA_TYPES)<
+    gmma::Major::K, kBIsKMajor ? gmma::Major::K : gmma::Major::MN>;
+
+using Barrier = cutlass::arch::ClusterTransactionBarrier;
+// Named barrier i: consumer warpgroup i may start its next tile's main loop.
+using MathOrder = cutlass::arch::NamedBarrier;
+
+// Shared memory descriptor of a wgmma operand (PTX ISA, "Matrix Descriptor Format"); the 14-bit
+// fields are in 16-byte units.
+__device__ __forceinline__ uint64_t smem_descriptor(const void* base, int layout_type,
+                                                    int leading_bytes, int stride_bytes) {
+  const uint32_t address = cute::cast_smem_ptr_to_uint(base);
+  return static_cast<uint64_t>((address >> 4) & 0x3FFF) |
+         static_cast<uint64_t>((leading_bytes >> 4) & 0x3FFF) << 16 |
+         static_cast<uint64_t>((stride_bytes >> 4) & 0x3FFF) << 32 |
+         static_cast<uint64_t>(layout_type) << 62;
+}
+
+constexpr int kKMajorLayout = kAtomK == 64 ? 1 : 2;  // SWIZZLE_128B : SWIZZLE_64B
+constexpr int kKMajorStride = 8 * kAtomK * kElementBytes;  // one 8-row swizzle atom
+
+// Descriptor of the 64 rows of a K-major operand tile that start at `row`, for k-step `k16`.
+__device__ __forceinline__ uint64_t k_major_descriptor(const Element* tile, int rows, int row,
+                                                       int k16) {
+  const int k = k16 * 16;
+  const Element* start = tile + (k / kAtomK) * rows * kAtomK + row * kAtomK + k % kAtomK;
+  return smem_descriptor(start, kKMajorLayout, 16, kKMajorStride);
+}
+
+// Descriptor of the whole N-major B tile for k-step `k16`: 64-column chunks kTileK rows apart.
+__device__ __forceinline__ uint64_t n_major_descriptor(const Element* tile, int k16) {
+  return smem_descriptor(tile + k16 * 16 * 64, 1, kTileK * 64 * kElementBytes, 1024);
+}
+
+template <int... I>
+__device__ __forceinline__ void mma(uint64_t desc_a, uint64_t desc_b, float (&acc)[kAccumulators],
+                                    std::integer_sequence<int, I...>) {
+  Mma::fma(desc_a, desc_b, acc[I]..., gmma::ScaleOut::One);
+}
+
+// Keeps the compiler from moving accumulator reads or writes across wgmma issue and wait.
+__device__ __forceinline__ void fence_accumulators(float (&acc)[kMmaBlocks][kAccumulators]) {
+#pragma unroll
+  for (int mb = 0; mb < kMmaBlocks; ++mb) {
+#pragma unroll
+    for (int i = 0; i < kAccumulators; ++i) cute::warpgroup_fence_operand(acc[mb][i]);
+  }
+}
+
+// The work of one cluster: an output tile of (kClusterM * kTileM) x (kClusterN * kTileN) and a
+// slice of K. Split slices are the slowest index, so co-resident clusters share A and B in L2.
+struct WorkUnit {
+  int tile_m;
+  int tile_n;
+  int k_block_begin;
+  int k_blocks;
+  int split;
+};
+
+struct Schedule {
+  int tiles_m;
+  int tiles_n;
+  int units;
+  int k_blocks_per_split;
+  int k_blocks_total;
+
+  __device__ Schedule(int m, int n, int k) {
+    tiles_m = (m + kClusterM * kTileM - 1) / (kClusterM * kTileM);
+    tiles_n = (n + kClusterN * kTileN - 1) / (kClusterN * kTileN);
+    k_blocks_total = (k + kTileK - 1) / kTileK;
+    k_blocks_per_split = (k_blocks_total + kSplitK - 1) / kSplitK;
+    units = tiles_m * tiles_n * kSplitK;
+  }
+
+  __device__ WorkUnit unit(int index) const {
+    const int tiles = tiles_m * tiles_n;
+    const int split = index / tiles;
+    const int tile = index % tiles;
+    // Grouped raster: groups of kSwizzle tiles "across" the raster direction, and inside a group
+    // consecutive tiles cycle across it while advancing "along" it, so that concurrent tiles reuse
+    // the same rows of A and columns of B from L2. kSwizzle = 1 walks plain rows (or columns).
+    const int along_tiles = kRasterAlongM ? tiles_m : tiles_n;
+    const int across_tiles = kRasterAlongM ? tiles_n : tiles_m;
+    const int group = tile / (kSwizzle * along_tiles);
+    const int first_across = group * kSwizzle;
+    const int group_across = min(across_tiles - first_across, kSwizzle);
+    const int in_group = tile % (kSwizzle * along_tiles);
+    const int across = first_across + in_group % group_across;
+    const int along = in_group / group_across;
+    WorkUnit work;
+    work.tile_m = kRasterAlongM ? along : across;
+    work.tile_n = kRasterAlongM ? across : along;
+    work.split = split;
+    work.k_block_begin = split * k_blocks_per_split;
+    work.k_blocks = max(0, min(k_blocks_total - work.k_block_begin, k_blocks_per_split));
+    return work;
+  }
+};
+
+__device__ __forceinline__ uint16_t multicast_mask(int first_rank, int rank_step, int count) {
+  uint16_t mask = 0;
+  for (int i = 0; i < count; ++i) mask |= static_cast<uint16_t>(1u << (first_rank + i * rank_step));
+  return mask;
+}
+
+__device__ __forceinline__ void load_2d(const CUtensorMap* map, uint64_t* barrier, uint16_t mask,
+                                        void* destination, int inner, int outer) {
+  if constexpr (kClusterSize == 1) {
+    cute::SM90_TMA_LOAD_2D::copy(map, barrier, kCacheHint, destination, inner, outer);
+  } else if (mask == 0) {
+    cute::SM90_TMA_LOAD_2D::copy(map, barrier, kCacheHint, destination, inner, outer);
+  } else {
+    cute::SM90_TMA_LOAD_MULTICAST_2D::copy(map, barrier, mask, kCacheHint, destination, inner,
+                                           outer);
+  }
+}
+
+__device__ __forceinline__ uint32_t dynamic_shared_bytes() {
+  uint32_t bytes;
+  asm volatile("mov.u32 %0, %%dynamic_smem_size;" : "=r"(bytes));
+  return bytes;
+}
+
+}  // namespace
+
+extern "C" __global__ void __launch_bounds__(kThreads, 1)
+    cutune_gemm(const __grid_constant__ CUtensorMap tensor_a,
+                const __grid_constant__ CUtensorMap tensor_b, Element* __restrict__ d,
+                float* __restrict__ workspace, int m, int n, int k) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  extern __shared__ uint8_t shared_raw[];
+  if (dynamic_shared_bytes() < kSharedBytes) __trap();
+  uint8_t* shared = reinterpret_cast<uint8_t*>(
+      (reinterpret_cast<uintptr_t>(shared_raw) + kSwizzleAtomBytes - 1) &
+      ~uintptr_t{kSwizzleAtomBytes - 1});
+  auto stage_a = [&](int stage) {
+    return reinterpret_cast<Element*>(shared + stage * kStageBytes);
+  };
+  auto stage_b = [&](int stage) {
+    return reinterpret_cast<Element*>(shared + stage * kStageBytes + kABytes);
+  };
+  uint64_t* full = reinterpret_cast<uint64_t*>(shared + kStages * kStageBytes);
+  uint64_t* empty = full + kStages;
+
+  const int warpgroup = threadIdx.x / kWarpgroupThreads;
+  const int rank = kClusterSize == 1 ? 0 : static_cast<int>(cute::block_rank_in_cluster());
+  const int cluster_m = rank % kClusterM;
+  const int cluster_n = rank / kClusterM;
+
+  if (threadIdx.x == 0) {
+    cute::prefetch_tma_descriptor(&tensor_a);
+    cute::prefetch_tma_descriptor(&tensor_b);
+    for (int stage = 0; stage < kStages; ++stage) {
+      Barrier::init(&full[stage], 1);
+      Barrier::init(&empty[stage], kEmptyArrivals);
+    }
+    cutlass::arch::fence_barrier_init();
+  }
+  // Peers arrive on and multicast into this CTA's barriers: all must be initialised first.
+  if constexpr (kClusterSize > 1) {
+    cute::cluster_sync();
+  } else {
+    __syncthreads();
+  }
+  if constexpr (kFastLaunch) {
+    // Let the next kernel's blocks start their prologue, and wait for the previous kernel's
+    // results before touching global memory.
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+  }
+
+  const Schedule schedule(m, n, k);
+  const int cluster = blockIdx.x / kClusterSize;
+  const int clusters = gridDim.x / kClusterSize;
+
+  if (warpgroup == 0) {
+    cutlass::arch::warpgroup_reg_dealloc<kProducerRegisters>();
+    if (threadIdx.x == 0) {
+      const uint16_t a_mask =
+          kClusterN == 1 ? 0 : multicast_mask(cluster_m, kClusterM, kClusterN);
+      const uint16_t b_mask =
+          kClusterM == 1 ? 0 : multicast_mask(cluster_n * kClusterM, 1, kClusterM);
+      int iteration = 0;
+      for (int index = cluster; index < schedule.units; index += clusters) {
+        const WorkUnit work = schedule.unit(index);
+        const int m0 = (work.tile_m * kClusterM + cluster_m) * kTileM;
+        const int n0 = (work.tile_n * kClusterN + cluster_n) * kTileN;
+        for (int kb = 0; kb < work.k_blocks; ++kb, ++iteration) {
+          const int stage = iteration % kStages;
+          Barrier::wait(&empty[stage], ((iteration / kStages) & 1) ^ 1);
+          Barrier::arrive_and_expect_tx(&full[stage], kStageBytes);
+          const int k0 = (work.k_block_begin + kb) * kTileK;
+          Element* a = stage_a(stage);
+          Element* b = stage_b(stage);
+          for (int chunk = 0; chunk < kKChunks; ++chunk) {
+            load_2d(&tensor_a, &full[stage], a_mask,
+                    a + chunk * kTileM * kAtomK + cluster_n * kARowsPerLoad * kAtomK,
+                    k0 + chunk * kAtomK, m0 + cluster_n * kARowsPerLoad);
+          }
+          if constexpr (kBIsKMajor) {
+            for (int chunk = 0; chunk < kKChunks; ++chunk) {
+              load_2d(&tensor_b, &full[stage], b_mask,
+                      b + chunk * kTileN * kAtomK + cluster_m * kBRowsPerLoad * kAtomK,
+                      k0 + chunk * kAtomK, n0 + cluster_m * kBRowsPerLoad);
+            }
+          } else {
+            for (int chunk = 0; chunk < kNChunks; ++chunk) {
+              load_2d(&tensor_b, &full[stage], b_mask,
+                      b + chunk * kTileK * 64 + cluster_m * kBRowsPerLoad * 64, n0 + chunk * 64,
+                      k0 + cluster_m * kBRowsPerLoad);
+            }
+          }
+        }
+      }
+    }
+  } else {
+    cutlass::arch::warpgroup_reg_alloc<kConsumerRegisters>();
+    const int consumer = warpgroup - 1;
+    const int thread = threadIdx.x % kWarpgroupThreads;
+    const int warp = thread / 32;
+    const int lane = thread % 32;
+    const int row_offset = kPingpong ? 0 : consumer * kWarpgroupRows;
+    float acc[kMmaBlocks][kAccumulators];
+
+    // Frees `stage` in every CTA of the cluster (peers multicast into it).
+    auto release = [&](int stage) {
+      if (thread == 0) {
+        if constexpr (kClusterSize == 1) {
+          Barrier::arrive(&empty[stage]);
+        } else {
+          for (int peer = 0; peer < kClusterSize; ++peer) Barrier::arrive(&empty[stage], peer, 1);
+        }
+      }
+    };
+
+    int iteration = 0;
+    int local_unit = 0;
+    for (int index = cluster; index < schedule.units; index += clusters, ++local_unit) {
+      const WorkUnit work = schedule.unit(index);
+      if (kPingpong && local_unit % 2 != consumer) {
+        iteration += work.k_blocks;  // the other warpgroup's tile
+        continue;
+      }
+#pragma unroll
+      for (int mb = 0; mb < kMmaBlocks; ++mb) {
+#pragma unroll
+        for (int i = 0; i < kAccumulators; ++i) acc[mb][i] = 0.0f;
+      }
+      // Ping-pong: start only once the other warpgroup has waited on every stage of the previous
+      // tile, so that each wait below is at most one phase ahead of its barrier (a parity wait
+      // cannot tell phases two apart).
+      if (kPingpong && local_unit > 0) MathOrder::sync(2 * kWarpgroupThreads, consumer);
+      for (int kb = 0; kb < work.k_blocks; ++kb, ++iteration) {
+        const int stage = iteration % kStages;
+        Barrier::wait(&full[stage], (iteration / kStages) & 1);
+        const Element* a = stage_a(stage);
+        const Element* b = stage_b(stage);
+        fence_accumulators(acc);
+        cute::warpgroup_arrive();
+#pragma unroll
+        for (int k16 = 0; k16 < kTileK / 16; ++k16) {
+          const uint64_t desc_b = kBIsKMajor ? k_major_descriptor(b, kTileN, 0, k16)
+                                             : n_major_descriptor(b, k16);
+#pragma unroll
+          for (int mb = 0; mb < kMmaBlocks; ++mb) {
+            mma(k_major_descriptor(a, kTileM, row_offset + mb * 64, k16), desc_b, acc[mb],
+                std::make_integer_sequence<int, kAccumulators>{});
+          }
+        }
+        cute::warpgroup_commit_batch();
+        fence_accumulators(acc);
+        // Keep one batch in flight: the previous stage's MMAs are done once one batch remains.
+        // (Waiting for this batch and freeing its stage at once measured 1-2% slower.)
+        cute::warpgroup_wait<1>();
+        if (kb > 0) release((iteration - 1) % kStages);
+      }
+      if (kPingpong && index + clusters < schedule.units) {
+        MathOrder::arrive(2 * kWarpgroupThreads, 1 - consumer);  // the next tile is the other's
+      }
+      cute::warpgroup_wait<0>();
+      if (work.k_blocks > 0) release((iteration - 1) % kStages);
+
+      // Epilogue: each thread holds, per 64-row block, rows warp*16 + lane/4 (+8) and column
+      // pairs 8*j + 2*(lane%4) of the warpgroup's accumulator fragment.
+      const int m0 = (work.tile_m * kClusterM + cluster_m) * kTileM + row_offset;
+      const int n0 = (work.tile_n * kClusterN + cluster_n) * kTileN;
+#pragma unroll
+      for (int mb = 0; mb < kMmaBlocks; ++mb) {
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+          const int row = m0 + mb * 64 + warp * 16 + lane / 4 + half * 8;
+          if (row >= m) continue;
+#pragma unroll
+          for (int j = 0; j < kTileN / 8; ++j) {
+            const int col = n0 + j * 8 + (lane % 4) * 2;
+            if (col >= n) continue;
+            const float x = acc[mb][j * 4 + half * 2];
+            const float y = acc[mb][j * 4 + half * 2 + 1];
+            const size_t offset = static_cast<size_t>(row) * n + col;
+            if constexpr (kSplitK == 1) {
+              Element2 pair;
+              pair.x = Element(x);
+              pair.y = Element(y);
+              *reinterpret_cast<Element2*>(d + offset) = pair;
+            } else {
+              *reinterpret_cast<float2*>(workspace + static_cast<size_t>(work.split) * m * n +
+                                         offset) = make_float2(x, y);
+            }
+          }
+        }
+      }
+    }
+  }
+
+  // No CTA may exit while a peer can still multicast into it or arrive on its barriers.
+  if constexpr (kClusterSize > 1) cute::cluster_sync();
+#else
+  // Only sm_90a has wgmma and setmaxnreg.
+  __trap();
+#endif
+}
+
+// Sums the kSplitK fp32 slices of `workspace` (each m x n) into D. `elements` = m * n, a
+// multiple of 4 since n is a multiple of 8.
+extern "C" __global__ void cutune_gemm_splitk_reduce(const float* __restrict__ workspace,
+                                                     Element* __restrict__ d, long long elements) {
+  const long long quads = elements / 4;
+  for (long long q = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; q < quads;
+       q += static_cast<long long>(gridDim.x) * blockDim.x) {
+    float4 sum = reinterpret_cast<const float4*>(workspace)[q];
+#pragma unroll
+    for (int split = 1; split < kSplitK; ++split) {
+      const float4 part = reinterpret_cast<const float4*>(workspace + split * elements)[q];
+      sum.x += part.x;
+      sum.y += part.y;
+      sum.z += part.z;
+      sum.w += part.w;
+    }
+    Element2 low;
+    low.x = Element(sum.x);
+    low.y = Element(sum.y);
+    Element2 high;
+    high.x = Element(sum.z);
+    high.y = Element(sum.w);
+    reinterpret_cast<Element2*>(d)[2 * q] = low;
+    reinterpret_cast<Element2*>(d)[2 * q + 1] = high;
+  }
+}

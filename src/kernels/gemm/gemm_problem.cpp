@@ -1,0 +1,181 @@
+#include "gemm/gemm_problem.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <initializer_list>
+#include <stdexcept>
+
+namespace cutune::gemm {
+namespace {
+
+constexpr int kElementBytes = 2;  // bf16 and fp16
+constexpr int kSwizzleAtomBytes = 1024;
+constexpr int kBarrierBytes = 8;
+
+bool one_of(int value, std::initializer_list<int> legal) {
+  return std::find(legal.begin(), legal.end(), value) != legal.end();
+}
+
+std::string legal_set(std::initializer_list<int> legal) {
+  std::string text = "{";
+  for (int value : legal) text += (text.size() > 1 ? ", " : "") + std::to_string(value);
+  return text + "}";
+}
+
+void check_knob(std::vector<std::string>& out, const char* knob, int value,
+                std::initializer_list<int> legal) {
+  if (!one_of(value, legal)) {
+    out.push_back(std::string(knob) + " = " + std::to_string(value) + " is not in " +
+                  legal_set(legal));
+  }
+}
+
+}  // namespace
+
+int shared_memory_bytes(const GemmConfig& config) {
+  const int stage_bytes = (config.tile_m + config.tile_n) * config.tile_k * kElementBytes;
+  // Each stage has a "full" and an "empty" barrier.
+  return kSwizzleAtomBytes + config.stages * (stage_bytes + 2 * kBarrierBytes);
+}
+
+int accumulators_per_thread(const GemmConfig& config) {
+  const int rows_per_warpgroup =
+      config.schedule == Schedule::cooperative ? config.tile_m / 2 : config.tile_m;
+  // A warpgroup's 128 threads hold its rows_per_warpgroup x tile_n fp32 results.
+  return rows_per_warpgroup * config.tile_n / 128;
+}
+
+std::vector<std::string> violations(const GemmConfig& config, const GemmProblem& problem,
+                                    int shared_memory_per_block) {
+  std::vector<std::string> out;
+  check_knob(out, "tile_m", config.tile_m, {64, 128, 256});
+  check_knob(out, "tile_n", config.tile_n, {64, 128, 192, 256});
+  check_knob(out, "tile_k", config.tile_k, {32, 64, 128});
+  check_knob(out, "stages", config.stages, {2, 3, 4, 5, 6, 7, 8});
+  check_knob(out, "cluster_m", config.cluster_m, {1, 2});
+  check_knob(out, "cluster_n", config.cluster_n, {1, 2});
+  check_knob(out, "swizzle", config.swizzle, {1, 2, 4, 8});
+  check_knob(out, "split_k", config.split_k, {1, 2, 4});
+  if (!out.empty()) return out;  // the rules below assume legal knob values
+
+  if (config.schedule == Schedule::cooperative && config.tile_m < 128) {
+    out.push_back("schedule = cooperative needs tile_m >= 128 (each of two warpgroups takes 64+ "
+                  "rows), got tile_m = " + std::to_string(config.tile_m));
+  }
+  if (const int accumulators = accumulators_per_thread(config);
+      accumulators > kMaxAccumulatorsPerThread) {
+    out.push_back("tile " + std::to_string(config.tile_m) + "x" + std::to_string(config.tile_n) +
+                  " needs " + std::to_string(accumulators) +
+                  " fp32 accumulators per consumer thread with this schedule, more than " +
+                  std::to_string(kMaxAccumulatorsPerThread));
+  }
+  if (const int bytes = shared_memory_bytes(config); bytes > shared_memory_per_block) {
+    out.push_back("stages = " + std::to_string(config.stages) + " needs " + std::to_string(bytes) +
+                  " bytes of shared memory, more than the " +
+                  std::to_string(shared_memory_per_block) + " available");
+  }
+  if (config.fast_launch && !(config.cluster_m == 2 && config.cluster_n == 1 &&
+                              config.schedule == Schedule::cooperative && config.split_k == 1)) {
+    out.push_back("fast_launch needs cluster_m = 2, cluster_n = 1, the cooperative schedule and "
+                  "split_k = 1");
+  }
+
+  if (problem.m <= 0 || problem.n <= 0 || problem.k <= 0) {
+    out.push_back("problem " + std::to_string(problem.m) + "x" + std::to_string(problem.n) + "x" +
+                  std::to_string(problem.k) + " has a non-positive dimension");
+  }
+  // TMA needs 16-byte aligned row strides; the epilogue stores pairs of columns.
+  if (problem.k % 8 != 0) out.push_back("k = " + std::to_string(problem.k) + " is not a multiple of 8");
+  if (problem.n % 8 != 0) out.push_back("n = " + std::to_string(problem.n) + " is not a multiple of 8");
+  return out;
+}
+
+bool fits(const GemmConfig& config, const GemmProblem& problem, int shared_memory_per_block) {
+  return violations(config, problem, shared_memory_per_block).empty();
+}
+
+std::size_t workspace_bytes(const GemmConfig& config, const GemmProblem& problem) {
+  if (config.split_k == 1) return 0;
+  return static_cast<std::size_t>(config.split_k) * static_cast<std::size_t>(problem.m) *
+         static_cast<std::size_t>(problem.n) * sizeof(float);
+}
+
+int work_units(const GemmConfig& config, const GemmProblem& problem) {
+  const std::int64_t cluster_tile_m = static_cast<std::int64_t>(config.cluster_m) * config.tile_m;
+  const std::int64_t cluster_tile_n = static_cast<std::int64_t>(config.cluster_n) * config.tile_n;
+  const std::int64_t tiles_m = (problem.m + cluster_tile_m - 1) / cluster_tile_m;
+  const std::int64_t tiles_n = (problem.n + cluster_tile_n - 1) / cluster_tile_n;
+  return static_cast<int>(tiles_m * tiles_n * config.split_k);
+}
+
+std::vector<std::string> compile_defines(const GemmConfig& config, DType dtype, BLayout b_layout) {
+  auto define = [](const char* name, int value) {
+    return std::string(name) + "=" + std::to_string(value);
+  };
+  return {
+      define("CUTUNE_TILE_M", config.tile_m),
+      define("CUTUNE_TILE_N", config.tile_n),
+      define("CUTUNE_TILE_K", config.tile_k),
+      define("CUTUNE_STAGES", config.stages),
+      define("CUTUNE_CLUSTER_M", config.cluster_m),
+      define("CUTUNE_CLUSTER_N", config.cluster_n),
+      define("CUTUNE_SCHEDULE", static_cast<int>(config.schedule)),
+      define("CUTUNE_RASTER", static_cast<int>(config.raster)),
+      define("CUTUNE_SWIZZLE", config.swizzle),
+      define("CUTUNE_SPLIT_K", config.split_k),
+      define("CUTUNE_FAST_LAUNCH", config.fast_launch ? 1 : 0),
+      define("CUTUNE_DTYPE", static_cast<int>(dtype)),
+      define("CUTUNE_B_LAYOUT", static_cast<int>(b_layout)),
+  };
+}
+
+std::string to_string(const GemmConfig& config) {
+  return std::to_string(config.tile_m) + "x" + std::to_string(config.tile_n) + "x" +
+         std::to_string(config.tile_k) + "_s" + std::to_string(config.stages) + "_c" +
+         std::to_string(config.cluster_m) + "x" + std::to_string(config.cluster_n) +
+         (config.schedule == Schedule::cooperative ? "_coop" : "_ping") + "_r" +
+         (config.raster == Raster::along_m ? "m" : "n") + std::to_string(config.swizzle) + "_k" +
+         std::to_string(config.split_k) + (config.fast_launch ? "_pdl" : "");
+}
+
+}  // namespace cutune::gemm
+
+namespace cutune::gemm {
+
+GemmConfig parse_config(const std::string& name) {
+  GemmConfig config;
+  char schedule[5] = {};
+  char raster = 0;
+  int consumed = 0;
+  const int fields = std::sscanf(name.c_str(), "%dx%dx%d_s%d_c%dx%d_%4[a-z]_r%c%d_k%d%n",
+                                 &config.tile_m, &config.tile_n, &config.tile_k, &config.stages,
+                                 &config.cluster_m, &config.cluster_n, schedule, &raster,
+                                 &config.swizzle, &config.split_k, &consumed);
+  if (fields != 10) {
+    throw std::invalid_argument("gemm config name '" + name +
+                                "' does not match TMxTNxTK_sS_cCMxCN_{coop|ping}_r{m|n}W_kK[_pdl]");
+  }
+  if (std::strcmp(schedule, "coop") == 0) {
+    config.schedule = Schedule::cooperative;
+  } else if (std::strcmp(schedule, "ping") == 0) {
+    config.schedule = Schedule::pingpong;
+  } else {
+    throw std::invalid_argument("gemm config name '" + name + "': schedule '" + schedule +
+                                "' is neither coop nor ping");
+  }
+  if (raster != 'm' && raster != 'n') {
+    throw std::invalid_argument("gemm config name '" + name + "': raster '" +
+                                std::string(1, raster) + "' is neither m nor n");
+  }
+  config.raster = raster == 'm' ? Raster::along_m : Raster::along_n;
+  const std::string rest = name.substr(static_cast<std::size_t>(consumed));
+  if (rest != "" && rest != "_pdl") {
+    throw std::invalid_argument("gemm config name '" + name + "': unexpected suffix '" + rest +
+                                "'");
+  }
+  config.fast_launch = rest == "_pdl";
+  return config;
+}
+
+}  // namespace cutune::gemm

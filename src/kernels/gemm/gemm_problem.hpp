@@ -1,0 +1,95 @@
+// The Hopper GEMM family's problem and configuration, and the rules that decide whether a
+// configuration can run a problem at all. Plain C++17 with no CUDA
+// headers (nvcc reads it too): the config space uses
+// these rules as constraints, the launcher uses them for its launch geometry, and the kernel source
+// (device/hopper_gemm.cu) receives a configuration as the -D macros that compile_defines() writes.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace cutune::gemm {
+
+enum class DType { bf16 = 0, fp16 = 1 };
+
+// How B is stored. A is always M x K row-major and D is M x N row-major.
+enum class BLayout {
+  k_by_n = 0,  // B is K x N row-major (x @ W)
+  n_by_k = 1,  // B is N x K row-major (x @ W.T)
+};
+
+enum class Schedule {
+  cooperative = 0,  // both consumer warpgroups share one tile, split along M
+  pingpong = 1,     // the consumer warpgroups take alternate tiles, one's epilogue under the other's MMA
+};
+
+// The direction in which consecutive tiles of the persistent schedule advance.
+enum class Raster { along_m = 0, along_n = 1 };
+
+struct GemmProblem {
+  std::int64_t m = 0;
+  std::int64_t n = 0;
+  std::int64_t k = 0;
+  DType dtype = DType::bf16;
+  BLayout b_layout = BLayout::k_by_n;
+};
+
+struct GemmConfig {
+  int tile_m = 128;
+  int tile_n = 256;
+  int tile_k = 64;
+  int stages = 4;
+  int cluster_m = 2;  // CTAs of a cluster along M share (multicast) the B tile
+  int cluster_n = 1;  // CTAs of a cluster along N share (multicast) the A tile
+  Schedule schedule = Schedule::cooperative;
+  Raster raster = Raster::along_n;
+  int swizzle = 8;  // tiles per raster group, for L2 reuse
+  int split_k = 1;  // K slices reduced through an fp32 workspace
+  // Programmatic dependent launch: the next kernel's prologue overlaps this one's tail. A seed-only
+  // mode, legal only with a 2x1 cluster, the cooperative schedule and no split-K.
+  bool fast_launch = false;
+};
+
+// The opt-in shared memory limit of one block on sm_90 (227 KiB).
+inline constexpr int kSm90SharedMemoryPerBlock = 232448;
+// Threads per block: one producer warpgroup and two consumer warpgroups.
+inline constexpr int kThreadsPerBlock = 384;
+// Most fp32 accumulators one consumer thread may hold and still leave room for addressing within
+// the consumer's register budget (232 after setmaxnreg) without spilling.
+inline constexpr int kMaxAccumulatorsPerThread = 192;
+
+// Dynamic shared memory the kernel needs: the pipeline stages, their barriers, and slack to align
+// the first stage to the 1024-byte swizzle atom.
+int shared_memory_bytes(const GemmConfig& config);
+
+// fp32 accumulators one consumer thread holds.
+int accumulators_per_thread(const GemmConfig& config);
+
+// Every reason why `config` cannot run `problem` with `shared_memory_per_block` bytes of shared
+// memory, each naming the knob or dimension and its value; empty when it can.
+std::vector<std::string> violations(const GemmConfig& config, const GemmProblem& problem,
+                                    int shared_memory_per_block = kSm90SharedMemoryPerBlock);
+
+bool fits(const GemmConfig& config, const GemmProblem& problem,
+          int shared_memory_per_block = kSm90SharedMemoryPerBlock);
+
+// Bytes of fp32 workspace that split-K needs (0 without split-K).
+std::size_t workspace_bytes(const GemmConfig& config, const GemmProblem& problem);
+
+// Output tiles times K slices: the work units the persistent schedule hands to clusters.
+int work_units(const GemmConfig& config, const GemmProblem& problem);
+
+// The -D definitions ("CUTUNE_TILE_M=128", ...) that select `config` in device/hopper_gemm.cu.
+std::vector<std::string> compile_defines(const GemmConfig& config, DType dtype, BLayout b_layout);
+
+// A compact, stable name such as "128x256x64_s4_c2x1_coop_rn8_k1" ("_pdl" appended with
+// fast_launch), read back by parse_config.
+std::string to_string(const GemmConfig& config);
+
+// The configuration that to_string() wrote as `name`. Throws std::invalid_argument naming the part
+// of `name` that does not parse. Knob values are not checked here: see violations().
+GemmConfig parse_config(const std::string& name);
+
+}  // namespace cutune::gemm

@@ -1,0 +1,315 @@
+#include "gemm/gemm_space.hpp"
+
+#include <algorithm>
+#include <array>
+#include <stdexcept>
+
+namespace cutune {
+namespace {
+
+const std::vector<Value> kTileM = {64, 128, 256};
+const std::vector<Value> kTileN = {64, 128, 192, 256};
+const std::vector<Value> kTileK = {32, 64, 128};
+constexpr const char* kCooperative = "cooperative";
+constexpr const char* kPingpong = "pingpong";
+
+// Knob positions, resolved once when the space is built so that constraints read values by index
+// (a name lookup per read would cost more than the rest of a draw).
+struct Knobs {
+  std::size_t tile_m, tile_n, tile_k, stages, cluster_m, cluster_n, schedule, raster, swizzle,
+      split_k, fast_launch;
+
+  explicit Knobs(const Space& s)
+      : tile_m(s.index_of("tile_m")),
+        tile_n(s.index_of("tile_n")),
+        tile_k(s.index_of("tile_k")),
+        stages(s.index_of("stages")),
+        cluster_m(s.index_of("cluster_m")),
+        cluster_n(s.index_of("cluster_n")),
+        schedule(s.index_of("schedule")),
+        raster(s.index_of("raster")),
+        swizzle(s.index_of("swizzle")),
+        split_k(s.index_of("split_k")),
+        fast_launch(s.index_of("fast_launch")) {}
+
+  gemm::GemmConfig read(const Config& c) const {
+    gemm::GemmConfig g;
+    g.tile_m = static_cast<int>(c.at(tile_m).as_int());
+    g.tile_n = static_cast<int>(c.at(tile_n).as_int());
+    g.tile_k = static_cast<int>(c.at(tile_k).as_int());
+    g.stages = static_cast<int>(c.at(stages).as_int());
+    g.cluster_m = static_cast<int>(c.at(cluster_m).as_int());
+    g.cluster_n = static_cast<int>(c.at(cluster_n).as_int());
+    g.schedule = c.at(schedule).as_string() == kCooperative ? gemm::Schedule::cooperative
+                                                            : gemm::Schedule::pingpong;
+    g.raster = c.at(raster).as_string() == "along_m" ? gemm::Raster::along_m : gemm::Raster::along_n;
+    g.swizzle = static_cast<int>(c.at(swizzle).as_int());
+    g.split_k = static_cast<int>(c.at(split_k).as_int());
+    g.fast_launch = c.at(fast_launch).as_bool();
+    return g;
+  }
+};
+
+std::int64_t smem_budget(const Device& device) {
+  return device.smem_per_block > 0 ? device.smem_per_block : gemm::kSm90SharedMemoryPerBlock;
+}
+
+std::int64_t tile_count(std::int64_t extent, const Value& tile) {
+  return (extent + tile.as_int() - 1) / tile.as_int();
+}
+
+bool fits_shared_memory(const gemm::GemmConfig& g, const Device& device) {
+  return gemm::shared_memory_bytes(g) <= smem_budget(device);
+}
+
+// The largest value of `choices` in the search view of `knob` that is below the current value and
+// for which `ok` holds, if any.
+template <typename Ok>
+std::optional<int> largest_below(const Space& space, std::size_t knob, int current, Ok ok) {
+  std::optional<int> best;
+  for (const Value& v : space.fragment(knob).values(View::search)) {
+    const int x = static_cast<int>(v.as_int());
+    if (x < current && ok(x) && (!best || x > *best)) best = x;
+  }
+  return best;
+}
+
+void add_constraints(Space& space, const Knobs& k) {
+  space.constrain({
+      .name = "cooperative_needs_tile_m_128",
+      .holds =
+          [k](const Config& c, const Problem&, const Device&) {
+            return c.at(k.schedule).as_string() != kCooperative || c.at(k.tile_m).as_int() >= 128;
+          },
+      // Switching the schedule keeps the tile; a 64-row tile runs as one warpgroup per tile.
+      .repair = [k](Config& c, const Problem&, const Device&) { c.set(k.schedule, kPingpong); },
+  });
+  space.constrain({
+      .name = "register_budget",
+      .holds =
+          [k](const Config& c, const Problem&, const Device&) {
+            return gemm::accumulators_per_thread(k.read(c)) <= gemm::kMaxAccumulatorsPerThread;
+          },
+      .repair =
+          [k, &space](Config& c, const Problem&, const Device&) {
+            gemm::GemmConfig g = k.read(c);
+            const auto tile_n = largest_below(space, k.tile_n, g.tile_n, [&](int n) {
+              g.tile_n = n;
+              return gemm::accumulators_per_thread(g) <= gemm::kMaxAccumulatorsPerThread;
+            });
+            if (tile_n) c.set(k.tile_n, *tile_n);
+          },
+  });
+  space.constrain({
+      .name = "shared_memory",
+      .holds =
+          [k](const Config& c, const Problem&, const Device& d) {
+            return fits_shared_memory(k.read(c), d);
+          },
+      // One knob if possible: fewer stages, else a narrower tile_n, else a shallower tile_k.
+      .repair =
+          [k, &space](Config& c, const Problem&, const Device& d) {
+            const gemm::GemmConfig original = k.read(c);
+            for (std::size_t knob : {k.stages, k.tile_n, k.tile_k}) {
+              gemm::GemmConfig g = original;
+              int& field = knob == k.stages ? g.stages : knob == k.tile_n ? g.tile_n : g.tile_k;
+              const auto fitting = largest_below(space, knob, field, [&](int x) {
+                field = x;
+                return fits_shared_memory(g, d);
+              });
+              if (fitting) {
+                c.set(knob, *fitting);
+                return;
+              }
+            }
+            // Nothing fits by one knob: the smallest stage of the smallest tile_n and tile_k.
+            for (std::size_t knob : {k.stages, k.tile_n, k.tile_k}) {
+              c.set(knob, space.fragment(knob).values(View::search).front());
+            }
+          },
+  });
+  space.constrain({
+      .name = "cluster_fits_tile_grid",
+      // A cluster wider than the grid of output tiles would hold CTAs with nothing to compute.
+      .holds =
+          [k](const Config& c, const Problem& p, const Device&) {
+            return c.at(k.cluster_m).as_int() <= tile_count(p.get_int("m"), c.at(k.tile_m)) &&
+                   c.at(k.cluster_n).as_int() <= tile_count(p.get_int("n"), c.at(k.tile_n));
+          },
+      .repair =
+          [k](Config& c, const Problem& p, const Device&) {
+            if (c.at(k.cluster_m).as_int() > tile_count(p.get_int("m"), c.at(k.tile_m))) {
+              c.set(k.cluster_m, 1);
+            }
+            if (c.at(k.cluster_n).as_int() > tile_count(p.get_int("n"), c.at(k.tile_n))) {
+              c.set(k.cluster_n, 1);
+            }
+          },
+  });
+  space.constrain({
+      .name = "split_k_depth",
+      // Each K slice must still fill the pipeline: at least two tile_k steps.
+      .holds =
+          [k](const Config& c, const Problem& p, const Device&) {
+            const std::int64_t split = c.at(k.split_k).as_int();
+            return split == 1 || p.get_int("k") / split >= 2 * c.at(k.tile_k).as_int();
+          },
+      .repair =
+          [k, &space](Config& c, const Problem& p, const Device&) {
+            const std::int64_t depth = p.get_int("k");
+            const std::int64_t tile_k = c.at(k.tile_k).as_int();
+            const auto split = largest_below(space, k.split_k,
+                                             static_cast<int>(c.at(k.split_k).as_int()),
+                                             [&](int s) { return s == 1 || depth / s >= 2 * tile_k; });
+            c.set(k.split_k, split.value_or(1));
+          },
+  });
+  space.constrain({
+      .name = "fast_launch_envelope",
+      .holds =
+          [k](const Config& c, const Problem&, const Device&) {
+            return !c.at(k.fast_launch).as_bool() ||
+                   (c.at(k.cluster_m).as_int() == 2 && c.at(k.cluster_n).as_int() == 1 &&
+                    c.at(k.schedule).as_string() == kCooperative && c.at(k.split_k).as_int() == 1 &&
+                    c.at(k.tile_m).as_int() == 128);
+          },
+      // Away from the gated mode, to the nearest search value; the other knobs stay as drawn.
+      .repair =
+          [k, &space](Config& c, const Problem&, const Device&) {
+            c.set(k.fast_launch, space.fragment(k.fast_launch).nearest_search(c.at(k.fast_launch)));
+          },
+      .is_gate = true,
+  });
+  space.constrain({
+      .name = "kernel_accepts",
+      // The kernel's own rules, as the launcher checks them; the repairs above keep this true for
+      // every problem the kernel supports, so it only drops candidates of unsupported problems.
+      .holds =
+          [k](const Config& c, const Problem& p, const Device& d) {
+            return gemm::fits(k.read(c), to_gemm_problem(p), static_cast<int>(smem_budget(d)));
+          },
+  });
+}
+
+PartialConfig large_tile(bool fast_launch) {
+  PartialConfig seed = {{"tile_m", 128},     {"tile_n", 256},      {"tile_k", 64},
+                        {"stages", 4},       {"cluster_m", 2},     {"cluster_n", 1},
+                        {"schedule", kCooperative}, {"raster", "along_n"}, {"swizzle", 8},
+                        {"split_k", 1}};
+  // The plain seed leaves fast_launch out: a partial seed must complete from the default.
+  if (fast_launch) seed.emplace("fast_launch", true);
+  return seed;
+}
+
+void add_seeds(TuningSpace& ts) {
+  auto dims = [](const Problem& p) {
+    return std::array<std::int64_t, 3>{p.get_int("m"), p.get_int("n"), p.get_int("k")};
+  };
+  ts.seeds.push_back({
+      .name = "fast_launch",
+      .priority = 100,
+      .eligible =
+          [dims](const Problem& p, const Device& d) {
+            const auto [m, n, k] = dims(p);
+            return d.cc_major == 9 && m % 256 == 0 && n % 256 == 0 && k >= 1024;
+          },
+      .propose = [](const Problem&, const Device&) { return large_tile(true); },
+  });
+  ts.seeds.push_back({
+      .name = "skinny_m",
+      .priority = 60,
+      .eligible = [dims](const Problem& p, const Device&) { return dims(p)[0] <= 256; },
+      .propose =
+          [dims](const Problem& p, const Device& d) {
+            const auto [m, n, k] = dims(p);
+            // Too few 64x128 tiles to fill the SMs: split K to make more work units.
+            const std::int64_t tiles = ((m + 63) / 64) * ((n + 127) / 128);
+            const int split = tiles * 2 <= d.sm_count && k >= 4096 ? 2 : 1;
+            return PartialConfig{{"tile_m", 64},     {"tile_n", 128},
+                                 {"tile_k", 64},     {"stages", 6},
+                                 {"cluster_m", 1},   {"cluster_n", n >= 256 ? 2 : 1},
+                                 {"schedule", kPingpong}, {"raster", "along_n"},
+                                 {"swizzle", 1},     {"split_k", split}};
+          },
+  });
+  ts.seeds.push_back({
+      .name = "large_square",
+      .priority = 50,
+      .eligible =
+          [dims](const Problem& p, const Device&) {
+            const auto [m, n, k] = dims(p);
+            return m >= 1024 && n >= 1024 && k >= 1024;
+          },
+      .propose = [](const Problem&, const Device&) { return large_tile(false); },
+  });
+  ts.seeds.push_back({
+      .name = "small_k",
+      .priority = 40,
+      .eligible = [dims](const Problem& p, const Device&) { return dims(p)[2] <= 1024; },
+      .propose =
+          [](const Problem&, const Device&) {
+            return PartialConfig{{"tile_m", 128},        {"tile_n", 128},       {"tile_k", 64},
+                                 {"stages", 4},          {"cluster_m", 1},      {"cluster_n", 1},
+                                 {"schedule", kCooperative}, {"raster", "along_n"}, {"swizzle", 4}};
+          },
+  });
+}
+
+}  // namespace
+
+std::unique_ptr<TuningSpace> make_gemm_space() {
+  auto ts = std::make_unique<TuningSpace>();
+  Space& space = ts->space;
+  space.add("tile_m", enum_fragment(kTileM, {}, 128))
+      .add("tile_n", enum_fragment(kTileN, {}, 128))
+      .add("tile_k", enum_fragment(kTileK, {}, 64))
+      .add("stages", integer_fragment(2, 8, 1, 4))
+      .add("cluster_m", power_of_two_fragment(1, 2, 1))
+      .add("cluster_n", power_of_two_fragment(1, 2, 1))
+      .add("schedule", enum_fragment({kCooperative, kPingpong}))
+      .add("raster", enum_fragment({"along_m", "along_n"}))
+      .add("swizzle", power_of_two_fragment(1, 8, 1))
+      .add("split_k", power_of_two_fragment(1, 4, 1))
+      // Seed-only: true enters only through the eligibility-gated fast_launch seed.
+      .add("fast_launch", boolean_fragment(false, {false}));
+  add_constraints(space, Knobs(space));
+  add_seeds(*ts);
+  return ts;
+}
+
+Problem gemm_problem(std::int64_t m, std::int64_t n, std::int64_t k, std::string dtype) {
+  return Problem({{"m", m}, {"n", n}, {"k", k}, {"dtype", std::move(dtype)}});
+}
+
+gemm::GemmProblem to_gemm_problem(const Problem& problem) {
+  gemm::GemmProblem g;
+  g.m = problem.get_int("m");
+  g.n = problem.get_int("n");
+  g.k = problem.get_int("k");
+  if (problem.has("dtype")) {
+    const std::string& dtype = problem.at("dtype").as_string();
+    if (dtype == "bf16") {
+      g.dtype = gemm::DType::bf16;
+    } else if (dtype == "fp16") {
+      g.dtype = gemm::DType::fp16;
+    } else {
+      throw std::invalid_argument("gemm problem dtype '" + dtype + "' is not bf16 or fp16");
+    }
+  }
+  if (problem.has("b_layout")) {
+    const std::string& layout = problem.at("b_layout").as_string();
+    if (layout == "k_by_n") {
+      g.b_layout = gemm::BLayout::k_by_n;
+    } else if (layout == "n_by_k") {
+      g.b_layout = gemm::BLayout::n_by_k;
+    } else {
+      throw std::invalid_argument("gemm problem b_layout '" + layout +
+                                  "' is not k_by_n or n_by_k");
+    }
+  }
+  return g;
+}
+
+gemm::GemmConfig to_gemm_config(const Config& config) { return Knobs(config.space()).read(config); }
+
+}  // namespace cutune

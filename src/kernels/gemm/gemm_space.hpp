@@ -1,0 +1,27 @@
+// The config space of the Hopper GEMM family (device/hopper_gemm.cu): its knobs, the constraints
+// that keep a candidate runnable (the rules of gemm_problem.hpp), and its heuristic seeds.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "cutune/heuristics.hpp"
+#include "gemm/gemm_problem.hpp"
+
+namespace cutune {
+
+// Knobs: tile_m, tile_n, tile_k, stages, cluster_m, cluster_n, schedule ("cooperative" |
+// "pingpong"), raster ("along_m" | "along_n"), swizzle, split_k, fast_launch (seed-only true).
+// Problems: m, n, k, dtype ("bf16" | "fp16"), optionally b_layout ("k_by_n" | "n_by_k").
+std::unique_ptr<TuningSpace> make_gemm_space();
+
+Problem gemm_problem(std::int64_t m, std::int64_t n, std::int64_t k, std::string dtype = "bf16");
+
+// Conversions to the kernel's own types. A missing problem argument throws std::out_of_range and an
+// unsupported one std::invalid_argument, each naming it; a Config of another space throws
+// ConfigError naming the missing knob.
+gemm::GemmProblem to_gemm_problem(const Problem& problem);
+gemm::GemmConfig to_gemm_config(const Config& config);
+
+}  // namespace cutune

@@ -1,0 +1,112 @@
+// The runtime's side of the CPU backend: a spec's configs compiled with the backend's own compile
+// command and loaded into this process with dlopen.
+#include <dlfcn.h>
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "cutune/cpu.hpp"
+#include "cutune/runtime.hpp"
+#include "cutune/spec.hpp"
+#include "eval/compile_pool.hpp"
+#include "eval/hash.hpp"
+
+namespace cutune {
+namespace {
+
+std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + path.string());
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::filesystem::path default_cache_dir() {
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  if (xdg != nullptr && xdg[0] == '/') return std::filesystem::path(xdg) / "cutune" / "runtime";
+  const char* home = std::getenv("HOME");
+  return std::filesystem::path(home != nullptr ? home : "/tmp") / ".cache" / "cutune" / "runtime";
+}
+
+// Compiles configs of one spec into shared objects (cached on disk) and loads them. The compile
+// command is the CPU backend's, so a loaded kernel is the very code that was measured.
+class CpuLoader {
+ public:
+  CpuLoader(const KernelSpec& spec, CpuFamilyOptions options)
+      : spec_(spec),
+        // Any problem serves: the command depends on the config only (sizes are scalars).
+        commands_(spec, spec.problem, CpuOptions{.cache_dir = options.cache_dir}),
+        pool_(options.cache_dir.empty() ? default_cache_dir() : options.cache_dir / "runtime") {
+    eval::Fnv1a base;
+    base.field(commands_.toolchain()).field(commands_.device_name()).field(read_text(spec.source));
+    for (const auto& depend : spec.compile.depends) base.field(read_text(depend));
+    key_base_ = base.hex();
+  }
+
+  const CpuEvaluator& evaluator() const { return commands_; }
+
+  std::unique_ptr<Kernel> load(const Config& config, KernelOrigin origin) {
+    eval::CompileRequest request;
+    request.command = commands_.compile_command(config);
+    eval::Fnv1a key;
+    key.field(key_base_);
+    for (const auto& arg : request.command) key.field(arg);
+    request.key = key.hex();
+    request.limit = std::chrono::milliseconds(static_cast<long long>(spec_.compile.timeout_s * 1e3));
+    const eval::CompileResult result = pool_.submit(std::move(request)).get();
+    if (result.status != eval::CompileResult::Status::ok) {
+      throw std::runtime_error(fmt::format(
+          "config {} of {} does not compile{}: {}", config.to_string(), spec_.name,
+          result.status == eval::CompileResult::Status::timeout ? " in time" : "",
+          result.log.substr(0, 2000)));
+    }
+    void* handle = dlopen(result.output.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (handle == nullptr) {
+      throw std::runtime_error(fmt::format("cannot load {}: {}", result.output.string(), dlerror()));
+    }
+    std::shared_ptr<void> library(handle, [](void* h) { dlclose(h); });
+    void* symbol = dlsym(handle, spec_.entry.c_str());
+    if (symbol == nullptr) {
+      throw std::runtime_error(fmt::format("{} has no entry point '{}' (is it extern \"C\"?)",
+                                           result.output.string(), spec_.entry));
+    }
+    return std::make_unique<CpuKernel>(config, origin, std::move(library),
+                                       reinterpret_cast<CpuKernel::Entry>(symbol));
+  }
+
+ private:
+  const KernelSpec& spec_;
+  CpuEvaluator commands_;
+  eval::CompilePool pool_;
+  std::string key_base_;
+};
+
+}  // namespace
+
+KernelFamily cpu_spec_family(const KernelSpec& spec, CpuFamilyOptions options) {
+  if (spec.backend != "cpu") {
+    throw std::invalid_argument(fmt::format("{}: spec '{}' targets backend '{}', not cpu",
+                                            spec.path.string(), spec.name, spec.backend));
+  }
+  auto loader = std::make_shared<CpuLoader>(spec, options);
+  KernelFamily f;
+  f.name = spec.name;
+  f.version = spec.version;
+  f.tuning = spec.tuning.get();
+  f.device = Device::host_cpu();
+  f.device_key = loader->evaluator().device_name();
+  f.toolchain = loader->evaluator().toolchain();
+  f.resolve = [&spec](const Problem& problem) { return spec.resolve(problem); };
+  f.load = [loader](const Config& config, const Problem&, KernelOrigin origin) {
+    return loader->load(config, origin);
+  };
+  f.make_evaluator = [&spec, cache_dir = options.cache_dir](const Problem& problem) {
+    return std::make_unique<CpuEvaluator>(spec, problem, CpuOptions{.cache_dir = cache_dir});
+  };
+  return f;
+}
+
+}  // namespace cutune

@@ -1,0 +1,385 @@
+#include "cutune/runtime.hpp"
+
+#include <fmt/format.h>
+
+#include <atomic>
+#include <cstdio>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <shared_mutex>
+#include <thread>
+#include <unordered_map>
+
+#include "cutune/dispatch.hpp"
+
+namespace cutune {
+
+std::string_view to_string(Policy policy) {
+  switch (policy) {
+    case Policy::default_now:
+      return "default_now";
+    case Policy::tune_now:
+      return "tune_now";
+    case Policy::tune_in_background:
+      return "tune_in_background";
+  }
+  return "unknown";
+}
+
+std::string_view to_string(KernelOrigin origin) {
+  switch (origin) {
+    case KernelOrigin::store:
+      return "store";
+    case KernelOrigin::dispatch:
+      return "dispatch";
+    case KernelOrigin::default_config:
+      return "default_config";
+    case KernelOrigin::tuned:
+      return "tuned";
+  }
+  return "unknown";
+}
+
+namespace {
+
+// FNV-1a over the lookup text; the text itself is compared on a hit, so a collision costs a
+// fallback lookup, never a wrong kernel.
+std::uint64_t hash_text(std::string_view text) {
+  std::uint64_t state = 0xcbf29ce484222325ULL;
+  for (unsigned char c : text) {
+    state ^= c;
+    state *= 0x100000001b3ULL;
+  }
+  return state;
+}
+
+// Thrown from a background tune's progress callback to end it when the runtime shuts down.
+struct TuneCancelled {};
+
+struct Family {
+  KernelFamily def;
+  std::optional<Dispatcher> dispatch;
+};
+
+// Every kernel ever current for one (family, problem). Kernels are never freed before the
+// runtime, so references handed out stay valid after a background tune swaps its winner in.
+struct Slot {
+  std::string text;
+  std::atomic<const Kernel*> current{nullptr};
+  std::mutex mutex;  // resolving, and `kept`
+  std::vector<std::unique_ptr<Kernel>> kept;
+};
+
+}  // namespace
+
+struct Runtime::Impl {
+  RuntimeOptions options;
+  std::map<std::string, std::unique_ptr<Family>, std::less<>> families;
+
+  mutable std::shared_mutex slots_mutex;
+  std::unordered_map<std::uint64_t, std::unique_ptr<Slot>> slots;
+  std::map<std::string, std::unique_ptr<Slot>, std::less<>> colliding;  // same hash, other text
+
+  std::mutex store_mutex;  // a Store is not thread-safe
+  std::optional<Store> store;
+  std::optional<std::string> store_error;
+
+  mutable std::mutex warnings_mutex;
+  std::vector<std::string> warnings;
+
+  std::mutex tunes_mutex;
+  std::vector<std::jthread> tunes;  // last member: joined before anything they use is destroyed
+
+  explicit Impl(RuntimeOptions o) : options(std::move(o)) {
+    if (!options.store) return;
+    try {
+      store = Store::open(*options.store, options.store_mode);
+    } catch (const std::exception& error) {
+      store_error = error.what();
+      warn(fmt::format("cannot use the results store, falling back to default configs: {}",
+                       error.what()));
+    }
+  }
+
+  void warn(std::string message) {
+    {
+      std::lock_guard lock(warnings_mutex);
+      warnings.push_back(message);
+    }
+    if (options.on_warning) {
+      options.on_warning(message);
+    } else {
+      std::fprintf(stderr, "cutune: %s\n", message.c_str());
+    }
+  }
+
+  Family& family(std::string_view name) const {
+    auto it = families.find(name);
+    if (it == families.end()) {
+      std::string known;
+      for (const auto& [family_name, unused] : families) known += " " + family_name;
+      throw std::invalid_argument(
+          fmt::format("unknown kernel family '{}' (added:{})", name, known.empty() ? " none" : known));
+    }
+    return *it->second;
+  }
+
+  Slot& slot_for(const std::string& text, std::uint64_t hash) {
+    std::unique_lock lock(slots_mutex);
+    auto [it, inserted] = slots.try_emplace(hash);
+    if (inserted) {
+      it->second = std::make_unique<Slot>();
+      it->second->text = text;
+    }
+    if (it->second->text == text) return *it->second;
+    auto& other = colliding[text];
+    if (!other) {
+      other = std::make_unique<Slot>();
+      other->text = text;
+    }
+    return *other;
+  }
+
+  const Kernel* find(const std::string& text, std::uint64_t hash) const {
+    std::shared_lock lock(slots_mutex);
+    auto it = slots.find(hash);
+    if (it == slots.end()) return nullptr;
+    if (it->second->text == text) return it->second->current.load(std::memory_order_acquire);
+    auto other = colliding.find(text);
+    return other == colliding.end() ? nullptr
+                                    : other->second->current.load(std::memory_order_acquire);
+  }
+
+  static const Kernel& install(Slot& slot, std::unique_ptr<Kernel> kernel) {
+    const Kernel* raw = kernel.get();
+    slot.kept.push_back(std::move(kernel));
+    slot.current.store(raw, std::memory_order_release);
+    return *raw;
+  }
+
+  // A config the family's space accepts for this problem, from stored or dispatched JSON.
+  static std::optional<Config> legal_config(const KernelFamily& f, const nlohmann::json& j,
+                                            const Problem& problem, std::string* why) {
+    Normalized n = f.tuning->space.normalize(f.tuning->space.from_json(j), problem, f.device);
+    if (!n.config) *why = "it violates " + n.failure;
+    return std::move(n.config);
+  }
+
+  // The fastest stored config of the key; with the family's own toolchain first, then any other
+  // toolchain (a deployment's compiler may differ from the tuning machine's).
+  std::optional<StoredResult> stored_winner(const KernelFamily& f, const std::string& problem) {
+    std::lock_guard lock(store_mutex);
+    if (!store) return std::nullopt;
+    try {
+      const TuningKey key{f.name, f.version, problem, f.device_key, f.toolchain};
+      if (auto best = store->best(key, 1); !best.empty()) return best.front();
+      std::optional<StoredResult> winner;
+      for (const TuningKey& other : store->keys({.family = f.name, .device = f.device_key})) {
+        if (other.family_version != f.version || other.problem != problem) continue;
+        auto best = store->best(other, 1);
+        if (!best.empty() && (!winner || best.front().measurement.time_ms <
+                                             winner->measurement.time_ms)) {
+          winner = best.front();
+        }
+      }
+      return winner;
+    } catch (const std::exception& error) {
+      warn(fmt::format("cannot read the results store, falling back: {}", error.what()));
+      return std::nullopt;
+    }
+  }
+
+  std::unique_ptr<Kernel> from_store(const KernelFamily& f, const Problem& problem) {
+    auto stored = stored_winner(f, problem.canonical());
+    if (!stored) return nullptr;
+    std::string why;
+    try {
+      if (auto config = legal_config(f, nlohmann::json::parse(stored->config_json), problem, &why)) {
+        return f.load(*config, problem, KernelOrigin::store);
+      }
+    } catch (const std::exception& error) {
+      why = error.what();
+    }
+    warn(fmt::format("the stored winner of {} for {} is not usable ({}); falling back", f.name,
+                     problem.canonical(), why));
+    return nullptr;
+  }
+
+  std::unique_ptr<Kernel> from_dispatch(const Family& family, const Problem& problem) {
+    if (!family.dispatch) return nullptr;
+    const KernelFamily& f = family.def;
+    std::string why;
+    try {
+      const auto& j = family.dispatch->config(family.dispatch->pick(problem));
+      if (auto config = legal_config(f, j, problem, &why)) {
+        return f.load(*config, problem, KernelOrigin::dispatch);
+      }
+    } catch (const std::exception& error) {
+      why = error.what();
+    }
+    warn(fmt::format("the dispatch rule of {} gives no usable config for {} ({}); falling back",
+                     f.name, problem.canonical(), why));
+    return nullptr;
+  }
+
+  bool can_tune(const KernelFamily& f) {
+    if (f.make_evaluator) return true;
+    warn(fmt::format("family {} cannot be tuned here (no evaluator): using its default config",
+                     f.name));
+    return false;
+  }
+
+  // Tunes one problem, warm-started from the nearest tuned shapes. Opens its own store handle
+  // (a Store belongs to one thread); records results only when the runtime's store is writable.
+  std::optional<Config> run_tune(const KernelFamily& f, const Problem& problem,
+                                 std::stop_token stop) {
+    auto evaluator = f.make_evaluator(problem);
+    const TuningKey key{f.name, f.version, problem.canonical(), evaluator->device_name(),
+                        evaluator->toolchain()};
+    std::optional<Store> own;
+    if (options.store && !store_error) own = Store::open(*options.store, options.store_mode);
+    TuneOptions tune_options = options.tune;
+    if (own && options.warm_start_neighbours > 0) {
+      for (auto& winner : nearest_winners(*own, f.name, key.device, problem, f.tuning->space,
+                                          options.warm_start_neighbours)) {
+        tune_options.warm_start.push_back(std::move(winner.config));
+      }
+    }
+    TuneCallbacks callbacks;
+    callbacks.on_progress = [&stop](const TuneProgress&) {
+      if (stop.stop_requested()) throw TuneCancelled{};
+    };
+    Store* record = own && options.store_mode == OpenMode::read_write ? &*own : nullptr;
+    TuneReport report = tune(*f.tuning, problem, f.device, *evaluator, record, key, tune_options,
+                             callbacks);
+    if (!report.best) return std::nullopt;
+    return report.best->config;
+  }
+
+  std::unique_ptr<Kernel> tuned(const KernelFamily& f, const Problem& problem,
+                                std::stop_token stop) {
+    try {
+      if (auto best = run_tune(f, problem, stop)) return f.load(*best, problem, KernelOrigin::tuned);
+      warn(fmt::format("the tune of {} for {} found no correct config", f.name,
+                       problem.canonical()));
+    } catch (const TuneCancelled&) {
+    } catch (const std::exception& error) {
+      warn(fmt::format("the tune of {} for {} failed: {}", f.name, problem.canonical(),
+                       error.what()));
+    }
+    return nullptr;
+  }
+
+  void tune_in_background(const KernelFamily& f, const Problem& problem, Slot& slot) {
+    std::lock_guard lock(tunes_mutex);
+    tunes.emplace_back([this, &f, problem, &slot](std::stop_token stop) {
+      auto kernel = tuned(f, problem, stop);
+      if (!kernel) return;
+      std::lock_guard slot_lock(slot.mutex);
+      install(slot, std::move(kernel));
+    });
+  }
+
+  const Kernel& resolve(const KernelQuery& query, Policy policy, Slot& slot) {
+    std::lock_guard lock(slot.mutex);
+    if (const Kernel* ready = slot.current.load(std::memory_order_acquire)) return *ready;
+    Family& family = [&]() -> Family& {
+      std::shared_lock families_lock(slots_mutex);
+      return this->family(query.family());
+    }();
+    const KernelFamily& f = family.def;
+    const Problem& problem = query.problem();
+
+    if (auto kernel = from_store(f, problem)) return install(slot, std::move(kernel));
+    if (policy == Policy::tune_now && can_tune(f)) {
+      if (auto kernel = tuned(f, problem, {})) return install(slot, std::move(kernel));
+    }
+    auto kernel = from_dispatch(family, problem);
+    if (!kernel) {
+      try {
+        kernel = f.load(default_config(*f.tuning, problem, f.device), problem,
+                        KernelOrigin::default_config);
+      } catch (const std::exception& error) {
+        throw RuntimeError(fmt::format("no kernel of {} for {}: the default config fails: {}",
+                                       f.name, problem.canonical(), error.what()));
+      }
+    }
+    const Kernel& now = install(slot, std::move(kernel));
+    if (policy == Policy::tune_in_background && can_tune(f)) tune_in_background(f, problem, slot);
+    return now;
+  }
+};
+
+Runtime::Runtime(RuntimeOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}
+
+Runtime::~Runtime() {
+  std::vector<std::jthread> tunes;
+  {
+    std::lock_guard lock(impl_->tunes_mutex);
+    tunes.swap(impl_->tunes);
+  }
+  for (auto& t : tunes) t.request_stop();
+}  // `tunes` joins here, before impl_ goes
+
+void Runtime::add_family(KernelFamily family) {
+  if (family.name.empty() || family.tuning == nullptr || !family.load) {
+    throw std::invalid_argument("add_family: a kernel family needs a name, a tuning space and a "
+                                "loader (family '" + family.name + "')");
+  }
+  std::unique_lock lock(impl_->slots_mutex);
+  const std::string name = family.name;
+  auto [it, inserted] = impl_->families.try_emplace(name);
+  if (!inserted) throw std::invalid_argument("add_family: family '" + name + "' was already added");
+  it->second = std::make_unique<Family>(Family{std::move(family), std::nullopt});
+}
+
+void Runtime::add_dispatch(Dispatcher dispatcher) {
+  std::unique_lock lock(impl_->slots_mutex);
+  Family& family = impl_->family(dispatcher.family());
+  family.dispatch = std::move(dispatcher);
+}
+
+KernelQuery Runtime::query(std::string_view family_name, const Problem& problem) const {
+  KernelQuery q;
+  {
+    std::shared_lock lock(impl_->slots_mutex);
+    const KernelFamily& f = impl_->family(family_name).def;
+    q.problem_ = f.resolve ? f.resolve(problem) : problem;
+  }
+  q.family_ = std::string(family_name);
+  q.text_ = q.family_;
+  q.text_ += '\n';
+  q.text_ += q.problem_.canonical();
+  q.hash_ = hash_text(q.text_);
+  return q;
+}
+
+const Kernel& Runtime::get(const KernelQuery& query) { return get(query, impl_->options.policy); }
+
+const Kernel& Runtime::get(const KernelQuery& query, Policy policy) {
+  if (const Kernel* ready = impl_->find(query.text_, query.hash_)) return *ready;
+  Slot& slot = impl_->slot_for(query.text_, query.hash_);
+  return impl_->resolve(query, policy, slot);
+}
+
+std::optional<std::string> Runtime::store_error() const { return impl_->store_error; }
+
+std::vector<std::string> Runtime::warnings() const {
+  std::lock_guard lock(impl_->warnings_mutex);
+  return impl_->warnings;
+}
+
+void Runtime::wait_for_background() {
+  for (;;) {
+    std::vector<std::jthread> finishing;
+    {
+      std::lock_guard lock(impl_->tunes_mutex);
+      finishing.swap(impl_->tunes);
+    }
+    if (finishing.empty()) return;
+    for (auto& t : finishing) t.join();
+  }
+}
+
+}  // namespace cutune

@@ -1,0 +1,112 @@
+// Warm start: a new shape's tune begins with the winners of the nearest tuned shapes.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <limits>
+#include <set>
+
+#include "cutune/runtime.hpp"
+#include "runtime/log_shape.hpp"
+
+namespace cutune {
+
+std::vector<NearestWinner> nearest_winners(Store& store, std::string_view family,
+                                           std::string_view device, const Problem& problem,
+                                           const Space& space, std::size_t k) {
+  const std::vector<std::string> names = runtime::numeric_names(problem);
+  const auto fixed = runtime::fixed_args(problem);
+  const std::vector<double> here = *runtime::log_point(problem, names);
+
+  std::vector<NearestWinner> candidates;
+  for (const StoredResult& best :
+       store.best_per_key({.family = std::string(family), .device = std::string(device)})) {
+    Problem shape;
+    try {
+      shape = Problem::parse(best.key.problem);
+    } catch (const std::invalid_argument&) {
+      continue;  // not a problem this version of cutune wrote
+    }
+    if (shape.args().size() != problem.args().size() || runtime::fixed_args(shape) != fixed) {
+      continue;
+    }
+    auto there = runtime::log_point(shape, names);
+    if (!there) continue;
+    try {
+      candidates.push_back({space.from_json(nlohmann::json::parse(best.config_json)),
+                            std::move(shape), runtime::distance(here, *there),
+                            best.measurement.time_ms});
+    } catch (const std::exception&) {
+      continue;  // a config of another version of the family's space
+    }
+  }
+  // Nearest first; among equally near shapes the faster winner, then the problem text, so that
+  // the order is the same in every run.
+  std::sort(candidates.begin(), candidates.end(), [](const auto& a, const auto& b) {
+    if (a.distance != b.distance) return a.distance < b.distance;
+    if (a.time_ms != b.time_ms) return a.time_ms < b.time_ms;
+    return a.problem.canonical() < b.problem.canonical();
+  });
+  std::vector<NearestWinner> out;
+  std::set<std::uint64_t> seen;
+  for (auto& candidate : candidates) {
+    if (out.size() == k) break;
+    if (seen.insert(candidate.config.hash()).second) out.push_back(std::move(candidate));
+  }
+  return out;
+}
+
+namespace {
+
+// The first evaluation (1-based) that measured target_ms or better, and when it arrived.
+std::pair<std::size_t, double> first_reaching(const TuneReport& report, double target_ms) {
+  for (std::size_t i = 0; i < report.evaluated.size(); ++i) {
+    const Measurement& m = report.evaluated[i].measurement;
+    if (m.ok() && m.time_ms <= target_ms) return {i + 1, report.evaluated[i].at_seconds};
+  }
+  return {report.evaluated.size(), report.seconds};
+}
+
+double best_search_time(const TuneReport& report) {
+  double best = std::numeric_limits<double>::infinity();
+  for (const Evaluated& e : report.evaluated) {
+    if (e.measurement.ok()) best = std::min(best, e.measurement.time_ms);
+  }
+  return best;
+}
+
+}  // namespace
+
+WarmStartComparison compare_warm_start(const TuningSpace& space, const Problem& problem,
+                                       const Device& device, Evaluator& evaluator, Store& store,
+                                       const TuningKey& key, const TuneOptions& options,
+                                       std::size_t neighbours) {
+  WarmStartComparison out;
+  out.neighbours =
+      nearest_winners(store, key.family, key.device, problem, space.space, neighbours + 1);
+  // The shape itself may be tuned already: its own winner would make the comparison meaningless.
+  std::erase_if(out.neighbours, [&](const NearestWinner& n) { return n.problem == problem; });
+  if (out.neighbours.size() > neighbours) {
+    out.neighbours.erase(out.neighbours.begin() + static_cast<std::ptrdiff_t>(neighbours),
+                         out.neighbours.end());
+  }
+  if (out.neighbours.empty()) {
+    throw std::invalid_argument(fmt::format(
+        "warm start of {} for {}: the store holds no other tuned shape of this family on {}",
+        key.family, problem.canonical(), key.device));
+  }
+  TuneOptions cold = options;
+  cold.warm_start.clear();
+  out.cold = tune(space, problem, device, evaluator, nullptr, key, cold);
+  TuneOptions warm = options;
+  for (const NearestWinner& n : out.neighbours) warm.warm_start.push_back(n.config);
+  out.warm = tune(space, problem, device, evaluator, nullptr, key, warm);
+
+  // Search times, not re-timed ones: the question is when each search first found that level.
+  out.target_ms = std::max(best_search_time(out.cold), best_search_time(out.warm));
+  std::tie(out.cold_evaluations, out.cold_seconds) = first_reaching(out.cold, out.target_ms);
+  std::tie(out.warm_evaluations, out.warm_seconds) = first_reaching(out.warm, out.target_ms);
+  return out;
+}
+
+}  // namespace cutune

@@ -1,0 +1,82 @@
+#include "cutune/diversity.hpp"
+
+#include <nlohmann/json.hpp>
+#include <set>
+#include <unordered_set>
+
+namespace cutune {
+namespace {
+
+constexpr std::size_t kDropReasonsKept = 5;
+
+}  // namespace
+
+DiversityReport measure_diversity(const TuningSpace& ts, const Problem& problem,
+                                  const Device& device, std::size_t draws, std::uint64_t seed) {
+  const Space& space = ts.space;
+  DiversityReport report;
+  report.draws = draws;
+  for (const Constraint& c : space.constraints()) report.constraint_names.push_back(c.name);
+  report.constraint_trips.assign(space.constraints().size(), 0);
+
+  Rng rng(seed);
+  std::unordered_set<std::uint64_t> hashes;
+  std::vector<std::set<Value>> values_seen(space.knob_count());
+  for (std::size_t i = 0; i < draws; ++i) {
+    Normalized n = space.normalize(space.draw(rng), problem, device);
+    for (std::size_t fired : n.fired) ++report.constraint_trips[fired];
+    if (!n.config) {
+      ++report.dropped;
+      if (report.drop_reasons.size() < kDropReasonsKept) report.drop_reasons.push_back(n.failure);
+      continue;
+    }
+    hashes.insert(n.config->hash());
+    for (std::size_t knob = 0; knob < space.knob_count(); ++knob) {
+      values_seen[knob].insert(n.config->at(knob));
+    }
+  }
+  report.distinct = hashes.size();
+  for (std::size_t knob = 0; knob < space.knob_count(); ++knob) {
+    if (space.fragment(knob).cardinality(View::search) != std::uint64_t{1}) {
+      report.searchable_knobs.push_back(space.names()[knob]);
+    }
+    if (values_seen[knob].size() > 1) report.varying_knobs.push_back(space.names()[knob]);
+  }
+
+  for (const HeuristicSeed* s : eligible_seeds(ts, problem, device)) {
+    report.eligible_seeds.push_back(s->name);
+  }
+  seed_configs(ts, problem, device, &report.seed_errors);
+  try {
+    report.default_config = default_config(ts, problem, device).to_string();
+  } catch (const std::exception& e) {
+    report.default_error = e.what();
+  }
+  return report;
+}
+
+nlohmann::json DiversityReport::to_json() const {
+  nlohmann::json constraints = nlohmann::json::array();
+  for (std::size_t i = 0; i < constraint_names.size(); ++i) {
+    constraints.push_back({{"name", constraint_names[i]},
+                           {"trips", constraint_trips[i]},
+                           {"rate", draws ? static_cast<double>(constraint_trips[i]) / draws : 0.0}});
+  }
+  nlohmann::json j = {{"draws", draws},
+                      {"distinct", distinct},
+                      {"dropped", dropped},
+                      {"searchable_knobs", searchable_knobs},
+                      {"varying_knobs", varying_knobs},
+                      {"constraints", constraints},
+                      {"eligible_seeds", eligible_seeds},
+                      {"seed_errors", seed_errors},
+                      {"drop_reasons", drop_reasons}};
+  if (default_error.empty()) {
+    j["default_config"] = nlohmann::json::parse(default_config);
+  } else {
+    j["default_error"] = default_error;
+  }
+  return j;
+}
+
+}  // namespace cutune

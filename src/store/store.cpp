@@ -1,0 +1,515 @@
+#include "cutune/store.hpp"
+
+#include <fmt/format.h>
+#include <pwd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <thread>
+
+#include "sqlite.hpp"
+
+namespace cutune {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::string_view kFormat = "cutune-results";
+constexpr int kSchemaVersion = 1;
+
+// A config measured twice is judged by its latest measurement; the best of a key is the fastest
+// such config that ran correctly. The views hold that rule once, for this code and for anyone
+// reading the file with the sqlite3 shell.
+constexpr const char* kCreateSchema = R"sql(
+CREATE TABLE cutune_meta(name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE tuning_keys(
+  id INTEGER PRIMARY KEY,
+  family TEXT NOT NULL,
+  family_version TEXT NOT NULL,
+  problem TEXT NOT NULL,
+  device TEXT NOT NULL,
+  toolchain TEXT NOT NULL,
+  UNIQUE(family, family_version, problem, device, toolchain));
+CREATE TABLE measurements(
+  id INTEGER PRIMARY KEY,
+  key_id INTEGER NOT NULL REFERENCES tuning_keys(id),
+  config_hash TEXT NOT NULL,
+  config_json TEXT NOT NULL,
+  outcome TEXT NOT NULL,
+  time_ms REAL,
+  spread REAL,
+  repetitions INTEGER NOT NULL,
+  compile_s REAL NOT NULL,
+  max_rel_error REAL,
+  detail TEXT NOT NULL,
+  tune_id TEXT NOT NULL,
+  timestamp REAL NOT NULL);
+CREATE INDEX measurements_by_config ON measurements(key_id, config_hash, id);
+CREATE VIEW latest_per_config AS
+  SELECT * FROM (
+    SELECT m.*, row_number() OVER (PARTITION BY m.key_id, m.config_hash ORDER BY m.id DESC)
+      AS newness
+    FROM measurements m)
+  WHERE newness = 1;
+CREATE VIEW best_per_key AS
+  SELECT * FROM (
+    SELECT l.*, row_number() OVER (PARTITION BY l.key_id ORDER BY l.time_ms, l.id) AS position
+    FROM latest_per_config l
+    WHERE l.outcome = 'ok')
+  WHERE position = 1;
+)sql";
+
+// Every query that returns StoredResult rows selects these columns from a measurement source
+// aliased m joined to its key k, so that one function reads them all.
+constexpr std::string_view kResultColumns =
+    "k.family, k.family_version, k.problem, k.device, k.toolchain, m.config_hash, "
+    "m.config_json, m.outcome, m.time_ms, m.spread, m.repetitions, m.compile_s, "
+    "m.max_rel_error, m.detail, m.tune_id, m.timestamp";
+constexpr std::string_view kKeyIdOfParameters =
+    "(SELECT id FROM tuning_keys WHERE family = ?1 AND family_version = ?2 AND problem = ?3 "
+    "AND device = ?4 AND toolchain = ?5)";
+constexpr std::string_view kKeyOrder =
+    "k.family, k.family_version, k.problem, k.device, k.toolchain";
+
+std::string results_query(std::string_view source, std::string_view condition,
+                          std::string_view order) {
+  return fmt::format("SELECT {} FROM {} m JOIN tuning_keys k ON k.id = m.key_id WHERE {} ORDER BY {}",
+                     kResultColumns, source, condition, order);
+}
+
+void bind_key(sqlite::Statement& statement, const TuningKey& key) {
+  statement.bind(1, key.family);
+  statement.bind(2, key.family_version);
+  statement.bind(3, key.problem);
+  statement.bind(4, key.device);
+  statement.bind(5, key.toolchain);
+}
+
+std::string describe(const sqlite::Error& error) {
+  switch (error.code()) {
+    case SQLITE_NOTADB:
+      return "not an SQLite database (a corrupt file, or not a cutune results store)";
+    case SQLITE_CORRUPT:
+      return fmt::format("the database is corrupt ({})", error.what());
+    case SQLITE_READONLY:
+      return fmt::format("cannot write to a read-only store ({})", error.what());
+    case SQLITE_CANTOPEN:
+      return fmt::format("cannot open the file ({})", error.what());
+    default:
+      return error.what();
+  }
+}
+
+// Contention that outlasts SQLite's busy timeout (a long checkpoint, WAL recovery after a crash)
+// is retried whole, with jitter so that colliding writers spread out.
+template <typename Work>
+auto retry_while_busy(Work&& work) {
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + std::chrono::seconds(60);
+  std::minstd_rand jitter(std::random_device{}());
+  for (;;) {
+    try {
+      return work();
+    } catch (const sqlite::Error& error) {
+      if (!error.busy() || Clock::now() > deadline) throw;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1 + jitter() % 20));
+    }
+  }
+}
+
+// BEGIN IMMEDIATE takes the write lock up front: a deferred transaction that later upgrades can
+// fail with SQLITE_BUSY without waiting, whatever the busy timeout.
+class WriteTransaction {
+ public:
+  explicit WriteTransaction(sqlite::Connection& db) : db_(db) { db_.execute("BEGIN IMMEDIATE"); }
+  WriteTransaction(const WriteTransaction&) = delete;
+  WriteTransaction& operator=(const WriteTransaction&) = delete;
+  ~WriteTransaction() {
+    if (sqlite3_get_autocommit(db_.handle()) == 0) sqlite3_exec(db_.handle(), "ROLLBACK", nullptr, nullptr, nullptr);
+  }
+  void commit() { db_.execute("COMMIT"); }
+
+ private:
+  sqlite::Connection& db_;
+};
+
+// A path as an SQLite URI, for the query parameters only URIs can carry.
+std::string file_uri(const fs::path& path, std::string_view parameters) {
+  std::string uri = "file:";
+  for (const unsigned char c : fs::absolute(path).string()) {
+    if (std::isalnum(c) != 0 || std::string_view("/-._~").find(static_cast<char>(c)) != std::string_view::npos) {
+      uri += static_cast<char>(c);
+    } else {
+      uri += fmt::format("%{:02X}", c);
+    }
+  }
+  return fmt::format("{}?{}", uri, parameters);
+}
+
+std::vector<std::string> table_names(sqlite::Connection& db) {
+  sqlite::Statement statement(db, "SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name");
+  std::vector<std::string> names;
+  while (statement.step()) names.push_back(statement.text(0));
+  return names;
+}
+
+std::string meta_value(sqlite::Connection& db, std::string_view name) {
+  sqlite::Statement statement(db, "SELECT value FROM cutune_meta WHERE name = ?1");
+  statement.bind(1, name);
+  return statement.step() ? statement.text(0) : std::string();
+}
+
+}  // namespace
+
+std::string TuningKey::canonical() const {
+  return nlohmann::json::array({family, family_version, problem, device, toolchain}).dump();
+}
+
+std::string TuningKey::hash() const {
+  std::uint64_t hash = 0xcbf29ce484222325ULL;
+  for (const unsigned char c : canonical()) {
+    hash = (hash ^ c) * 0x100000001b3ULL;
+  }
+  return fmt::format("{:016x}", hash);
+}
+
+struct Store::Impl {
+  // Prepared once per connection, after the schema is known to be there.
+  struct Statements {
+    explicit Statements(const sqlite::Connection& db)
+        : insert_key(db,
+                     "INSERT INTO tuning_keys(family, family_version, problem, device, toolchain) "
+                     "VALUES(?1, ?2, ?3, ?4, ?5) ON CONFLICT DO NOTHING"),
+          insert_measurement(
+              db, fmt::format("INSERT INTO measurements(key_id, config_hash, config_json, outcome, "
+                              "time_ms, spread, repetitions, compile_s, max_rel_error, detail, "
+                              "tune_id, timestamp) VALUES({}, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
+                              "?14, ?15, ?16)",
+                              kKeyIdOfParameters)),
+          find(db, results_query("measurements", fmt::format("m.key_id = {} AND m.config_hash = ?6",
+                                                             kKeyIdOfParameters),
+                                 "m.id DESC LIMIT 1")),
+          results(db, results_query("measurements", fmt::format("m.key_id = {}", kKeyIdOfParameters),
+                                    "m.id")),
+          count(db, fmt::format("SELECT count(*) FROM measurements WHERE key_id = {}",
+                                kKeyIdOfParameters)),
+          best(db, results_query("latest_per_config",
+                                 fmt::format("m.key_id = {} AND m.outcome = 'ok'", kKeyIdOfParameters),
+                                 "m.time_ms, m.id LIMIT ?6")),
+          keys(db, fmt::format("SELECT family, family_version, problem, device, toolchain FROM "
+                               "tuning_keys k WHERE (?1 = '' OR family = ?1) AND (?2 = '' OR "
+                               "device = ?2) ORDER BY {}",
+                               kKeyOrder)),
+          best_per_key(db, results_query("best_per_key",
+                                         "(?1 = '' OR k.family = ?1) AND (?2 = '' OR k.device = ?2)",
+                                         kKeyOrder)) {}
+
+    sqlite::Statement insert_key;
+    sqlite::Statement insert_measurement;
+    sqlite::Statement find;
+    sqlite::Statement results;
+    sqlite::Statement count;
+    sqlite::Statement best;
+    sqlite::Statement keys;
+    sqlite::Statement best_per_key;
+  };
+
+  Impl(fs::path path_in, OpenMode mode_in, const std::string& uri, int flags)
+      : path(std::move(path_in)), mode(mode_in), db(uri, flags) {
+    sqlite3_busy_timeout(db.handle(), 10'000);
+  }
+
+  [[noreturn]] void fail(std::string_view doing, const sqlite::Error& error) const {
+    throw StoreError(fmt::format("results store {}: {}: {}", path.string(), doing, describe(error)));
+  }
+  [[noreturn]] void fail(std::string_view problem) const {
+    throw StoreError(fmt::format("results store {}: {}", path.string(), problem));
+  }
+
+  // Reads nothing but the schema; writes only into a file that holds no tables yet.
+  void check_or_create_schema() {
+    std::vector<std::string> tables = retry_while_busy([&] { return table_names(db); });
+    if (tables.empty()) {
+      if (mode == OpenMode::read_only) fail("empty database: no cutune results store in it");
+      create_schema();
+      return;
+    }
+    if (std::find(tables.begin(), tables.end(), "cutune_meta") == tables.end()) {
+      fail(fmt::format("an SQLite database of another program (tables: {}), not a cutune results "
+                       "store",
+                       fmt::join(tables, ", ")));
+    }
+    std::string format;
+    try {
+      format = meta_value(db, "format");
+    } catch (const sqlite::Error&) {
+      fail("an SQLite database with a cutune_meta table that cutune did not write");
+    }
+    if (format != kFormat) {
+      fail(fmt::format("an SQLite database whose cutune_meta names format '{}', not '{}'", format,
+                       kFormat));
+    }
+    const std::string version = meta_value(db, "schema_version");
+    if (version != std::to_string(kSchemaVersion)) {
+      fail(fmt::format("schema version '{}'; this build of cutune reads version {} only{}", version,
+                       kSchemaVersion,
+                       std::atoi(version.c_str()) > kSchemaVersion ? " (a newer cutune wrote it)"
+                                                                   : ""));
+    }
+    if (mode == OpenMode::read_write) enable_wal();
+  }
+
+  void enable_wal() {
+    retry_while_busy([&] { db.execute("PRAGMA journal_mode = WAL"); });
+    // In WAL mode NORMAL loses nothing when a process dies, only on power loss, and skips an
+    // fsync per commit.
+    db.execute("PRAGMA synchronous = NORMAL");
+  }
+
+  void create_schema() {
+    enable_wal();
+    retry_while_busy([&] {
+      WriteTransaction transaction(db);
+      // Another process may have created it between our look and our lock.
+      if (!table_names(db).empty()) return;
+      db.execute(kCreateSchema);
+      sqlite::Statement meta(db, "INSERT INTO cutune_meta(name, value) VALUES(?1, ?2)");
+      meta.bind(1, std::string_view("format"));
+      meta.bind(2, kFormat);
+      meta.step();
+      meta.reset();
+      meta.bind(1, std::string_view("schema_version"));
+      meta.bind(2, std::to_string(kSchemaVersion));
+      meta.step();
+      transaction.commit();
+    });
+  }
+
+  StoredResult read_result(const sqlite::Statement& row) const {
+    StoredResult result;
+    result.key = {row.text(0), row.text(1), row.text(2), row.text(3), row.text(4)};
+    result.config_hash = row.text(5);
+    result.config_json = row.text(6);
+    const std::string outcome = row.text(7);
+    const auto parsed = outcome_from_string(outcome);
+    if (!parsed) {
+      fail(fmt::format("measurement of config {} under key {} has an unknown outcome '{}'",
+                       result.config_hash, result.key.canonical(), outcome));
+    }
+    result.measurement.outcome = *parsed;
+    result.measurement.time_ms = row.real(8);
+    result.measurement.spread = row.real(9);
+    result.measurement.repetitions = static_cast<int>(row.integer(10));
+    result.measurement.compile_s = row.real(11);
+    result.measurement.max_rel_error = row.real(12);
+    result.measurement.detail = row.text(13);
+    result.tune_id = row.text(14);
+    result.timestamp = row.real(15);
+    return result;
+  }
+
+  std::vector<StoredResult> read_results(sqlite::Statement& statement) const {
+    std::vector<StoredResult> results;
+    while (statement.step()) results.push_back(read_result(statement));
+    return results;
+  }
+
+  // Runs a read under the store's error reporting; a read retries whole when the file is busy.
+  static std::unique_ptr<Impl> open_checked(const fs::path& path, OpenMode mode,
+                                            const std::string& uri) {
+    const int flags = mode == OpenMode::read_only ? SQLITE_OPEN_READONLY
+                                                  : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+    auto impl = std::make_unique<Impl>(path, mode, uri, flags);
+    impl->check_or_create_schema();
+    impl->sql = std::make_unique<Statements>(impl->db);
+    return impl;
+  }
+
+  template <typename Read>
+  auto read(std::string_view doing, Read&& work) {
+    try {
+      return retry_while_busy(work);
+    } catch (const sqlite::Error& error) {
+      fail(doing, error);
+    }
+  }
+
+  fs::path path;
+  OpenMode mode;
+  sqlite::Connection db;
+  std::unique_ptr<Statements> sql;
+};
+
+Store::Store(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Store::Store(Store&&) noexcept = default;
+Store& Store::operator=(Store&&) noexcept = default;
+Store::~Store() = default;
+
+const fs::path& Store::path() const { return impl_->path; }
+
+namespace {
+
+[[noreturn]] void open_failed(const fs::path& path, std::string_view problem) {
+  throw StoreError(fmt::format("results store {}: {}", path.string(), problem));
+}
+
+}  // namespace
+
+Store Store::open(const fs::path& path, OpenMode mode) {
+  const auto fail = [&](std::string_view problem) { open_failed(path, problem); };
+  std::error_code error;
+  if (mode == OpenMode::read_only) {
+    if (!fs::exists(path, error)) fail("no such file");
+  } else if (path.has_parent_path()) {
+    fs::create_directories(path.parent_path(), error);
+    if (error) fail(fmt::format("cannot create its folder: {}", error.message()));
+  }
+  if (fs::is_directory(path, error)) fail("a folder, not a file");
+  try {
+    return Store(Impl::open_checked(path, mode, file_uri(path, "")));
+  } catch (const sqlite::Error& first) {
+    // A WAL file needs its -shm index, which a reader cannot create in a read-only folder. When
+    // the file is only ever read there (a deployment), reading it as immutable needs no index.
+    const bool cannot_share = first.code() == SQLITE_CANTOPEN || first.code() == SQLITE_READONLY;
+    if (mode == OpenMode::read_only && cannot_share) {
+      try {
+        return Store(Impl::open_checked(path, mode, file_uri(path, "immutable=1")));
+      } catch (const sqlite::Error&) {
+        // Report the first error: it says why the ordinary way failed.
+      }
+    }
+    open_failed(path, describe(first));
+  }
+}
+
+fs::path Store::default_path() {
+  if (const char* db = std::getenv("CUTUNE_DB"); db != nullptr && *db != '\0') return db;
+  const fs::path relative = fs::path("cutune") / "results.db";
+  if (const char* cache = std::getenv("XDG_CACHE_HOME");
+      cache != nullptr && fs::path(cache).is_absolute()) {
+    return cache / relative;
+  }
+  const char* home = std::getenv("HOME");
+  if (home == nullptr || *home == '\0') {
+    const passwd* user = getpwuid(getuid());
+    if (user == nullptr || user->pw_dir == nullptr) {
+      throw StoreError(
+          "no default results store: CUTUNE_DB, XDG_CACHE_HOME and HOME are unset and the user "
+          "has no home folder; pass --db");
+    }
+    home = user->pw_dir;
+  }
+  return fs::path(home) / ".cache" / relative;
+}
+
+void Store::record(const StoredResult& result) {
+  const auto config = nlohmann::json::parse(result.config_json, nullptr, false);
+  if (!config.is_object()) {
+    impl_->fail(fmt::format("record: config {} of key {}: config_json is not a JSON object: '{}'",
+                            result.config_hash, result.key.canonical(), result.config_json));
+  }
+  auto& sql = *impl_->sql;
+  const Measurement& m = result.measurement;
+  try {
+    retry_while_busy([&] {
+      WriteTransaction transaction(impl_->db);
+      {
+        sqlite::Use use(sql.insert_key);
+        bind_key(sql.insert_key, result.key);
+        sql.insert_key.step();
+      }
+      {
+        auto& insert = sql.insert_measurement;
+        sqlite::Use use(insert);
+        bind_key(insert, result.key);
+        insert.bind(6, result.config_hash);
+        insert.bind(7, result.config_json);
+        insert.bind(8, to_string(m.outcome));
+        insert.bind(9, m.time_ms);
+        insert.bind(10, m.spread);
+        insert.bind(11, static_cast<std::int64_t>(m.repetitions));
+        insert.bind(12, m.compile_s);
+        insert.bind(13, m.max_rel_error);
+        insert.bind(14, m.detail);
+        insert.bind(15, result.tune_id);
+        insert.bind(16, result.timestamp);
+        insert.step();
+      }
+      transaction.commit();
+    });
+  } catch (const sqlite::Error& error) {
+    impl_->fail("record", error);
+  }
+}
+
+std::optional<Measurement> Store::find(const TuningKey& key, std::string_view config_hash) {
+  auto& statement = impl_->sql->find;
+  return impl_->read("find", [&]() -> std::optional<Measurement> {
+    sqlite::Use use(statement);
+    bind_key(statement, key);
+    statement.bind(6, config_hash);
+    if (!statement.step()) return std::nullopt;
+    return impl_->read_result(statement).measurement;
+  });
+}
+
+std::vector<StoredResult> Store::results(const TuningKey& key) {
+  auto& statement = impl_->sql->results;
+  return impl_->read("results", [&] {
+    sqlite::Use use(statement);
+    bind_key(statement, key);
+    return impl_->read_results(statement);
+  });
+}
+
+std::int64_t Store::measurement_count(const TuningKey& key) {
+  auto& statement = impl_->sql->count;
+  return impl_->read("measurement_count", [&] {
+    sqlite::Use use(statement);
+    bind_key(statement, key);
+    statement.step();
+    return statement.integer(0);
+  });
+}
+
+std::vector<StoredResult> Store::best(const TuningKey& key, int n) {
+  auto& statement = impl_->sql->best;
+  return impl_->read("best", [&] {
+    sqlite::Use use(statement);
+    bind_key(statement, key);
+    statement.bind(6, static_cast<std::int64_t>(n));
+    return impl_->read_results(statement);
+  });
+}
+
+std::vector<TuningKey> Store::keys(const KeyFilter& filter) {
+  auto& statement = impl_->sql->keys;
+  return impl_->read("keys", [&] {
+    sqlite::Use use(statement);
+    statement.bind(1, filter.family);
+    statement.bind(2, filter.device);
+    std::vector<TuningKey> keys;
+    while (statement.step()) {
+      keys.push_back({statement.text(0), statement.text(1), statement.text(2), statement.text(3),
+                      statement.text(4)});
+    }
+    return keys;
+  });
+}
+
+std::vector<StoredResult> Store::best_per_key(const KeyFilter& filter) {
+  auto& statement = impl_->sql->best_per_key;
+  return impl_->read("best_per_key", [&] {
+    sqlite::Use use(statement);
+    statement.bind(1, filter.family);
+    statement.bind(2, filter.device);
+    return impl_->read_results(statement);
+  });
+}
+
+}  // namespace cutune

@@ -1,0 +1,230 @@
+#include "cutune/tune.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <random>
+#include <thread>
+#include <unordered_map>
+
+namespace cutune {
+
+std::optional<double> TuneReport::speedup() const {
+  if (!best || !baseline || !baseline->measurement.ok()) return std::nullopt;
+  return baseline->measurement.time_ms / best->measurement.time_ms;
+}
+
+namespace {
+
+// A strategy that keeps proposing only configs already measured is stuck; stop after this many
+// rounds without a new measurement rather than spin.
+constexpr int kMaxRoundsWithoutNews = 32;
+
+std::string make_tune_id(std::uint64_t seed) {
+  std::random_device entropy;
+  return fmt::format("{:x}-{:x}-{:08x}", static_cast<long long>(std::time(nullptr)), seed,
+                     entropy());
+}
+
+class TuneRun {
+ public:
+  TuneRun(const TuningSpace& space, const Problem& problem, const Device& device,
+          Evaluator& evaluator, Store* store, const TuningKey& key, const TuneOptions& options,
+          const TuneCallbacks& callbacks)
+      : space_(space),
+        problem_(problem),
+        device_(device),
+        evaluator_(evaluator),
+        store_(store),
+        key_(key),
+        options_(options),
+        callbacks_(callbacks),
+        tune_id_(options.tune_id.empty() ? make_tune_id(options.seed) : options.tune_id),
+        start_(std::chrono::steady_clock::now()) {}
+
+  TuneReport run() {
+    auto strategy = make_strategy(options_.strategy, options_.effort);
+    const Config baseline = default_config(space_, problem_, device_);
+    measure({baseline});
+    report_.baseline = report_.evaluated.front();
+
+    SearchContext context{&space_, problem_, device_, starting_points(), options_.seed,
+                          options_.max_evaluations};
+    strategy->start(context);
+
+    const std::size_t batch = options_.batch_size != 0
+                                  ? options_.batch_size
+                                  : std::max<std::size_t>(2, 2 * std::thread::hardware_concurrency());
+    int rounds_without_news = 0;
+    while (report_.evaluated.size() < options_.max_evaluations && !out_of_time() &&
+           rounds_without_news < kMaxRoundsWithoutNews) {
+      const std::size_t want =
+          std::min(batch, options_.max_evaluations - report_.evaluated.size());
+      std::vector<Config> asked = strategy->ask(want);
+      if (asked.empty()) break;
+      const std::size_t before = report_.evaluated.size();
+      const std::vector<Measurement> results = measure(asked);
+      strategy->tell(asked, results);
+      rounds_without_news = report_.evaluated.size() == before ? rounds_without_news + 1 : 0;
+    }
+    choose_winner();
+    report_.seconds = elapsed();
+    return std::move(report_);
+  }
+
+ private:
+  double elapsed() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+  bool out_of_time() const { return options_.max_seconds > 0 && elapsed() >= options_.max_seconds; }
+
+  // Warm-start configs first (normalized; an illegal one is dropped and counted), then the
+  // eligible heuristic seeds.
+  std::vector<Config> starting_points() {
+    std::vector<Config> points;
+    for (const Config& warm : options_.warm_start) {
+      Normalized n = space_.space.normalize(warm, problem_, device_);
+      if (n.config) {
+        points.push_back(std::move(*n.config));
+      } else {
+        drop(fmt::format("warm start {} violates {}", warm.to_string(), n.failure));
+      }
+    }
+    std::vector<std::string> errors;
+    for (Config& seed : seed_configs(space_, problem_, device_, &errors)) {
+      points.push_back(std::move(seed));
+    }
+    for (const std::string& error : errors) drop(error);
+    return points;
+  }
+
+  void drop(const std::string& reason) {
+    ++report_.dropped_by_normalizer;
+    report_.drop_reasons.push_back(reason);
+  }
+
+  // One measurement per config, in order: earlier results of this tune, then the store, then the
+  // evaluator for what is left. Each new result is committed to the store as it arrives.
+  std::vector<Measurement> measure(const std::vector<Config>& configs) {
+    std::vector<Measurement> out(configs.size());
+    std::vector<std::size_t> fresh;
+    std::vector<Config> fresh_configs;
+    std::unordered_map<std::uint64_t, std::size_t> fresh_by_hash;
+    std::vector<std::pair<std::size_t, std::size_t>> same_as_fresh;
+    for (std::size_t i = 0; i < configs.size(); ++i) {
+      const std::uint64_t hash = configs[i].hash();
+      if (auto it = index_by_hash_.find(hash); it != index_by_hash_.end()) {
+        out[i] = report_.evaluated[it->second].measurement;
+        ++report_.duplicates_skipped;
+        continue;
+      }
+      if (auto it = fresh_by_hash.find(hash); it != fresh_by_hash.end()) {
+        same_as_fresh.emplace_back(i, it->second);
+        ++report_.duplicates_skipped;
+        continue;
+      }
+      if (store_ != nullptr) {
+        if (auto stored = store_->find(key_, configs[i].hash_hex())) {
+          out[i] = *stored;
+          ++report_.resumed;
+          add(configs[i], *stored, /*from_store=*/true);
+          continue;
+        }
+      }
+      fresh_by_hash.emplace(hash, i);
+      fresh.push_back(i);
+      fresh_configs.push_back(configs[i]);
+    }
+    if (!fresh_configs.empty()) {
+      std::vector<Measurement> results = evaluator_.evaluate(fresh_configs);
+      for (std::size_t j = 0; j < fresh.size(); ++j) {
+        Measurement m = j < results.size()
+                            ? std::move(results[j])
+                            : Measurement{.outcome = Outcome::crash,
+                                          .detail = "the evaluator returned no result"};
+        out[fresh[j]] = m;
+        add(configs[fresh[j]], std::move(m), /*from_store=*/false);
+      }
+    }
+    for (auto [dup, original] : same_as_fresh) out[dup] = out[original];
+    return out;
+  }
+
+  void add(const Config& config, Measurement m, bool from_store) {
+    if (!from_store) persist(config, m);
+    index_by_hash_.emplace(config.hash(), report_.evaluated.size());
+    ++report_.outcomes[m.outcome];
+    if (m.ok() && (!best_ms_ || m.time_ms < *best_ms_)) best_ms_ = m.time_ms;
+    report_.evaluated.push_back(Evaluated{config, std::move(m), from_store, elapsed()});
+    if (callbacks_.on_result) callbacks_.on_result(report_.evaluated.back());
+    if (callbacks_.on_progress) {
+      std::size_t failures = 0;
+      for (const auto& [outcome, count] : report_.outcomes) {
+        if (outcome != Outcome::ok) failures += count;
+      }
+      callbacks_.on_progress(TuneProgress{report_.evaluated.size(), options_.max_evaluations,
+                                          best_ms_, failures, elapsed()});
+    }
+  }
+
+  void persist(const Config& config, const Measurement& m) {
+    if (store_ == nullptr) return;
+    store_->record(StoredResult{key_, config.hash_hex(), config.to_string(), m, tune_id_,
+                                static_cast<double>(std::time(nullptr))});
+  }
+
+  // Re-times the fastest few with more repetitions; the winner is the fastest re-timed config
+  // that stayed correct (falling back to the search's own best when every re-time failed).
+  void choose_winner() {
+    std::vector<const Evaluated*> ranked;
+    for (const Evaluated& e : report_.evaluated) {
+      if (e.measurement.ok()) ranked.push_back(&e);
+    }
+    if (ranked.empty()) return;
+    std::sort(ranked.begin(), ranked.end(), [](const Evaluated* a, const Evaluated* b) {
+      return a->measurement.time_ms < b->measurement.time_ms;
+    });
+    ranked.resize(std::min(ranked.size(), std::max<std::size_t>(1, options_.retime_top)));
+    std::vector<Config> top;
+    for (const Evaluated* e : ranked) top.push_back(e->config);
+    const std::vector<Measurement> retimed = evaluator_.retime(top);
+
+    std::optional<Evaluated> winner;
+    for (std::size_t i = 0; i < top.size() && i < retimed.size(); ++i) {
+      persist(top[i], retimed[i]);
+      if (!retimed[i].ok()) continue;
+      if (!winner || retimed[i].time_ms < winner->measurement.time_ms) {
+        winner = Evaluated{top[i], retimed[i], false, ranked[i]->at_seconds};
+      }
+    }
+    if (!winner) winner = *ranked.front();
+    report_.seconds_to_best = winner->at_seconds;
+    report_.best = std::move(winner);
+  }
+
+  const TuningSpace& space_;
+  const Problem& problem_;
+  const Device& device_;
+  Evaluator& evaluator_;
+  Store* store_;
+  const TuningKey& key_;
+  const TuneOptions& options_;
+  const TuneCallbacks& callbacks_;
+  const std::string tune_id_;
+  const std::chrono::steady_clock::time_point start_;
+  TuneReport report_;
+  std::unordered_map<std::uint64_t, std::size_t> index_by_hash_;
+  std::optional<double> best_ms_;
+};
+
+}  // namespace
+
+TuneReport tune(const TuningSpace& space, const Problem& problem, const Device& device,
+                Evaluator& evaluator, Store* store, const TuningKey& key,
+                const TuneOptions& options, const TuneCallbacks& callbacks) {
+  return TuneRun(space, problem, device, evaluator, store, key, options, callbacks).run();
+}
+
+}  // namespace cutune

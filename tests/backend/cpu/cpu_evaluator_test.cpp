@@ -1,0 +1,156 @@
+// The CPU backend end to end: the real compiler, the real worker process, real crashes.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "cutune/cpu.hpp"
+#include "cutune/space.hpp"
+
+namespace cutune {
+namespace {
+
+const std::filesystem::path examples = CUTUNE_EXAMPLES_DIR;
+
+class CpuEvaluatorTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    cache_ = std::filesystem::temp_directory_path() /
+             ("cutune-cpu-" + std::to_string(::getpid()) + "-" +
+              ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(cache_);
+  }
+  void TearDown() override { std::filesystem::remove_all(cache_); }
+  CpuOptions options() const {
+    CpuOptions o;
+    o.cache_dir = cache_;
+    o.jobs = 2;
+    return o;
+  }
+  std::filesystem::path cache_;
+};
+
+std::vector<Config> modes(const Space& space, const std::vector<std::string>& names) {
+  std::vector<Config> out;
+  for (const auto& name : names) out.push_back(space.complete({{"MODE", Value(name)}}));
+  return out;
+}
+
+TEST_F(CpuEvaluatorTest, RecordsEveryFaultWithItsReasonAndKeepsGoing) {
+  auto spec = load_spec(examples / "cpu/faults/faults.json");
+  CpuEvaluator evaluator(spec, {}, options());
+  const std::vector<std::string> names{"fast",     "slow",  "compile_error", "compile_hang",
+                                       "segfault", "abort", "hang",          "wrong"};
+  auto results = evaluator.evaluate(modes(spec.tuning->space, names));
+  ASSERT_EQ(results.size(), names.size());
+  auto result = [&](const std::string& name) {
+    return results[std::find(names.begin(), names.end(), name) - names.begin()];
+  };
+
+  EXPECT_EQ(result("fast").outcome, Outcome::ok) << result("fast").detail;
+  EXPECT_EQ(result("slow").outcome, Outcome::ok) << result("slow").detail;
+  EXPECT_LT(result("fast").max_rel_error, 1e-9);
+  EXPECT_GE(result("fast").repetitions, 3);
+  EXPECT_GT(result("slow").compile_s, 0.0);  // "fast" is the default: the reference's object
+
+  EXPECT_EQ(result("compile_error").outcome, Outcome::compile_error);
+  EXPECT_NE(result("compile_error").detail.find("this mode does not compile"), std::string::npos)
+      << result("compile_error").detail;
+  EXPECT_NE(result("compile_error").detail.find("full log: " + cache_.string()), std::string::npos);
+
+  EXPECT_EQ(result("compile_hang").outcome, Outcome::compile_timeout);
+  EXPECT_LT(result("compile_hang").compile_s, 10.0);
+
+  EXPECT_EQ(result("segfault").outcome, Outcome::crash);
+  EXPECT_NE(result("segfault").detail.find("SIGSEGV"), std::string::npos) << result("segfault").detail;
+  EXPECT_EQ(result("abort").outcome, Outcome::crash);
+  EXPECT_NE(result("abort").detail.find("SIGABRT"), std::string::npos) << result("abort").detail;
+
+  EXPECT_EQ(result("hang").outcome, Outcome::hang);
+  EXPECT_NE(result("hang").detail.find("1500 ms"), std::string::npos) << result("hang").detail;
+
+  EXPECT_EQ(result("wrong").outcome, Outcome::wrong_result);
+  EXPECT_GT(result("wrong").max_rel_error, 1e-9);
+
+  // The worker was restarted after each of the three deaths, and the tune went on.
+  EXPECT_EQ(evaluator.stats().worker_starts, 4);
+  EXPECT_EQ(evaluator.stats().candidates, names.size());
+
+  // The best correct config is the fast one: the slow one repeats the work 16 times.
+  std::optional<std::size_t> best;
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    if (results[i].ok() && (!best || results[i].time_ms < results[*best].time_ms)) best = i;
+  }
+  ASSERT_TRUE(best);
+  EXPECT_EQ(names[*best], "fast");
+  EXPECT_GT(result("slow").time_ms, 4 * result("fast").time_ms);
+}
+
+TEST_F(CpuEvaluatorTest, ServesRepeatedCandidatesFromTheDiskCache) {
+  auto spec = load_spec(examples / "cpu/faults/faults.json");
+  auto batch = modes(spec.tuning->space, {"fast", "compile_error", "wrong"});
+  {
+    CpuEvaluator first(spec, {}, options());
+    auto results = first.evaluate(batch);
+    EXPECT_GT(results[1].compile_s, 0.0);
+  }
+  CpuEvaluator second(spec, {}, options());
+  auto results = second.evaluate(batch);
+  EXPECT_EQ(results[0].outcome, Outcome::ok);
+  EXPECT_EQ(results[1].outcome, Outcome::compile_error);
+  EXPECT_EQ(results[2].outcome, Outcome::wrong_result);
+  for (const auto& m : results) EXPECT_EQ(m.compile_s, 0.0);
+  EXPECT_EQ(second.stats().compile_s, 0.0);
+}
+
+TEST_F(CpuEvaluatorTest, MatmulCandidatesFromSeedsAndDrawsAreCorrect) {
+  auto spec = load_spec(examples / "cpu/matmul/matmul.json");
+  auto problem = spec.resolve(Problem::parse("m=48,n=80,k=136"));  // no size a multiple of 32
+  CpuEvaluator evaluator(spec, problem, options());
+  auto device = Device::host_cpu();
+  auto batch = seed_configs(*spec.tuning, problem, device);
+  Rng rng(7);
+  while (batch.size() < 6) {
+    auto normalized = spec.tuning->space.normalize(spec.tuning->space.draw(rng), problem, device);
+    if (normalized.config) batch.push_back(*normalized.config);
+  }
+  auto results = evaluator.evaluate(batch);
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    EXPECT_EQ(results[i].outcome, Outcome::ok) << batch[i].to_string() << ": " << results[i].detail;
+    EXPECT_LT(results[i].max_rel_error, 1e-4);
+    EXPECT_GT(results[i].time_ms, 0.0);
+    EXPECT_GE(results[i].spread, 0.0);
+  }
+  EXPECT_NE(evaluator.device_name().find("cpu: "), std::string::npos);
+  EXPECT_NE(evaluator.toolchain().find("-O2"), std::string::npos);
+  auto command = evaluator.compile_command(batch[0]);
+  EXPECT_NE(std::find(command.begin(), command.end(), "-DORDER_1=2"), command.end());
+  EXPECT_NE(std::find(command.begin(), command.end(), "-DORDER={0,2,1}"), command.end());
+}
+
+TEST_F(CpuEvaluatorTest, StencilIsCheckedAgainstAReferenceConfig) {
+  auto spec = load_spec(examples / "cpu/stencil/stencil.json");
+  auto problem = spec.resolve(Problem::parse("n=200"));
+  CpuEvaluator evaluator(spec, problem, options());
+  auto& space = spec.tuning->space;
+  auto results = evaluator.evaluate(std::vector<Config>{
+      space.default_config(), space.complete({{"TILE_I", 64}, {"TILE_J", 16}, {"UNROLL", 8}})});
+  for (const auto& m : results) {
+    EXPECT_EQ(m.outcome, Outcome::ok) << m.detail;
+    EXPECT_LE(m.max_rel_error, 1e-6);
+  }
+  auto retimed = evaluator.retime(std::vector<Config>{space.default_config()});
+  EXPECT_EQ(retimed[0].outcome, Outcome::ok);
+}
+
+TEST_F(CpuEvaluatorTest, RefusesSpecsItCannotServe) {
+  auto spec = load_spec(examples / "cpu/faults/faults.json");
+  spec.backend = "cuda";
+  EXPECT_THROW(CpuEvaluator(spec, {}, options()), std::invalid_argument);
+  spec.backend = "cpu";
+  spec.buffers[0].type = "bf16";
+  EXPECT_THROW(CpuEvaluator(spec, {}, options()), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace cutune

@@ -1,0 +1,117 @@
+#include "eval/compile_pool.hpp"
+
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+namespace cutune::eval {
+namespace {
+
+using namespace std::chrono_literals;
+
+class CompilePoolTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("cutune-pool-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::filesystem::path write(const std::string& name, const std::string& text) {
+    std::ofstream(dir_ / name) << text;
+    return dir_ / name;
+  }
+  CompileRequest shared_object(const std::filesystem::path& source, const std::string& define) {
+    std::ifstream in(source);
+    std::string text((std::istreambuf_iterator<char>(in)), {});
+    return {{"c++", "-O0", "-shared", "-fPIC", "-D" + define, source.string(), "-o", "{output}"},
+            text + "\n" + define,
+            ".so",
+            60s};
+  }
+  std::filesystem::path dir_;
+};
+
+TEST_F(CompilePoolTest, CompilesInParallelAndServesRepeatsFromTheCache) {
+  auto source = write("k.cpp", "extern \"C\" int value() { return VALUE; }\n");
+  CompilePool pool(dir_ / "cache", 2);
+  std::vector<CompileRequest> batch{shared_object(source, "VALUE=7"),
+                                    shared_object(source, "VALUE=9")};
+  auto first = pool.compile(batch);
+  ASSERT_EQ(first.size(), 2u);
+  for (const auto& result : first) {
+    ASSERT_EQ(result.status, CompileResult::Status::ok) << result.log;
+    EXPECT_FALSE(result.cached);
+    EXPECT_GT(result.wall_s, 0.0);
+  }
+  EXPECT_NE(first[0].output, first[1].output);
+
+  void* handle = ::dlopen(first[1].output.c_str(), RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(handle, nullptr) << ::dlerror();
+  auto value = reinterpret_cast<int (*)()>(::dlsym(handle, "value"));
+  ASSERT_NE(value, nullptr);
+  EXPECT_EQ(value(), 9);
+  ::dlclose(handle);
+
+  // A second pool (another tune) finds the same outputs on disk.
+  CompilePool again(dir_ / "cache", 1);
+  auto second = again.compile(batch);
+  for (std::size_t i = 0; i < 2; ++i) {
+    EXPECT_TRUE(second[i].cached);
+    EXPECT_EQ(second[i].wall_s, 0.0);
+    EXPECT_EQ(second[i].output, first[i].output);
+  }
+  // No temporary file is left behind.
+  for (const auto& entry : std::filesystem::directory_iterator(dir_ / "cache")) {
+    EXPECT_EQ(entry.path().string().find(".tmp."), std::string::npos) << entry.path();
+  }
+}
+
+TEST_F(CompilePoolTest, KeepsTheLogOfACompileErrorAndDoesNotRetryIt) {
+  auto source = write("bad.cpp", "int broken( { return 0; }\n");
+  CompilePool pool(dir_ / "cache", 1);
+  auto result = pool.submit(shared_object(source, "X=1")).get();
+  EXPECT_EQ(result.status, CompileResult::Status::error);
+  EXPECT_NE(result.log.find("bad.cpp:1"), std::string::npos) << result.log;
+  ASSERT_FALSE(result.log_file.empty());
+  EXPECT_TRUE(std::filesystem::exists(result.log_file));
+
+  auto again = pool.submit(shared_object(source, "X=1")).get();
+  EXPECT_EQ(again.status, CompileResult::Status::error);
+  EXPECT_TRUE(again.cached);
+  EXPECT_EQ(again.log, result.log);
+}
+
+TEST_F(CompilePoolTest, KillsACompileThatRunsPastItsLimit) {
+  // Constant evaluation that would take hours keeps the real compiler busy.
+  auto source = write("slow.cpp",
+                      "constexpr long spin() { long s = 0; for (long i = 0; i < (1L << 50); ++i) "
+                      "s += i ^ (s >> 3); return s; }\n"
+                      "constexpr long value = spin();\n");
+  CompilePool pool(dir_ / "cache", 1);
+  auto request = shared_object(source, "X=1");
+  request.command.insert(request.command.begin() + 1,
+                         {"-fconstexpr-loop-limit=2147483647", "-fconstexpr-ops-limit=9223372036854775807"});
+  request.limit = 700ms;
+  auto start = std::chrono::steady_clock::now();
+  auto result = pool.submit(request).get();
+  EXPECT_EQ(result.status, CompileResult::Status::timeout) << result.log;
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 10s);
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "cache" / (result.key_hash + ".error.log")));
+}
+
+TEST_F(CompilePoolTest, SharesOneCompileBetweenIdenticalRequestsInFlight) {
+  auto source = write("k.cpp", "extern \"C\" int value() { return VALUE; }\n");
+  CompilePool pool(dir_ / "cache", 2);
+  auto a = pool.submit(shared_object(source, "VALUE=1"));
+  auto b = pool.submit(shared_object(source, "VALUE=1"));
+  EXPECT_EQ(a.get().output, b.get().output);
+  EXPECT_EQ(a.get().status, CompileResult::Status::ok);
+}
+
+}  // namespace
+}  // namespace cutune::eval

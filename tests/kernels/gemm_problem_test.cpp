@@ -1,0 +1,142 @@
+#include "gemm/gemm_problem.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace cutune::gemm {
+namespace {
+
+const GemmProblem kSquare{4096, 4096, 4096, DType::bf16, BLayout::k_by_n};
+
+bool mentions(const std::vector<std::string>& reasons, const std::string& text) {
+  return std::any_of(reasons.begin(), reasons.end(), [&](const std::string& reason) {
+    return reason.find(text) != std::string::npos;
+  });
+}
+
+TEST(GemmProblem, DefaultConfigFitsTheSuiteShapes) {
+  for (const GemmProblem& problem :
+       {kSquare, GemmProblem{2048, 4096, 4096}, GemmProblem{128, 8192, 8192},
+        GemmProblem{4096, 14336, 4096, DType::fp16, BLayout::n_by_k}}) {
+    EXPECT_TRUE(violations(GemmConfig{}, problem).empty()) << problem.m;
+  }
+}
+
+TEST(GemmProblem, SharedMemoryCountsStagesBarriersAndAlignment) {
+  // 128x256x64 bf16: 48 KiB of A and B per stage, two 8-byte barriers, 1 KiB alignment slack.
+  EXPECT_EQ(shared_memory_bytes(GemmConfig{}), 1024 + 4 * (49152 + 16));
+  GemmConfig five_stages;
+  five_stages.stages = 5;
+  EXPECT_GT(shared_memory_bytes(five_stages), kSm90SharedMemoryPerBlock);
+  EXPECT_TRUE(mentions(violations(five_stages, kSquare), "stages = 5 needs"));
+  EXPECT_TRUE(violations(five_stages, kSquare, 300000).empty());
+}
+
+TEST(GemmProblem, AccumulatorsDependOnSchedule) {
+  GemmConfig config;  // 128x256 cooperative: each warpgroup holds 64x256
+  EXPECT_EQ(accumulators_per_thread(config), 128);
+  config.schedule = Schedule::pingpong;  // one warpgroup holds all 128x256
+  EXPECT_EQ(accumulators_per_thread(config), 256);
+  EXPECT_TRUE(mentions(violations(config, kSquare), "fp32 accumulators per consumer thread"));
+}
+
+TEST(GemmProblem, IllegalKnobsAreNamedWithTheirLegalSets) {
+  GemmConfig config;
+  config.tile_n = 96;
+  config.split_k = 3;
+  const auto reasons = violations(config, kSquare);
+  EXPECT_TRUE(mentions(reasons, "tile_n = 96 is not in {64, 128, 192, 256}"));
+  EXPECT_TRUE(mentions(reasons, "split_k = 3 is not in {1, 2, 4}"));
+}
+
+TEST(GemmProblem, CooperativeNeedsTwoWarpgroupsOfRows) {
+  GemmConfig config;
+  config.tile_m = 64;
+  config.stages = 5;
+  EXPECT_TRUE(mentions(violations(config, kSquare), "cooperative needs tile_m >= 128"));
+  config.schedule = Schedule::pingpong;
+  EXPECT_TRUE(violations(config, kSquare).empty());
+}
+
+TEST(GemmProblem, FastLaunchIsGatedToItsEnvelope) {
+  GemmConfig config;
+  config.fast_launch = true;
+  EXPECT_TRUE(fits(config, kSquare));
+  config.split_k = 2;
+  EXPECT_TRUE(mentions(violations(config, kSquare), "fast_launch needs"));
+  config.split_k = 1;
+  config.cluster_m = 1;
+  EXPECT_FALSE(fits(config, kSquare));
+}
+
+TEST(GemmProblem, ProblemShapeRules) {
+  EXPECT_TRUE(mentions(violations(GemmConfig{}, GemmProblem{64, 64, 100}), "k = 100"));
+  EXPECT_TRUE(mentions(violations(GemmConfig{}, GemmProblem{64, 36, 64}), "n = 36"));
+  EXPECT_TRUE(mentions(violations(GemmConfig{}, GemmProblem{0, 64, 64}), "non-positive"));
+  EXPECT_TRUE(fits(GemmConfig{}, GemmProblem{1000, 2056, 1064}));  // ragged M is fine
+}
+
+TEST(GemmProblem, WorkUnitsAndWorkspace) {
+  GemmConfig config;  // 2x1 cluster of 128x256 tiles: a 256x256 cluster tile
+  EXPECT_EQ(work_units(config, kSquare), 16 * 16);
+  EXPECT_EQ(work_units(config, GemmProblem{1000, 2056, 1064}), 4 * 9);
+  EXPECT_EQ(workspace_bytes(config, kSquare), 0u);
+  config.split_k = 4;
+  EXPECT_EQ(work_units(config, kSquare), 16 * 16 * 4);
+  EXPECT_EQ(workspace_bytes(config, kSquare), 4u * 4096 * 4096 * sizeof(float));
+}
+
+TEST(GemmProblem, CompileDefinesNameEveryKnob) {
+  GemmConfig config;
+  config.schedule = Schedule::pingpong;
+  config.raster = Raster::along_m;
+  const auto defines = compile_defines(config, DType::fp16, BLayout::n_by_k);
+  const std::vector<std::string> expected = {
+      "CUTUNE_TILE_M=128",   "CUTUNE_TILE_N=256",   "CUTUNE_TILE_K=64",     "CUTUNE_STAGES=4",
+      "CUTUNE_CLUSTER_M=2",  "CUTUNE_CLUSTER_N=1",  "CUTUNE_SCHEDULE=1",    "CUTUNE_RASTER=0",
+      "CUTUNE_SWIZZLE=8",    "CUTUNE_SPLIT_K=1",    "CUTUNE_FAST_LAUNCH=0", "CUTUNE_DTYPE=1",
+      "CUTUNE_B_LAYOUT=1"};
+  EXPECT_EQ(defines, expected);
+}
+
+TEST(GemmProblem, NamesRoundTrip) {
+  EXPECT_EQ(to_string(GemmConfig{}), "128x256x64_s4_c2x1_coop_rn8_k1");
+  for (const char* name :
+       {"128x256x64_s4_c2x1_coop_rn8_k1", "64x256x64_s5_c1x2_ping_rm2_k4",
+        "128x256x64_s4_c2x1_coop_rn8_k1_pdl", "256x192x128_s3_c2x2_coop_rm1_k2"}) {
+    EXPECT_EQ(to_string(parse_config(name)), name);
+  }
+  const GemmConfig parsed = parse_config("64x128x32_s8_c1x2_ping_rm4_k2");
+  EXPECT_EQ(parsed.tile_m, 64);
+  EXPECT_EQ(parsed.tile_k, 32);
+  EXPECT_EQ(parsed.stages, 8);
+  EXPECT_EQ(parsed.cluster_n, 2);
+  EXPECT_EQ(parsed.schedule, Schedule::pingpong);
+  EXPECT_EQ(parsed.raster, Raster::along_m);
+  EXPECT_EQ(parsed.swizzle, 4);
+  EXPECT_EQ(parsed.split_k, 2);
+  EXPECT_FALSE(parsed.fast_launch);
+}
+
+TEST(GemmProblem, MalformedNamesSayWhatIsWrong) {
+  auto message = [](const std::string& name) {
+    try {
+      parse_config(name);
+    } catch (const std::invalid_argument& error) {
+      return std::string(error.what());
+    }
+    return std::string("parsed");
+  };
+  EXPECT_NE(message("128x256").find("does not match"), std::string::npos);
+  EXPECT_NE(message("128x256x64_s4_c2x1_fast_rn8_k1").find("schedule 'fast'"), std::string::npos);
+  EXPECT_NE(message("128x256x64_s4_c2x1_coop_rx8_k1").find("raster 'x'"), std::string::npos);
+  EXPECT_NE(message("128x256x64_s4_c2x1_coop_rn8_k1_fast").find("suffix '_fast'"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace cutune::gemm

@@ -1,0 +1,257 @@
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
+
+#include "cutune/space.hpp"
+#include "cutune/spec.hpp"
+
+namespace cutune {
+namespace {
+
+const std::filesystem::path examples = CUTUNE_EXAMPLES_DIR;
+
+// A folder holding a kernel source, so that inline specs can name it.
+class InlineSpec : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() / ("cutune-spec-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir_);
+    std::ofstream(dir_ / "k.cpp") << "extern \"C\" void k(void**, const long*) {}\n";
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  KernelSpec parse(const std::string& text) { return parse_spec(text, dir_ / "spec.json"); }
+  // The error message of a spec that must be rejected.
+  std::string error_of(const std::string& text) {
+    try {
+      parse(text);
+    } catch (const SpecError& error) {
+      return error.what();
+    }
+    ADD_FAILURE() << "the spec was accepted:\n" << text;
+    return {};
+  }
+  std::string at(int line) const { return (dir_ / "spec.json").string() + ":" + std::to_string(line) + ":"; }
+
+  std::filesystem::path dir_;
+};
+
+// The smallest valid spec, as lines, so that tests can break one line and know its number.
+const char* minimal_head = R"js({
+  "name": "k",
+  "backend": "cpu",
+  "source": "k.cpp",
+  "entry": "k",
+  "problem": {"n": 64},
+)js";
+
+TEST(Spec, LoadsTheMatmulExample) {
+  auto spec = load_spec(examples / "cpu/matmul/matmul.json");
+  EXPECT_EQ(spec.name, "cpu_matmul");
+  EXPECT_EQ(spec.backend, "cpu");
+  EXPECT_EQ(spec.source, examples / "cpu/matmul/matmul.cpp");
+  EXPECT_EQ(spec.entry, "matmul");
+  const Space& space = spec.tuning->space;
+  EXPECT_EQ(space.names(), (std::vector<std::string>{"BM", "BN", "BK", "ORDER", "VEC", "UNROLL"}));
+  EXPECT_EQ(space.fragment(0).kind(), "power_of_two");
+  EXPECT_EQ(space.fragment(3).kind(), "permutation");
+  // Seed-only values: BM = 1 is legal but never drawn.
+  EXPECT_TRUE(space.fragment(0).contains(Value(1), View::full));
+  EXPECT_FALSE(space.fragment(0).contains(Value(1), View::search));
+  EXPECT_EQ(space.constraints().size(), 5u);
+  ASSERT_EQ(spec.buffers.size(), 3u);
+  EXPECT_EQ(spec.buffers[0].count.evaluate(spec.problem, Device{}), 192.0 * 192.0);
+  EXPECT_EQ(spec.buffers[2].role, BufferRole::output);
+  ASSERT_EQ(spec.scalars.size(), 3u);
+  ASSERT_TRUE(spec.check);
+  EXPECT_EQ(spec.check->source, examples / "cpu/matmul/reference.cpp");
+  EXPECT_EQ(spec.check->entry, "matmul_reference");
+  EXPECT_DOUBLE_EQ(spec.check->tolerance, 1e-4);
+  EXPECT_EQ(spec.timing.max_reps, 15);
+  EXPECT_EQ(spec.compile.flags, std::vector<std::string>{"-O2"});
+  EXPECT_EQ(spec.version.size(), 16u);
+  EXPECT_FALSE(spec.launch);
+
+  // Both seeds are eligible for a tiny problem, the higher priority first.
+  auto problem = spec.resolve(Problem::parse("m=64,n=64,k=128"));
+  auto seeds = eligible_seeds(*spec.tuning, problem, Device::host_cpu());
+  ASSERT_EQ(seeds.size(), 2u);
+  EXPECT_EQ(seeds[0]->name, "cache_friendly");
+  // Only the second for a small k.
+  seeds = eligible_seeds(*spec.tuning, spec.resolve(Problem::parse("m=64,n=64,k=64")), Device{});
+  ASSERT_EQ(seeds.size(), 1u);
+  EXPECT_EQ(seeds[0]->name, "tiny");
+}
+
+TEST(Spec, ConstraintsRepairTowardsTheDeclaredDirection) {
+  auto spec = load_spec(examples / "cpu/matmul/matmul.json");
+  const Space& space = spec.tuning->space;
+  auto problem = spec.resolve(Problem::parse("m=8,n=64,k=64"));
+  auto config = space.complete({{"BM", 32}, {"BN", 16}, {"VEC", 16}, {"ORDER", Value::List{0, 1, 2}}});
+  auto normalized = space.normalize(config, problem, Device::host_cpu());
+  ASSERT_TRUE(normalized.config) << normalized.failure;
+  EXPECT_EQ(normalized.config->get_int("BM"), 8);   // down from 32 to the first that fits m = 8
+  EXPECT_EQ(normalized.config->get_int("VEC"), 16);  // VEC <= BN holds already
+  EXPECT_TRUE(space.legal(*normalized.config, problem, Device::host_cpu()));
+
+  // k innermost with a narrow BN: BN moves up to 32.
+  auto narrow = space.complete({{"BN", 16}, {"VEC", 8}, {"ORDER", Value::List{0, 1, 2}}});
+  auto repaired = space.normalize(narrow, spec.problem, Device{});
+  ASSERT_TRUE(repaired.config) << repaired.failure;
+  EXPECT_EQ(repaired.config->get_int("BN"), 32);
+}
+
+TEST(Spec, StringEnumsListsAndDevicesInExpressions) {
+  auto spec = load_spec(examples / "cpu/faults/faults.json");
+  EXPECT_EQ(spec.check->entry, "reduce_reference");
+  EXPECT_TRUE(spec.check->source.empty());
+  EXPECT_EQ(spec.scalars.size(), 1u);  // the integer problem arguments by default
+}
+
+TEST_F(InlineSpec, ExpressionsSeeKnobsProblemAndDevice) {
+  auto spec = parse(std::string(minimal_head) + R"js(
+  "knobs": [
+    {"name": "MODE", "kind": "enum", "choices": ["a", "b", "c"], "default": "b"},
+    {"name": "P", "kind": "permutation", "size": 3},
+    {"name": "T", "kind": "power_of_two", "min": 1, "max": 64},
+    {"name": "F", "kind": "boolean", "default": true}
+  ],
+  "constraints": [
+    {"name": "c1", "expr": "MODE == MODE_b && P_0 == 0 && F && T * 2 <= n && n % T == 0 && cdiv(n, 3) == 22"},
+    {"name": "c2", "expr": "device_cc >= 90 || device_smem_per_block == 0"}
+  ]
+})js");
+  const Space& space = spec.tuning->space;
+  auto config = space.default_config();
+  EXPECT_TRUE(space.legal(config, spec.problem, Device{}));
+  config.set("MODE", Value("c"));
+  EXPECT_FALSE(space.legal(config, spec.problem, Device{}));
+  Device small_gpu;
+  small_gpu.cc_major = 8;
+  small_gpu.smem_per_block = 1024;
+  EXPECT_FALSE(space.constraints()[1].holds(space.default_config(), spec.problem, small_gpu));
+}
+
+TEST_F(InlineSpec, ResolveChecksProblemArguments) {
+  auto spec = parse(std::string(minimal_head) + R"js("knobs": [{"name": "T", "kind": "boolean"}]})js");
+  EXPECT_EQ(spec.resolve(Problem::parse("n=128")).get_int("n"), 128);
+  EXPECT_THROW(spec.resolve(Problem::parse("m=128")), SpecError);
+  EXPECT_THROW(spec.resolve(Problem::parse("n=fast")), SpecError);
+}
+
+TEST_F(InlineSpec, MalformedJsonNamesLineAndColumn) {
+  auto message = error_of("{\n  \"name\": \"k\",\n  \"backend\" \"cpu\"\n}");
+  EXPECT_EQ(message.rfind(at(3), 0), 0u) << message;
+  EXPECT_NE(message.find("malformed JSON"), std::string::npos) << message;
+}
+
+TEST_F(InlineSpec, SchemaErrorsNameLineAndWhatWasExpected) {
+  // Line 8: an unknown kind.
+  auto message = error_of(std::string(minimal_head) + R"js(  "knobs": [
+    {"name": "T", "kind": "pow2", "min": 1, "max": 8}
+  ]
+})js");
+  EXPECT_EQ(message.rfind(at(8), 0), 0u) << message;
+  EXPECT_NE(message.find("knobs/0/kind: expected one of enum, boolean, power_of_two"),
+            std::string::npos) << message;
+
+  // Line 9: a misspelt field.
+  message = error_of(std::string(minimal_head) + R"js(  "knobs": [
+    {"name": "T", "kind": "power_of_two", "min": 1, "max": 8,
+     "serach_min": 2}
+  ]
+})js");
+  EXPECT_EQ(message.rfind(at(9), 0), 0u) << message;
+  EXPECT_NE(message.find("unknown field 'serach_min'"), std::string::npos) << message;
+
+  // Line 8: a value of the wrong type.
+  message = error_of(std::string(minimal_head) + R"js(  "knobs": [
+    {"name": "T", "kind": "integer", "min": "one", "max": 8}
+  ]
+})js");
+  EXPECT_EQ(message.rfind(at(8), 0), 0u) << message;
+  EXPECT_NE(message.find("expected an integer, got string"), std::string::npos) << message;
+
+  // Line 1: a missing required field is reported where its object starts.
+  message = error_of(R"js({"name": "k", "backend": "cpu", "source": "k.cpp", "knobs": []})js");
+  EXPECT_EQ(message.rfind(at(1), 0), 0u) << message;
+  EXPECT_NE(message.find("missing field 'entry'"), std::string::npos) << message;
+
+  // Line 4: a source that does not exist.
+  message = error_of(std::string(minimal_head).replace(std::string(minimal_head).find("k.cpp"), 5, "none.cpp") +
+                     R"js("knobs": [{"name": "T", "kind": "boolean"}]})js");
+  EXPECT_EQ(message.rfind(at(4), 0), 0u) << message;
+  EXPECT_NE(message.find("no such file"), std::string::npos) << message;
+}
+
+TEST_F(InlineSpec, ExpressionErrorsNameTheExpressionAndTheNamesInScope) {
+  auto message = error_of(std::string(minimal_head) + R"js(  "knobs": [{"name": "T", "kind": "power_of_two", "min": 1, "max": 8}],
+  "constraints": [
+    {"name": "c",
+     "expr": "T <= q"}
+  ]
+})js");
+  EXPECT_EQ(message.rfind(at(10), 0), 0u) << message;
+  EXPECT_NE(message.find("unknown name 'q'"), std::string::npos) << message;
+  EXPECT_NE(message.find("names in scope: T,"), std::string::npos) << message;
+
+  message = error_of(std::string(minimal_head) + R"js(  "knobs": [{"name": "T", "kind": "power_of_two", "min": 1, "max": 8}],
+  "constraints": [{"expr": "T <= * 2"}]
+})js");
+  EXPECT_EQ(message.rfind(at(8), 0), 0u) << message;
+  EXPECT_NE(message.find("'T <= * 2'"), std::string::npos) << message;
+
+  // Buffer sizes see problem arguments, not knobs.
+  message = error_of(std::string(minimal_head) + R"js(  "knobs": [{"name": "T", "kind": "power_of_two", "min": 1, "max": 8}],
+  "buffers": [{"name": "x", "type": "f32", "size": "n * T"}]
+})js");
+  EXPECT_EQ(message.rfind(at(8), 0), 0u) << message;
+  EXPECT_NE(message.find("unknown name 'T'"), std::string::npos) << message;
+}
+
+TEST_F(InlineSpec, SeedsAndReferenceConfigsMustBeLegal) {
+  auto message = error_of(std::string(minimal_head) + R"js(  "knobs": [{"name": "T", "kind": "power_of_two", "min": 1, "max": 8}],
+  "seeds": [
+    {"name": "big", "config": {"T": 3}}
+  ]
+})js");
+  EXPECT_EQ(message.rfind(at(9), 0), 0u) << message;
+  EXPECT_NE(message.find("seeds/0/config"), std::string::npos) << message;
+
+  message = error_of(std::string(minimal_head) + R"js(  "knobs": [{"name": "T", "kind": "power_of_two", "min": 1, "max": 8}],
+  "check": {"config": {"U": 1}}
+})js");
+  EXPECT_EQ(message.rfind(at(8), 0), 0u) << message;
+
+  message = error_of(std::string(minimal_head) + R"js(  "knobs": [{"name": "T", "kind": "power_of_two", "min": 1, "max": 8}],
+  "check": {"tolerance": 0.1}
+})js");
+  EXPECT_NE(message.find("exactly one of 'entry'"), std::string::npos) << message;
+}
+
+TEST_F(InlineSpec, CudaSpecsCarryALaunchShape) {
+  std::string head = minimal_head;
+  head.replace(head.find("\"cpu\""), 5, "\"cuda\"");
+  auto message = error_of(head + R"js("knobs": [{"name": "T", "kind": "boolean"}]})js");
+  EXPECT_NE(message.find("needs a 'launch'"), std::string::npos) << message;
+
+  auto spec = parse(head + R"js(  "knobs": [{"name": "BM", "kind": "power_of_two", "min": 16, "max": 128, "default": 32}],
+  "buffers": [{"name": "x", "type": "bf16", "size": "n * n", "role": "output"}],
+  "launch": {"grid": ["cdiv(n, BM)", "cdiv(n, BM)"], "block": [128], "shared_memory": "BM * 64 * 2"}
+})js");
+  ASSERT_TRUE(spec.launch);
+  auto config = spec.tuning->space.default_config();
+  EXPECT_EQ(spec.launch->grid[0].evaluate(config, spec.problem, Device{}), 2);
+  EXPECT_EQ(spec.launch->grid[2].evaluate(config, spec.problem, Device{}), 1);
+  EXPECT_EQ(spec.launch->block[0].evaluate(config, spec.problem, Device{}), 128);
+  EXPECT_EQ(spec.launch->shared_memory.evaluate(config, spec.problem, Device{}), 32 * 64 * 2);
+  EXPECT_EQ(spec.compile.compiler, "nvcc");
+
+  message = error_of(std::string(minimal_head) + R"js("knobs": [{"name": "T", "kind": "boolean"}],
+  "launch": {"grid": [1], "block": [1]}})js");
+  EXPECT_NE(message.find("only cuda specs"), std::string::npos) << message;
+}
+
+}  // namespace
+}  // namespace cutune

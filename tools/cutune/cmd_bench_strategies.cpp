@@ -1,0 +1,413 @@
+// `cutune bench-strategies`: every strategy on every recorded space (measured elsewhere, replayed
+// here), over several seeds. Reports how fast each reaches the space's optimum: the mean curve of
+// the fraction of the optimum reached after each evaluation, the evaluations to reach 0.95 and
+// 0.99 of it, and a score per strategy (the area under the curve, 0 for random search's expected
+// curve and 1 for the optimum from the first evaluation). Writes CSV files and an SVG plot.
+#include <fmt/core.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <numeric>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "command.hpp"
+#include "cutune/replay.hpp"
+#include "cutune/strategy.hpp"
+#include "cutune/strategy_metrics.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct BenchOptions {
+  std::vector<std::string> inputs;
+  std::size_t budget = 200;
+  std::size_t repeats = 10;
+  std::vector<std::string> strategies;
+  std::string effort = "full";
+  std::uint64_t seed = 0;
+  std::string out = "bench-strategies";
+  unsigned jobs = 0;
+};
+
+struct BenchSpace {
+  std::shared_ptr<const cutune::RecordedSpace> recorded;
+  std::string label;  // file name without extensions, with its folder: "convolution_milo/A100"
+  std::vector<double> random_curve;
+  std::vector<double> ok_times;
+  std::size_t failed = 0;
+};
+
+struct Cell {  // one strategy on one space, over every repeat
+  std::vector<std::vector<double>> curves;
+  double seconds = 0.0;
+  std::vector<double> mean_curve;
+  double score = 0.0;
+  std::optional<double> to_95, to_99;  // median evaluations over repeats
+};
+
+bool is_recording(const fs::path& p) {
+  const std::string name = p.filename().string();
+  return name.ends_with(".json") || name.ends_with(".json.gz");
+}
+
+std::vector<fs::path> collect_files(const std::vector<std::string>& inputs) {
+  std::vector<fs::path> files;
+  for (const std::string& input : inputs) {
+    const fs::path path(input);
+    if (fs::is_directory(path)) {
+      std::vector<fs::path> found;
+      for (const auto& entry : fs::recursive_directory_iterator(path)) {
+        if (entry.is_regular_file() && is_recording(entry.path())) found.push_back(entry.path());
+      }
+      std::sort(found.begin(), found.end());
+      files.insert(files.end(), found.begin(), found.end());
+    } else if (fs::is_regular_file(path)) {
+      files.push_back(path);
+    } else {
+      throw std::invalid_argument(
+          fmt::format("bench-strategies: {} is neither a recorded space "
+                      "nor a folder of them",
+                      input));
+    }
+  }
+  if (files.empty()) {
+    throw std::invalid_argument("bench-strategies: no recorded spaces (*.json, *.json.gz) found");
+  }
+  return files;
+}
+
+std::string label_of(const fs::path& file) {
+  std::string stem = file.filename().string();
+  for (const char* suffix : {".gz", ".json"}) {
+    if (stem.ends_with(suffix)) stem.resize(stem.size() - std::string_view(suffix).size());
+  }
+  const std::string folder = file.parent_path().filename().string();
+  return folder.empty() ? stem : folder + "/" + stem;
+}
+
+// Equal for two files that record the same measurements (one space in two formats).
+std::uint64_t fingerprint(const cutune::Recording& recording) {
+  std::vector<std::string> rows;
+  rows.reserve(recording.entries.size());
+  for (const auto& entry : recording.entries) {
+    std::string row;
+    for (const auto& v : entry.values) row += v.to_string() + ",";
+    row += entry.measurement.ok() ? fmt::format("{}", entry.measurement.time_ms)
+                                  : std::string(cutune::to_string(entry.measurement.outcome));
+    rows.push_back(std::move(row));
+  }
+  std::sort(rows.begin(), rows.end());
+  std::uint64_t hash = 1469598103934665603ULL;
+  for (const std::string& row : rows) {
+    for (unsigned char c : row) hash = (hash ^ c) * 1099511628211ULL;
+    hash = (hash ^ '\n') * 1099511628211ULL;
+  }
+  return hash;
+}
+
+std::vector<BenchSpace> load_spaces(const std::vector<fs::path>& files, std::size_t budget) {
+  std::vector<BenchSpace> spaces;
+  std::map<std::uint64_t, std::string> seen;
+  for (const fs::path& file : files) {
+    auto recorded = cutune::load_recorded_space(file);
+    const std::string label = label_of(file);
+    const auto [it, fresh] = seen.emplace(fingerprint(recorded->recording()), label);
+    if (!fresh) {
+      fmt::print("skipping {}: the same recording as {}\n", label, it->second);
+      continue;
+    }
+    BenchSpace space{recorded, label, {}, {}, 0};
+    for (const auto& entry : recorded->recording().entries) {
+      if (entry.measurement.ok()) {
+        space.ok_times.push_back(entry.measurement.time_ms);
+      } else {
+        ++space.failed;
+      }
+    }
+    if (space.ok_times.empty()) {
+      fmt::print("skipping {}: no configuration succeeded\n", label);
+      continue;
+    }
+    space.random_curve = cutune::random_search_curve(space.ok_times, space.failed, budget);
+    spaces.push_back(std::move(space));
+  }
+  return spaces;
+}
+
+std::vector<double> run_one(const BenchSpace& space, const std::string& strategy_name,
+                            cutune::Effort effort, std::uint64_t seed, std::size_t budget) {
+  auto strategy = cutune::make_strategy(strategy_name, effort);
+  cutune::ReplayEvaluator evaluator(space.recorded);
+  cutune::SearchContext context;
+  context.space = &space.recorded->tuning_space();
+  context.rng_seed = seed;
+  context.max_evaluations = budget;
+  const cutune::SearchOutcome outcome =
+      cutune::run_search(*strategy, evaluator, context, {.max_evaluations = budget});
+  std::vector<cutune::Measurement> measurements;
+  for (const auto& step : outcome.steps) measurements.push_back(step.measurement);
+  return cutune::optimum_fraction_curve(measurements, space.recorded->optimum_ms(), budget);
+}
+
+void summarize(Cell& cell, const BenchSpace& space) {
+  const std::size_t length = space.random_curve.size();
+  cell.mean_curve.assign(length, 0.0);
+  std::vector<std::optional<std::size_t>> to_95, to_99;
+  for (const auto& curve : cell.curves) {
+    for (std::size_t i = 0; i < length; ++i) cell.mean_curve[i] += curve[i] / cell.curves.size();
+    to_95.push_back(cutune::evaluations_to_reach(curve, 0.95));
+    to_99.push_back(cutune::evaluations_to_reach(curve, 0.99));
+  }
+  cell.score = cutune::normalized_score(cutune::curve_area(cell.mean_curve),
+                                        cutune::curve_area(space.random_curve));
+  cell.to_95 = cutune::median_of_reached(to_95);
+  cell.to_99 = cutune::median_of_reached(to_99);
+}
+
+std::string evaluations_text(std::optional<double> v, std::size_t budget) {
+  return v ? fmt::format("{:g}", *v) : fmt::format(">{}", budget);
+}
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+void write_text(const fs::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::trunc);
+  out << text;
+  if (!out)
+    throw std::runtime_error(fmt::format("bench-strategies: cannot write {}", path.string()));
+}
+
+std::string curves_csv(const std::vector<BenchSpace>& spaces, const std::vector<std::string>& names,
+                       const std::vector<std::vector<Cell>>& cells) {
+  std::string csv = "space,strategy,evaluation,mean_fraction_of_optimum\n";
+  for (std::size_t s = 0; s < spaces.size(); ++s) {
+    for (std::size_t i = 0; i < spaces[s].random_curve.size(); ++i) {
+      csv += fmt::format("{},random-expected,{},{:.6f}\n", spaces[s].label, i + 1,
+                         spaces[s].random_curve[i]);
+    }
+    for (std::size_t k = 0; k < names.size(); ++k) {
+      const auto& curve = cells[s][k].mean_curve;
+      for (std::size_t i = 0; i < curve.size(); ++i) {
+        csv += fmt::format("{},{},{},{:.6f}\n", spaces[s].label, names[k], i + 1, curve[i]);
+      }
+    }
+  }
+  return csv;
+}
+
+// One panel per space: x is the evaluation, y the mean fraction of the optimum (from 0.5 up).
+std::string curves_svg(const std::vector<BenchSpace>& spaces, const std::vector<std::string>& names,
+                       const std::vector<std::vector<Cell>>& cells) {
+  static const char* colours[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd",
+                                  "#ff7f0e", "#8c564b", "#e377c2", "#17becf"};
+  constexpr double kWidth = 360, kHeight = 260, kLeft = 50, kTop = 30, kGap = 30;
+  constexpr double kFloor = 0.5;
+  const double panel_w = kWidth - kLeft - 10, panel_h = kHeight - kTop - 40;
+  const double total_w = kGap + spaces.size() * kWidth;
+  const double total_h = kHeight + 30 + 18 * (names.size() + 1);
+  std::string svg = fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" "
+      "font-family=\"sans-serif\" font-size=\"11\">\n<rect width=\"{0}\" height=\"{1}\" "
+      "fill=\"white\"/>\n",
+      total_w, total_h);
+  for (std::size_t s = 0; s < spaces.size(); ++s) {
+    const double x0 = kGap + s * kWidth + kLeft, y0 = kTop;
+    const std::size_t length = spaces[s].random_curve.size();
+    const auto px = [&](std::size_t i) {
+      return x0 + panel_w * (i + 1) / std::max<double>(1, length);
+    };
+    const auto py = [&](double f) {
+      return y0 + panel_h * (1.0 - (std::max(f, kFloor) - kFloor) / (1.0 - kFloor));
+    };
+    svg += fmt::format("<text x=\"{}\" y=\"{}\" font-weight=\"bold\">{}</text>\n", x0, y0 - 10,
+                       spaces[s].label);
+    svg += fmt::format(
+        "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#888\"/>\n", x0,
+        y0, panel_w, panel_h);
+    for (double f : {0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 1.0}) {
+      svg += fmt::format(
+          "<line x1=\"{0}\" x2=\"{1}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\" stroke=\"#ddd\"/>"
+          "<text x=\"{3}\" y=\"{4:.1f}\" text-anchor=\"end\">{5}</text>\n",
+          x0, x0 + panel_w, py(f), x0 - 4, py(f) + 4, f);
+    }
+    svg +=
+        fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">evaluations (1..{})</text>\n",
+                    x0 + panel_w / 2, y0 + panel_h + 20, length);
+    const auto polyline = [&](const std::vector<double>& curve, const char* colour,
+                              const char* dash) {
+      std::string points;
+      for (std::size_t i = 0; i < curve.size(); ++i) {
+        points += fmt::format("{:.1f},{:.1f} ", px(i), py(curve[i]));
+      }
+      return fmt::format(
+          "<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\" stroke-dasharray=\"{}\" "
+          "points=\"{}\"/>\n",
+          colour, dash, points);
+    };
+    svg += polyline(spaces[s].random_curve, "#000", "4,3");
+    for (std::size_t k = 0; k < names.size(); ++k) {
+      svg += polyline(cells[s][k].mean_curve, colours[k % std::size(colours)], "none");
+    }
+  }
+  double legend_y = kHeight + 20;
+  svg += fmt::format("<text x=\"{}\" y=\"{}\">- - - random search (expected)</text>\n", kGap,
+                     legend_y);
+  for (std::size_t k = 0; k < names.size(); ++k) {
+    legend_y += 18;
+    svg += fmt::format("<text x=\"{}\" y=\"{}\" fill=\"{}\">━━ {}</text>\n", kGap, legend_y,
+                       colours[k % std::size(colours)], names[k]);
+  }
+  return svg + "</svg>\n";
+}
+
+void bench_strategies(const BenchOptions& options) {
+  if (options.budget == 0 || options.repeats == 0) {
+    throw std::invalid_argument("bench-strategies: --budget and --repeats must be at least 1");
+  }
+  const cutune::Effort effort = cutune::effort_from_string(options.effort);
+  std::vector<std::string> names = options.strategies;
+  if (names.empty()) names = {"random", "pattern", "de", "lfbo", "hybrid"};
+  for (const std::string& name : names) cutune::make_strategy(name, effort);  // rejects unknowns
+
+  const auto started = std::chrono::steady_clock::now();
+  const std::vector<BenchSpace> spaces = load_spaces(collect_files(options.inputs), options.budget);
+  if (spaces.empty()) throw std::invalid_argument("bench-strategies: no usable recorded space");
+
+  std::vector<std::vector<Cell>> cells(spaces.size(), std::vector<Cell>(names.size()));
+  for (auto& row : cells) {
+    for (Cell& cell : row) cell.curves.resize(options.repeats);
+  }
+  const std::size_t task_count = spaces.size() * names.size() * options.repeats;
+  std::atomic<std::size_t> next{0};
+  std::mutex mutex;
+  std::exception_ptr failure;
+  const auto worker = [&] {
+    for (std::size_t t = next++; t < task_count; t = next++) {
+      const std::size_t r = t % options.repeats;
+      const std::size_t k = t / options.repeats % names.size();
+      const std::size_t s = t / options.repeats / names.size();
+      try {
+        const auto t0 = std::chrono::steady_clock::now();
+        std::vector<double> curve =
+            run_one(spaces[s], names[k], effort, options.seed + r, options.budget);
+        const double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        const std::lock_guard lock(mutex);
+        cells[s][k].curves[r] = std::move(curve);
+        cells[s][k].seconds += seconds;
+      } catch (...) {
+        const std::lock_guard lock(mutex);
+        if (!failure) failure = std::current_exception();
+      }
+    }
+  };
+  const unsigned jobs =
+      options.jobs != 0 ? options.jobs : std::max(1U, std::thread::hardware_concurrency());
+  std::vector<std::thread> threads;
+  for (unsigned j = 0; j < std::min<std::size_t>(jobs, task_count); ++j)
+    threads.emplace_back(worker);
+  for (std::thread& thread : threads) thread.join();
+  if (failure) std::rethrow_exception(failure);
+
+  fmt::print("\n{:<28} {:<16} {:>7} {:>8} {:>8} {:>10} {:>8}\n", "space", "strategy", "score",
+             "to 0.95", "to 0.99", "final", "seconds");
+  for (std::size_t s = 0; s < spaces.size(); ++s) {
+    const BenchSpace& space = spaces[s];
+    const auto random_95 = cutune::random_search_median_evaluations(space.ok_times, space.failed,
+                                                                    0.95, options.budget);
+    const auto random_99 = cutune::random_search_median_evaluations(space.ok_times, space.failed,
+                                                                    0.99, options.budget);
+    fmt::print("{:<28} {:<16} {:>7.3f} {:>8} {:>8} {:>10.4f} {:>8}\n", space.label,
+               "random-expected", 0.0,
+               evaluations_text(random_95 ? std::optional<double>(*random_95) : std::nullopt,
+                                options.budget),
+               evaluations_text(random_99 ? std::optional<double>(*random_99) : std::nullopt,
+                                options.budget),
+               space.random_curve.back(), "-");
+    for (std::size_t k = 0; k < names.size(); ++k) {
+      Cell& cell = cells[s][k];
+      summarize(cell, space);
+      fmt::print("{:<28} {:<16} {:>7.3f} {:>8} {:>8} {:>10.4f} {:>8.2f}\n", space.label, names[k],
+                 cell.score, evaluations_text(cell.to_95, options.budget),
+                 evaluations_text(cell.to_99, options.budget), cell.mean_curve.back(),
+                 cell.seconds);
+    }
+  }
+
+  std::string summary =
+      "space,strategy,score,median_evaluations_to_0.95,median_evaluations_to_0.99,"
+      "mean_final_fraction,seconds\n";
+  fmt::print("\n{:<16} {:>10} {:>22}\n", "strategy", "mean score", "median-space to 0.99");
+  for (std::size_t k = 0; k < names.size(); ++k) {
+    std::vector<double> scores, to_99;
+    for (std::size_t s = 0; s < spaces.size(); ++s) {
+      const Cell& cell = cells[s][k];
+      scores.push_back(cell.score);
+      to_99.push_back(cell.to_99.value_or(INFINITY));
+      summary += fmt::format("{},{},{:.6f},{},{},{:.6f},{:.3f}\n", spaces[s].label, names[k],
+                             cell.score, cell.to_95 ? fmt::format("{:g}", *cell.to_95) : "",
+                             cell.to_99 ? fmt::format("{:g}", *cell.to_99) : "",
+                             cell.mean_curve.back(), cell.seconds);
+    }
+    const double mean_score = std::accumulate(scores.begin(), scores.end(), 0.0) / scores.size();
+    const double median_99 = median(to_99);
+    fmt::print("{:<16} {:>10.3f} {:>22}\n", names[k], mean_score,
+               std::isfinite(median_99) ? fmt::format("{:g}", median_99)
+                                        : fmt::format(">{}", options.budget));
+  }
+
+  const fs::path out(options.out);
+  fs::create_directories(out);
+  write_text(out / "strategy_summary.csv", summary);
+  write_text(out / "strategy_curves.csv", curves_csv(spaces, names, cells));
+  write_text(out / "strategy_curves.svg", curves_svg(spaces, names, cells));
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  fmt::print("\n{} spaces x {} strategies x {} repeats, budget {}, effort {}, {} jobs: {:.1f} s\n",
+             spaces.size(), names.size(), options.repeats, options.budget, options.effort, jobs,
+             seconds);
+  fmt::print("wrote {}, {} and {}\n", (out / "strategy_summary.csv").string(),
+             (out / "strategy_curves.csv").string(), (out / "strategy_curves.svg").string());
+}
+
+const cutune::cli::RegisterCommand registration{[](CLI::App& app) {
+  auto* command = app.add_subcommand(
+      "bench-strategies",
+      "Compare search strategies on recorded spaces (Kernel Tuner cache or T4 files)");
+  auto options = std::make_shared<BenchOptions>();
+  command->add_option("spaces", options->inputs, "Recorded space files or folders of them")
+      ->required();
+  command->add_option("--budget", options->budget, "Evaluations per search")->capture_default_str();
+  command->add_option("--repeats", options->repeats, "Seeds per strategy and space")
+      ->capture_default_str();
+  command
+      ->add_option("--strategies", options->strategies,
+                   "Comma-separated strategy names (default: random,pattern,de,lfbo,hybrid)")
+      ->delimiter(',');
+  command->add_option("--effort", options->effort, "Effort profile: quick or full")
+      ->capture_default_str();
+  command->add_option("--seed", options->seed, "First seed; repeat r uses seed + r")
+      ->capture_default_str();
+  command->add_option("--out", options->out, "Folder for the CSV files and the SVG plot")
+      ->capture_default_str();
+  command->add_option("--jobs", options->jobs, "Searches run at once (default: one per core)");
+  command->callback([options] { bench_strategies(*options); });
+}};
+
+}  // namespace

@@ -1,0 +1,93 @@
+// `cutune export`: the best config per tuning key as JSON and as a C++ header to compile in.
+#include <fmt/core.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <set>
+#include <stdexcept>
+#include <string>
+
+#include "command.hpp"
+#include "cutune/store.hpp"
+
+namespace {
+
+struct ExportOptions {
+  std::string db;
+  cutune::KeyFilter filter;
+  std::string json_path;
+  std::string header_path;
+  std::string cpp_namespace = "cutune_tuned";
+};
+
+// Writes beside the target and renames over it, so that a build reading the file never sees half
+// of it.
+void write_file(const std::filesystem::path& path, const std::string& text) {
+  const auto partial = std::filesystem::path(path.string() + ".partial");
+  {
+    std::ofstream out(partial, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.flush();
+    if (!out) {
+      throw std::runtime_error(
+          fmt::format("export: cannot write {}: {}", partial.string(), std::strerror(errno)));
+    }
+  }
+  std::error_code error;
+  std::filesystem::rename(partial, path, error);
+  if (error) {
+    std::filesystem::remove(partial, error);
+    throw std::runtime_error(
+        fmt::format("export: cannot write {}: {}", path.string(), error.message()));
+  }
+}
+
+void export_best(const ExportOptions& options) {
+  const std::filesystem::path path =
+      options.db.empty() ? cutune::Store::default_path() : std::filesystem::path(options.db);
+  auto store = cutune::Store::open(path, cutune::OpenMode::read_only);
+  const auto best = store.best_per_key(options.filter);
+  // Build both before writing either, so that bad input leaves no file half-updated.
+  const std::string json = options.json_path.empty() ? "" : cutune::export_json(best);
+  const std::string header =
+      options.header_path.empty() ? "" : cutune::export_cpp_header(best, options.cpp_namespace);
+  if (!options.json_path.empty()) write_file(options.json_path, json);
+  if (!options.header_path.empty()) write_file(options.header_path, header);
+
+  std::set<std::string> families;
+  for (const auto& result : best) families.insert(result.key.family);
+  fmt::print("exported {} tuned config(s) of {} famil{} from {}\n", best.size(), families.size(),
+             families.size() == 1 ? "y" : "ies", path.string());
+  if (best.empty()) fmt::print(stderr, "cutune: warning: nothing to export: no tuned configs\n");
+}
+
+const cutune::cli::RegisterCommand registration{[](CLI::App& app) {
+  auto* command = app.add_subcommand(
+      "export", "Write the fastest config of every tuning key as JSON and/or a C++ header");
+  auto options = std::make_shared<ExportOptions>();
+  command->add_option("--db", options->db,
+                      "Results store (default: $CUTUNE_DB, else "
+                      "$XDG_CACHE_HOME/cutune/results.db or ~/.cache/cutune/results.db)");
+  command->add_option("--family", options->filter.family, "Only keys of this kernel family");
+  command->add_option("--device", options->filter.device, "Only keys of this device");
+  auto* json = command->add_option("--json", options->json_path, "Write JSON to this file");
+  auto* header = command->add_option(
+      "--header", options->header_path,
+      "Write a C++17 header with constexpr tables and find_<family>() to this file");
+  command
+      ->add_option("--namespace", options->cpp_namespace,
+                   "C++ namespace of the header's declarations")
+      ->capture_default_str();
+  command->callback([options, json, header] {
+    if (json->count() == 0 && header->count() == 0) {
+      throw std::invalid_argument(
+          "export: nothing to write: pass --json FILE and/or --header FILE");
+    }
+    export_best(*options);
+  });
+}};
+
+}  // namespace

@@ -1,0 +1,97 @@
+// `cutune space NAME`: how much of a built-in space random search reaches for one problem.
+#include <fmt/core.h>
+
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "command.hpp"
+#include "cutune/diversity.hpp"
+#include "registry.hpp"
+
+namespace cutune::cli {
+namespace {
+
+struct SpaceOptions {
+  std::string name;
+  std::string problem;
+  std::size_t draws = 300;
+  std::uint64_t seed = 0;
+  bool json = false;
+};
+
+std::string join(const std::vector<std::string>& items) {
+  std::string text;
+  for (const std::string& item : items) text += (text.empty() ? "" : ", ") + item;
+  return text.empty() ? "none" : text;
+}
+
+std::string view_size(const Space& space, View view) {
+  const auto size = space.size(view);
+  return size ? std::to_string(*size) : "over 2^64";
+}
+
+void run_space(const SpaceOptions& options) {
+  const BuiltinSpace* builtin = find_builtin_space(options.name);
+  if (!builtin) {
+    throw std::invalid_argument("unknown space '" + options.name +
+                                "'; known spaces: " + join(tuning_space_names()));
+  }
+  const TuningSpace& ts = *find_tuning_space(options.name);
+  // The given arguments override the example problem's, so "--problem m=128" keeps n, k, dtype.
+  Problem problem = builtin->example_problem;
+  const Problem overrides = Problem::parse(options.problem);
+  for (const auto& [name, value] : overrides.args()) problem.set(name, value);
+
+  const DiversityReport report =
+      measure_diversity(ts, problem, builtin->device, options.draws, options.seed);
+  if (options.json) {
+    nlohmann::json j = report.to_json();
+    j["space"] = builtin->name;
+    j["problem"] = problem.canonical();
+    j["device"] = builtin->device.canonical();
+    j["seed"] = options.seed;
+    fmt::print("{}\n", j.dump(2));
+    return;
+  }
+
+  const Space& space = ts.space;
+  fmt::print("space {}: {}\n", builtin->name, builtin->summary);
+  fmt::print("problem {} on {}\n", problem.canonical(), builtin->device.canonical());
+  fmt::print("search view {} configs, full view {}\n", view_size(space, View::search),
+             view_size(space, View::full));
+  fmt::print("draws {} (seed {}): {} distinct after normalization, {} dropped\n", report.draws,
+             options.seed, report.distinct, report.dropped);
+  for (const std::string& reason : report.drop_reasons) fmt::print("  dropped: {}\n", reason);
+  fmt::print("knobs varying: {} of {} searchable ({} knobs in all): {}\n",
+             report.varying_knobs.size(), report.searchable_knobs.size(), space.knob_count(),
+             join(report.varying_knobs));
+  fmt::print("constraints (share of draws repaired):\n");
+  for (std::size_t i = 0; i < report.constraint_names.size(); ++i) {
+    const double rate =
+        report.draws ? 100.0 * static_cast<double>(report.constraint_trips[i]) / report.draws : 0.0;
+    fmt::print("  {:<32} {:6.1f}%  ({}){}\n", report.constraint_names[i], rate,
+               report.constraint_trips[i], space.constraints()[i].is_gate ? "  gate" : "");
+  }
+  fmt::print("eligible seeds: {}\n", join(report.eligible_seeds));
+  for (const std::string& error : report.seed_errors) fmt::print("  unusable: {}\n", error);
+  if (report.default_error.empty()) {
+    fmt::print("default config: {}\n", report.default_config);
+  } else {
+    fmt::print("default config: none ({})\n", report.default_error);
+  }
+}
+
+const RegisterCommand reg{[](CLI::App& app) {
+  auto options = std::make_shared<SpaceOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "space", "Draw from a built-in space and report how many distinct configs survive repair");
+  sub->add_option("name", options->name, "Space name")->required();
+  sub->add_option("--problem", options->problem, "Problem arguments, e.g. m=2048,n=4096,k=4096");
+  sub->add_option("--draws", options->draws, "Random draws")->check(CLI::PositiveNumber);
+  sub->add_option("--seed", options->seed, "Random seed");
+  sub->add_flag("--json", options->json, "Print the report as JSON");
+  sub->callback([options] { run_space(*options); });
+}};
+
+}  // namespace
+}  // namespace cutune::cli
