@@ -46,13 +46,13 @@ struct CpuOptions {
 // Where a batch's wall time went, summed over every candidate evaluated so far.
 struct CpuEvaluationStats {
   std::size_t candidates = 0;
-  std::size_t measured = 0;    // candidates that reached the worker
-  double wall_s = 0;           // inside evaluate() and retime()
-  double compile_s = 0;        // compiler wall time summed over candidates (0 for cache hits)
-  double compile_wall_s = 0;   // waiting for the compile pool (compiles run in parallel)
-  double kernel_s = 0;         // inside candidate kernel calls (check, warm-up, timed runs)
-  double flush_s = 0;          // evicting the cache between timed runs
-  double worker_s = 0;         // inside the worker, from a request's receipt to its reply
+  std::size_t measured = 0;   // candidates that reached the worker
+  double wall_s = 0;          // inside evaluate() and retime()
+  double compile_s = 0;       // compiler wall time summed over candidates (0 for cache hits)
+  double compile_wall_s = 0;  // waiting for the compile pool (compiles run in parallel)
+  double kernel_s = 0;        // inside candidate kernel calls (check, warm-up, timed runs)
+  double flush_s = 0;         // evicting the cache between timed runs
+  double worker_s = 0;        // inside the worker, from a request's receipt to its reply
   int worker_starts = 0;
 
   // Tuner time per candidate that is neither compiling, nor kernel, nor cache eviction.

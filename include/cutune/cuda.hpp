@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "cutune/cuda/compile.hpp"
 #include "cutune/evaluator.hpp"
 #include "cutune/spec.hpp"
 
@@ -67,6 +68,9 @@ class CudaEvaluator : public Evaluator {
   ~CudaEvaluator() override;
 
   std::vector<Measurement> evaluate(std::span<const Config> batch) override;
+  // Compiles without measuring, all at once: the next batch while the device measures this one
+  // (evaluate() then finds the cubins cached), or compile throughput. Results in order.
+  std::vector<cuda::CompileResult> compile(std::span<const Config> batch);
   // Five times the timing budget and repetitions of the spec.
   std::vector<Measurement> retime(std::span<const Config> batch) override;
   std::string device_name() const override;

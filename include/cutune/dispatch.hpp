@@ -11,7 +11,8 @@
 // (each leaf picks the candidate best over its shapes, so a tree never uses more configs than it
 // has leaves), and nearest neighbour among the shapes, each labelled with the best of a greedily
 // chosen set of at most max_configs candidates. The rule with the best leave-one-out score wins
-// and is refitted on every shape. Fitting is deterministic: the same store gives the same rule.
+// (ties: the better score on the shapes it was fitted on, then the simpler rule) and is refitted
+// on every shape. Fitting is deterministic: the same store gives the same rule.
 #pragma once
 
 #include <cstddef>
@@ -32,9 +33,9 @@ namespace cutune {
 inline constexpr double kUnknownRatio = 0.5;
 
 struct DispatchOptions {
-  std::string family;   // required
-  std::string device;   // empty: the device with the most tuned shapes of the family
-  std::string version;  // family version; empty: the one with the most tuned shapes
+  std::string family = {};   // required
+  std::string device = {};   // empty: the device with the most tuned shapes of the family
+  std::string version = {};  // family version; empty: the one with the most tuned shapes
   std::size_t max_configs = 8;
   std::string rule = "auto";  // "auto", "tree" or "nearest"
 };

@@ -15,7 +15,7 @@ namespace cutune {
 
 struct HeuristicSeed {
   std::string name;
-  int priority = 0;  // higher wins among eligible seeds
+  int priority = 0;                                             // higher wins among eligible seeds
   std::function<bool(const Problem&, const Device&)> eligible;  // empty: always eligible
   std::function<PartialConfig(const Problem&, const Device&)> propose;
 };
@@ -24,7 +24,15 @@ struct HeuristicSeed {
 struct TuningSpace {
   Space space;
   std::vector<HeuristicSeed> seeds;
+  // Why the family cannot run a problem at all (a dtype it lacks, a misaligned dimension), each
+  // reason naming the argument; empty when it can. Checked once per tune, not per candidate: no
+  // config of the space would help. An empty function accepts every problem.
+  std::function<std::vector<std::string>(const Problem&, const Device&)> problem_errors = {};
 };
+
+// ts.problem_errors(problem, device), or nothing when the space accepts every problem.
+std::vector<std::string> problem_errors(const TuningSpace& ts, const Problem& problem,
+                                        const Device& device);
 
 // Eligible seeds, highest priority first (ties keep declaration order).
 std::vector<const HeuristicSeed*> eligible_seeds(const TuningSpace& ts, const Problem& problem,

@@ -36,11 +36,11 @@ class Problem {
 
 // The device a kernel is tuned on, as far as constraints and seeds need to know it.
 struct Device {
-  std::string name;           // "NVIDIA H200", "host-cpu"
-  int cc_major = 0;           // compute capability (0 for CPUs)
+  std::string name;  // "NVIDIA H200", "host-cpu"
+  int cc_major = 0;  // compute capability (0 for CPUs)
   int cc_minor = 0;
   std::int64_t smem_per_block = 0;  // opt-in maximum dynamic shared memory per block, bytes
-  int sm_count = 0;           // multiprocessors (or cores for a CPU)
+  int sm_count = 0;                 // multiprocessors (or cores for a CPU)
   int regs_per_sm = 0;
 
   static Device h200();      // the description of the H200 this project benchmarks on

@@ -115,7 +115,7 @@ struct KernelFamily {
 
 struct CpuFamilyOptions {
   // Compiled kernels. Empty: the CPU backend's default cache folder.
-  std::filesystem::path cache_dir;
+  std::filesystem::path cache_dir = {};
 };
 
 // The family of a CPU kernel spec (backend "cpu"). The spec must outlive the family. Runs the
@@ -145,14 +145,14 @@ class RuntimeError : public std::runtime_error {
 };
 
 struct RuntimeOptions {
-  std::optional<std::filesystem::path> store;  // none: no store, every problem is untuned
+  std::optional<std::filesystem::path> store = {};  // none: no store, every problem is untuned
   OpenMode store_mode = OpenMode::read_only;   // read_write lets tunes record what they measure
   Policy policy = Policy::default_now;
-  TuneOptions tune;  // for the tune policies; warm_start is filled from the nearest winners
+  TuneOptions tune = {};  // for the tune policies; warm_start is filled from the nearest winners
   std::size_t warm_start_neighbours = 4;  // winners of the nearest tuned shapes a tune starts from
   // Every problem the runtime recovered from (store unreadable, stored config rejected, tune
   // failed). Empty: printed to stderr as "cutune: ...". Called from any thread.
-  std::function<void(const std::string&)> on_warning;
+  std::function<void(const std::string&)> on_warning = {};
 };
 
 // Thread-safe: any number of threads may call get() at once.
@@ -163,6 +163,7 @@ class Runtime {
   Runtime(const Runtime&) = delete;
   Runtime& operator=(const Runtime&) = delete;
 
+  // Add families and dispatch rules before other threads call get().
   // Throws std::invalid_argument for a family without a name, space or loader, or a name taken.
   void add_family(KernelFamily family);
   // Makes `dispatcher` the source of configs for its family's untuned problems (instead of the

@@ -31,9 +31,9 @@ struct Constraint {
 
 // What normalization did to one candidate.
 struct Normalized {
-  std::optional<Config> config;          // empty when the candidate is still illegal after repair
-  std::vector<std::size_t> fired;        // indices of constraints whose repair ran
-  std::string failure;                   // the constraint still violated, when dropped
+  std::optional<Config> config;    // empty when the candidate is still illegal after repair
+  std::vector<std::size_t> fired;  // indices of constraints whose repair ran
+  std::string failure;             // the constraint still violated, when dropped
 };
 
 class Space {
@@ -49,6 +49,8 @@ class Space {
   std::size_t knob_count() const { return names_.size(); }
   const std::vector<std::string>& names() const { return names_; }
   const Fragment& fragment(std::size_t knob) const { return *fragments_.at(knob); }
+  // Shared, so that a derived space (a variant, a spec's override) can reuse the declaration.
+  const FragmentPtr& fragment_ptr(std::size_t knob) const { return fragments_.at(knob); }
   std::optional<std::size_t> find(std::string_view name) const;
   std::size_t index_of(std::string_view name) const;  // throws ConfigError with the closest name
   std::string closest_name(std::string_view name) const;

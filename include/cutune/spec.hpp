@@ -75,15 +75,15 @@ struct BufferSpec {
 // How outputs are checked: against a reference kernel (its own source and entry point, same
 // ABI), or against the spec's own kernel compiled with a reference config.
 struct CheckSpec {
-  std::filesystem::path source;           // reference kernel source (absolute); empty: the kernel's
-  std::string entry;                      // reference entry point; empty with reference_config
+  std::filesystem::path source;  // reference kernel source (absolute); empty: the kernel's
+  std::string entry;             // reference entry point; empty with reference_config
   std::optional<PartialConfig> reference_config;
-  double tolerance = -1;                  // normwise relative error; negative: the dtype default
+  double tolerance = -1;  // normwise relative error; negative: the dtype default
 };
 
 struct CompileSpec {
-  std::string compiler;                // "c++" (cpu) or "nvcc" (cuda) unless given
-  std::vector<std::string> flags;      // appended after the backend's own flags
+  std::string compiler;                        // "c++" (cpu) or "nvcc" (cuda) unless given
+  std::vector<std::string> flags;              // appended after the backend's own flags
   std::vector<std::filesystem::path> depends;  // headers the source includes (absolute): hashed
   double timeout_s = 60;
 };
@@ -106,15 +106,15 @@ struct LaunchSpec {
 };
 
 struct KernelSpec {
-  std::filesystem::path path;     // the spec file
+  std::filesystem::path path;  // the spec file
   std::string name;
-  std::string backend;            // "cpu" or "cuda"
-  std::filesystem::path source;   // absolute (a relative path in the file is relative to it)
+  std::string backend;           // "cpu" or "cuda"
+  std::filesystem::path source;  // absolute (a relative path in the file is relative to it)
   std::string entry;
-  std::string version;            // hash of the spec text, the source and its depends: a changed
-                                  // kernel is a new tuning key
+  std::string version;  // hash of the spec text, the source and its depends: a changed
+                        // kernel is a new tuning key
   std::unique_ptr<TuningSpace> tuning;  // a Space cannot move: configs point at it
-  Problem problem;                // the default problem arguments, in declaration order of names
+  Problem problem;  // the default problem arguments, in declaration order of names
   std::vector<std::string> problem_order;
   std::vector<Expression> scalars;  // int64 values passed to the kernel, over problem arguments
   std::vector<BufferSpec> buffers;
@@ -127,6 +127,14 @@ struct KernelSpec {
   // declare, or a value of another type than its default.
   Problem resolve(const Problem& overrides) const;
 };
+
+// A config's knobs as preprocessor definitions, NAME=VALUE each (a backend passes -DNAME=VALUE):
+//   an integer or real knob K      K=value
+//   a boolean knob K               K=0 or K=1
+//   a string enum knob K = "text"  K=text (a token), and K_text=1 when K_text is an identifier
+//   a list or permutation knob K   K={a,b,...} (a braced initializer), and K_0=a, K_1=b, ...
+// The K_text and K_i names are the ones expressions use for the same values.
+std::vector<std::string> knob_definitions(const Config& config);
 
 // Reads and validates a spec. Throws SpecError ("file:line:col: ...") for malformed JSON, a
 // missing or unknown field, a value of the wrong type, an expression that does not parse or names

@@ -41,8 +41,8 @@ struct StoredResult {
   std::string config_hash;  // identifies the config within the key (computed by the space)
   std::string config_json;  // the complete config as a JSON object, knob name -> value
   Measurement measurement;
-  std::string tune_id;      // which tune run measured it
-  double timestamp = 0.0;   // seconds since the Unix epoch
+  std::string tune_id;     // which tune run measured it
+  double timestamp = 0.0;  // seconds since the Unix epoch
 };
 
 // Restricts keys() and best_per_key(); an empty field matches anything.

@@ -16,13 +16,13 @@ class Value {
 
   Value() : data_(std::int64_t{0}) {}
   Value(bool b) : data_(b) {}  // NOLINT(google-explicit-constructor): values read like literals
-  Value(int i) : data_(std::int64_t{i}) {}           // NOLINT
-  Value(long i) : data_(std::int64_t{i}) {}          // NOLINT
-  Value(long long i) : data_(std::int64_t{i}) {}     // NOLINT
-  Value(double d) : data_(d) {}                      // NOLINT
-  Value(std::string s) : data_(std::move(s)) {}      // NOLINT
-  Value(const char* s) : data_(std::string(s)) {}    // NOLINT
-  Value(List list) : data_(std::move(list)) {}       // NOLINT
+  Value(int i) : data_(std::int64_t{i}) {}         // NOLINT
+  Value(long i) : data_(std::int64_t{i}) {}        // NOLINT
+  Value(long long i) : data_(std::int64_t{i}) {}   // NOLINT
+  Value(double d) : data_(d) {}                    // NOLINT
+  Value(std::string s) : data_(std::move(s)) {}    // NOLINT
+  Value(const char* s) : data_(std::string(s)) {}  // NOLINT
+  Value(List list) : data_(std::move(list)) {}     // NOLINT
 
   bool is_bool() const { return std::holds_alternative<bool>(data_); }
   bool is_int() const { return std::holds_alternative<std::int64_t>(data_); }
@@ -31,15 +31,16 @@ class Value {
   bool is_list() const { return std::holds_alternative<List>(data_); }
 
   // Each accessor throws std::invalid_argument naming the actual type when it does not match.
-  bool as_bool() const;
-  std::int64_t as_int() const;
+  // Inline: constraints read knobs millions of times a second.
+  bool as_bool() const { return get<bool>(); }
+  std::int64_t as_int() const { return get<std::int64_t>(); }
   double as_double() const;  // integers convert
-  const std::string& as_string() const;
-  const List& as_list() const;
+  const std::string& as_string() const { return get<std::string>(); }
+  const List& as_list() const { return get<List>(); }
 
   nlohmann::json to_json() const;
   static Value from_json(const nlohmann::json& j);  // throws std::invalid_argument
-  std::string to_string() const;                     // compact JSON text
+  std::string to_string() const;                    // compact JSON text
 
   // Feeds a canonical encoding (type tag, then contents) into a 64-bit hash state, FNV-1a style a
   // word at a time; equal values give equal hashes on every machine and in every run.
@@ -49,7 +50,16 @@ class Value {
   friend bool operator<(const Value& a, const Value& b) { return a.data_ < b.data_; }
 
  private:
-  std::variant<bool, std::int64_t, double, std::string, List> data_;
+  using Data = std::variant<bool, std::int64_t, double, std::string, List>;
+
+  template <typename T>
+  const T& get() const {
+    if (const T* p = std::get_if<T>(&data_)) return *p;
+    throw_type_error(Data(std::in_place_type<T>).index());
+  }
+  [[noreturn]] void throw_type_error(std::size_t wanted_index) const;
+
+  Data data_;
 };
 
 }  // namespace cutune

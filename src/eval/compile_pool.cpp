@@ -4,21 +4,14 @@
 
 #include <atomic>
 #include <fstream>
-#include <sstream>
 #include <system_error>
 
 #include "child_process.hpp"
+#include "files.hpp"
 #include "hash.hpp"
 
 namespace cutune::eval {
 namespace {
-
-std::string read_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 void write_atomically(const std::filesystem::path& path, const std::string& text) {
   auto tmp = path;

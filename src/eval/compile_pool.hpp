@@ -36,11 +36,11 @@ struct CompileRequest {
 struct CompileResult {
   enum class Status { ok, error, timeout };
   Status status = Status::ok;
-  std::filesystem::path output;  // the cached output when ok
-  std::string log;               // compiler output (kept for errors and timeouts)
+  std::filesystem::path output;    // the cached output when ok
+  std::string log;                 // compiler output (kept for errors and timeouts)
   std::filesystem::path log_file;  // where an error's log is kept in the cache
-  std::string key_hash;          // 16 hex digits
-  double wall_s = 0;             // time spent compiling; 0 when served from the cache
+  std::string key_hash;            // 16 hex digits
+  double wall_s = 0;               // time spent compiling; 0 when served from the cache
   bool cached = false;
 };
 

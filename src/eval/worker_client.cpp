@@ -97,9 +97,9 @@ WorkerReply WorkerClient::request(const nlohmann::json& message, std::chrono::mi
   } catch (const nlohmann::json::parse_error& error) {
     child_->kill_group();
     child_->wait();
-    return finish(WorkerReply::Status::died,
-                  "worker broke the protocol (" + std::string(error.what()) + "): " +
-                      answer.substr(0, 200));
+    return finish(
+        WorkerReply::Status::died,
+        "worker broke the protocol (" + std::string(error.what()) + "): " + answer.substr(0, 200));
   }
   reply.wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
   return reply;

@@ -31,6 +31,12 @@ std::filesystem::path default_cache_dir() {
   return std::filesystem::path(home != nullptr ? home : "/tmp") / ".cache" / "cutune" / "runtime";
 }
 
+CpuOptions cpu_options(const std::filesystem::path& cache_dir) {
+  CpuOptions options;
+  options.cache_dir = cache_dir;
+  return options;
+}
+
 // Compiles configs of one spec into shared objects (cached on disk) and loads them. The compile
 // command is the CPU backend's, so a loaded kernel is the very code that was measured.
 class CpuLoader {
@@ -38,7 +44,7 @@ class CpuLoader {
   CpuLoader(const KernelSpec& spec, CpuFamilyOptions options)
       : spec_(spec),
         // Any problem serves: the command depends on the config only (sizes are scalars).
-        commands_(spec, spec.problem, CpuOptions{.cache_dir = options.cache_dir}),
+        commands_(spec, spec.problem, cpu_options(options.cache_dir)),
         pool_(options.cache_dir.empty() ? default_cache_dir() : options.cache_dir / "runtime") {
     eval::Fnv1a base;
     base.field(commands_.toolchain()).field(commands_.device_name()).field(read_text(spec.source));
@@ -104,7 +110,7 @@ KernelFamily cpu_spec_family(const KernelSpec& spec, CpuFamilyOptions options) {
     return loader->load(config, origin);
   };
   f.make_evaluator = [&spec, cache_dir = options.cache_dir](const Problem& problem) {
-    return std::make_unique<CpuEvaluator>(spec, problem, CpuOptions{.cache_dir = cache_dir});
+    return std::make_unique<CpuEvaluator>(spec, problem, cpu_options(cache_dir));
   };
   return f;
 }

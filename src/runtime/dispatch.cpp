@@ -49,8 +49,8 @@ double from_log_feature(double y) { return y >= 0 ? std::exp2(y) - 1.0 : 1.0 - s
 
 std::string identifier(std::string_view name) {
   std::string out;
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) out += '_';
   for (char c : name) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-  if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0]))) out.insert(0, "_");
   return out;
 }
 
@@ -358,7 +358,13 @@ struct RuleKind {
 
 struct Scored {
   double objective = 0;  // mean held-out score, penalties included
+  double training = 0;   // mean score of the rule fitted on every shape, on those shapes
   std::vector<int> picks;
+
+  bool better_than(const Scored& other) const {
+    if (std::abs(objective - other.objective) > 1e-12) return objective > other.objective;
+    return training > other.training + 1e-12;
+  }
 };
 
 }  // namespace
@@ -403,7 +409,11 @@ Dispatcher Dispatcher::fit(Store& store, const DispatchOptions& options) {
       }
     }
     for (std::size_t s = 0; s < n; ++s) sc.objective += fitter.score[s][sc.picks[s]] / n;
-    if (!chosen || sc.objective > scored[*chosen].objective + 1e-12) chosen = k;
+    const auto whole = fitter.fit(kinds[k].kind, kinds[k].depth, all, options.max_configs);
+    for (std::size_t s = 0; s < n; ++s) {
+      sc.training += fitter.score[s][DispatchFitter::pick(whole, fitter.shapes[s])] / n;
+    }
+    if (!chosen || sc.better_than(scored[*chosen])) chosen = k;
   }
 
   // The report: held-out picks of the chosen kind, and what every kind scored.
@@ -620,9 +630,13 @@ Dispatcher Dispatcher::from_json(const nlohmann::json& j, std::string_view origi
   if (j.contains("report") && j["report"].is_object()) {
     const auto& r = j["report"];
     d.report_.rule = r.value("rule", "");
-    d.report_.held_out_geomean = r.value("held_out_geomean", std::nan(""));
+    // NaN (no shape to score) is written as null.
+    auto number = [&r](const char* name) {
+      return r.contains(name) && r[name].is_number() ? r[name].get<double>() : std::nan("");
+    };
+    d.report_.held_out_geomean = number("held_out_geomean");
     d.report_.held_out_unknown = r.value("held_out_unknown", std::size_t{0});
-    d.report_.training_geomean = r.value("training_geomean", std::nan(""));
+    d.report_.training_geomean = number("training_geomean");
     d.report_.candidates_tried = r.value("candidates_tried", std::vector<std::string>{});
     for (const auto& s : r.value("shapes", nlohmann::json::array())) {
       DispatchShape row{Problem::parse(s.value("problem", "")), s.value("best_config", ""),

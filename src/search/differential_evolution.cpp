@@ -1,6 +1,7 @@
 #include "differential_evolution.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <unordered_set>
 
@@ -64,33 +65,34 @@ void DifferentialEvolution::select() {
   children_.clear();
 }
 
+// DE/rand/1: a base member plus the scaled difference of two others, all distinct from the
+// target when the population allows. Greedier variants (current-to-best) settle in the first
+// basin they find; spaces with several basins are the rule for kernels.
 std::vector<std::int64_t> DifferentialEvolution::de_genes(std::size_t i) {
   Rng& rng = state_.rng();
   const std::size_t n = population_.size();
   const std::vector<std::int64_t> bounds = state_.space().gene_bounds(View::search);
   const std::vector<std::int64_t> target = state_.search_genes(population_[i].config);
-  const auto best = static_cast<std::size_t>(
-      std::min_element(population_.begin(), population_.end(),
-                       [](const Member& a, const Member& b) { return a.cost < b.cost; }) -
-      population_.begin());
   std::uniform_int_distribution<std::size_t> pick(0, n - 1);
-  std::size_t a = pick(rng), b = pick(rng);
-  for (int tries = 0; tries < 8 && (a == i || b == i || a == b); ++tries) {
-    a = pick(rng);
-    b = pick(rng);
+  std::array<std::size_t, 3> others{};
+  for (std::size_t& o : others) {
+    o = pick(rng);
+    for (int tries = 0; tries < 16 && n > others.size() &&
+                        (o == i || std::count(others.begin(), others.end(), o) > 1);
+         ++tries) {
+      o = pick(rng);
+    }
   }
-  const std::vector<std::int64_t> ga = state_.search_genes(population_[a].config);
-  const std::vector<std::int64_t> gb = state_.search_genes(population_[b].config);
-  const std::vector<std::int64_t> gbest = state_.search_genes(population_[best].config);
+  const std::vector<std::int64_t> base = state_.search_genes(population_[others[0]].config);
+  const std::vector<std::int64_t> ga = state_.search_genes(population_[others[1]].config);
+  const std::vector<std::int64_t> gb = state_.search_genes(population_[others[2]].config);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   const double f = 0.5 + 0.5 * unit(rng);  // dithered scale factor
   std::vector<std::int64_t> genes = target;
   const std::size_t forced = std::uniform_int_distribution<std::size_t>(0, genes.size() - 1)(rng);
   for (std::size_t g = 0; g < genes.size(); ++g) {
     if (g != forced && unit(rng) >= settings_.crossover_rate) continue;
-    const double v = static_cast<double>(target[g]) +
-                     f * static_cast<double>(gbest[g] - target[g]) +
-                     f * static_cast<double>(ga[g] - gb[g]);
+    const double v = static_cast<double>(base[g]) + f * static_cast<double>(ga[g] - gb[g]);
     genes[g] = std::clamp<std::int64_t>(std::llround(v), 0, bounds[g] - 1);
   }
   return genes;

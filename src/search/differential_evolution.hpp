@@ -1,6 +1,6 @@
 // Differential evolution over the search view's genes, shared by "de" and the surrogate-screened
 // "hybrid": a population seeded with the heuristics and random configs; each generation makes one
-// child per member (current-to-best/1 mutation with binomial crossover on genes, repaired by the
+// child per member (rand/1 mutation with binomial crossover on genes, repaired by the
 // normalizer), and a child replaces its parent when it is at least as fast.
 #pragma once
 

@@ -1,8 +1,9 @@
 // Surrogate-guided pattern search (likelihood-free Bayesian optimisation, as LFBO and Helion's
 // LFBO pattern search do): after an initial sample, each round fits a classifier of "in the best
-// fraction so far" on every result (failures as not good), scores a large pool of unmeasured
-// candidates (the neighbourhoods of the best configs, plus random draws so that no region is
-// ruled out for good), and measures only the few it rates most likely to be good.
+// fraction so far" on every result (failures as not good) and uses it to choose what to measure:
+// most of the round from the unmeasured neighbours of the best configs (the pattern search), the
+// rest from a large pool of random draws (so that no region is ruled out for good). Only the
+// candidates the classifier rates most likely to be good are measured.
 #include <algorithm>
 #include <numeric>
 
@@ -14,17 +15,31 @@ namespace {
 
 struct LfboSettings {
   std::size_t initial_samples;
-  std::size_t batch;         // measured per round, i.e. per model fit
-  std::size_t centres;       // best configs whose neighbourhoods join the pool
+  std::size_t local_batch;   // neighbours measured per round (per model fit)
+  std::size_t global_batch;  // random-pool candidates measured per round
+  std::size_t centres;       // best configs whose neighbourhoods form the local pool
   int radius;                // neighbourhood radius of each centre
-  std::size_t random_pool;   // random draws in the pool
+  std::size_t random_pool;   // random draws scored per round
   double good_fraction;      // the classifier's positive class
   int trees;
 };
 
 LfboSettings settings_for(Effort effort) {
-  return effort == Effort::quick ? LfboSettings{10, 4, 3, 1, 100, 0.2, 16}
-                                 : LfboSettings{16, 4, 5, 2, 300, 0.2, 24};
+  return effort == Effort::quick ? LfboSettings{10, 3, 1, 3, 1, 100, 0.2, 16}
+                                 : LfboSettings{16, 3, 1, 5, 2, 300, 0.2, 24};
+}
+
+// Indices of the `count` best-scored candidates, best first (ties in pool order).
+std::vector<std::size_t> top(const std::vector<double>& scores, std::size_t count) {
+  std::vector<std::size_t> order(scores.size());
+  std::iota(order.begin(), order.end(), 0);
+  count = std::min(count, order.size());
+  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(count), order.end(),
+                    [&](std::size_t a, std::size_t b) {
+                      return scores[a] > scores[b] || (scores[a] == scores[b] && a < b);
+                    });
+  order.resize(count);
+  return order;
 }
 
 class LfboPatternSearch final : public QueuedStrategy {
@@ -36,6 +51,7 @@ class LfboPatternSearch final : public QueuedStrategy {
   void on_start() override { initialized_ = false; }
 
   void refill(std::size_t wanted) override {
+    const std::size_t round = settings_.local_batch + settings_.global_batch;
     if (!initialized_) {
       initialized_ = true;
       const std::size_t seeds = offer_seeds();
@@ -47,26 +63,29 @@ class LfboPatternSearch final : public QueuedStrategy {
     options.seed = state_.context().rng_seed + state_.results().size();
     GoodConfigModel model(options, settings_.good_fraction);
     if (!model.fit(state_.evaluated(), state_.results())) {
-      offer_random(std::max(wanted, settings_.batch));  // no contrast yet: keep sampling
+      offer_random(std::max(wanted, round));  // no contrast yet: keep sampling
       return;
     }
-    std::vector<Config> pool = fresh_candidates(state_, candidate_pool());
-    if (pool.empty()) {
-      offer_random(wanted);
-      return;
-    }
-    const std::vector<double> scores = model.score(pool);
-    std::vector<std::size_t> order(pool.size());
-    std::iota(order.begin(), order.end(), 0);
-    const std::size_t take = std::min(settings_.batch, pool.size());
-    std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(take), order.end(),
-                      [&](std::size_t a, std::size_t b) {
-                        return scores[a] > scores[b] || (scores[a] == scores[b] && a < b);
-                      });
-    for (std::size_t i = 0; i < take; ++i) offer(std::move(pool[order[i]]));
+    std::vector<Config> local = fresh_candidates(state_, neighbourhoods());
+    std::vector<Config> global = fresh_candidates(state_, random_draws());
+    // An exhausted neighbourhood hands its share of the round to the global pool.
+    const std::size_t from_local = std::min(local.size(), settings_.local_batch);
+    std::size_t queued = offer_best(model, local, from_local);
+    queued += offer_best(model, global, round - queued);
+    if (queued == 0) offer_random(wanted);
   }
 
-  std::vector<Config> candidate_pool() {
+  std::size_t offer_best(const GoodConfigModel& model, std::vector<Config>& pool,
+                         std::size_t count) {
+    if (pool.empty() || count == 0) return 0;
+    std::size_t queued = 0;
+    for (std::size_t i : top(model.score(pool), count)) {
+      if (offer(std::move(pool[i]))) ++queued;
+    }
+    return queued;
+  }
+
+  std::vector<Config> neighbourhoods() {
     std::vector<Config> pool;
     std::size_t centres = 0;
     for (std::size_t i : state_.ranking()) {
@@ -75,6 +94,12 @@ class LfboPatternSearch final : public QueuedStrategy {
       std::vector<Config> around = state_.space().neighbours(state_.evaluated()[i], settings_.radius);
       std::move(around.begin(), around.end(), std::back_inserter(pool));
     }
+    return pool;
+  }
+
+  std::vector<Config> random_draws() {
+    std::vector<Config> pool;
+    pool.reserve(settings_.random_pool);
     for (std::size_t i = 0; i < settings_.random_pool; ++i) {
       pool.push_back(state_.space().draw(state_.rng()));
     }

@@ -27,7 +27,9 @@ const Value& Config::operator[](std::string_view knob) const {
   return values_[space_->index_of(knob)];
 }
 
-void Config::set(std::string_view knob, Value value) { set(space_->index_of(knob), std::move(value)); }
+void Config::set(std::string_view knob, Value value) {
+  set(space_->index_of(knob), std::move(value));
+}
 
 void Config::set(std::size_t knob, Value value) {
   if (knob >= values_.size()) {

@@ -8,32 +8,41 @@ namespace cutune {
 namespace {
 
 constexpr std::size_t kDropReasonsKept = 5;
+// As Helion builds a random population: a member still missing after this many draws apiece is
+// left out.
+constexpr std::size_t kDrawsPerMember = 64;
 
 }  // namespace
 
 DiversityReport measure_diversity(const TuningSpace& ts, const Problem& problem,
-                                  const Device& device, std::size_t draws, std::uint64_t seed) {
+                                  const Device& device, std::size_t population,
+                                  std::uint64_t seed) {
   const Space& space = ts.space;
   DiversityReport report;
-  report.draws = draws;
+  report.population = population;
   for (const Constraint& c : space.constraints()) report.constraint_names.push_back(c.name);
   report.constraint_trips.assign(space.constraints().size(), 0);
 
   Rng rng(seed);
   std::unordered_set<std::uint64_t> hashes;
   std::vector<std::set<Value>> values_seen(space.knob_count());
-  for (std::size_t i = 0; i < draws; ++i) {
+  const std::size_t max_draws = kDrawsPerMember * population;
+  while (hashes.size() < population && report.draws < max_draws) {
     Normalized n = space.normalize(space.draw(rng), problem, device);
+    ++report.draws;
     for (std::size_t fired : n.fired) ++report.constraint_trips[fired];
     if (!n.config) {
       ++report.dropped;
-      if (report.drop_reasons.size() < kDropReasonsKept) report.drop_reasons.push_back(n.failure);
-      continue;
+      if (report.drop_reasons.size() < kDropReasonsKept)
+        report.drop_reasons.push_back("violates " + n.failure);
+    } else if (!hashes.insert(n.config->hash()).second) {
+      ++report.duplicates;
+    } else {
+      for (std::size_t knob = 0; knob < space.knob_count(); ++knob) {
+        values_seen[knob].insert(n.config->at(knob));
+      }
     }
-    hashes.insert(n.config->hash());
-    for (std::size_t knob = 0; knob < space.knob_count(); ++knob) {
-      values_seen[knob].insert(n.config->at(knob));
-    }
+    if (report.draws == population) report.first_distinct = hashes.size();
   }
   report.distinct = hashes.size();
   for (std::size_t knob = 0; knob < space.knob_count(); ++knob) {
@@ -43,6 +52,7 @@ DiversityReport measure_diversity(const TuningSpace& ts, const Problem& problem,
     if (values_seen[knob].size() > 1) report.varying_knobs.push_back(space.names()[knob]);
   }
 
+  report.problem_errors = problem_errors(ts, problem, device);
   for (const HeuristicSeed* s : eligible_seeds(ts, problem, device)) {
     report.eligible_seeds.push_back(s->name);
   }
@@ -58,16 +68,21 @@ DiversityReport measure_diversity(const TuningSpace& ts, const Problem& problem,
 nlohmann::json DiversityReport::to_json() const {
   nlohmann::json constraints = nlohmann::json::array();
   for (std::size_t i = 0; i < constraint_names.size(); ++i) {
-    constraints.push_back({{"name", constraint_names[i]},
-                           {"trips", constraint_trips[i]},
-                           {"rate", draws ? static_cast<double>(constraint_trips[i]) / draws : 0.0}});
+    constraints.push_back(
+        {{"name", constraint_names[i]},
+         {"trips", constraint_trips[i]},
+         {"rate", draws ? static_cast<double>(constraint_trips[i]) / draws : 0.0}});
   }
-  nlohmann::json j = {{"draws", draws},
+  nlohmann::json j = {{"population", population},
+                      {"draws", draws},
                       {"distinct", distinct},
+                      {"first_distinct", first_distinct},
+                      {"duplicates", duplicates},
                       {"dropped", dropped},
                       {"searchable_knobs", searchable_knobs},
                       {"varying_knobs", varying_knobs},
                       {"constraints", constraints},
+                      {"problem_errors", problem_errors},
                       {"eligible_seeds", eligible_seeds},
                       {"seed_errors", seed_errors},
                       {"drop_reasons", drop_reasons}};

@@ -46,7 +46,9 @@ class IndexedFragment : public Fragment {
   }
   const Value& default_value() const override { return default_; }
 
-  Value draw(Rng& rng) const override { return value_at(search_index(uniform(rng, search_count()))); }
+  Value draw(Rng& rng) const override {
+    return value_at(search_index(uniform(rng, search_count())));
+  }
 
   std::vector<Value> neighbours(const Value& v, int radius) const override {
     const std::int64_t index = checked_index(v);
@@ -140,12 +142,12 @@ class IndexedFragment : public Fragment {
     size_ = size;
     search_indices_ = std::move(search_indices);
     search_first_ = search_first;
-    search_count_ = search_indices_.empty() ? search_count
-                                            : static_cast<std::int64_t>(search_indices_.size());
+    search_count_ =
+        search_indices_.empty() ? search_count : static_cast<std::int64_t>(search_indices_.size());
     default_ = value_at(default_index);
     if (!search_position(default_index)) {
-      throw std::invalid_argument("default " + default_.to_string() + " is not in the search view " +
-                                  describe(View::search));
+      throw std::invalid_argument("default " + default_.to_string() +
+                                  " is not in the search view " + describe(View::search));
     }
   }
 
@@ -346,8 +348,8 @@ class PowerOfTwoFragment : public IndexedFragment {
   }
   Value decode_features(std::span<const double> features) const override {
     const double exponent = std::isfinite(features[0]) ? std::round(features[0]) : 0.0;
-    const auto clamped = static_cast<std::int64_t>(
-        std::clamp<double>(exponent, static_cast<double>(log2(lo_)), static_cast<double>(log2(hi_))));
+    const auto clamped = static_cast<std::int64_t>(std::clamp<double>(
+        exponent, static_cast<double>(log2(lo_)), static_cast<double>(log2(hi_))));
     return std::int64_t{1} << clamped;
   }
 
@@ -361,7 +363,9 @@ class PowerOfTwoFragment : public IndexedFragment {
   }
 
  private:
-  static std::int64_t log2(std::int64_t v) { return std::bit_width(static_cast<std::uint64_t>(v)) - 1; }
+  static std::int64_t log2(std::int64_t v) {
+    return std::bit_width(static_cast<std::uint64_t>(v)) - 1;
+  }
   std::int64_t lo_, hi_, search_lo_ = 0, search_hi_ = 0;
 };
 
@@ -371,7 +375,8 @@ class IntegerFragment : public IndexedFragment {
                   std::optional<std::int64_t> default_value, std::optional<std::int64_t> search_lo,
                   std::optional<std::int64_t> search_hi)
       : lo_(lo), step_(step) {
-    if (step <= 0) throw std::invalid_argument("integer step " + std::to_string(step) + " is not positive");
+    if (step <= 0)
+      throw std::invalid_argument("integer step " + std::to_string(step) + " is not positive");
     if (lo > hi) {
       throw std::invalid_argument("integer range [" + std::to_string(lo) + ", " +
                                   std::to_string(hi) + "] is empty");
@@ -412,8 +417,8 @@ class IntegerFragment : public IndexedFragment {
   Value decode_features(std::span<const double> features) const override {
     const double x = std::isfinite(features[0]) ? features[0] : static_cast<double>(lo_);
     const double steps = std::round((x - static_cast<double>(lo_)) / static_cast<double>(step_));
-    return value_at(static_cast<std::int64_t>(
-        std::clamp<double>(steps, 0.0, static_cast<double>(size() - 1))));
+    return value_at(
+        static_cast<std::int64_t>(std::clamp<double>(steps, 0.0, static_cast<double>(size() - 1))));
   }
 
  protected:
@@ -590,7 +595,8 @@ class ListFragment : public Fragment {
  public:
   ListFragment(FragmentPtr element, int length) : element_(std::move(element)), length_(length) {
     if (!element_) throw std::invalid_argument("a list needs an element fragment");
-    if (length < 1) throw std::invalid_argument("a list needs length >= 1, got " + std::to_string(length));
+    if (length < 1)
+      throw std::invalid_argument("a list needs length >= 1, got " + std::to_string(length));
     default_ = Value(Value::List(length_, element_->default_value()));
     element_genes_ = element_->gene_bounds(View::full).size();
   }
@@ -635,7 +641,8 @@ class ListFragment : public Fragment {
     const Value::List& second = checked(b, View::full);
     Value::List items;
     items.reserve(length_);
-    for (int i = 0; i < length_; ++i) items.push_back(element_->crossover(first[i], second[i], rng));
+    for (int i = 0; i < length_; ++i)
+      items.push_back(element_->crossover(first[i], second[i], rng));
     return Value(std::move(items));
   }
   Value nearest_search(const Value& v) const override {
@@ -659,7 +666,8 @@ class ListFragment : public Fragment {
     Value::List items;
     items.reserve(length_);
     for (int i = 0; i < length_; ++i) {
-      items.push_back(element_->decode_genes(genes.subspan(i * element_genes_, element_genes_), view));
+      items.push_back(
+          element_->decode_genes(genes.subspan(i * element_genes_, element_genes_), view));
     }
     return Value(std::move(items));
   }
@@ -668,7 +676,8 @@ class ListFragment : public Fragment {
   void encode_features(const Value& v, std::span<double> out) const override {
     const Value::List& items = checked(v, View::full);
     const std::size_t width = element_->feature_count();
-    for (int i = 0; i < length_; ++i) element_->encode_features(items[i], out.subspan(i * width, width));
+    for (int i = 0; i < length_; ++i)
+      element_->encode_features(items[i], out.subspan(i * width, width));
   }
   Value decode_features(std::span<const double> features) const override {
     const std::size_t width = element_->feature_count();
@@ -733,8 +742,8 @@ FragmentPtr boolean_fragment(bool default_value, std::vector<bool> search) {
 }
 
 FragmentPtr power_of_two_fragment(std::int64_t lo, std::int64_t hi,
-                                  std::optional<std::int64_t> default_value,
-                                  std::int64_t search_lo, std::int64_t search_hi) {
+                                  std::optional<std::int64_t> default_value, std::int64_t search_lo,
+                                  std::int64_t search_hi) {
   return std::make_shared<PowerOfTwoFragment>(lo, hi, default_value, search_lo, search_hi);
 }
 

@@ -16,6 +16,12 @@ std::vector<const HeuristicSeed*> eligible_seeds(const TuningSpace& ts, const Pr
   return seeds;
 }
 
+std::vector<std::string> problem_errors(const TuningSpace& ts, const Problem& problem,
+                                        const Device& device) {
+  if (!ts.problem_errors) return {};
+  return ts.problem_errors(problem, device);
+}
+
 namespace {
 
 // A seed completed and normalized, or the reason it cannot be used.
@@ -25,7 +31,7 @@ std::optional<Config> seed_config(const TuningSpace& ts, const HeuristicSeed& se
   try {
     Normalized normalized =
         ts.space.normalize(ts.space.complete(seed.propose(problem, device)), problem, device);
-    if (!normalized.config) error = "seed '" + seed.name + "' " + normalized.failure;
+    if (!normalized.config) error = "seed '" + seed.name + "' violates " + normalized.failure;
     return std::move(normalized.config);
   } catch (const std::exception& e) {
     error = "seed '" + seed.name + "': " + e.what();
@@ -57,7 +63,7 @@ Config default_config(const TuningSpace& ts, const Problem& problem, const Devic
   Normalized normalized = ts.space.normalize(ts.space.default_config(), problem, device);
   if (!normalized.config) {
     throw ConfigError("the space default is illegal for problem '" + problem.canonical() +
-                      "' and no eligible seed is legal: " + normalized.failure);
+                      "' and no eligible seed is legal: it violates " + normalized.failure);
   }
   return *std::move(normalized.config);
 }

@@ -28,7 +28,8 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
   return row[b.size()];
 }
 
-std::optional<std::uint64_t> product(std::optional<std::uint64_t> a, std::optional<std::uint64_t> b) {
+std::optional<std::uint64_t> product(std::optional<std::uint64_t> a,
+                                     std::optional<std::uint64_t> b) {
   if (!a || !b) return std::nullopt;
   if (*b != 0 && *a > std::numeric_limits<std::uint64_t>::max() / *b) return std::nullopt;
   return *a * *b;
@@ -71,8 +72,10 @@ std::optional<std::size_t> Space::find(std::string_view name) const {
 
 std::size_t Space::index_of(std::string_view name) const {
   if (auto knob = find(name)) return *knob;
-  if (names_.empty()) throw ConfigError(fmt::format("unknown knob '{}': the space has no knobs", name));
-  throw ConfigError(fmt::format("unknown knob '{}' (did you mean '{}'?)", name, closest_name(name)));
+  if (names_.empty())
+    throw ConfigError(fmt::format("unknown knob '{}': the space has no knobs", name));
+  throw ConfigError(
+      fmt::format("unknown knob '{}' (did you mean '{}'?)", name, closest_name(name)));
 }
 
 std::string Space::closest_name(std::string_view name) const {
@@ -130,44 +133,44 @@ Config Space::from_json(const nlohmann::json& j) const {
 
 Normalized Space::normalize(Config config, const Problem& problem, const Device& device) const {
   Normalized result;
-  std::optional<std::size_t> unrepairable;
+  std::size_t current = 0;  // the constraint being checked or repaired, to name it if it throws
   try {
     for (int pass = 0; pass < kMaxNormalizePasses; ++pass) {
       bool repaired = false;
-      unrepairable.reset();
-      for (std::size_t i = 0; i < constraints_.size(); ++i) {
-        const Constraint& c = constraints_[i];
+      std::optional<std::size_t> unrepairable;
+      for (current = 0; current < constraints_.size(); ++current) {
+        const Constraint& c = constraints_[current];
         if (c.holds(config, problem, device)) continue;
         if (!c.repair) {
-          if (!unrepairable) unrepairable = i;
+          if (!unrepairable) unrepairable = current;
           continue;
         }
         c.repair(config, problem, device);
         repaired = true;
-        if (std::find(result.fired.begin(), result.fired.end(), i) == result.fired.end()) {
-          result.fired.push_back(i);
+        if (std::find(result.fired.begin(), result.fired.end(), current) == result.fired.end()) {
+          result.fired.push_back(current);
         }
       }
       if (!repaired) {
         if (unrepairable) {
-          result.failure = "violates '" + constraints_[*unrepairable].name + "'";
+          result.failure = constraints_[*unrepairable].name;
         } else {
           result.config = std::move(config);
         }
         return result;
       }
     }
-  } catch (const std::exception& e) {
-    result.failure = std::string("normalization failed: ") + e.what();
-    return result;
-  }
-  // Still being repaired after the last pass: name what does not hold.
-  for (const Constraint& c : constraints_) {
-    if (!c.holds(config, problem, device)) {
-      result.failure = "violates '" + c.name + "' after " + std::to_string(kMaxNormalizePasses) +
-                       " repair passes";
-      return result;
+    // Still being repaired after the last pass: name what does not hold.
+    for (current = 0; current < constraints_.size(); ++current) {
+      if (!constraints_[current].holds(config, problem, device)) {
+        result.failure = fmt::format("{} (still violated after {} repair passes)",
+                                     constraints_[current].name, kMaxNormalizePasses);
+        return result;
+      }
     }
+  } catch (const std::exception& e) {
+    result.failure = fmt::format("{} ({})", constraints_[current].name, e.what());
+    return result;
   }
   result.config = std::move(config);
   return result;
@@ -220,8 +223,9 @@ std::vector<double> Space::features(const Config& config) const {
   for (std::size_t knob = 0; knob < fragments_.size(); ++knob) {
     try {
       fragments_[knob]->encode_features(
-          config.at(knob), std::span(out).subspan(feature_offsets_[knob],
-                                                  feature_offsets_[knob + 1] - feature_offsets_[knob]));
+          config.at(knob),
+          std::span(out).subspan(feature_offsets_[knob],
+                                 feature_offsets_[knob + 1] - feature_offsets_[knob]));
     } catch (const std::invalid_argument& e) {
       throw knob_error(knob, e);
     }

@@ -32,29 +32,22 @@ std::uint64_t feed_bytes(std::uint64_t state, const char* data, std::size_t size
 }
 
 const char* type_name(std::size_t index) {
-  static constexpr const char* kNames[] = {"boolean", "integer", "real", "string", "list"};
+  static constexpr const char* kNames[] = {"a boolean", "an integer", "a real", "a string",
+                                           "a list"};
   return kNames[index];
 }
 
 }  // namespace
 
-template <typename T>
-static const T& get_or_throw(const std::variant<bool, std::int64_t, double, std::string,
-                                                Value::List>& data,
-                             std::size_t wanted) {
-  if (const T* p = std::get_if<T>(&data)) return *p;
-  throw std::invalid_argument(std::string("expected a ") + type_name(wanted) + " value, got a " +
-                              type_name(data.index()));
+void Value::throw_type_error(std::size_t wanted_index) const {
+  throw std::invalid_argument(std::string("expected ") + type_name(wanted_index) + " value, got " +
+                              type_name(data_.index()));
 }
 
-bool Value::as_bool() const { return get_or_throw<bool>(data_, 0); }
-std::int64_t Value::as_int() const { return get_or_throw<std::int64_t>(data_, 1); }
 double Value::as_double() const {
   if (const auto* i = std::get_if<std::int64_t>(&data_)) return static_cast<double>(*i);
-  return get_or_throw<double>(data_, 2);
+  return get<double>();
 }
-const std::string& Value::as_string() const { return get_or_throw<std::string>(data_, 3); }
-const Value::List& Value::as_list() const { return get_or_throw<List>(data_, 4); }
 
 nlohmann::json Value::to_json() const {
   return std::visit(
@@ -96,7 +89,7 @@ Value Value::from_json(const nlohmann::json& j) {
     }
     default:
       throw std::invalid_argument("a knob value must be a boolean, number, string or array, got " +
-                                  std::string(j.type_name()) + " " + j.dump());
+                                  (j.is_null() ? std::string("null") : "object " + j.dump()));
   }
 }
 

@@ -7,6 +7,8 @@
 #include <set>
 #include <stdexcept>
 
+#include "names.hpp"
+
 namespace cutune {
 namespace {
 
@@ -29,14 +31,6 @@ double number_of(const Value& v) {
   return v.as_double();
 }
 
-bool is_identifier(const std::string& text) {
-  if (text.empty() || std::isdigit(static_cast<unsigned char>(text[0]))) return false;
-  for (char c : text) {
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
-  }
-  return true;
-}
-
 double modulo(double a, double b) { return std::fmod(a, b); }
 double floor_of(double x) { return std::floor(x); }
 double ceil_of(double x) { return std::ceil(x); }
@@ -54,7 +48,8 @@ struct Expression::Impl {
 
   double evaluate(const Config* config, const Problem& problem, const Device& device) const {
     std::lock_guard lock(mutex);
-    for (std::size_t i = 0; i < bindings.size(); ++i) slots[i] = value_of(bindings[i], config, problem, device);
+    for (std::size_t i = 0; i < bindings.size(); ++i)
+      slots[i] = value_of(bindings[i], config, problem, device);
     try {
       return parser.Eval();
     } catch (const mu::Parser::exception_type& error) {
@@ -69,10 +64,14 @@ struct Expression::Impl {
         return problem.has(b.name) ? number_of(problem.at(b.name)) : b.fallback;
       case Source::device:
         switch (b.device) {
-          case DeviceField::smem_per_block: return static_cast<double>(device.smem_per_block);
-          case DeviceField::sm_count: return device.sm_count;
-          case DeviceField::regs_per_sm: return device.regs_per_sm;
-          case DeviceField::cc: return device.cc_major * 10 + device.cc_minor;
+          case DeviceField::smem_per_block:
+            return static_cast<double>(device.smem_per_block);
+          case DeviceField::sm_count:
+            return device.sm_count;
+          case DeviceField::regs_per_sm:
+            return device.regs_per_sm;
+          case DeviceField::cc:
+            return device.cc_major * 10 + device.cc_minor;
         }
         return 0;
       default:

@@ -1,12 +1,10 @@
 #include <algorithm>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
-#include <system_error>
 
 #include "cutune/space.hpp"
 #include "cutune/spec.hpp"
+#include "eval/files.hpp"
 #include "eval/hash.hpp"
 #include "expression.hpp"
 #include "json_locations.hpp"
@@ -24,14 +22,6 @@ std::string join(const auto& items) {
   std::string out;
   for (const auto& item : items) out += (out.empty() ? "" : ", ") + std::string(item);
   return out;
-}
-
-std::string read_text(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::system_error(errno, std::generic_category(), "cannot read " + path.string());
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 // A value of the document with its JSON pointer, for reading it and for blaming it.
@@ -55,13 +45,18 @@ class Reader {
                     std::to_string(at.column) + ": " + where + what);
   }
 
-  // Checks that node is an object whose members are all in `allowed`.
+  // Checks that node is an object whose members are all in `allowed`; `context` qualifies the
+  // complaint about another member ("for a knob of kind enum").
   void expect_object(const Node& node, std::initializer_list<std::string_view> allowed) const {
+    expect_members(node, std::vector<std::string_view>(allowed), "");
+  }
+  void expect_members(const Node& node, const std::vector<std::string_view>& allowed,
+                      const std::string& context) const {
     if (!node.json.is_object()) fail(node, "expected an object, got " + describe(node.json));
     for (const auto& [key, value] : node.json.items()) {
       if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
         fail(child_pointer(node.pointer, key),
-             "unknown field '" + key + "' (expected one of: " + join(allowed) + ")");
+             "unknown field '" + key + "'" + context + " (expected one of: " + join(allowed) + ")");
       }
     }
   }
@@ -92,7 +87,8 @@ class Reader {
     return found ? string(*found) : fallback;
   }
   std::int64_t integer(const Node& node) const {
-    if (!node.json.is_number_integer()) fail(node, "expected an integer, got " + describe(node.json));
+    if (!node.json.is_number_integer())
+      fail(node, "expected an integer, got " + describe(node.json));
     return node.json.get<std::int64_t>();
   }
   std::optional<std::int64_t> integer(const Node& node, std::string_view key) const {
@@ -173,19 +169,13 @@ class Reader {
 
 FragmentPtr read_fragment(const Reader& r, const Node& knob, bool named) {
   auto kind_node = r.require(knob, "kind");
-  auto kind = r.one_of(kind_node, {"enum", "boolean", "power_of_two", "integer", "permutation", "list"});
+  auto kind =
+      r.one_of(kind_node, {"enum", "boolean", "power_of_two", "integer", "permutation", "list"});
   auto allowed = [&](std::initializer_list<std::string_view> fields) {
     std::vector<std::string_view> all{"kind"};
     if (named) all.push_back("name");
     all.insert(all.end(), fields);
-    // expect_object takes an initializer_list; check members by hand against the vector.
-    for (const auto& [key, value] : knob.json.items()) {
-      if (std::find(all.begin(), all.end(), key) == all.end()) {
-        r.fail(child_pointer(knob.pointer, key),
-               "unknown field '" + key + "' for a knob of kind " + kind + " (expected one of: " +
-                   join(all) + ")");
-      }
-    }
+    r.expect_members(knob, all, " for a knob of kind " + kind);
   };
   auto optional_value = [&](std::string_view key) -> std::optional<Value> {
     auto found = Reader::member(knob, key);
@@ -241,8 +231,9 @@ FragmentPtr read_fragment(const Reader& r, const Node& knob, bool named) {
 
 // The repair of a constraint: moves one knob through its search values, in the declared
 // direction from its current value, to the first value that satisfies the constraint.
-std::function<void(Config&, const Problem&, const Device&)> stepping_repair(
-    Expression expression, std::size_t knob, std::string direction) {
+std::function<void(Config&, const Problem&, const Device&)> stepping_repair(Expression expression,
+                                                                            std::size_t knob,
+                                                                            std::string direction) {
   return [expression = std::move(expression), knob, direction = std::move(direction)](
              Config& config, const Problem& problem, const Device& device) {
     auto values = config.space().fragment(knob).values(View::search);
@@ -296,7 +287,8 @@ void read_launch(const Reader& r, const Node& node, const spec::Scope& scope, Ke
     if (!found) return;
     const auto& items = r.array(*found);
     if (items.empty() || items.size() > 3) r.fail(*found, "expected 1 to 3 expressions (x, y, z)");
-    for (std::size_t i = 0; i < items.size(); ++i) out[i] = r.expression(r.element(*found, i), scope);
+    for (std::size_t i = 0; i < items.size(); ++i)
+      out[i] = r.expression(r.element(*found, i), scope);
   };
   dims("grid", launch.grid, true);
   dims("block", launch.block, true);
@@ -316,7 +308,8 @@ Problem KernelSpec::resolve(const Problem& overrides) const {
                       "' is not declared by the spec (declared: " + join(problem_order) + ")");
     }
     const Value& declared = problem.at(name);
-    bool numeric = (declared.is_int() || declared.is_double()) && (value.is_int() || value.is_double());
+    bool numeric =
+        (declared.is_int() || declared.is_double()) && (value.is_int() || value.is_double());
     if (!numeric && (declared.is_int() != value.is_int() || declared.is_bool() != value.is_bool() ||
                      declared.is_string() != value.is_string())) {
       throw SpecError(path.string() + ": problem argument '" + name + "' = " + value.to_string() +
@@ -347,9 +340,9 @@ KernelSpec parse_spec(std::string_view text, const std::filesystem::path& origin
   }
   Reader r(text, origin);
   Node root{document, ""};
-  r.expect_object(root, {"name", "description", "backend", "source", "entry", "knobs",
-                         "constraints", "problem", "scalars", "buffers", "check", "seeds",
-                         "compile", "timing", "launch"});
+  r.expect_object(
+      root, {"name", "description", "backend", "source", "entry", "knobs", "constraints", "problem",
+             "scalars", "buffers", "check", "seeds", "compile", "timing", "launch"});
 
   KernelSpec spec;
   spec.path = origin;
@@ -377,7 +370,8 @@ KernelSpec parse_spec(std::string_view text, const std::filesystem::path& origin
   if (r.array(knobs).empty()) r.fail(knobs, "expected at least one knob");
   for (std::size_t i = 0; i < knobs.json.size(); ++i) {
     auto knob = r.element(knobs, i);
-    if (!knob.json.is_object()) r.fail(knob, "expected a knob object, got " + Reader::describe(knob.json));
+    if (!knob.json.is_object())
+      r.fail(knob, "expected a knob object, got " + Reader::describe(knob.json));
     auto name = r.string(r.require(knob, "name"));
     auto fragment = read_fragment(r, knob, true);
     try {
@@ -444,14 +438,14 @@ KernelSpec parse_spec(std::string_view text, const std::filesystem::path& origin
       buffer.count = r.expression(r.require(node, "size"), problem_scope);
       if (auto role = Reader::member(node, "role")) {
         auto text = r.one_of(*role, {"input", "output", "scratch"});
-        buffer.role = text == "input" ? BufferRole::input
+        buffer.role = text == "input"    ? BufferRole::input
                       : text == "output" ? BufferRole::output
                                          : BufferRole::scratch;
       }
       if (auto fill = Reader::member(node, "fill")) {
         if (buffer.role != BufferRole::input) r.fail(*fill, "only input buffers have a fill");
-        buffer.fill = r.one_of(*fill, {"random", "zero"}) == "zero" ? BufferFill::zero
-                                                                    : BufferFill::random;
+        buffer.fill =
+            r.one_of(*fill, {"random", "zero"}) == "zero" ? BufferFill::zero : BufferFill::random;
       }
       double count = buffer.count.evaluate(spec.problem, Device{});
       if (!(count >= 1)) {
@@ -480,10 +474,12 @@ KernelSpec parse_spec(std::string_view text, const std::filesystem::path& origin
     CheckSpec out;
     if (auto source = Reader::member(*check, "source")) out.source = r.file(*source);
     out.entry = r.string(*check, "entry", "");
-    if (auto config = Reader::member(*check, "config")) out.reference_config = partial_config(*config);
+    if (auto config = Reader::member(*check, "config"))
+      out.reference_config = partial_config(*config);
     if (out.entry.empty() == !out.reference_config) {
-      r.fail(*check, "expected exactly one of 'entry' (a reference kernel) or 'config' (a "
-                     "reference config of this kernel)");
+      r.fail(*check,
+             "expected exactly one of 'entry' (a reference kernel) or 'config' (a "
+             "reference config of this kernel)");
     }
     if (!out.source.empty() && out.entry.empty()) r.fail(*check, "'source' needs an 'entry'");
     if (auto tolerance = Reader::member(*check, "tolerance")) {
@@ -501,16 +497,14 @@ KernelSpec parse_spec(std::string_view text, const std::filesystem::path& origin
       seed.name = r.string(r.require(node, "name"));
       seed.priority = static_cast<int>(r.integer(node, "priority").value_or(0));
       auto when = Reader::member(node, "when");
-      auto eligible = when ? r.expression(*when, problem_scope)
-                           : spec::compile_expression("1", problem_scope);
+      auto eligible =
+          when ? r.expression(*when, problem_scope) : spec::compile_expression("1", problem_scope);
       seed.eligible = [eligible](const Problem& p, const Device& d) {
         double value = eligible.evaluate(p, d);
         return value != 0 && value == value;
       };
-      seed.propose = [partial = partial_config(r.require(node, "config"))](const Problem&,
-                                                                         const Device&) {
-        return partial;
-      };
+      seed.propose = [partial = partial_config(r.require(node, "config"))](
+                         const Problem&, const Device&) { return partial; };
       spec.tuning->seeds.push_back(std::move(seed));
     }
   }
@@ -533,8 +527,8 @@ KernelSpec parse_spec(std::string_view text, const std::filesystem::path& origin
   }
 
   if (auto timing = Reader::member(root, "timing")) {
-    r.expect_object(*timing, {"warmup", "budget_ms", "min_reps", "max_reps", "flush_cache",
-                              "timeout_s"});
+    r.expect_object(*timing,
+                    {"warmup", "budget_ms", "min_reps", "max_reps", "flush_cache", "timeout_s"});
     auto count = [&](std::string_view key, int fallback, int lowest) {
       auto found = Reader::member(*timing, key);
       if (!found) return fallback;
@@ -564,15 +558,15 @@ KernelSpec parse_spec(std::string_view text, const std::filesystem::path& origin
   }
 
   eval::Fnv1a version;
-  version.field(text).field(read_text(spec.source));
-  for (const auto& depend : spec.compile.depends) version.field(read_text(depend));
-  if (spec.check && !spec.check->source.empty()) version.field(read_text(spec.check->source));
+  version.field(text).field(eval::read_file(spec.source));
+  for (const auto& depend : spec.compile.depends) version.field(eval::read_file(depend));
+  if (spec.check && !spec.check->source.empty()) version.field(eval::read_file(spec.check->source));
   spec.version = version.hex();
   return spec;
 }
 
 KernelSpec load_spec(const std::filesystem::path& path) {
-  return parse_spec(read_text(path), path);
+  return parse_spec(eval::read_file(path), path);
 }
 
 }  // namespace cutune

@@ -35,22 +35,38 @@ json parse_config(const StoredResult& result) {
 
 // "std" too: a member named std would hide the namespace from the members after it.
 constexpr std::string_view kCppKeywords[] = {
-    "alignas",    "alignof",      "and",         "and_eq",     "asm",          "auto",
-    "bitand",     "bitor",        "bool",        "break",      "case",         "catch",
-    "char",       "char8_t",      "char16_t",    "char32_t",   "class",        "compl",
-    "concept",    "const",        "consteval",   "constexpr",  "constinit",    "const_cast",
-    "continue",   "co_await",     "co_return",   "co_yield",   "decltype",     "default",
-    "delete",     "do",           "double",      "dynamic_cast", "else",       "enum",
-    "explicit",   "export",       "extern",      "false",      "float",        "for",
-    "friend",     "goto",         "if",          "inline",     "int",          "long",
-    "mutable",    "namespace",    "new",         "noexcept",   "not",          "not_eq",
-    "nullptr",    "operator",     "or",          "or_eq",      "private",      "protected",
-    "public",     "register",     "reinterpret_cast", "requires", "return",    "short",
-    "signed",     "sizeof",       "static",      "static_assert", "static_cast", "struct",
-    "switch",     "template",     "this",        "thread_local", "throw",      "true",
-    "try",        "typedef",      "typeid",      "typename",   "union",        "unsigned",
-    "using",      "virtual",      "void",        "volatile",   "wchar_t",      "while",
-    "xor",        "xor_eq",       "final",       "override",   "import",       "module",
+    "alignas",       "alignof",     "and",
+    "and_eq",        "asm",         "auto",
+    "bitand",        "bitor",       "bool",
+    "break",         "case",        "catch",
+    "char",          "char8_t",     "char16_t",
+    "char32_t",      "class",       "compl",
+    "concept",       "const",       "consteval",
+    "constexpr",     "constinit",   "const_cast",
+    "continue",      "co_await",    "co_return",
+    "co_yield",      "decltype",    "default",
+    "delete",        "do",          "double",
+    "dynamic_cast",  "else",        "enum",
+    "explicit",      "export",      "extern",
+    "false",         "float",       "for",
+    "friend",        "goto",        "if",
+    "inline",        "int",         "long",
+    "mutable",       "namespace",   "new",
+    "noexcept",      "not",         "not_eq",
+    "nullptr",       "operator",    "or",
+    "or_eq",         "private",     "protected",
+    "public",        "register",    "reinterpret_cast",
+    "requires",      "return",      "short",
+    "signed",        "sizeof",      "static",
+    "static_assert", "static_cast", "struct",
+    "switch",        "template",    "this",
+    "thread_local",  "throw",       "true",
+    "try",           "typedef",     "typeid",
+    "typename",      "union",       "unsigned",
+    "using",         "virtual",     "void",
+    "volatile",      "wchar_t",     "while",
+    "xor",           "xor_eq",      "final",
+    "override",      "import",      "module",
     "std",
 };
 
@@ -142,7 +158,8 @@ bool is_integer_list(const json& value) {
 
 // The narrowest C++ type that holds the knob's value in every config; a knob missing from some
 // config, or of mixed kinds, falls back to its JSON text (empty where missing).
-KnobKind kind_of(const std::string& name, const std::vector<json>& configs, std::size_t& list_size) {
+KnobKind kind_of(const std::string& name, const std::vector<json>& configs,
+                 std::size_t& list_size) {
   const auto all = [&](auto&& predicate) {
     return std::all_of(configs.begin(), configs.end(), [&](const json& config) {
       return config.contains(name) && predicate(config.at(name));
@@ -243,7 +260,8 @@ std::string family_section(std::string_view family, const std::string& prefix,
     knobs.push_back(knob);
   }
 
-  std::string out = fmt::format("// Family {}.\nstruct {}_config {{\n", string_literal(family), prefix);
+  std::string out =
+      fmt::format("// Family {}.\nstruct {}_config {{\n", string_literal(family), prefix);
   for (const Knob& knob : knobs) {
     out += fmt::format("  {} {};{}\n", cpp_type(knob), knob.field,
                        knob.kind == KnobKind::json_text || knob.name != knob.field
@@ -268,11 +286,11 @@ std::string family_section(std::string_view family, const std::string& prefix,
     const TuningKey& key = entry.result->key;
     std::vector<std::string> values;
     for (const Knob& knob : knobs) values.push_back(cpp_value(knob, entry.config));
-    out += fmt::format("    {{{}, {}, {}, {}, {}, {}, {{{}}}}},\n", string_literal(key.problem),
-                       string_literal(key.device), string_literal(key.toolchain),
-                       string_literal(key.family_version),
-                       string_literal(entry.result->config_hash),
-                       double_literal(entry.result->measurement.time_ms), fmt::join(values, ", "));
+    out +=
+        fmt::format("    {{{}, {}, {}, {}, {}, {}, {{{}}}}},\n", string_literal(key.problem),
+                    string_literal(key.device), string_literal(key.toolchain),
+                    string_literal(key.family_version), string_literal(entry.result->config_hash),
+                    double_literal(entry.result->measurement.time_ms), fmt::join(values, ", "));
   }
   out += fmt::format(
       "}}}};\n\n"

@@ -13,6 +13,12 @@ namespace {
   throw Error(code & 0xff, fmt::format("{}: {}", doing, message));
 }
 
+// Names a statement in an error by its start: enough to tell which one, short enough to read.
+std::string excerpt(std::string_view sql) {
+  constexpr std::size_t kLength = 48;
+  return sql.size() <= kLength ? std::string(sql) : fmt::format("{}...", sql.substr(0, kLength));
+}
+
 }  // namespace
 
 Connection::Connection(const std::string& uri, int flags) {
@@ -31,14 +37,14 @@ Connection::~Connection() { sqlite3_close(db_); }
 
 void Connection::execute(const char* sql) {
   const int code = sqlite3_exec(db_, sql, nullptr, nullptr, nullptr);
-  if (code != SQLITE_OK) fail(db_, code, sql);
+  if (code != SQLITE_OK) fail(db_, code, excerpt(sql));
 }
 
 Statement::Statement(const Connection& connection, std::string_view sql)
     : db_(connection.handle()) {
   const int code = sqlite3_prepare_v3(db_, sql.data(), static_cast<int>(sql.size()),
                                       SQLITE_PREPARE_PERSISTENT, &stmt_, nullptr);
-  if (code != SQLITE_OK) fail(db_, code, fmt::format("prepare '{}'", sql));
+  if (code != SQLITE_OK) fail(db_, code, fmt::format("prepare '{}'", excerpt(sql)));
 }
 
 Statement::~Statement() { sqlite3_finalize(stmt_); }
@@ -50,8 +56,8 @@ void Statement::bind(int index, std::string_view text) {
 }
 
 void Statement::bind(int index, double value) {
-  const int code =
-      std::isnan(value) ? sqlite3_bind_null(stmt_, index) : sqlite3_bind_double(stmt_, index, value);
+  const int code = std::isnan(value) ? sqlite3_bind_null(stmt_, index)
+                                     : sqlite3_bind_double(stmt_, index, value);
   if (code != SQLITE_OK) fail(db_, code, "bind");
 }
 
@@ -64,12 +70,16 @@ bool Statement::step() {
   const int code = sqlite3_step(stmt_);
   if (code == SQLITE_ROW) return true;
   if (code == SQLITE_DONE) return false;
-  fail(db_, code, sqlite3_sql(stmt_));
+  fail(db_, code, fmt::format("'{}'", excerpt(sqlite3_sql(stmt_))));
 }
 
 void Statement::reset() {
   sqlite3_reset(stmt_);
   sqlite3_clear_bindings(stmt_);
+}
+
+bool Statement::is_null(int column) const {
+  return sqlite3_column_type(stmt_, column) == SQLITE_NULL;
 }
 
 std::string Statement::text(int column) const {
@@ -80,10 +90,8 @@ std::string Statement::text(int column) const {
 }
 
 double Statement::real(int column) const {
-  if (sqlite3_column_type(stmt_, column) == SQLITE_NULL) {
-    return std::numeric_limits<double>::quiet_NaN();
-  }
-  return sqlite3_column_double(stmt_, column);
+  return is_null(column) ? std::numeric_limits<double>::quiet_NaN()
+                         : sqlite3_column_double(stmt_, column);
 }
 
 std::int64_t Statement::integer(int column) const { return sqlite3_column_int64(stmt_, column); }

@@ -55,6 +55,7 @@ class Statement {
   // Ends this use: rows not stepped through are dropped and parameters cleared.
   void reset();
 
+  bool is_null(int column) const;
   std::string text(int column) const;
   double real(int column) const;  // NULL reads as NaN
   std::int64_t integer(int column) const;

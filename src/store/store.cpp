@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -78,8 +79,9 @@ constexpr std::string_view kKeyOrder =
 
 std::string results_query(std::string_view source, std::string_view condition,
                           std::string_view order) {
-  return fmt::format("SELECT {} FROM {} m JOIN tuning_keys k ON k.id = m.key_id WHERE {} ORDER BY {}",
-                     kResultColumns, source, condition, order);
+  return fmt::format(
+      "SELECT {} FROM {} m JOIN tuning_keys k ON k.id = m.key_id WHERE {} ORDER BY {}",
+      kResultColumns, source, condition, order);
 }
 
 void bind_key(sqlite::Statement& statement, const TuningKey& key) {
@@ -130,7 +132,8 @@ class WriteTransaction {
   WriteTransaction(const WriteTransaction&) = delete;
   WriteTransaction& operator=(const WriteTransaction&) = delete;
   ~WriteTransaction() {
-    if (sqlite3_get_autocommit(db_.handle()) == 0) sqlite3_exec(db_.handle(), "ROLLBACK", nullptr, nullptr, nullptr);
+    if (sqlite3_get_autocommit(db_.handle()) == 0)
+      sqlite3_exec(db_.handle(), "ROLLBACK", nullptr, nullptr, nullptr);
   }
   void commit() { db_.execute("COMMIT"); }
 
@@ -142,17 +145,19 @@ class WriteTransaction {
 std::string file_uri(const fs::path& path, std::string_view parameters) {
   std::string uri = "file:";
   for (const unsigned char c : fs::absolute(path).string()) {
-    if (std::isalnum(c) != 0 || std::string_view("/-._~").find(static_cast<char>(c)) != std::string_view::npos) {
+    if (std::isalnum(c) != 0 ||
+        std::string_view("/-._~").find(static_cast<char>(c)) != std::string_view::npos) {
       uri += static_cast<char>(c);
     } else {
       uri += fmt::format("%{:02X}", c);
     }
   }
-  return fmt::format("{}?{}", uri, parameters);
+  return parameters.empty() ? uri : fmt::format("{}?{}", uri, parameters);
 }
 
 std::vector<std::string> table_names(sqlite::Connection& db) {
-  sqlite::Statement statement(db, "SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name");
+  sqlite::Statement statement(db,
+                              "SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name");
   std::vector<std::string> names;
   while (statement.step()) names.push_back(statement.text(0));
   return names;
@@ -191,26 +196,27 @@ struct Store::Impl {
                               "tune_id, timestamp) VALUES({}, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
                               "?14, ?15, ?16)",
                               kKeyIdOfParameters)),
-          find(db, results_query("measurements", fmt::format("m.key_id = {} AND m.config_hash = ?6",
-                                                             kKeyIdOfParameters),
+          key_id(db, fmt::format("SELECT {}", kKeyIdOfParameters)),
+          // The reads below take the key's id rather than its fields: SQLite pushes a bound
+          // key_id into the views' window functions but not a subquery.
+          find(db, results_query("measurements", "m.key_id = ?1 AND m.config_hash = ?2",
                                  "m.id DESC LIMIT 1")),
-          results(db, results_query("measurements", fmt::format("m.key_id = {}", kKeyIdOfParameters),
-                                    "m.id")),
-          count(db, fmt::format("SELECT count(*) FROM measurements WHERE key_id = {}",
-                                kKeyIdOfParameters)),
-          best(db, results_query("latest_per_config",
-                                 fmt::format("m.key_id = {} AND m.outcome = 'ok'", kKeyIdOfParameters),
-                                 "m.time_ms, m.id LIMIT ?6")),
+          results(db, results_query("measurements", "m.key_id = ?1", "m.id")),
+          count(db, "SELECT count(*) FROM measurements WHERE key_id = ?1"),
+          best(db, results_query("latest_per_config", "m.key_id = ?1 AND m.outcome = 'ok'",
+                                 "m.time_ms, m.id LIMIT ?2")),
           keys(db, fmt::format("SELECT family, family_version, problem, device, toolchain FROM "
                                "tuning_keys k WHERE (?1 = '' OR family = ?1) AND (?2 = '' OR "
                                "device = ?2) ORDER BY {}",
                                kKeyOrder)),
-          best_per_key(db, results_query("best_per_key",
-                                         "(?1 = '' OR k.family = ?1) AND (?2 = '' OR k.device = ?2)",
-                                         kKeyOrder)) {}
+          best_per_key(db,
+                       results_query("best_per_key",
+                                     "(?1 = '' OR k.family = ?1) AND (?2 = '' OR k.device = ?2)",
+                                     kKeyOrder)) {}
 
     sqlite::Statement insert_key;
     sqlite::Statement insert_measurement;
+    sqlite::Statement key_id;
     sqlite::Statement find;
     sqlite::Statement results;
     sqlite::Statement count;
@@ -225,7 +231,8 @@ struct Store::Impl {
   }
 
   [[noreturn]] void fail(std::string_view doing, const sqlite::Error& error) const {
-    throw StoreError(fmt::format("results store {}: {}: {}", path.string(), doing, describe(error)));
+    throw StoreError(
+        fmt::format("results store {}: {}: {}", path.string(), doing, describe(error)));
   }
   [[noreturn]] void fail(std::string_view problem) const {
     throw StoreError(fmt::format("results store {}: {}", path.string(), problem));
@@ -240,14 +247,16 @@ struct Store::Impl {
       return;
     }
     if (std::find(tables.begin(), tables.end(), "cutune_meta") == tables.end()) {
-      fail(fmt::format("an SQLite database of another program (tables: {}), not a cutune results "
-                       "store",
-                       fmt::join(tables, ", ")));
+      fail(
+          fmt::format("an SQLite database of another program (tables: {}), not a cutune results "
+                      "store",
+                      fmt::join(tables, ", ")));
     }
     std::string format;
     try {
       format = meta_value(db, "format");
-    } catch (const sqlite::Error&) {
+    } catch (const sqlite::Error& error) {
+      if (error.code() != SQLITE_ERROR) throw;  // a damaged file, not a foreign table
       fail("an SQLite database with a cutune_meta table that cutune did not write");
     }
     if (format != kFormat) {
@@ -256,10 +265,10 @@ struct Store::Impl {
     }
     const std::string version = meta_value(db, "schema_version");
     if (version != std::to_string(kSchemaVersion)) {
-      fail(fmt::format("schema version '{}'; this build of cutune reads version {} only{}", version,
-                       kSchemaVersion,
-                       std::atoi(version.c_str()) > kSchemaVersion ? " (a newer cutune wrote it)"
-                                                                   : ""));
+      fail(fmt::format(
+          "schema version '{}'; this build of cutune reads version {} only{}", version,
+          kSchemaVersion,
+          std::atoi(version.c_str()) > kSchemaVersion ? " (a newer cutune wrote it)" : ""));
     }
     if (mode == OpenMode::read_write) enable_wal();
   }
@@ -311,6 +320,15 @@ struct Store::Impl {
     result.tune_id = row.text(14);
     result.timestamp = row.real(15);
     return result;
+  }
+
+  // Null when nothing was recorded under the key.
+  std::optional<std::int64_t> key_id(const TuningKey& key) {
+    sqlite::Use use(sql->key_id);
+    bind_key(sql->key_id, key);
+    sql->key_id.step();
+    if (sql->key_id.is_null(0)) return std::nullopt;
+    return sql->key_id.integer(0);
   }
 
   std::vector<StoredResult> read_results(sqlite::Statement& statement) const {
@@ -413,8 +431,12 @@ void Store::record(const StoredResult& result) {
     impl_->fail(fmt::format("record: config {} of key {}: config_json is not a JSON object: '{}'",
                             result.config_hash, result.key.canonical(), result.config_json));
   }
-  auto& sql = *impl_->sql;
   const Measurement& m = result.measurement;
+  if (m.ok() && !(std::isfinite(m.time_ms) && m.time_ms >= 0.0)) {
+    impl_->fail(fmt::format("record: config {} of key {}: outcome ok needs a time, got {} ms",
+                            result.config_hash, result.key.canonical(), m.time_ms));
+  }
+  auto& sql = *impl_->sql;
   try {
     retry_while_busy([&] {
       WriteTransaction transaction(impl_->db);
@@ -450,9 +472,11 @@ void Store::record(const StoredResult& result) {
 std::optional<Measurement> Store::find(const TuningKey& key, std::string_view config_hash) {
   auto& statement = impl_->sql->find;
   return impl_->read("find", [&]() -> std::optional<Measurement> {
+    const auto id = impl_->key_id(key);
+    if (!id) return std::nullopt;
     sqlite::Use use(statement);
-    bind_key(statement, key);
-    statement.bind(6, config_hash);
+    statement.bind(1, *id);
+    statement.bind(2, config_hash);
     if (!statement.step()) return std::nullopt;
     return impl_->read_result(statement).measurement;
   });
@@ -461,8 +485,10 @@ std::optional<Measurement> Store::find(const TuningKey& key, std::string_view co
 std::vector<StoredResult> Store::results(const TuningKey& key) {
   auto& statement = impl_->sql->results;
   return impl_->read("results", [&] {
+    const auto id = impl_->key_id(key);
+    if (!id) return std::vector<StoredResult>{};
     sqlite::Use use(statement);
-    bind_key(statement, key);
+    statement.bind(1, *id);
     return impl_->read_results(statement);
   });
 }
@@ -470,8 +496,10 @@ std::vector<StoredResult> Store::results(const TuningKey& key) {
 std::int64_t Store::measurement_count(const TuningKey& key) {
   auto& statement = impl_->sql->count;
   return impl_->read("measurement_count", [&] {
+    const auto id = impl_->key_id(key);
+    if (!id) return std::int64_t{0};
     sqlite::Use use(statement);
-    bind_key(statement, key);
+    statement.bind(1, *id);
     statement.step();
     return statement.integer(0);
   });
@@ -480,9 +508,11 @@ std::int64_t Store::measurement_count(const TuningKey& key) {
 std::vector<StoredResult> Store::best(const TuningKey& key, int n) {
   auto& statement = impl_->sql->best;
   return impl_->read("best", [&] {
+    const auto id = impl_->key_id(key);
+    if (!id) return std::vector<StoredResult>{};
     sqlite::Use use(statement);
-    bind_key(statement, key);
-    statement.bind(6, static_cast<std::int64_t>(n));
+    statement.bind(1, *id);
+    statement.bind(2, static_cast<std::int64_t>(n));
     return impl_->read_results(statement);
   });
 }

@@ -94,8 +94,9 @@ TEST_F(CompilePoolTest, KillsACompileThatRunsPastItsLimit) {
                       "constexpr long value = spin();\n");
   CompilePool pool(dir_ / "cache", 1);
   auto request = shared_object(source, "X=1");
-  request.command.insert(request.command.begin() + 1,
-                         {"-fconstexpr-loop-limit=2147483647", "-fconstexpr-ops-limit=9223372036854775807"});
+  request.command.insert(
+      request.command.begin() + 1,
+      {"-fconstexpr-loop-limit=2147483647", "-fconstexpr-ops-limit=9223372036854775807"});
   request.limit = 700ms;
   auto start = std::chrono::steady_clock::now();
   auto result = pool.submit(request).get();

@@ -9,13 +9,12 @@ namespace {
 
 using namespace std::chrono_literals;
 
-const std::vector<std::string> echo_worker{
-    "sh", "-c",
-    "while read -r line; do case \"$line\" in "
-    "*crash*) echo dying >&2; kill -SEGV $$ ;; "
-    "*hang*) sleep 60 ;; "
-    "*garble*) echo 'not json' ;; "
-    "*) echo \"$line\" ;; esac; done"};
+const std::vector<std::string> echo_worker{"sh", "-c",
+                                           "while read -r line; do case \"$line\" in "
+                                           "*crash*) echo dying >&2; kill -SEGV $$ ;; "
+                                           "*hang*) sleep 60 ;; "
+                                           "*garble*) echo 'not json' ;; "
+                                           "*) echo \"$line\" ;; esac; done"};
 
 TEST(WorkerClient, EchoesRepliesAndRestartsAfterACrash) {
   WorkerClient worker(echo_worker);

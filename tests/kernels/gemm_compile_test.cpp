@@ -90,8 +90,7 @@ TEST_F(GemmCompile, ConfigurationsCompileToCubinsWithBothEntriesAndNoSpills) {
     ASSERT_EQ(result.status, 0) << result.log;
     EXPECT_NE(result.cubin.find(std::string(kGemmSymbol) + '\0'), std::string::npos);
     EXPECT_NE(result.cubin.find(std::string(kSplitKReduceSymbol) + '\0'), std::string::npos);
-    EXPECT_NE(spill_line(result.log, kGemmSymbol).find(" 0 bytes spill stores"),
-              std::string::npos)
+    EXPECT_NE(spill_line(result.log, kGemmSymbol).find(" 0 bytes spill stores"), std::string::npos)
         << result.log;
     EXPECT_EQ(result.log.find("warning"), std::string::npos) << result.log;
   }

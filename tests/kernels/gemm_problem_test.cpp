@@ -96,9 +96,9 @@ TEST(GemmProblem, CompileDefinesNameEveryKnob) {
   config.raster = Raster::along_m;
   const auto defines = compile_defines(config, DType::fp16, BLayout::n_by_k);
   const std::vector<std::string> expected = {
-      "CUTUNE_TILE_M=128",   "CUTUNE_TILE_N=256",   "CUTUNE_TILE_K=64",     "CUTUNE_STAGES=4",
-      "CUTUNE_CLUSTER_M=2",  "CUTUNE_CLUSTER_N=1",  "CUTUNE_SCHEDULE=1",    "CUTUNE_RASTER=0",
-      "CUTUNE_SWIZZLE=8",    "CUTUNE_SPLIT_K=1",    "CUTUNE_FAST_LAUNCH=0", "CUTUNE_DTYPE=1",
+      "CUTUNE_TILE_M=128",  "CUTUNE_TILE_N=256",  "CUTUNE_TILE_K=64",     "CUTUNE_STAGES=4",
+      "CUTUNE_CLUSTER_M=2", "CUTUNE_CLUSTER_N=1", "CUTUNE_SCHEDULE=1",    "CUTUNE_RASTER=0",
+      "CUTUNE_SWIZZLE=8",   "CUTUNE_SPLIT_K=1",   "CUTUNE_FAST_LAUNCH=0", "CUTUNE_DTYPE=1",
       "CUTUNE_B_LAYOUT=1"};
   EXPECT_EQ(defines, expected);
 }

@@ -1,10 +1,12 @@
+#include "cutune/spec.hpp"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 
 #include "cutune/space.hpp"
-#include "cutune/spec.hpp"
 
 namespace cutune {
 namespace {
@@ -32,7 +34,9 @@ class InlineSpec : public ::testing::Test {
     ADD_FAILURE() << "the spec was accepted:\n" << text;
     return {};
   }
-  std::string at(int line) const { return (dir_ / "spec.json").string() + ":" + std::to_string(line) + ":"; }
+  std::string at(int line) const {
+    return (dir_ / "spec.json").string() + ":" + std::to_string(line) + ":";
+  }
 
   std::filesystem::path dir_;
 };
@@ -88,10 +92,11 @@ TEST(Spec, ConstraintsRepairTowardsTheDeclaredDirection) {
   auto spec = load_spec(examples / "cpu/matmul/matmul.json");
   const Space& space = spec.tuning->space;
   auto problem = spec.resolve(Problem::parse("m=8,n=64,k=64"));
-  auto config = space.complete({{"BM", 32}, {"BN", 16}, {"VEC", 16}, {"ORDER", Value::List{0, 1, 2}}});
+  auto config =
+      space.complete({{"BM", 32}, {"BN", 16}, {"VEC", 16}, {"ORDER", Value::List{0, 1, 2}}});
   auto normalized = space.normalize(config, problem, Device::host_cpu());
   ASSERT_TRUE(normalized.config) << normalized.failure;
-  EXPECT_EQ(normalized.config->get_int("BM"), 8);   // down from 32 to the first that fits m = 8
+  EXPECT_EQ(normalized.config->get_int("BM"), 8);    // down from 32 to the first that fits m = 8
   EXPECT_EQ(normalized.config->get_int("VEC"), 16);  // VEC <= BN holds already
   EXPECT_TRUE(space.legal(*normalized.config, problem, Device::host_cpu()));
 
@@ -107,6 +112,16 @@ TEST(Spec, StringEnumsListsAndDevicesInExpressions) {
   EXPECT_EQ(spec.check->entry, "reduce_reference");
   EXPECT_TRUE(spec.check->source.empty());
   EXPECT_EQ(spec.scalars.size(), 1u);  // the integer problem arguments by default
+  auto config = spec.tuning->space.complete({{"MODE", Value("hang")}});
+  EXPECT_EQ(knob_definitions(config), (std::vector<std::string>{"MODE=hang", "MODE_hang=1"}));
+
+  auto matmul = load_spec(examples / "cpu/matmul/matmul.json");
+  auto blocked = matmul.tuning->space.complete({{"ORDER", Value::List{2, 0, 1}}, {"VEC", 4}});
+  auto definitions = knob_definitions(blocked);
+  for (const char* expected : {"BM=32", "ORDER={2,0,1}", "ORDER_0=2", "ORDER_2=1", "VEC=4"}) {
+    EXPECT_NE(std::find(definitions.begin(), definitions.end(), expected), definitions.end())
+        << expected;
+  }
 }
 
 TEST_F(InlineSpec, ExpressionsSeeKnobsProblemAndDevice) {
@@ -134,7 +149,8 @@ TEST_F(InlineSpec, ExpressionsSeeKnobsProblemAndDevice) {
 }
 
 TEST_F(InlineSpec, ResolveChecksProblemArguments) {
-  auto spec = parse(std::string(minimal_head) + R"js("knobs": [{"name": "T", "kind": "boolean"}]})js");
+  auto spec =
+      parse(std::string(minimal_head) + R"js("knobs": [{"name": "T", "kind": "boolean"}]})js");
   EXPECT_EQ(spec.resolve(Problem::parse("n=128")).get_int("n"), 128);
   EXPECT_THROW(spec.resolve(Problem::parse("m=128")), SpecError);
   EXPECT_THROW(spec.resolve(Problem::parse("n=fast")), SpecError);
@@ -154,7 +170,8 @@ TEST_F(InlineSpec, SchemaErrorsNameLineAndWhatWasExpected) {
 })js");
   EXPECT_EQ(message.rfind(at(8), 0), 0u) << message;
   EXPECT_NE(message.find("knobs/0/kind: expected one of enum, boolean, power_of_two"),
-            std::string::npos) << message;
+            std::string::npos)
+      << message;
 
   // Line 9: a misspelt field.
   message = error_of(std::string(minimal_head) + R"js(  "knobs": [
@@ -179,14 +196,17 @@ TEST_F(InlineSpec, SchemaErrorsNameLineAndWhatWasExpected) {
   EXPECT_NE(message.find("missing field 'entry'"), std::string::npos) << message;
 
   // Line 4: a source that does not exist.
-  message = error_of(std::string(minimal_head).replace(std::string(minimal_head).find("k.cpp"), 5, "none.cpp") +
-                     R"js("knobs": [{"name": "T", "kind": "boolean"}]})js");
+  message = error_of(
+      std::string(minimal_head).replace(std::string(minimal_head).find("k.cpp"), 5, "none.cpp") +
+      R"js("knobs": [{"name": "T", "kind": "boolean"}]})js");
   EXPECT_EQ(message.rfind(at(4), 0), 0u) << message;
   EXPECT_NE(message.find("no such file"), std::string::npos) << message;
 }
 
 TEST_F(InlineSpec, ExpressionErrorsNameTheExpressionAndTheNamesInScope) {
-  auto message = error_of(std::string(minimal_head) + R"js(  "knobs": [{"name": "T", "kind": "power_of_two", "min": 1, "max": 8}],
+  auto message =
+      error_of(std::string(minimal_head) +
+               R"js(  "knobs": [{"name": "T", "kind": "power_of_two", "min": 1, "max": 8}],
   "constraints": [
     {"name": "c",
      "expr": "T <= q"}
@@ -196,14 +216,16 @@ TEST_F(InlineSpec, ExpressionErrorsNameTheExpressionAndTheNamesInScope) {
   EXPECT_NE(message.find("unknown name 'q'"), std::string::npos) << message;
   EXPECT_NE(message.find("names in scope: T,"), std::string::npos) << message;
 
-  message = error_of(std::string(minimal_head) + R"js(  "knobs": [{"name": "T", "kind": "power_of_two", "min": 1, "max": 8}],
+  message = error_of(std::string(minimal_head) +
+                     R"js(  "knobs": [{"name": "T", "kind": "power_of_two", "min": 1, "max": 8}],
   "constraints": [{"expr": "T <= * 2"}]
 })js");
   EXPECT_EQ(message.rfind(at(8), 0), 0u) << message;
   EXPECT_NE(message.find("'T <= * 2'"), std::string::npos) << message;
 
   // Buffer sizes see problem arguments, not knobs.
-  message = error_of(std::string(minimal_head) + R"js(  "knobs": [{"name": "T", "kind": "power_of_two", "min": 1, "max": 8}],
+  message = error_of(std::string(minimal_head) +
+                     R"js(  "knobs": [{"name": "T", "kind": "power_of_two", "min": 1, "max": 8}],
   "buffers": [{"name": "x", "type": "f32", "size": "n * T"}]
 })js");
   EXPECT_EQ(message.rfind(at(8), 0), 0u) << message;
@@ -211,7 +233,9 @@ TEST_F(InlineSpec, ExpressionErrorsNameTheExpressionAndTheNamesInScope) {
 }
 
 TEST_F(InlineSpec, SeedsAndReferenceConfigsMustBeLegal) {
-  auto message = error_of(std::string(minimal_head) + R"js(  "knobs": [{"name": "T", "kind": "power_of_two", "min": 1, "max": 8}],
+  auto message =
+      error_of(std::string(minimal_head) +
+               R"js(  "knobs": [{"name": "T", "kind": "power_of_two", "min": 1, "max": 8}],
   "seeds": [
     {"name": "big", "config": {"T": 3}}
   ]
@@ -219,12 +243,14 @@ TEST_F(InlineSpec, SeedsAndReferenceConfigsMustBeLegal) {
   EXPECT_EQ(message.rfind(at(9), 0), 0u) << message;
   EXPECT_NE(message.find("seeds/0/config"), std::string::npos) << message;
 
-  message = error_of(std::string(minimal_head) + R"js(  "knobs": [{"name": "T", "kind": "power_of_two", "min": 1, "max": 8}],
+  message = error_of(std::string(minimal_head) +
+                     R"js(  "knobs": [{"name": "T", "kind": "power_of_two", "min": 1, "max": 8}],
   "check": {"config": {"U": 1}}
 })js");
   EXPECT_EQ(message.rfind(at(8), 0), 0u) << message;
 
-  message = error_of(std::string(minimal_head) + R"js(  "knobs": [{"name": "T", "kind": "power_of_two", "min": 1, "max": 8}],
+  message = error_of(std::string(minimal_head) +
+                     R"js(  "knobs": [{"name": "T", "kind": "power_of_two", "min": 1, "max": 8}],
   "check": {"tolerance": 0.1}
 })js");
   EXPECT_NE(message.find("exactly one of 'entry'"), std::string::npos) << message;
@@ -236,7 +262,9 @@ TEST_F(InlineSpec, CudaSpecsCarryALaunchShape) {
   auto message = error_of(head + R"js("knobs": [{"name": "T", "kind": "boolean"}]})js");
   EXPECT_NE(message.find("needs a 'launch'"), std::string::npos) << message;
 
-  auto spec = parse(head + R"js(  "knobs": [{"name": "BM", "kind": "power_of_two", "min": 16, "max": 128, "default": 32}],
+  auto spec = parse(
+      head +
+      R"js(  "knobs": [{"name": "BM", "kind": "power_of_two", "min": 16, "max": 128, "default": 32}],
   "buffers": [{"name": "x", "type": "bf16", "size": "n * n", "role": "output"}],
   "launch": {"grid": ["cdiv(n, BM)", "cdiv(n, BM)"], "block": [128], "shared_memory": "BM * 64 * 2"}
 })js");

@@ -114,7 +114,7 @@ TEST(StoreProcesses, TwoWritersAtOnceOnAFreshFileLoseNothing) {
       close(start[1]);
       char go = 0;
       if (read(start[0], &go, 1) != 0) return 2;  // released together when the pipe closes
-      auto store = Store::open(path);  // both create the schema at once
+      auto store = Store::open(path);             // both create the schema at once
       for (int i = 0; i < kRowsEach; ++i) {
         // Half the rows share a key, half go to keys of their own writer.
         const auto key = i % 2 == 0 ? gemm_key() : gemm_key(fmt::format("m={},tune={}", i, tune));

@@ -43,7 +43,8 @@ inline StoredResult timed(const TuningKey& key, int block_m, double time_ms,
   StoredResult result;
   result.key = key;
   result.config_hash = fmt::format("cfg-{}", block_m);
-  result.config_json = fmt::format(R"({{"block_m": {}, "swizzle": true, "layout": "row"}})", block_m);
+  result.config_json =
+      fmt::format(R"({{"block_m": {}, "swizzle": true, "layout": "row"}})", block_m);
   result.measurement.outcome = Outcome::ok;
   result.measurement.time_ms = time_ms;
   result.measurement.spread = 0.02;

@@ -57,10 +57,16 @@ void run_space(const SpaceOptions& options) {
   const Space& space = ts.space;
   fmt::print("space {}: {}\n", builtin->name, builtin->summary);
   fmt::print("problem {} on {}\n", problem.canonical(), builtin->device.canonical());
+  for (const std::string& error : report.problem_errors) {
+    fmt::print("problem not supported: {}\n", error);
+  }
   fmt::print("search view {} configs, full view {}\n", view_size(space, View::search),
              view_size(space, View::full));
-  fmt::print("draws {} (seed {}): {} distinct after normalization, {} dropped\n", report.draws,
-             options.seed, report.distinct, report.dropped);
+  fmt::print("population of {} (seed {}): {} distinct configs after normalization\n",
+             report.population, options.seed, report.distinct);
+  fmt::print("  {} draws: {} distinct among the first {}, {} redrawn as duplicates, {} dropped\n",
+             report.draws, report.first_distinct, report.population, report.duplicates,
+             report.dropped);
   for (const std::string& reason : report.drop_reasons) fmt::print("  dropped: {}\n", reason);
   fmt::print("knobs varying: {} of {} searchable ({} knobs in all): {}\n",
              report.varying_knobs.size(), report.searchable_knobs.size(), space.knob_count(),
@@ -87,7 +93,7 @@ const RegisterCommand reg{[](CLI::App& app) {
       "space", "Draw from a built-in space and report how many distinct configs survive repair");
   sub->add_option("name", options->name, "Space name")->required();
   sub->add_option("--problem", options->problem, "Problem arguments, e.g. m=2048,n=4096,k=4096");
-  sub->add_option("--draws", options->draws, "Random draws")->check(CLI::PositiveNumber);
+  sub->add_option("--draws", options->draws, "Population size to draw")->check(CLI::PositiveNumber);
   sub->add_option("--seed", options->seed, "Random seed");
   sub->add_flag("--json", options->json, "Print the report as JSON");
   sub->callback([options] { run_space(*options); });

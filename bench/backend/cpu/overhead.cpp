@@ -47,8 +47,8 @@ int main(int argc, char** argv) {
     batch.push_back(spec.tuning->space.complete({{"SCALE", static_cast<std::int64_t>(i + 1)}}));
   }
   cutune::CpuOptions options;
-  options.cache_dir = std::filesystem::temp_directory_path() /
-                      ("cutune-overhead-" + std::to_string(::getpid()));
+  options.cache_dir =
+      std::filesystem::temp_directory_path() / ("cutune-overhead-" + std::to_string(::getpid()));
   std::vector<Row> rows;
   {
     cutune::CpuEvaluator evaluator(spec, {}, options);
@@ -74,15 +74,18 @@ int main(int argc, char** argv) {
              "kernel ms", "flush ms", "worker ms", "overhead ms");
   bool within_target = true;
   for (const auto& row : rows) {
-    auto per = [&](double seconds) { return seconds * 1e3 / static_cast<double>(row.stats.candidates); };
+    auto per = [&](double seconds) {
+      return seconds * 1e3 / static_cast<double>(row.stats.candidates);
+    };
     double overhead = row.stats.overhead_ms_per_candidate();
     fmt::print("{:<22}{:>10.3f}{:>12.3f}{:>11.3f}{:>10.3f}{:>11.3f}{:>13.3f}\n", row.name,
                per(row.stats.wall_s), per(row.stats.compile_wall_s), per(row.stats.kernel_s),
                per(row.stats.flush_s), per(row.stats.worker_s), overhead);
     within_target = within_target && overhead < 5.0;
   }
-  fmt::print("\nper candidate; worker: time inside the worker process (kernel and flush included);\n"
-             "overhead = wall - compile - kernel - flush (target < 5 ms): {}\n",
-             within_target ? "met" : "MISSED");
+  fmt::print(
+      "\nper candidate; worker: time inside the worker process (kernel and flush included);\n"
+      "overhead = wall - compile - kernel - flush (target < 5 ms): {}\n",
+      within_target ? "met" : "MISSED");
   return within_target ? 0 : 1;
 }

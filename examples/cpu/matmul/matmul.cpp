@@ -45,7 +45,7 @@ void block(const float* a, const float* b, float* c, std::int64_t n, std::int64_
       const float a_ip = a[i * k + p];
       const Vec a_vec = a_ip - Vec{};  // broadcast
       const float* b_row = b + p * n;
-UNROLL_LOOP(UNROLL)
+      UNROLL_LOOP(UNROLL)
       for (std::int64_t j = j0; j < vector_end; j += VEC) {
         store(c_row + j, load(c_row + j) + a_vec * load(b_row + j));
       }

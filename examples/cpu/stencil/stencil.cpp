@@ -36,7 +36,7 @@ extern "C" void stencil(void** buffers, const std::int64_t* scalars) {
         const float* row = in + i * n;
         const float* down = in + (i + 1) * n;
         float* target = out + i * n;
-UNROLL_LOOP(UNROLL)
+        UNROLL_LOOP(UNROLL)
         for (std::int64_t j = tj; j < j_end; ++j) {
           target[j] = centre * row[j] + side * (up[j] + down[j] + row[j - 1] + row[j + 1]);
         }

@@ -51,7 +51,8 @@ struct Arg {
 };
 
 struct Timing {
-  int warmup = 3;            // untimed launches before measuring
+  int warmup = 3;            // untimed launches before measuring...
+  double warmup_ms = 20.0;   // ...repeated until this much time has passed: clocks ramp up
   double budget_ms = 50.0;   // stop repeating once the timed repetitions reach this much
   int min_reps = 10;
   int max_reps = 500;
@@ -131,8 +132,8 @@ NLOHMANN_JSON_SERIALIZE_ENUM(Role,
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Launch, cubin, kernel, grid, block, cluster,
                                                 dynamic_smem)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Arg, is_buffer, dtype, count, role, zero_fill, value)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Timing, warmup, budget_ms, min_reps, max_reps,
-                                                flush_l2, graph)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Timing, warmup, warmup_ms, budget_ms, min_reps,
+                                                max_reps, flush_l2, graph)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(MeasureReply, id, outcome, time_ms, min_ms, max_ms,
                                                 repetitions, graph, max_rel_error,
                                                 sm_clock_start_mhz, sm_clock_end_mhz, worker_ms,

@@ -4,13 +4,13 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
-#include <set>
 #include <sstream>
 
 #include "cutune/cpu.hpp"
 #include "cutune/space.hpp"
 #include "eval/child_process.hpp"
 #include "eval/compile_pool.hpp"
+#include "eval/files.hpp"
 #include "eval/hash.hpp"
 #include "eval/worker_client.hpp"
 #include "protocol.hpp"
@@ -25,48 +25,6 @@ constexpr std::size_t log_excerpt_chars = 4000;
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-std::string read_text(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-bool is_identifier(const std::string& text) {
-  if (text.empty() || std::isdigit(static_cast<unsigned char>(text[0]))) return false;
-  for (char c : text) {
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
-  }
-  return true;
-}
-
-std::string define_text(const Value& v) {
-  if (v.is_bool()) return v.as_bool() ? "1" : "0";
-  if (v.is_int()) return std::to_string(v.as_int());
-  if (v.is_string()) return v.as_string();
-  if (v.is_double()) {
-    std::ostringstream text;
-    text.precision(17);
-    text << v.as_double();
-    return text.str();
-  }
-  std::string out = "{";
-  for (const auto& element : v.as_list()) out += (out.size() > 1 ? "," : "") + define_text(element);
-  return out + "}";
-}
-
-void add_defines(const std::string& name, const Value& v, std::vector<std::string>& out) {
-  out.push_back("-D" + name + "=" + define_text(v));
-  if (v.is_string() && is_identifier(name + "_" + v.as_string())) {
-    out.push_back("-D" + name + "_" + v.as_string() + "=1");
-  }
-  if (v.is_list()) {
-    for (std::size_t i = 0; i < v.as_list().size(); ++i) {
-      out.push_back("-D" + name + "_" + std::to_string(i) + "=" + define_text(v.as_list()[i]));
-    }
-  }
 }
 
 std::filesystem::path default_cache_dir() {
@@ -147,20 +105,19 @@ struct CpuEvaluator::Impl {
         pool(options.cache_dir.empty() ? default_cache_dir() : options.cache_dir, options.jobs),
         worker({find_worker(options.worker).string()}) {}
 
-  std::vector<std::string> command(const std::filesystem::path& source, const Config& config) const {
+  std::vector<std::string> command(const std::filesystem::path& source,
+                                   const Config& config) const {
     std::vector<std::string> argv{spec.compile.compiler};
     argv.insert(argv.end(), options.base_flags.begin(), options.base_flags.end());
     argv.insert(argv.end(), spec.compile.flags.begin(), spec.compile.flags.end());
-    for (std::size_t k = 0; k < config.size(); ++k) {
-      add_defines(config.space().names()[k], config.at(k), argv);
-    }
+    for (const auto& definition : knob_definitions(config)) argv.push_back("-D" + definition);
     argv.insert(argv.end(), {source.string(), "-o", "{output}"});
     return argv;
   }
 
   const std::string& source_text(const std::filesystem::path& source) {
     auto found = sources.find(source);
-    if (found == sources.end()) found = sources.emplace(source, read_text(source)).first;
+    if (found == sources.end()) found = sources.emplace(source, eval::read_file(source)).first;
     return found->second;
   }
 
@@ -269,15 +226,15 @@ struct CpuEvaluator::Impl {
 
 CpuEvaluator::CpuEvaluator(const KernelSpec& spec, Problem problem, CpuOptions options) {
   if (spec.backend != "cpu") {
-    throw std::invalid_argument(spec.path.string() + ": the spec targets backend '" +
-                                spec.backend + "', not cpu");
+    throw std::invalid_argument(spec.path.string() + ": the spec targets backend '" + spec.backend +
+                                "', not cpu");
   }
   impl_ = std::make_unique<Impl>(spec, spec.resolve(problem), std::move(options));
   auto& impl = *impl_;
   auto device = Device::host_cpu();
 
   for (const auto& buffer : spec.buffers) {
-    if (!std::set<std::string>{"f64", "f32", "i32", "i64", "u32"}.contains(buffer.type)) {
+    if (!proto::is_element_type(buffer.type)) {
       throw std::invalid_argument(spec.path.string() + ": buffer '" + buffer.name + "' has type " +
                                   buffer.type + "; the cpu backend takes f64, f32, i32, i64, u32");
     }
@@ -299,7 +256,8 @@ CpuEvaluator::CpuEvaluator(const KernelSpec& spec, Problem problem, CpuOptions o
     impl.scalars.push_back(std::llround(scalar.evaluate(impl.problem, device)));
   }
 
-  auto version = eval::run_with_limit({spec.compile.compiler, "--version"}, std::chrono::seconds(30));
+  auto version =
+      eval::run_with_limit({spec.compile.compiler, "--version"}, std::chrono::seconds(30));
   if (!version.status.success()) {
     throw std::runtime_error("cannot run the compiler '" + spec.compile.compiler +
                              "': " + first_line(version.output));
@@ -308,7 +266,7 @@ CpuEvaluator::CpuEvaluator(const KernelSpec& spec, Problem problem, CpuOptions o
   impl.machine = cpu_model();
   eval::Fnv1a base;
   base.field(version.output).field(impl.machine);
-  for (const auto& depend : spec.compile.depends) base.field(read_text(depend));
+  for (const auto& depend : spec.compile.depends) base.field(eval::read_file(depend));
   impl.key_base = base.hex();
 
   if (spec.check) {

@@ -9,13 +9,22 @@
 // buffers in the spec's order, scalars in the spec's order.
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace cutune::cpu::protocol {
+
+// Element types the worker fills, poisons and compares.
+inline constexpr std::array<std::string_view, 5> element_types{"f64", "f32", "i32", "i64", "u32"};
+inline bool is_element_type(std::string_view type) {
+  return std::find(element_types.begin(), element_types.end(), type) != element_types.end();
+}
 
 struct Kernel {
   std::string object;  // path of the shared object
@@ -23,10 +32,10 @@ struct Kernel {
 };
 
 struct Buffer {
-  std::string type;    // "f64", "f32", "i32", "i64", "u32"
+  std::string type;  // "f64", "f32", "i32", "i64", "u32"
   std::uint64_t count = 0;
-  std::string role;    // "input", "output", "scratch"
-  std::string fill;    // inputs: "random" or "zero"
+  std::string role;  // "input", "output", "scratch"
+  std::string fill;  // inputs: "random" or "zero"
 };
 
 struct Timing {
@@ -57,9 +66,9 @@ struct MeasureReply {
   double max_ms = -1;
   int repetitions = 0;
   double max_rel_error = -1;  // -1: not checked; NaN results give +inf
-  double kernel_ms = 0;  // every call of the candidate (check, warm-up, timed runs)
-  double flush_ms = 0;   // cache eviction between runs
-  double worker_ms = 0;  // from receipt of the request to the reply
+  double kernel_ms = 0;       // every call of the candidate (check, warm-up, timed runs)
+  double flush_ms = 0;        // cache eviction between runs
+  double worker_ms = 0;       // from receipt of the request to the reply
   std::string detail;
 };
 
@@ -72,9 +81,9 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(MeasureReply, id, outcome, time_
                                                 worker_ms, detail)
 
 inline void to_json(nlohmann::json& j, const MeasureRequest& r) {
-  j = {{"op", "measure"}, {"id", r.id},         {"candidate", r.candidate},
-       {"buffers", r.buffers}, {"scalars", r.scalars}, {"seed", r.seed},
-       {"tolerance", r.tolerance}, {"time", r.time}, {"timing", r.timing}};
+  j = {{"op", "measure"},          {"id", r.id},           {"candidate", r.candidate},
+       {"buffers", r.buffers},     {"scalars", r.scalars}, {"seed", r.seed},
+       {"tolerance", r.tolerance}, {"time", r.time},       {"timing", r.timing}};
   if (r.reference) j["reference"] = *r.reference;
 }
 

@@ -214,8 +214,8 @@ class Worker {
       Buffer buffer;
       buffer.spec = request.buffers[i];
       buffer.bytes = std::max<std::size_t>(buffer.spec.count * element_size(buffer.spec.type), 64);
-      buffer.data.reset(static_cast<std::byte*>(
-          std::aligned_alloc(64, (buffer.bytes + 63) / 64 * 64)));
+      buffer.data.reset(
+          static_cast<std::byte*>(std::aligned_alloc(64, (buffer.bytes + 63) / 64 * 64)));
       if (!buffer.data) throw std::bad_alloc();
       if (buffer.spec.role == "input") {
         std::memset(buffer.data.get(), 0, buffer.bytes);

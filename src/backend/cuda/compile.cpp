@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <fstream>
@@ -119,6 +120,7 @@ struct CubinCompiler::State {
   fs::path sources_dir;
   std::mutex identity_mutex;
   std::map<CompilerKind, std::string> identities;
+  std::atomic<unsigned> next_scratch{0};
 
   explicit State(Options given)
       : options(std::move(given)),
@@ -146,7 +148,8 @@ struct CubinCompiler::State {
   }
 
   // The cache keeps cubins only; the lowered names of a fresh NVRTC compile are kept beside them.
-  CompileResult finish(const CompileRequest& request, const eval::CompileResult& raw) const {
+  CompileResult finish(const CompileRequest& request, const fs::path& source,
+                       const eval::CompileResult& raw) {
     CompileResult result;
     result.log = raw.log;
     result.compile_s = raw.wall_s;
@@ -168,19 +171,28 @@ struct CubinCompiler::State {
     result.cubin = raw.output;
     if (request.compiler == CompilerKind::nvrtc && !request.name_expressions.empty()) {
       fs::path names = options.cache_dir / (raw.key_hash + ".names.json");
-      if (!raw.cached) {
-        result.lowered_names = nvrtc_helper::lowered_names(raw.log);
-        write_atomically(names, nlohmann::json(result.lowered_names).dump());
-      } else if (fs::exists(names)) {
+      if (raw.cached && fs::exists(names)) {
         result.lowered_names = nlohmann::json::parse(read_text(names));
+      } else {
+        // A cached cubin without its names (whoever compiled it never asked for the result, or
+        // is writing them now) costs one more NVRTC run, into a scratch file.
+        std::string output = raw.log;
+        if (raw.cached) {
+          fs::path scratch = names;
+          scratch += ".cubin." + std::to_string(::getpid()) + "." + std::to_string(next_scratch++);
+          auto argv = command(request, source);
+          std::replace(argv.begin(), argv.end(), std::string("{output}"), scratch.string());
+          output = eval::run_with_limit(argv, options.time_limit).output;
+          fs::remove(scratch);
+        }
+        result.lowered_names = nvrtc_helper::lowered_names(output);
+        write_atomically(names, nlohmann::json(result.lowered_names).dump());
       }
       for (const auto& expression : request.name_expressions) {
         if (!result.lowered_names.count(expression)) {
-          // Another process published the cubin and has not yet written its names.
           return CompileResult{CompileStatus::error, {}, {},
-                               "no lowered name for '" + expression + "' beside " +
-                                   raw.output.string() + "; compile again",
-                               {}, 0, false};
+                               "NVRTC gave no lowered name for '" + expression + "'", {}, 0,
+                               false};
         }
       }
     }
@@ -211,7 +223,12 @@ const std::string& CubinCompiler::identity(CompilerKind kind) {
   }
   std::string text = run.output;
   while (!text.empty() && text.back() == '\n') text.pop_back();
-  if (kind == CompilerKind::nvcc) text = "nvcc " + text.substr(text.rfind('\n') + 1);
+  if (kind == CompilerKind::nvcc) {
+    // The last line names the exact build: "Build cuda_13.0.r13.0/compiler.36424714_0".
+    std::string build = text.substr(text.rfind('\n') + 1);
+    if (build.rfind("Build ", 0) == 0) build.erase(0, 6);
+    text = "nvcc " + build;
+  }
   return state_->identities[kind] = text;
 }
 
@@ -240,8 +257,8 @@ std::shared_future<CompileResult> CubinCompiler::submit(const CompileRequest& re
   eval::CompileRequest job{state_->command(request, source), cache_key(request), ".cubin",
                            state_->options.time_limit};
   auto raw = state_->pool.submit(std::move(job));
-  return std::async(std::launch::deferred, [state = state_.get(), request, raw] {
-           return state->finish(request, raw.get());
+  return std::async(std::launch::deferred, [state = state_.get(), request, source, raw] {
+           return state->finish(request, source, raw.get());
          }).share();
 }
 

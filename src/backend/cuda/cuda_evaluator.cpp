@@ -9,7 +9,6 @@
 #include <thread>
 
 #include "cutune/cuda.hpp"
-#include "cutune/cuda/compile.hpp"
 #include "cutune/cuda/device_worker_pool.hpp"
 #include "cutune/space.hpp"
 
@@ -54,8 +53,12 @@ std::string define_text(const Value& v) {
     return text.str();
   }
   std::string out = "{";
-  for (const auto& element : v.as_list()) out += (out.size() > 1 ? "," : "") + define_text(element);
-  return out + "}";
+  for (const auto& element : v.as_list()) {
+    if (out.size() > 1) out += ',';
+    out += define_text(element);
+  }
+  out += '}';
+  return out;
 }
 
 void add_defines(const std::string& name, const Value& v,
@@ -352,6 +355,17 @@ CudaEvaluator::~CudaEvaluator() = default;
 
 std::vector<Measurement> CudaEvaluator::evaluate(std::span<const Config> batch) {
   return impl_->run(batch, impl_->timing(1));
+}
+
+std::vector<cuda::CompileResult> CudaEvaluator::compile(std::span<const Config> batch) {
+  std::vector<std::shared_future<cuda::CompileResult>> pending;
+  for (const auto& config : batch) {
+    pending.push_back(impl_->compiler->submit(
+        impl_->compile_request(impl_->spec.source, config, impl_->spec.entry)));
+  }
+  std::vector<cuda::CompileResult> out;
+  for (auto& future : pending) out.push_back(future.get());
+  return out;
 }
 
 std::vector<Measurement> CudaEvaluator::retime(std::span<const Config> batch) {

@@ -29,6 +29,10 @@ Measurement from_reply(const protocol::MeasureReply& reply) {
     m.time_ms = reply.time_ms;
     m.spread = (reply.max_ms - reply.min_ms) / reply.time_ms;
     m.repetitions = reply.repetitions;
+    m.detail = std::to_string(reply.repetitions) + " repetitions" +
+               (reply.graph ? " in a CUDA graph" : "") + "; SM clock " +
+               std::to_string(reply.sm_clock_start_mhz) + " -> " +
+               std::to_string(reply.sm_clock_end_mhz) + " MHz";
   }
   return m;
 }

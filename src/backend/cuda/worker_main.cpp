@@ -19,7 +19,6 @@
 #include <iostream>
 #include <limits>
 #include <map>
-#include <random>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -91,8 +90,10 @@ class SmClock {
         dlsym(library_, "nvmlDeviceGetHandleByPciBusId_v2"));
     clock_info_ =
         reinterpret_cast<int (*)(void*, int, unsigned*)>(dlsym(library_, "nvmlDeviceGetClockInfo"));
-    if (!init || !by_bus || !clock_info_ || init() != 0 || by_bus(pci_bus_id.c_str(), &device_)) {
-      device_ = nullptr;
+    if (!init || !by_bus || !clock_info_ || init() != 0) return;
+    if (by_bus(pci_bus_id.c_str(), &device_) != 0) {
+      // NVML may want the 8-digit PCI domain that CUDA writes with 4.
+      if (by_bus(("0000" + pci_bus_id).c_str(), &device_) != 0) device_ = nullptr;
     }
   }
   int mhz() const {
@@ -178,15 +179,32 @@ double element(const std::vector<std::byte>& data, proto::Dtype dtype, std::size
   return 0;
 }
 
-// Random values away from zero, so that a kernel that skips work cannot pass by accident.
-std::vector<std::byte> random_values(proto::Dtype dtype, std::uint64_t count, std::mt19937_64& rng) {
+// SplitMix64: fast enough to fill hundreds of millions of elements; the seed fixes the values.
+class Random {
+ public:
+  explicit Random(std::uint64_t seed) : state_(seed) {}
+  std::uint64_t next() {
+    std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+
+ private:
+  std::uint64_t state_;
+};
+
+// Random values away from zero, so that a kernel that skips work cannot pass by accident: reals
+// in +-[1/16, 1], integers in +-[1, 8] (unsigned: [1, 8]).
+std::vector<std::byte> random_values(proto::Dtype dtype, std::uint64_t count, Random& rng) {
   std::vector<std::byte> data(count * proto::dtype_size(dtype));
-  std::uniform_real_distribution<float> magnitude(1.0f / 16, 1.0f);
-  std::uniform_int_distribution<int> small(1, 7);
-  std::bernoulli_distribution negative(0.5);
   for (std::uint64_t i = 0; i < count; ++i) {
-    float real = negative(rng) ? -magnitude(rng) : magnitude(rng);
-    std::int64_t integer = negative(rng) ? -small(rng) : small(rng);
+    std::uint64_t bits = rng.next();
+    bool negative = bits & 1;
+    float real = 1.0f / 16 + static_cast<float>(bits >> 40) * (15.0f / 16 / 16777216.0f);
+    if (negative) real = -real;
+    std::int64_t magnitude = static_cast<std::int64_t>((bits >> 1) & 7) + 1;
+    std::int64_t integer = negative ? -magnitude : magnitude;
     std::byte* out = data.data() + i * proto::dtype_size(dtype);
     auto put = [&](auto value) { std::memcpy(out, &value, sizeof value); };
     switch (dtype) {
@@ -196,7 +214,7 @@ std::vector<std::byte> random_values(proto::Dtype dtype, std::uint64_t count, st
       case proto::Dtype::bf16: put(float_to_bf16(real)); break;
       case proto::Dtype::i32: put(static_cast<std::int32_t>(integer)); break;
       case proto::Dtype::i64: put(integer); break;
-      case proto::Dtype::u32: put(static_cast<std::uint32_t>(small(rng))); break;
+      case proto::Dtype::u32: put(static_cast<std::uint32_t>(magnitude)); break;
     }
   }
   return data;
@@ -407,7 +425,7 @@ class Worker {
     std::string key = identity.dump();
     if (key == workspace_.key) return;
     workspace_ = Workspace{};
-    std::mt19937_64 rng(request.seed);
+    Random rng(request.seed);
     for (const auto& arg : request.args) {
       std::size_t bytes = arg.is_buffer ? arg.count * proto::dtype_size(arg.dtype) : 0;
       workspace_.working.emplace_back(arg.is_buffer ? DeviceBuffer(bytes) : DeviceBuffer());
@@ -424,6 +442,8 @@ class Worker {
         }
       }
     }
+    // The uploads above ran on the legacy stream and may still be in flight.
+    check(cuCtxSynchronize(), "cuCtxSynchronize");
     if (request.reference) {
       CUfunction reference = function(*request.reference);
       restore_inputs();
@@ -553,7 +573,11 @@ class Worker {
   void time(CUfunction entry, const proto::MeasureRequest& request, proto::MeasureReply& reply) {
     const auto& timing = request.timing;
     auto args = params(request.args);
-    for (int i = 0; i < timing.warmup; ++i) launch(entry, request.candidate, args);
+    auto warm_start = std::chrono::steady_clock::now();
+    do {
+      for (int i = 0; i < std::max(1, timing.warmup); ++i) launch(entry, request.candidate, args);
+      sync("warm-up");
+    } while (milliseconds_since(warm_start) < timing.warmup_ms);
     // A first estimate, in a warm L2, sizes the repetitions to the budget.
     check(cuEventRecord(event(0), stream_), "cuEventRecord");
     constexpr int kProbes = 3;

@@ -85,10 +85,11 @@ Measurement timed(double time_ms, const Json* repetitions) {
     if (!times.empty()) {
       m.repetitions = static_cast<int>(times.size());
       const auto [lo, hi] = std::minmax_element(times.begin(), times.end());
+      const double range = *hi - *lo;
       std::nth_element(times.begin(), times.begin() + static_cast<std::ptrdiff_t>(times.size() / 2),
                        times.end());
       const double median = times[times.size() / 2];
-      m.spread = median > 0 ? (*hi - *lo) / median : NAN;
+      m.spread = median > 0 ? range / median : NAN;
     }
   }
   return m;

@@ -16,16 +16,16 @@ void check(CUresult result, const char* what) {
   if (result == CUDA_SUCCESS) return;
   const char* name = nullptr;
   cuGetErrorName(result, &name);
-  throw std::runtime_error(std::string("hopper gemm: ") + what + " failed: " +
-                           (name != nullptr ? name : "unknown CUDA error"));
+  throw std::runtime_error(std::string("hopper gemm: ") + what +
+                           " failed: " + (name != nullptr ? name : "unknown CUDA error"));
 }
 
 // A 2-D row-major tensor of `rows` x `columns`, read in boxes of box_rows x box_columns.
 CUtensorMap encode_tensor_map(DType dtype, CUdeviceptr base, std::int64_t rows,
                               std::int64_t columns, int box_rows, int box_columns,
                               const char* operand) {
-  const CUtensorMapDataType type = dtype == DType::bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
-                                                        : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  const CUtensorMapDataType type =
+      dtype == DType::bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
   const int row_bytes = box_columns * 2;
   const CUtensorMapSwizzle swizzle =
       row_bytes == 128 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_64B;
@@ -37,11 +37,10 @@ CUtensorMap encode_tensor_map(DType dtype, CUdeviceptr base, std::int64_t rows,
   const std::array<cuuint32_t, 2> element_strides{1, 1};
   CUtensorMap map{};
   const std::string what = std::string("cuTensorMapEncodeTiled for ") + operand;
-  check(cuTensorMapEncodeTiled(&map, type, 2, reinterpret_cast<void*>(base), dims.data(),
-                               strides.data(), box.data(), element_strides.data(),
-                               CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
-                               CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                               CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+  check(cuTensorMapEncodeTiled(
+            &map, type, 2, reinterpret_cast<void*>(base), dims.data(), strides.data(), box.data(),
+            element_strides.data(), CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
+            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
         what.c_str());
   return map;
 }
@@ -56,8 +55,7 @@ int device_attribute(CUdevice device, CUdevice_attribute attribute, const char* 
 
 GemmKernel GemmKernel::load(CUmodule module) {
   GemmKernel kernel;
-  check(cuModuleGetFunction(&kernel.gemm, module, kGemmSymbol),
-        "cuModuleGetFunction(cutune_gemm)");
+  check(cuModuleGetFunction(&kernel.gemm, module, kGemmSymbol), "cuModuleGetFunction(cutune_gemm)");
   check(cuModuleGetFunction(&kernel.splitk_reduce, module, kSplitKReduceSymbol),
         "cuModuleGetFunction(cutune_gemm_splitk_reduce)");
   return kernel;
@@ -109,8 +107,8 @@ GemmLaunch::GemmLaunch(const GemmKernel& kernel, const GemmProblem& problem,
     const int sms =
         device_attribute(device, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, "SM count query");
     int blocks_per_sm = 0;
-    check(cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel.gemm,
-                                                      kThreadsPerBlock, shared_bytes_),
+    check(cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel.gemm, kThreadsPerBlock,
+                                                      shared_bytes_),
           "cuOccupancyMaxActiveBlocksPerMultiprocessor");
     resident_clusters = sms * blocks_per_sm;
   } else {
@@ -141,8 +139,8 @@ GemmLaunch::GemmLaunch(const GemmKernel& kernel, const GemmProblem& problem,
 
   if (config.split_k > 1) {
     const std::int64_t quads = problem.m * problem.n / 4;
-    reduce_blocks_ = static_cast<int>(std::min<std::int64_t>(
-        (quads + kReduceThreads - 1) / kReduceThreads, kMaxReduceBlocks));
+    reduce_blocks_ = static_cast<int>(
+        std::min<std::int64_t>((quads + kReduceThreads - 1) / kReduceThreads, kMaxReduceBlocks));
   }
 }
 
@@ -152,8 +150,13 @@ void GemmLaunch::launch(CUstream stream) const {
   int k = static_cast<int>(problem_.k);
   CUdeviceptr d = operands_.d;
   CUdeviceptr workspace = operands_.workspace;
-  void* gemm_args[] = {const_cast<CUtensorMap*>(&tensor_a_), const_cast<CUtensorMap*>(&tensor_b_),
-                       &d, &workspace, &m, &n, &k};
+  void* gemm_args[] = {const_cast<CUtensorMap*>(&tensor_a_),
+                       const_cast<CUtensorMap*>(&tensor_b_),
+                       &d,
+                       &workspace,
+                       &m,
+                       &n,
+                       &k};
 
   std::array<CUlaunchAttribute, 2> attributes{};
   unsigned attribute_count = 0;

@@ -60,8 +60,10 @@ std::vector<std::string> violations(const GemmConfig& config, const GemmProblem&
   if (!out.empty()) return out;  // the rules below assume legal knob values
 
   if (config.schedule == Schedule::cooperative && config.tile_m < 128) {
-    out.push_back("schedule = cooperative needs tile_m >= 128 (each of two warpgroups takes 64+ "
-                  "rows), got tile_m = " + std::to_string(config.tile_m));
+    out.push_back(
+        "schedule = cooperative needs tile_m >= 128 (each of two warpgroups takes 64+ "
+        "rows), got tile_m = " +
+        std::to_string(config.tile_m));
   }
   if (const int accumulators = accumulators_per_thread(config);
       accumulators > kMaxAccumulatorsPerThread) {
@@ -77,8 +79,9 @@ std::vector<std::string> violations(const GemmConfig& config, const GemmProblem&
   }
   if (config.fast_launch && !(config.cluster_m == 2 && config.cluster_n == 1 &&
                               config.schedule == Schedule::cooperative && config.split_k == 1)) {
-    out.push_back("fast_launch needs cluster_m = 2, cluster_n = 1, the cooperative schedule and "
-                  "split_k = 1");
+    out.push_back(
+        "fast_launch needs cluster_m = 2, cluster_n = 1, the cooperative schedule and "
+        "split_k = 1");
   }
 
   if (problem.m <= 0 || problem.n <= 0 || problem.k <= 0) {
@@ -86,8 +89,10 @@ std::vector<std::string> violations(const GemmConfig& config, const GemmProblem&
                   std::to_string(problem.k) + " has a non-positive dimension");
   }
   // TMA needs 16-byte aligned row strides; the epilogue stores pairs of columns.
-  if (problem.k % 8 != 0) out.push_back("k = " + std::to_string(problem.k) + " is not a multiple of 8");
-  if (problem.n % 8 != 0) out.push_back("n = " + std::to_string(problem.n) + " is not a multiple of 8");
+  if (problem.k % 8 != 0)
+    out.push_back("k = " + std::to_string(problem.k) + " is not a multiple of 8");
+  if (problem.n % 8 != 0)
+    out.push_back("n = " + std::to_string(problem.n) + " is not a multiple of 8");
   return out;
 }
 

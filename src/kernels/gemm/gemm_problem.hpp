@@ -1,8 +1,8 @@
 // The Hopper GEMM family's problem and configuration, and the rules that decide whether a
-// configuration can run a problem at all. Plain C++17 with no CUDA
-// headers (nvcc reads it too): the config space uses
-// these rules as constraints, the launcher uses them for its launch geometry, and the kernel source
-// (device/hopper_gemm.cu) receives a configuration as the -D macros that compile_defines() writes.
+// configuration can run a problem at all. Plain C++17 with no CUDA headers (nvcc reads it too):
+// the config space uses these rules as constraints, the launcher uses them for its launch
+// geometry, and the kernel source (device/hopper_gemm.cu) receives a configuration as the -D
+// macros that compile_defines() writes.
 #pragma once
 
 #include <cstddef>
@@ -22,7 +22,8 @@ enum class BLayout {
 
 enum class Schedule {
   cooperative = 0,  // both consumer warpgroups share one tile, split along M
-  pingpong = 1,     // the consumer warpgroups take alternate tiles, one's epilogue under the other's MMA
+  pingpong =
+      1,  // the consumer warpgroups take alternate tiles, one's epilogue under the other's MMA
 };
 
 // The direction in which consecutive tiles of the persistent schedule advance.

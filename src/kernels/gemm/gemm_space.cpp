@@ -19,6 +19,9 @@ struct Knobs {
   std::size_t tile_m, tile_n, tile_k, stages, cluster_m, cluster_n, schedule, raster, swizzle,
       split_k, fast_launch;
 
+  // Integer knobs' search values, ascending, by knob index (empty for the others).
+  std::vector<std::vector<int>> search_ints;
+
   explicit Knobs(const Space& s)
       : tile_m(s.index_of("tile_m")),
         tile_n(s.index_of("tile_n")),
@@ -30,7 +33,15 @@ struct Knobs {
         raster(s.index_of("raster")),
         swizzle(s.index_of("swizzle")),
         split_k(s.index_of("split_k")),
-        fast_launch(s.index_of("fast_launch")) {}
+        fast_launch(s.index_of("fast_launch")),
+        search_ints(s.knob_count()) {
+    for (std::size_t knob = 0; knob < s.knob_count(); ++knob) {
+      for (const Value& v : s.fragment(knob).values(View::search)) {
+        if (v.is_int()) search_ints[knob].push_back(static_cast<int>(v.as_int()));
+      }
+      std::sort(search_ints[knob].begin(), search_ints[knob].end());
+    }
+  }
 
   gemm::GemmConfig read(const Config& c) const {
     gemm::GemmConfig g;
@@ -42,7 +53,8 @@ struct Knobs {
     g.cluster_n = static_cast<int>(c.at(cluster_n).as_int());
     g.schedule = c.at(schedule).as_string() == kCooperative ? gemm::Schedule::cooperative
                                                             : gemm::Schedule::pingpong;
-    g.raster = c.at(raster).as_string() == "along_m" ? gemm::Raster::along_m : gemm::Raster::along_n;
+    g.raster =
+        c.at(raster).as_string() == "along_m" ? gemm::Raster::along_m : gemm::Raster::along_n;
     g.swizzle = static_cast<int>(c.at(swizzle).as_int());
     g.split_k = static_cast<int>(c.at(split_k).as_int());
     g.fast_launch = c.at(fast_launch).as_bool();
@@ -62,16 +74,14 @@ bool fits_shared_memory(const gemm::GemmConfig& g, const Device& device) {
   return gemm::shared_memory_bytes(g) <= smem_budget(device);
 }
 
-// The largest value of `choices` in the search view of `knob` that is below the current value and
-// for which `ok` holds, if any.
+// The largest search value of an integer knob below `current` for which `ok` holds, if any.
 template <typename Ok>
-std::optional<int> largest_below(const Space& space, std::size_t knob, int current, Ok ok) {
-  std::optional<int> best;
-  for (const Value& v : space.fragment(knob).values(View::search)) {
-    const int x = static_cast<int>(v.as_int());
-    if (x < current && ok(x) && (!best || x > *best)) best = x;
+std::optional<int> largest_below(const Knobs& k, std::size_t knob, int current, Ok ok) {
+  const std::vector<int>& values = k.search_ints[knob];
+  for (auto it = values.rbegin(); it != values.rend(); ++it) {
+    if (*it < current && ok(*it)) return *it;
   }
-  return best;
+  return std::nullopt;
 }
 
 void add_constraints(Space& space, const Knobs& k) {
@@ -91,9 +101,9 @@ void add_constraints(Space& space, const Knobs& k) {
             return gemm::accumulators_per_thread(k.read(c)) <= gemm::kMaxAccumulatorsPerThread;
           },
       .repair =
-          [k, &space](Config& c, const Problem&, const Device&) {
+          [k](Config& c, const Problem&, const Device&) {
             gemm::GemmConfig g = k.read(c);
-            const auto tile_n = largest_below(space, k.tile_n, g.tile_n, [&](int n) {
+            const auto tile_n = largest_below(k, k.tile_n, g.tile_n, [&](int n) {
               g.tile_n = n;
               return gemm::accumulators_per_thread(g) <= gemm::kMaxAccumulatorsPerThread;
             });
@@ -102,18 +112,16 @@ void add_constraints(Space& space, const Knobs& k) {
   });
   space.constrain({
       .name = "shared_memory",
-      .holds =
-          [k](const Config& c, const Problem&, const Device& d) {
-            return fits_shared_memory(k.read(c), d);
-          },
+      .holds = [k](const Config& c, const Problem&,
+                   const Device& d) { return fits_shared_memory(k.read(c), d); },
       // One knob if possible: fewer stages, else a narrower tile_n, else a shallower tile_k.
       .repair =
-          [k, &space](Config& c, const Problem&, const Device& d) {
+          [k](Config& c, const Problem&, const Device& d) {
             const gemm::GemmConfig original = k.read(c);
             for (std::size_t knob : {k.stages, k.tile_n, k.tile_k}) {
               gemm::GemmConfig g = original;
               int& field = knob == k.stages ? g.stages : knob == k.tile_n ? g.tile_n : g.tile_k;
-              const auto fitting = largest_below(space, knob, field, [&](int x) {
+              const auto fitting = largest_below(k, knob, field, [&](int x) {
                 field = x;
                 return fits_shared_memory(g, d);
               });
@@ -124,7 +132,7 @@ void add_constraints(Space& space, const Knobs& k) {
             }
             // Nothing fits by one knob: the smallest stage of the smallest tile_n and tile_k.
             for (std::size_t knob : {k.stages, k.tile_n, k.tile_k}) {
-              c.set(knob, space.fragment(knob).values(View::search).front());
+              c.set(knob, k.search_ints[knob].front());
             }
           },
   });
@@ -155,12 +163,12 @@ void add_constraints(Space& space, const Knobs& k) {
             return split == 1 || p.get_int("k") / split >= 2 * c.at(k.tile_k).as_int();
           },
       .repair =
-          [k, &space](Config& c, const Problem& p, const Device&) {
+          [k](Config& c, const Problem& p, const Device&) {
             const std::int64_t depth = p.get_int("k");
             const std::int64_t tile_k = c.at(k.tile_k).as_int();
-            const auto split = largest_below(space, k.split_k,
-                                             static_cast<int>(c.at(k.split_k).as_int()),
-                                             [&](int s) { return s == 1 || depth / s >= 2 * tile_k; });
+            const auto split =
+                largest_below(k, k.split_k, static_cast<int>(c.at(k.split_k).as_int()),
+                              [&](int s) { return s == 1 || depth / s >= 2 * tile_k; });
             c.set(k.split_k, split.value_or(1));
           },
   });
@@ -180,25 +188,32 @@ void add_constraints(Space& space, const Knobs& k) {
           },
       .is_gate = true,
   });
-  space.constrain({
-      .name = "kernel_accepts",
-      // The kernel's own rules, as the launcher checks them; the repairs above keep this true for
-      // every problem the kernel supports, so it only drops candidates of unsupported problems.
-      .holds =
-          [k](const Config& c, const Problem& p, const Device& d) {
-            return gemm::fits(k.read(c), to_gemm_problem(p), static_cast<int>(smem_budget(d)));
-          },
-  });
 }
 
 PartialConfig large_tile(bool fast_launch) {
-  PartialConfig seed = {{"tile_m", 128},     {"tile_n", 256},      {"tile_k", 64},
-                        {"stages", 4},       {"cluster_m", 2},     {"cluster_n", 1},
-                        {"schedule", kCooperative}, {"raster", "along_n"}, {"swizzle", 8},
+  PartialConfig seed = {{"tile_m", 128},
+                        {"tile_n", 256},
+                        {"tile_k", 64},
+                        {"stages", 4},
+                        {"cluster_m", 2},
+                        {"cluster_n", 1},
+                        {"schedule", kCooperative},
+                        {"raster", "along_n"},
+                        {"swizzle", 8},
                         {"split_k", 1}};
   // The plain seed leaves fast_launch out: a partial seed must complete from the default.
   if (fast_launch) seed.emplace("fast_launch", true);
   return seed;
+}
+
+std::vector<std::string> gemm_problem_errors(const Problem& problem, const Device& device) {
+  try {
+    // The default kernel config is legal, so whatever the kernel's rules report is the problem's.
+    return gemm::violations(gemm::GemmConfig{}, to_gemm_problem(problem),
+                            static_cast<int>(smem_budget(device)));
+  } catch (const std::exception& e) {  // a missing or unsupported argument
+    return {e.what()};
+  }
 }
 
 void add_seeds(TuningSpace& ts) {
@@ -225,11 +240,11 @@ void add_seeds(TuningSpace& ts) {
             // Too few 64x128 tiles to fill the SMs: split K to make more work units.
             const std::int64_t tiles = ((m + 63) / 64) * ((n + 127) / 128);
             const int split = tiles * 2 <= d.sm_count && k >= 4096 ? 2 : 1;
-            return PartialConfig{{"tile_m", 64},     {"tile_n", 128},
-                                 {"tile_k", 64},     {"stages", 6},
-                                 {"cluster_m", 1},   {"cluster_n", n >= 256 ? 2 : 1},
+            return PartialConfig{{"tile_m", 64},          {"tile_n", 128},
+                                 {"tile_k", 64},          {"stages", 6},
+                                 {"cluster_m", 1},        {"cluster_n", n >= 256 ? 2 : 1},
                                  {"schedule", kPingpong}, {"raster", "along_n"},
-                                 {"swizzle", 1},     {"split_k", split}};
+                                 {"swizzle", 1},          {"split_k", split}};
           },
   });
   ts.seeds.push_back({
@@ -248,9 +263,15 @@ void add_seeds(TuningSpace& ts) {
       .eligible = [dims](const Problem& p, const Device&) { return dims(p)[2] <= 1024; },
       .propose =
           [](const Problem&, const Device&) {
-            return PartialConfig{{"tile_m", 128},        {"tile_n", 128},       {"tile_k", 64},
-                                 {"stages", 4},          {"cluster_m", 1},      {"cluster_n", 1},
-                                 {"schedule", kCooperative}, {"raster", "along_n"}, {"swizzle", 4}};
+            return PartialConfig{{"tile_m", 128},
+                                 {"tile_n", 128},
+                                 {"tile_k", 64},
+                                 {"stages", 4},
+                                 {"cluster_m", 1},
+                                 {"cluster_n", 1},
+                                 {"schedule", kCooperative},
+                                 {"raster", "along_n"},
+                                 {"swizzle", 4}};
           },
   });
 }
@@ -274,6 +295,7 @@ std::unique_ptr<TuningSpace> make_gemm_space() {
       .add("fast_launch", boolean_fragment(false, {false}));
   add_constraints(space, Knobs(space));
   add_seeds(*ts);
+  ts->problem_errors = gemm_problem_errors;
   return ts;
 }
 
@@ -303,8 +325,7 @@ gemm::GemmProblem to_gemm_problem(const Problem& problem) {
     } else if (layout == "n_by_k") {
       g.b_layout = gemm::BLayout::n_by_k;
     } else {
-      throw std::invalid_argument("gemm problem b_layout '" + layout +
-                                  "' is not k_by_n or n_by_k");
+      throw std::invalid_argument("gemm problem b_layout '" + layout + "' is not k_by_n or n_by_k");
     }
   }
   return g;

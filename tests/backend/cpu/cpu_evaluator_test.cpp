@@ -62,7 +62,8 @@ TEST_F(CpuEvaluatorTest, RecordsEveryFaultWithItsReasonAndKeepsGoing) {
   EXPECT_LT(result("compile_hang").compile_s, 10.0);
 
   EXPECT_EQ(result("segfault").outcome, Outcome::crash);
-  EXPECT_NE(result("segfault").detail.find("SIGSEGV"), std::string::npos) << result("segfault").detail;
+  EXPECT_NE(result("segfault").detail.find("SIGSEGV"), std::string::npos)
+      << result("segfault").detail;
   EXPECT_EQ(result("abort").outcome, Outcome::crash);
   EXPECT_NE(result("abort").detail.find("SIGABRT"), std::string::npos) << result("abort").detail;
 

@@ -122,7 +122,7 @@ TEST(Replay, MissingConfigsAreDroppedByTheSpaceAndInvalidWhenEvaluated) {
   const Space& space = recorded->space();
   std::size_t missing = 0;
   ReplayEvaluator evaluator(recorded);
-  for (const Config& config : space.enumerate(View::search, 10000)) {
+  for (const Config& config : space.enumerate(View::search, 20000)) {
     if (recorded->find(config) != nullptr) continue;
     ++missing;
     const Normalized n = space.normalize(config, {}, {});
@@ -132,7 +132,7 @@ TEST(Replay, MissingConfigsAreDroppedByTheSpaceAndInvalidWhenEvaluated) {
     EXPECT_EQ(m.outcome, Outcome::invalid_config);
     EXPECT_NE(m.detail.find("not in the recording"), std::string::npos);
   }
-  EXPECT_EQ(missing, 5120u - 4362u);
+  EXPECT_EQ(missing, 10240u - 4362u);
 }
 
 TEST(Replay, PlainJsonCacheWithFailuresAndFloatKnobs) {

@@ -14,14 +14,14 @@
 #include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cutlass/arch/barrier.h>
+#include <cutlass/arch/reg_reconfig.h>
 
 #include <cute/arch/cluster_sm90.hpp>
 #include <cute/arch/copy_sm90_desc.hpp>
 #include <cute/arch/copy_sm90_tma.hpp>
 #include <cute/arch/mma_sm90_desc.hpp>
 #include <cute/arch/mma_sm90_gmma.hpp>
-#include <cutlass/arch/barrier.h>
-#include <cutlass/arch/reg_reconfig.h>
 #include <utility>
 
 // Defaults select the family's default configuration, so the file compiles on its own.
@@ -148,12 +148,37 @@ constexpr uint64_t kCacheHint = static_cast<uint64_t>(cute::TMA::CacheHintSm90::
 
 #define CUTUNE_MMA_NAME_(n, types) gmma::MMA_64x##n##x16_F32##types##_SS
 #define CUTUNE_MMA_NAME(n, types) CUTUNE_MMA_NAME_(n, types)
-using Mma = CUTUNE_MMA_NAME(CUTUNE_TILE_N, CUTUNE_MMA_TYPES)<
-    gmma::Major::K, kBIsKMajor ? gmma::Major::K : gmma::Major::MN>;
+using Mma = CUTUNE_MMA_NAME(
+    CUTUNE_TILE_N, CUTUNE_MMA_TYPES)<gmma::Major::K, kBIsKMajor ? gmma::Major::K : gmma::Major::MN>;
 
 using Barrier = cutlass::arch::ClusterTransactionBarrier;
-// Named barrier i: consumer warpgroup i may start its next tile's main loop.
-using MathOrder = cutlass::arch::NamedBarrier;
+
+// Hardware named barriers (0 is __syncthreads), each shared by the two consumer warpgroups or
+// private to one (+ consumer index).
+constexpr uint32_t kMathOrderBarrier = 1;  // ping-pong: warpgroup i may start its next main loop
+constexpr uint32_t kStageVoteBarrier = 3;  // warpgroup i agrees on whether a stage has landed
+
+__device__ __forceinline__ void named_barrier_sync(uint32_t id, uint32_t threads) {
+  asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
+
+__device__ __forceinline__ void named_barrier_arrive(uint32_t id, uint32_t threads) {
+  asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
+
+// True when `value` holds in every thread of the warpgroup: wgmma.wait_group must be reached by
+// the whole warpgroup or not at all, so a branch around it needs a warpgroup-uniform condition.
+__device__ __forceinline__ bool all_in_warpgroup(bool value, uint32_t id) {
+  uint32_t all;
+  asm volatile(
+      "{\n\t.reg .pred in, out;\n\t"
+      "setp.ne.u32 in, %1, 0;\n\t"
+      "bar.red.and.pred out, %2, 128, in;\n\t"
+      "selp.u32 %0, 1, 0, out;\n\t}"
+      : "=r"(all)
+      : "r"(static_cast<uint32_t>(value)), "r"(id));
+  return all != 0;
+}
 
 // Shared memory descriptor of a wgmma operand (PTX ISA, "Matrix Descriptor Format"); the 14-bit
 // fields are in 16-byte units.
@@ -166,7 +191,7 @@ __device__ __forceinline__ uint64_t smem_descriptor(const void* base, int layout
          static_cast<uint64_t>(layout_type) << 62;
 }
 
-constexpr int kKMajorLayout = kAtomK == 64 ? 1 : 2;  // SWIZZLE_128B : SWIZZLE_64B
+constexpr int kKMajorLayout = kAtomK == 64 ? 1 : 2;        // SWIZZLE_128B : SWIZZLE_64B
 constexpr int kKMajorStride = 8 * kAtomK * kElementBytes;  // one 8-row swizzle atom
 
 // Descriptor of the 64 rows of a K-major operand tile that start at `row`, for k-step `k16`.
@@ -253,15 +278,15 @@ __device__ __forceinline__ uint16_t multicast_mask(int first_rank, int rank_step
   return mask;
 }
 
+// A 2-D TMA load into this CTA, or, when kMulticast, into the same offset of every CTA in `mask`.
+template <bool kMulticast>
 __device__ __forceinline__ void load_2d(const CUtensorMap* map, uint64_t* barrier, uint16_t mask,
                                         void* destination, int inner, int outer) {
-  if constexpr (kClusterSize == 1) {
-    cute::SM90_TMA_LOAD_2D::copy(map, barrier, kCacheHint, destination, inner, outer);
-  } else if (mask == 0) {
-    cute::SM90_TMA_LOAD_2D::copy(map, barrier, kCacheHint, destination, inner, outer);
-  } else {
+  if constexpr (kMulticast) {
     cute::SM90_TMA_LOAD_MULTICAST_2D::copy(map, barrier, mask, kCacheHint, destination, inner,
                                            outer);
+  } else {
+    cute::SM90_TMA_LOAD_2D::copy(map, barrier, kCacheHint, destination, inner, outer);
   }
 }
 
@@ -280,9 +305,9 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   extern __shared__ uint8_t shared_raw[];
   if (dynamic_shared_bytes() < kSharedBytes) __trap();
-  uint8_t* shared = reinterpret_cast<uint8_t*>(
-      (reinterpret_cast<uintptr_t>(shared_raw) + kSwizzleAtomBytes - 1) &
-      ~uintptr_t{kSwizzleAtomBytes - 1});
+  uint8_t* shared =
+      reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(shared_raw) + kSwizzleAtomBytes - 1) &
+                                 ~uintptr_t{kSwizzleAtomBytes - 1});
   auto stage_a = [&](int stage) {
     return reinterpret_cast<Element*>(shared + stage * kStageBytes);
   };
@@ -325,41 +350,52 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
 
   if (warpgroup == 0) {
     cutlass::arch::warpgroup_reg_dealloc<kProducerRegisters>();
-    if (threadIdx.x == 0) {
-      const uint16_t a_mask =
-          kClusterN == 1 ? 0 : multicast_mask(cluster_m, kClusterM, kClusterN);
+    // The whole first warp runs the producer loop, converged, so that its addresses and
+    // coordinates stay warp-uniform (uniform registers); one elected lane issues. A loop run by a
+    // single thread spent most of its time moving each TMA operand into uniform registers, and
+    // fell behind the consumers.
+    if (threadIdx.x / 32 == 0) {
+      const bool leader = cute::elect_one_sync();
+      const uint16_t a_mask = kClusterN == 1 ? 0 : multicast_mask(cluster_m, kClusterM, kClusterN);
       const uint16_t b_mask =
           kClusterM == 1 ? 0 : multicast_mask(cluster_n * kClusterM, 1, kClusterM);
       int iteration = 0;
       for (int index = cluster; index < schedule.units; index += clusters) {
         const WorkUnit work = schedule.unit(index);
-        const int m0 = (work.tile_m * kClusterM + cluster_m) * kTileM;
+        const int a_row =
+            (work.tile_m * kClusterM + cluster_m) * kTileM + cluster_n * kARowsPerLoad;
         const int n0 = (work.tile_n * kClusterN + cluster_n) * kTileN;
-        for (int kb = 0; kb < work.k_blocks; ++kb, ++iteration) {
+        int k0 = work.k_block_begin * kTileK;
+        for (int kb = 0; kb < work.k_blocks; ++kb, ++iteration, k0 += kTileK) {
           const int stage = iteration % kStages;
           Barrier::wait(&empty[stage], ((iteration / kStages) & 1) ^ 1);
-          Barrier::arrive_and_expect_tx(&full[stage], kStageBytes);
-          const int k0 = (work.k_block_begin + kb) * kTileK;
-          Element* a = stage_a(stage);
-          Element* b = stage_b(stage);
-          for (int chunk = 0; chunk < kKChunks; ++chunk) {
-            load_2d(&tensor_a, &full[stage], a_mask,
-                    a + chunk * kTileM * kAtomK + cluster_n * kARowsPerLoad * kAtomK,
-                    k0 + chunk * kAtomK, m0 + cluster_n * kARowsPerLoad);
-          }
-          if constexpr (kBIsKMajor) {
+          if (leader) {
+            Barrier::arrive_and_expect_tx(&full[stage], kStageBytes);
+            Element* a = stage_a(stage) + cluster_n * kARowsPerLoad * kAtomK;
+            Element* b = stage_b(stage);
+#pragma unroll
             for (int chunk = 0; chunk < kKChunks; ++chunk) {
-              load_2d(&tensor_b, &full[stage], b_mask,
-                      b + chunk * kTileN * kAtomK + cluster_m * kBRowsPerLoad * kAtomK,
-                      k0 + chunk * kAtomK, n0 + cluster_m * kBRowsPerLoad);
+              load_2d<(kClusterN > 1)>(&tensor_a, &full[stage], a_mask, a + chunk * kTileM * kAtomK,
+                                       k0 + chunk * kAtomK, a_row);
             }
-          } else {
-            for (int chunk = 0; chunk < kNChunks; ++chunk) {
-              load_2d(&tensor_b, &full[stage], b_mask,
-                      b + chunk * kTileK * 64 + cluster_m * kBRowsPerLoad * 64, n0 + chunk * 64,
-                      k0 + cluster_m * kBRowsPerLoad);
+            if constexpr (kBIsKMajor) {
+              b += cluster_m * kBRowsPerLoad * kAtomK;
+#pragma unroll
+              for (int chunk = 0; chunk < kKChunks; ++chunk) {
+                load_2d<(kClusterM > 1)>(&tensor_b, &full[stage], b_mask,
+                                         b + chunk * kTileN * kAtomK, k0 + chunk * kAtomK,
+                                         n0 + cluster_m * kBRowsPerLoad);
+              }
+            } else {
+              b += cluster_m * kBRowsPerLoad * 64;
+#pragma unroll
+              for (int chunk = 0; chunk < kNChunks; ++chunk) {
+                load_2d<(kClusterM > 1)>(&tensor_b, &full[stage], b_mask, b + chunk * kTileK * 64,
+                                         n0 + chunk * 64, k0 + cluster_m * kBRowsPerLoad);
+              }
             }
           }
+          __syncwarp();
         }
       }
     }
@@ -399,18 +435,31 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
       // Ping-pong: start only once the other warpgroup has waited on every stage of the previous
       // tile, so that each wait below is at most one phase ahead of its barrier (a parity wait
       // cannot tell phases two apart).
-      if (kPingpong && local_unit > 0) MathOrder::sync(2 * kWarpgroupThreads, consumer);
+      if (kPingpong && local_unit > 0) {
+        named_barrier_sync(kMathOrderBarrier + consumer, 2 * kWarpgroupThreads);
+      }
+      bool previous_released = true;
       for (int kb = 0; kb < work.k_blocks; ++kb, ++iteration) {
         const int stage = iteration % kStages;
-        Barrier::wait(&full[stage], (iteration / kStages) & 1);
+        const uint32_t phase = (iteration / kStages) & 1;
+        // When this stage has not landed yet, free the previous one now instead of after this
+        // one lands, so that the producer can refill it sooner. (On the H200 suite this measured
+        // neither faster nor slower; see docs/perf-gemm.md, run 4.)
+        if (kb > 0 && !all_in_warpgroup(Barrier::test_wait(&full[stage], phase, 1),
+                                        kStageVoteBarrier + consumer)) {
+          cute::warpgroup_wait<0>();
+          release((iteration - 1) % kStages);
+          previous_released = true;
+        }
+        Barrier::wait(&full[stage], phase);
         const Element* a = stage_a(stage);
         const Element* b = stage_b(stage);
         fence_accumulators(acc);
         cute::warpgroup_arrive();
 #pragma unroll
         for (int k16 = 0; k16 < kTileK / 16; ++k16) {
-          const uint64_t desc_b = kBIsKMajor ? k_major_descriptor(b, kTileN, 0, k16)
-                                             : n_major_descriptor(b, k16);
+          const uint64_t desc_b =
+              kBIsKMajor ? k_major_descriptor(b, kTileN, 0, k16) : n_major_descriptor(b, k16);
 #pragma unroll
           for (int mb = 0; mb < kMmaBlocks; ++mb) {
             mma(k_major_descriptor(a, kTileM, row_offset + mb * 64, k16), desc_b, acc[mb],
@@ -419,13 +468,17 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
         }
         cute::warpgroup_commit_batch();
         fence_accumulators(acc);
-        // Keep one batch in flight: the previous stage's MMAs are done once one batch remains.
-        // (Waiting for this batch and freeing its stage at once measured 1-2% slower.)
-        cute::warpgroup_wait<1>();
-        if (kb > 0) release((iteration - 1) % kStages);
+        if (!previous_released) {
+          // Keep one batch in flight: the previous stage's MMAs are done once one batch remains.
+          // (Waiting for this batch and freeing its stage at once measured 1-2% slower.)
+          cute::warpgroup_wait<1>();
+          release((iteration - 1) % kStages);
+        }
+        previous_released = false;
       }
       if (kPingpong && index + clusters < schedule.units) {
-        MathOrder::arrive(2 * kWarpgroupThreads, 1 - consumer);  // the next tile is the other's
+        // The next tile is the other warpgroup's.
+        named_barrier_arrive(kMathOrderBarrier + 1 - consumer, 2 * kWarpgroupThreads);
       }
       cute::warpgroup_wait<0>();
       if (work.k_blocks > 0) release((iteration - 1) % kStages);

@@ -1,0 +1,68 @@
+// A stand-in for cutune-cuda-worker, for testing the tuner's side on a machine without a GPU.
+// It speaks the real protocol (worker_protocol.hpp) and acts out what the candidate's kernel name
+// says: ok, wrong, refused (a launch error), sticky (a sticky CUDA error: reply crash and exit),
+// segv (killed by a signal), hang (never answers), garbage (breaks the protocol).
+//   cutune-fake-cuda-worker --device N [--fail-start]
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+#include <string>
+
+#include "cutune/cuda/worker_protocol.hpp"
+
+namespace proto = cutune::cuda::protocol;
+
+int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--fail-start") {
+      std::cerr << "stand-in worker: no device here\n";
+      return 1;
+    }
+  }
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    auto message = nlohmann::json::parse(line);
+    std::string op = message.value("op", "");
+    if (op == "quit") return 0;
+    if (op == "hello") {
+      proto::DeviceReport device{"stand-in", 9, 0, 132, 50 << 20, 227 << 10, 13000, "0000:00:00.0"};
+      std::cout << nlohmann::json{{"ok", true}, {"device", device}}.dump() << std::endl;
+      continue;
+    }
+    auto request = message.at("request").get<proto::MeasureRequest>();
+    const std::string& behaviour = request.candidate.kernel;
+    proto::MeasureReply reply;
+    reply.id = request.id;
+    reply.detail = "pid " + std::to_string(::getpid());
+    if (behaviour == "ok") {
+      reply.outcome = "ok";
+      reply.time_ms = 1.0;
+      reply.min_ms = 0.9;
+      reply.max_ms = 1.1;
+      reply.repetitions = 10;
+      reply.max_rel_error = 1e-7;
+    } else if (behaviour == "wrong") {
+      reply.outcome = "wrong_result";
+      reply.max_rel_error = 0.5;
+    } else if (behaviour == "refused") {
+      reply.outcome = "launch_error";
+    } else if (behaviour == "sticky") {
+      reply.outcome = "crash";
+      reply.detail = "CUDA_ERROR_ILLEGAL_ADDRESS (stand-in)";
+      std::cout << nlohmann::json(reply).dump() << std::endl;
+      return 3;
+    } else if (behaviour == "segv") {
+      std::cerr << "stand-in worker: about to fault\n";
+      ::raise(SIGSEGV);
+    } else if (behaviour == "hang") {
+      for (;;) ::pause();
+    } else if (behaviour == "garbage") {
+      std::cout << "this is not JSON" << std::endl;
+      continue;
+    }
+    std::cout << nlohmann::json(reply).dump() << std::endl;
+  }
+  return 0;
+}

@@ -1,0 +1,162 @@
+// The CUDA backend on a real GPU: the example kernels run and pass their checks, a cluster launch
+// reaches the kernel, every failure of the fault spec is classified as it should be, and the same
+// config timed by separate tunes agrees within 2%.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "cutune/cuda.hpp"
+#include "cutune/cuda/compile.hpp"
+#include "cutune/cuda/device_worker_pool.hpp"
+#include "cutune/space.hpp"
+
+namespace cutune {
+namespace {
+
+std::filesystem::path example(const std::string& name) {
+  return std::filesystem::path(CUTUNE_EXAMPLES_DIR) / name;
+}
+
+std::filesystem::path cache_dir() {
+  return std::filesystem::temp_directory_path() / "cutune-gpu-test-cache";
+}
+
+CudaOptions options() {
+  CudaOptions o;
+  o.cache_dir = cache_dir();
+  return o;
+}
+
+std::vector<Config> configs(const KernelSpec& spec, const std::vector<PartialConfig>& partials) {
+  std::vector<Config> out;
+  for (const auto& partial : partials) out.push_back(spec.tuning->space.complete(partial));
+  return out;
+}
+
+TEST(CudaGpu, ReductionConfigsAreCorrectAndTimed) {
+  KernelSpec spec = load_spec(example("reduction.json"));
+  CudaEvaluator evaluator(spec, {}, options());
+  EXPECT_NE(evaluator.device_name().find("H200"), std::string::npos) << evaluator.device_name();
+  auto batch = configs(spec, {{},
+                              {{"VEC", Value(4)}, {"UNROLL", Value(4)}},
+                              {{"BLOCK_THREADS", Value(1024)}, {"WARP_SHUFFLE", Value(false)}},
+                              {{"BLOCK_THREADS", Value(32)}, {"VEC", Value(2)}}});
+  auto results = evaluator.evaluate(batch);
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    SCOPED_TRACE(batch[i].to_string());
+    EXPECT_EQ(results[i].outcome, Outcome::ok) << results[i].detail;
+    EXPECT_GT(results[i].time_ms, 0.0);
+    EXPECT_LT(results[i].max_rel_error, 1e-5);
+    EXPECT_GE(results[i].repetitions, spec.timing.min_reps);
+  }
+}
+
+TEST(CudaGpu, MatmulConfigsIncludingLargeDynamicSharedMemoryAreCorrect) {
+  KernelSpec spec = load_spec(example("tiled_matmul.json"));
+  // Sizes that no tile divides: the edges are checked too.
+  CudaEvaluator evaluator(spec, Problem::parse("m=1000,n=700,k=300"), options());
+  // The last needs (128 + 128) * 64 * 4 = 64 KiB of dynamic shared memory: an opt-in.
+  auto batch = configs(spec, {{},
+                              {{"TILE_M", Value(32)}, {"TILE_N", Value(128)}, {"THREAD_M", Value(1)},
+                               {"THREAD_N", Value(4)}},
+                              {{"TILE_M", Value(128)}, {"TILE_N", Value(128)}, {"TILE_K", Value(64)},
+                               {"THREAD_M", Value(8)}, {"THREAD_N", Value(8)}}});
+  auto results = evaluator.evaluate(batch);
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    SCOPED_TRACE(batch[i].to_string());
+    EXPECT_EQ(results[i].outcome, Outcome::ok) << results[i].detail;
+    EXPECT_LT(results[i].max_rel_error, 1e-5);
+  }
+}
+
+TEST(CudaGpu, ClusterDimensionsReachTheKernel) {
+  cuda::CubinCompiler::Options compile_options;
+  compile_options.cache_dir = cache_dir();
+  cuda::CubinCompiler compiler(compile_options);
+  cuda::CompileRequest request;
+  request.source = R"(
+    extern "C" __global__ void cluster_rank(unsigned* out) {
+      unsigned rank;
+      asm("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
+      if (threadIdx.x == 0) out[blockIdx.x] = rank;
+    }
+    extern "C" __global__ void expected_rank(unsigned* out) {
+      if (threadIdx.x == 0) out[blockIdx.x] = blockIdx.x % 4;
+    })";
+  auto compiled = compiler.compile(request);
+  ASSERT_TRUE(compiled.ok()) << compiled.log;
+
+  cuda::DeviceWorkerPool pool({});
+  cuda::protocol::MeasureRequest measure;
+  measure.candidate = {compiled.cubin.string(), "cluster_rank", {64, 1, 1}, {32, 1, 1}, {4, 1, 1}};
+  measure.reference = {compiled.cubin.string(), "expected_rank", {64, 1, 1}, {32, 1, 1}};
+  cuda::protocol::Arg out;
+  out.dtype = cuda::protocol::Dtype::u32;
+  out.count = 64;
+  out.role = cuda::protocol::Role::output;
+  measure.args = {out};
+  auto result = pool.measure(0, measure);
+  EXPECT_EQ(result.measurement.outcome, Outcome::ok) << result.measurement.detail;
+  EXPECT_EQ(result.measurement.max_rel_error, 0.0);
+
+  measure.candidate.cluster = {3, 1, 1};  // 64 blocks do not split into clusters of 3
+  EXPECT_EQ(pool.measure(0, measure).measurement.outcome, Outcome::launch_error);
+}
+
+Outcome expected_fault(const Config& config) {
+  auto mode = config.get_int("MODE");
+  if (mode == 1) return Outcome::compile_error;
+  if (mode == 6) return Outcome::compile_timeout;
+  if (config.get_int("BLOCK") > 1024) return Outcome::launch_error;
+  switch (mode) {
+    case 2: return Outcome::crash;
+    case 3: return Outcome::hang;
+    case 4:
+    case 5: return Outcome::wrong_result;
+    default: return Outcome::ok;
+  }
+}
+
+TEST(CudaGpu, FaultSpecEveryFailureClassified) {
+  KernelSpec spec = load_spec(example("faults.json"));
+  CudaEvaluator evaluator(spec, {}, options());
+  std::vector<PartialConfig> partials;
+  // Correct configs before and after the faults: the faults must not disturb them.
+  for (int block : {64, 256}) partials.push_back({{"MODE", Value(0)}, {"BLOCK", Value(block)}});
+  for (int mode = 1; mode <= 6; ++mode) {
+    for (int block : {64, 256, 2048}) {
+      partials.push_back({{"MODE", Value(mode)}, {"BLOCK", Value(block)}});
+    }
+  }
+  partials.push_back({{"MODE", Value(0)}, {"BLOCK", Value(2048)}});
+  partials.push_back({{"MODE", Value(0)}, {"BLOCK", Value(64)}});
+  auto batch = configs(spec, partials);
+  auto results = evaluator.evaluate(batch);
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    SCOPED_TRACE(batch[i].to_string());
+    EXPECT_EQ(results[i].outcome, expected_fault(batch[i])) << results[i].detail;
+  }
+  EXPECT_TRUE(results.back().ok()) << "a correct config measured after every fault";
+  EXPECT_NEAR(results.back().time_ms, results.front().time_ms, 0.5 * results.front().time_ms);
+  EXPECT_GE(evaluator.stats().worker_starts, 5);  // the first, two crashes, two hangs
+}
+
+TEST(CudaGpu, SameConfigInSeparateTunesAgreesWithinTwoPercent) {
+  KernelSpec spec = load_spec(example("tiled_matmul.json"));
+  Config config = spec.tuning->space.default_config();
+  std::vector<double> medians;
+  for (int tune = 0; tune < 10; ++tune) {
+    CudaEvaluator evaluator(spec, {}, options());
+    std::vector<Config> batch{config};
+    auto result = evaluator.evaluate(batch).front();
+    ASSERT_EQ(result.outcome, Outcome::ok) << result.detail;
+    medians.push_back(result.time_ms);
+  }
+  auto [low, high] = std::minmax_element(medians.begin(), medians.end());
+  EXPECT_GT(*low, 0.05) << "the check is meant for kernels over 50 us";
+  EXPECT_LT(*high / *low, 1.02) << "min " << *low << " ms, max " << *high << " ms";
+}
+
+}  // namespace
+}  // namespace cutune

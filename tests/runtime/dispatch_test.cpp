@@ -1,0 +1,214 @@
+// Shape dispatch: fitted over a real store of tuned shapes, written as JSON and as a C++ header.
+// The stores here are filled by hand with timings of a known structure (which config is fast where),
+// so that the right rule is known in advance.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "cutune/dispatch.hpp"
+#include "runtime_testing.hpp"
+
+namespace cutune::testing {
+namespace {
+
+const TuningKey kKey{"toy", "v1", "", "cpu: test", "c++ 12"};
+
+StoredResult toy_result(const std::string& problem, int block, bool vector, double time_ms) {
+  StoredResult r;
+  r.key = kKey;
+  r.key.problem = problem;
+  r.config_hash = fmt::format("block{}-{}", block, vector ? "vec" : "scalar");
+  r.config_json = fmt::format(R"({{"block": {}, "vector": {}, "layout": "row"}})", block,
+                              vector ? "true" : "false");
+  r.measurement.outcome = Outcome::ok;
+  r.measurement.time_ms = time_ms;
+  return r;
+}
+
+// Three regimes along m (small blocks for small m, large for large), and a vector variant that is
+// 1% faster when n is large. Every config is measured on every shape, as a warm-started tune of
+// each shape with its neighbours' winners would leave them.
+void fill_toy_store(Store& store) {
+  const std::vector<std::pair<int, bool>> configs{{16, false}, {16, true},  {64, false},
+                                                  {64, true},  {256, false}, {256, true}};
+  for (std::int64_t m : {64, 128, 256, 512, 1024, 2048, 4096, 8192}) {
+    for (std::int64_t n : {256, 4096}) {
+      const std::string problem = fmt::format("dtype=f32,m={},n={}", m, n);
+      for (auto [block, vector] : configs) {
+        const int best_block = m <= 200 ? 16 : m <= 1500 ? 64 : 256;
+        double t = 1.0 + 0.3 * std::abs(std::log2(static_cast<double>(block) / best_block));
+        if (vector && n >= 1024) t *= 0.99;
+        if (vector && n < 1024) t *= 1.02;
+        store.record(toy_result(problem, block, vector, t * static_cast<double>(m * n) * 1e-6));
+      }
+    }
+  }
+}
+
+std::string run_and_read(const std::string& command) {
+  FILE* pipe = popen(command.c_str(), "r");
+  EXPECT_NE(pipe, nullptr);
+  std::string out;
+  char buffer[4096];
+  while (std::size_t got = fread(buffer, 1, sizeof buffer, pipe)) out.append(buffer, got);
+  EXPECT_EQ(pclose(pipe), 0) << command << "\n" << out;
+  return out;
+}
+
+// Compiles the header with a program that prints pick_index over a grid (and checks one pick at
+// compile time); returns the printed picks.
+std::string header_picks(const TempDir& dir, const std::string& header,
+                         const std::vector<std::pair<double, double>>& grid) {
+  std::ofstream(dir / "dispatch.hpp") << header;
+  std::ostringstream program;
+  program << "#include <cstdio>\n#include \"dispatch.hpp\"\n"
+          << "static_assert(toy_rules::pick_index(100, 100) >= 0);\n"
+          << "int main() {\n";
+  for (auto [m, n] : grid) {
+    program << fmt::format("  std::printf(\"%d\\n\", toy_rules::pick_index({}, {}));\n", m, n);
+  }
+  program << "  return 0;\n}\n";
+  std::ofstream(dir / "main.cpp") << program.str();
+  const auto exe = dir / "picks";
+  run_and_read(fmt::format("{} -std=c++17 -Wall -Wextra -Werror -o {} {} 2>&1", CUTUNE_TEST_CXX,
+                           exe.string(), (dir / "main.cpp").string()));
+  return run_and_read(exe.string());
+}
+
+std::vector<std::pair<double, double>> grid() {
+  std::vector<std::pair<double, double>> out;
+  for (double m = 3; m < 40000; m *= 1.7) {
+    for (double n = 7; n < 20000; n *= 2.3) out.emplace_back(std::round(m), std::round(n));
+  }
+  return out;
+}
+
+std::string picks_of(const Dispatcher& d, const std::vector<std::pair<double, double>>& points) {
+  std::string out;
+  for (auto [m, n] : points) {
+    Problem p = Problem::parse(fmt::format("dtype=f32,m={},n={}", m, n));
+    out += std::to_string(d.pick(p)) + "\n";
+  }
+  return out;
+}
+
+TEST(Dispatch, TreeFindsTheRegimesAndStaysWithinFewConfigs) {
+  TempDir dir;
+  auto store = Store::open(dir / "results.db");
+  fill_toy_store(store);
+  const Dispatcher d = Dispatcher::fit(store, {.family = "toy", .rule = "tree"});
+  EXPECT_LE(d.config_count(), 8u);
+  EXPECT_EQ(d.features(), (std::vector<std::string>{"m", "n"}));
+  EXPECT_EQ(d.report().shapes.size(), 16u);
+  EXPECT_EQ(d.report().held_out_unknown, 0u);
+  EXPECT_GT(d.report().held_out_geomean, 0.97);
+  EXPECT_DOUBLE_EQ(d.report().training_geomean, 1.0);
+  // The regimes: block 16 for small m, 256 for large; vectors only for wide n.
+  EXPECT_EQ(d.config(d.pick(Problem::parse("dtype=f32,m=100,n=8000")))["block"], 16);
+  EXPECT_EQ(d.config(d.pick(Problem::parse("dtype=f32,m=100,n=8000")))["vector"], true);
+  EXPECT_EQ(d.config(d.pick(Problem::parse("dtype=f32,m=700,n=100")))["block"], 64);
+  EXPECT_EQ(d.config(d.pick(Problem::parse("dtype=f32,m=700,n=100")))["vector"], false);
+  EXPECT_EQ(d.config(d.pick(Problem::parse("dtype=f32,m=30000,n=3000")))["block"], 256);
+}
+
+TEST(Dispatch, FitIsDeterministicAndJsonRoundTrips) {
+  TempDir dir;
+  auto store = Store::open(dir / "results.db");
+  fill_toy_store(store);
+  for (const std::string rule : {"tree", "nearest", "auto"}) {
+    const Dispatcher a = Dispatcher::fit(store, {.family = "toy", .rule = rule});
+    const Dispatcher b = Dispatcher::fit(store, {.family = "toy", .rule = rule});
+    EXPECT_EQ(a.to_json().dump(), b.to_json().dump()) << rule;
+    std::ofstream(dir / "rule.json") << a.to_json().dump(2);
+    const Dispatcher loaded = Dispatcher::load(dir / "rule.json");
+    EXPECT_EQ(loaded.to_json().dump(), a.to_json().dump()) << rule;
+    EXPECT_EQ(picks_of(loaded, grid()), picks_of(a, grid())) << rule;
+  }
+}
+
+TEST(Dispatch, GeneratedHeaderCompilesAloneAndPicksWhatTheRulePicks) {
+  TempDir dir;
+  auto store = Store::open(dir / "results.db");
+  fill_toy_store(store);
+  for (const std::string rule : {"tree", "nearest"}) {
+    const Dispatcher d = Dispatcher::fit(store, {.family = "toy", .rule = rule});
+    EXPECT_EQ(header_picks(dir, d.cpp_header("toy_rules"), grid()), picks_of(d, grid())) << rule;
+  }
+}
+
+TEST(Dispatch, UnknownPairsAreAvoidedAndReported) {
+  TempDir dir;
+  auto store = Store::open(dir / "results.db");
+  // Each shape measured only its own winner: any other pick is unknown.
+  store.record(toy_result("dtype=f32,m=64,n=256", 16, false, 1.0));
+  store.record(toy_result("dtype=f32,m=128,n=256", 16, false, 1.0));
+  store.record(toy_result("dtype=f32,m=4096,n=256", 256, false, 1.0));
+  store.record(toy_result("dtype=f32,m=8192,n=256", 256, false, 1.0));
+  const Dispatcher d = Dispatcher::fit(store, {.family = "toy"});
+  EXPECT_EQ(d.report().held_out_unknown, 0u) << d.report().rule;
+  EXPECT_EQ(d.config_count(), 2u);
+}
+
+TEST(Dispatch, BadInputIsNamed) {
+  TempDir dir;
+  auto store = Store::open(dir / "results.db");
+  EXPECT_THROW((void)Dispatcher::fit(store, {.family = "toy"}), std::invalid_argument);
+  store.record(toy_result("dtype=f32,m=64,n=256", 16, false, 1.0));
+  store.record(toy_result("dtype=f16,m=64,n=256", 16, false, 1.0));
+  try {
+    (void)Dispatcher::fit(store, {.family = "toy"});
+    FAIL() << "mixed dtypes accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("per dtype"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW((void)Dispatcher::fit(store, {.family = "toy", .rule = "forest"}),
+               std::invalid_argument);
+
+  std::ofstream(dir / "bad.json") << R"({"format": "cutune-dispatch", "version": 1})";
+  try {
+    (void)Dispatcher::load(dir / "bad.json");
+    FAIL() << "incomplete rule accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.json: missing 'family'"), std::string::npos)
+        << e.what();
+  }
+  std::ofstream(dir / "other.json") << R"({"results": []})";
+  EXPECT_THROW((void)Dispatcher::load(dir / "other.json"), std::invalid_argument);
+}
+
+TEST(Dispatch, PickRejectsAProblemOfAnotherKind) {
+  TempDir dir;
+  auto store = Store::open(dir / "results.db");
+  fill_toy_store(store);
+  const Dispatcher d = Dispatcher::fit(store, {.family = "toy"});
+  EXPECT_THROW((void)d.pick(Problem::parse("dtype=f16,m=64,n=256")), std::invalid_argument);
+  EXPECT_THROW((void)d.pick(Problem::parse("dtype=f32,m=64")), std::invalid_argument);
+}
+
+TEST(Dispatch, RuntimeUsesTheRuleForUntunedShapes) {
+  TempDir dir;
+  const KernelFamily family = scale_family();
+  {
+    auto store = Store::open(dir / "results.db");
+    store.record(scale_result(family, 1000, scale_config(32, 2), 0.01));
+    store.record(scale_result(family, 100000, scale_config(1024, 8), 0.5));
+  }
+  auto store = Store::open(dir / "results.db", OpenMode::read_only);
+  const Dispatcher d = Dispatcher::fit(store, {.family = "test_scale"});
+  std::ofstream(dir / "rule.json") << d.to_json().dump();
+
+  Runtime runtime;  // no store: a deployment with only the rule
+  runtime.add_family(scale_family());
+  runtime.add_dispatch(Dispatcher::load(dir / "rule.json"));
+  const Kernel& small = runtime.get("test_scale", scale_problem(900));
+  EXPECT_EQ(small.origin(), KernelOrigin::dispatch);
+  EXPECT_EQ(small.config(), scale_config(32, 2));
+  EXPECT_EQ(runtime.get("test_scale", scale_problem(200000)).config(), scale_config(1024, 8));
+  expect_scales(small, 900);
+}
+
+}  // namespace
+}  // namespace cutune::testing

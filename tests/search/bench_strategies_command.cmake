@@ -1,0 +1,33 @@
+# Runs `cutune bench-strategies` on the test spaces with a small budget and checks its outputs.
+file(REMOVE_RECURSE "${OUT}")
+execute_process(
+  COMMAND "${CUTUNE}" bench-strategies "${SPACES}" --budget 30 --repeats 2
+          --strategies random,lfbo --effort quick --out "${OUT}"
+  OUTPUT_VARIABLE output ERROR_VARIABLE errors RESULT_VARIABLE status)
+if(NOT status EQUAL 0)
+  message(FATAL_ERROR "bench-strategies failed (${status}):\n${output}\n${errors}")
+endif()
+# The T4 file records the same space as the cache file: benchmarked once.
+foreach(expected "skipping spaces/A100_T4: the same recording as spaces/A100"
+                 "spaces/A100 " "random-expected" "lfbo" "mean score")
+  string(FIND "${output}" "${expected}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "missing \"${expected}\" in the output:\n${output}")
+  endif()
+endforeach()
+file(READ "${OUT}/strategy_summary.csv" summary)
+string(REGEX MATCHALL "\n" lines "${summary}")
+list(LENGTH lines line_count)
+if(NOT line_count EQUAL 3)
+  message(FATAL_ERROR "expected a header and 2 rows in strategy_summary.csv:\n${summary}")
+endif()
+file(READ "${OUT}/strategy_curves.csv" curves)
+string(FIND "${curves}" "spaces/A100,lfbo,30," at)
+if(at EQUAL -1)
+  message(FATAL_ERROR "strategy_curves.csv lacks the last lfbo point")
+endif()
+file(READ "${OUT}/strategy_curves.svg" svg)
+string(FIND "${svg}" "<polyline" at)
+if(at EQUAL -1)
+  message(FATAL_ERROR "strategy_curves.svg has no curve")
+endif()

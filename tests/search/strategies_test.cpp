@@ -1,0 +1,237 @@
+// Every strategy on small synthetic spaces whose optimum is known, through the real space library
+// and the real surrogate. The evaluator is synthetic (a formula with failing regions) because the
+// point is the search, not the measuring.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <set>
+#include <thread>
+
+#include "cutune/space.hpp"
+#include "cutune/strategy.hpp"
+
+namespace cutune {
+namespace {
+
+const std::vector<std::string> kAll{"random", "exhaustive", "pattern", "de", "lfbo", "hybrid"};
+const std::vector<std::string> kGuided{"pattern", "de", "lfbo", "hybrid", "default"};
+
+using CostFunction = std::function<std::optional<double>(const Config&)>;  // nullopt: fails
+
+class FormulaEvaluator : public Evaluator {
+ public:
+  explicit FormulaEvaluator(CostFunction cost, std::chrono::milliseconds delay = {})
+      : cost_(std::move(cost)), delay_(delay) {}
+  std::vector<Measurement> evaluate(std::span<const Config> batch) override {
+    std::vector<Measurement> out;
+    for (const Config& c : batch) {
+      if (delay_.count() > 0) std::this_thread::sleep_for(delay_);
+      Measurement m;
+      if (const auto cost = cost_(c)) {
+        m.time_ms = *cost;
+      } else {
+        m.outcome = Outcome::compile_error;
+      }
+      out.push_back(m);
+    }
+    return out;
+  }
+  std::string device_name() const override { return "formula"; }
+  std::string toolchain() const override { return "none"; }
+
+ private:
+  CostFunction cost_;
+  std::chrono::milliseconds delay_;
+};
+
+// 16 x 7 x 3 x 2 = 672 configs; a constraint with no repair drops the 42 with a * b > 512.
+void build_space(TuningSpace& ts, std::int64_t b_search_hi = 0) {
+  ts.space.add("a", integer_fragment(0, 15))
+      .add("b", power_of_two_fragment(1, 64, std::nullopt, 1, b_search_hi))
+      .add("c", enum_fragment({"x", "y", "z"}))
+      .add("d", boolean_fragment());
+  ts.space.constrain({.name = "a_times_b",
+                      .holds = [](const Config& c, const Problem&, const Device&) {
+                        return c.get_int("a") * c.get_int("b") <= 512;
+                      },
+                      .repair = nullptr});
+}
+constexpr std::size_t kLegal = 672 - 42;
+
+double log2_of(const Config& c) { return std::log2(static_cast<double>(c.get_int("b"))); }
+double sq(double x) { return x * x; }
+
+// Failing regions: a == 0 never compiles, b == 64 with c == "z" never launches.
+bool fails(const Config& c) {
+  return c.get_int("a") == 0 || (c.get_int("b") == 64 && c.get_string("c") == "z");
+}
+double extras(const Config& c) {
+  return (c.get_string("c") == "y" ? 0.0 : 0.5) + (c.get_bool("d") ? 0.0 : 0.2);
+}
+
+// One basin: the optimum is a=11, b=8, c=y, d=true.
+std::optional<double> separable(const Config& c) {
+  if (fails(c)) return std::nullopt;
+  return 1.0 + 0.1 * sq(c.get_int("a") - 11) + 0.3 * sq(log2_of(c) - 3) + extras(c);
+}
+
+// A wide basin around a=3, b=2 (1.5 at best) and a narrow, better one at a=13, b=32.
+std::optional<double> two_basins(const Config& c) {
+  if (fails(c)) return std::nullopt;
+  const double a = static_cast<double>(c.get_int("a")), lb = log2_of(c);
+  const double wide = 0.5 + 0.05 * (sq(a - 3) + sq(lb - 1));
+  const double narrow = 0.3 * (sq(a - 13) + sq(lb - 5));
+  return 1.0 + std::min(wide, narrow) + extras(c);
+}
+
+SearchOutcome search(const std::string& name, const TuningSpace& ts, const CostFunction& cost,
+                     std::uint64_t seed, SearchBudget budget, Effort effort = Effort::full,
+                     std::vector<Config> seeds = {}) {
+  auto strategy = make_strategy(name, effort);
+  FormulaEvaluator evaluator(cost);
+  SearchContext context{.space = &ts,
+                        .problem = {},
+                        .device = {},
+                        .seeds = std::move(seeds),
+                        .rng_seed = seed,
+                        .max_evaluations = budget.max_evaluations};
+  return run_search(*strategy, evaluator, context, budget);  // throws on a duplicate
+}
+
+std::vector<std::uint64_t> hashes(const SearchOutcome& outcome) {
+  std::vector<std::uint64_t> h;
+  for (const auto& step : outcome.steps) h.push_back(step.config.hash());
+  return h;
+}
+
+TEST(Strategies, GuidedOnesFindTheOptimumOfBothSpacesWithinAThirdOfThem) {
+  TuningSpace ts;
+  build_space(ts);
+  const PartialConfig optimum1{{"a", 11}, {"b", 8}, {"c", "y"}, {"d", true}};
+  const PartialConfig optimum2{{"a", 13}, {"b", 32}, {"c", "y"}, {"d", true}};
+  for (const auto effort : {Effort::quick, Effort::full}) {
+    for (const std::string& name : kGuided) {
+      for (std::uint64_t seed : {1, 2, 3}) {
+        for (const auto& [cost, optimum] :
+             {std::pair{CostFunction(separable), optimum1}, std::pair{CostFunction(two_basins), optimum2}}) {
+          const SearchOutcome outcome = search(name, ts, cost, seed, {.max_evaluations = 210}, effort);
+          ASSERT_TRUE(outcome.best.has_value()) << name;
+          EXPECT_EQ(outcome.steps[*outcome.best].config, ts.space.complete(optimum))
+              << name << " seed " << seed << (effort == Effort::quick ? " quick" : " full")
+              << " found " << outcome.steps[*outcome.best].config.to_string();
+        }
+      }
+    }
+  }
+}
+
+TEST(Strategies, EveryStrategyProposesEachLegalConfigOnceThenStops) {
+  TuningSpace ts;
+  build_space(ts);
+  for (const std::string& name : kAll) {
+    const SearchOutcome outcome = search(name, ts, two_basins, 4, {.batch_size = 5});
+    EXPECT_EQ(outcome.stop_reason, "strategy finished") << name;
+    EXPECT_EQ(outcome.steps.size(), kLegal) << name;
+    const auto h = hashes(outcome);
+    EXPECT_EQ(std::set(h.begin(), h.end()).size(), kLegal) << name;
+    for (const auto& step : outcome.steps) {
+      ASSERT_LE(step.config.get_int("a") * step.config.get_int("b"), 512) << name;
+    }
+  }
+}
+
+TEST(Strategies, SameSeedSameSearchOtherSeedOtherSearch) {
+  TuningSpace ts;
+  build_space(ts);
+  for (const std::string& name : kAll) {
+    const auto first = hashes(search(name, ts, two_basins, 9, {.max_evaluations = 80}));
+    const auto again = hashes(search(name, ts, two_basins, 9, {.max_evaluations = 80}));
+    EXPECT_EQ(first, again) << name;
+    if (name != "exhaustive") {
+      EXPECT_NE(first, hashes(search(name, ts, two_basins, 10, {.max_evaluations = 80}))) << name;
+    }
+  }
+}
+
+TEST(Strategies, EvaluationBudgetIsExactForAnyBatchSize) {
+  TuningSpace ts;
+  build_space(ts);
+  for (const std::string& name : kAll) {
+    for (std::size_t batch : {1, 7, 64}) {
+      const SearchOutcome outcome =
+          search(name, ts, separable, 1, {.max_evaluations = 50, .batch_size = batch});
+      EXPECT_EQ(outcome.steps.size(), 50u) << name << " batch " << batch;
+      EXPECT_EQ(outcome.stop_reason, "evaluation budget") << name;
+    }
+  }
+}
+
+TEST(Strategies, TimeBudgetStopsTheSearch) {
+  TuningSpace ts;
+  build_space(ts);
+  auto strategy = make_strategy("lfbo");
+  FormulaEvaluator slow(separable, std::chrono::milliseconds(10));
+  SearchContext context;
+  context.space = &ts;
+  context.rng_seed = 1;
+  const auto started = std::chrono::steady_clock::now();
+  const SearchOutcome outcome = run_search(*strategy, slow, context, {.max_seconds = 0.2});
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  EXPECT_EQ(outcome.stop_reason, "time budget");
+  EXPECT_GE(outcome.steps.size(), 5u);
+  EXPECT_LE(outcome.steps.size(), 21u);
+  EXPECT_LT(seconds, 1.0);
+}
+
+TEST(Strategies, SeedsComeFirstEvenWithSeedOnlyValues) {
+  TuningSpace ts;
+  build_space(ts, /*b_search_hi=*/32);  // b = 64 is seed-only
+  const Config seed = ts.space.complete({{"a", 5}, {"b", 64}, {"c", "x"}});
+  ASSERT_FALSE(ts.space.fragment(1).contains(Value(64), View::search));
+  for (const std::string& name : kAll) {
+    const SearchOutcome outcome =
+        search(name, ts, separable, 2, {.max_evaluations = 40}, Effort::full, {seed});
+    ASSERT_FALSE(outcome.steps.empty()) << name;
+    EXPECT_EQ(outcome.steps.front().config, seed) << name;
+  }
+}
+
+TEST(Strategies, AllFailingSpaceRunsToTheBudget) {
+  TuningSpace ts;
+  build_space(ts);
+  for (const std::string& name : kAll) {
+    const SearchOutcome outcome = search(
+        name, ts, [](const Config&) { return std::optional<double>(); }, 3, {.max_evaluations = 60});
+    EXPECT_EQ(outcome.steps.size(), 60u) << name;
+    EXPECT_FALSE(outcome.best.has_value());
+    for (const auto& step : outcome.steps) EXPECT_EQ(step.measurement.outcome, Outcome::compile_error);
+  }
+}
+
+TEST(Strategies, NamesAndMisuse) {
+  EXPECT_EQ(strategy_names(), kAll);
+  for (const std::string& name : kAll) EXPECT_EQ(make_strategy(name)->name(), name);
+  EXPECT_EQ(make_strategy("default")->name(), default_strategy_name());
+  try {
+    make_strategy("simulated_annealing");
+    ADD_FAILURE();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("simulated_annealing"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("lfbo"), std::string::npos);
+  }
+  EXPECT_EQ(effort_from_string("quick"), Effort::quick);
+  EXPECT_THROW(effort_from_string("medium"), std::invalid_argument);
+
+  TuningSpace huge;
+  for (int i = 0; i < 8; ++i) huge.space.add("k" + std::to_string(i), integer_fragment(0, 99));
+  auto exhaustive = make_strategy("exhaustive");
+  SearchContext context;
+  context.space = &huge;
+  EXPECT_THROW(exhaustive->start(context), std::invalid_argument);
+  EXPECT_THROW(make_strategy("random")->start(SearchContext{}), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace cutune

@@ -1,0 +1,173 @@
+// The GEMM space at the seed's shape (2048x4096x4096 bf16 on an H200), and a rebuild of the seed's
+// bug: a normalizer that projects gated candidates onto the seed collapses a population to one.
+#include "gemm/gemm_space.hpp"
+
+#include <gtest/gtest.h>
+
+#include "cutune/diversity.hpp"
+#include "printers.hpp"
+#include "registry.hpp"
+
+namespace cutune {
+namespace {
+
+class GemmSpaceTest : public ::testing::Test {
+ protected:
+  std::unique_ptr<TuningSpace> ts = make_gemm_space();
+  const Space& space = ts->space;
+  Problem problem = gemm_problem(2048, 4096, 4096, "bf16");
+  Device device = Device::h200();
+};
+
+TEST_F(GemmSpaceTest, PopulationOfThreeHundredStaysDistinctAndEverySearchKnobVaries) {
+  const DiversityReport report = measure_diversity(*ts, problem, device, 300, 0);
+  EXPECT_EQ(report.dropped, 0u);
+  EXPECT_GE(report.distinct, 299u);
+  // Without redraws, collisions are the birthday bound of a ~20k-config legal space, not a
+  // collapse.
+  EXPECT_GE(report.first_distinct, 290u);
+  EXPECT_LE(report.draws, 320u);
+  EXPECT_EQ(report.varying_knobs, report.searchable_knobs);
+  EXPECT_EQ(report.searchable_knobs.size(), space.knob_count() - 1);  // all but fast_launch
+  EXPECT_EQ(report.eligible_seeds, (std::vector<std::string>{"fast_launch", "large_square"}));
+  EXPECT_TRUE(report.seed_errors.empty());
+}
+
+TEST_F(GemmSpaceTest, SeedOnlyFastLaunchComesOnlyFromItsEligibleSeed) {
+  Rng rng(7);
+  for (int i = 0; i < 2000; ++i) {
+    const Config c = space.draw(rng);
+    ASSERT_FALSE(c.get_bool("fast_launch"));
+    ASSERT_FALSE(space.normalize(c, problem, device).config->get_bool("fast_launch"));
+  }
+  const std::vector<Config> seeds = seed_configs(*ts, problem, device);
+  ASSERT_EQ(seeds.size(), 2u);
+  EXPECT_TRUE(seeds[0].get_bool("fast_launch"));
+  EXPECT_FALSE(seeds[1].get_bool("fast_launch"));
+  const Config chosen = default_config(*ts, problem, device);
+  EXPECT_TRUE(chosen.get_bool("fast_launch"));
+  EXPECT_EQ(to_gemm_config(chosen).cluster_m, 2);
+  // Not a multiple of 256: the fast_launch seed is not eligible and the default runs without it.
+  EXPECT_FALSE(default_config(*ts, gemm_problem(2000, 4096, 4096), device).get_bool("fast_launch"));
+}
+
+TEST_F(GemmSpaceTest, PartialSeedOmittingTheSeedOnlyKnobEncodesAndDecodes) {
+  const HeuristicSeed& large = ts->seeds[2];
+  ASSERT_EQ(large.name, "large_square");
+  const PartialConfig partial = large.propose(problem, device);
+  ASSERT_FALSE(partial.contains("fast_launch"));
+  const Config c = space.complete(partial);
+  EXPECT_EQ(space.decode(space.encode(c, View::search), View::search), c);
+  EXPECT_EQ(space.decode(space.encode(c, View::full), View::full), c);
+  EXPECT_EQ(space.features(c).size(), space.feature_count());
+  // And the seed that holds the seed-only value encodes in the full view and in features.
+  const Config fast = space.complete(ts->seeds[0].propose(problem, device));
+  EXPECT_EQ(space.decode(space.encode(fast, View::full), View::full), fast);
+  EXPECT_THROW(space.encode(fast, View::search), ConfigError);
+  EXPECT_EQ(space.features(fast).back(), 1.0);
+}
+
+TEST_F(GemmSpaceTest, GateRepairsAwayFromFastLaunchAndKeepsEveryOtherKnob) {
+  PartialConfig outside = ts->seeds[0].propose(problem, device);
+  outside["split_k"] = 2;  // leaves the envelope
+  outside["stages"] = 3;
+  const Config asked = space.complete(outside);
+  const Normalized n = space.normalize(asked, problem, device);
+  ASSERT_TRUE(n.config);
+  EXPECT_FALSE(n.config->get_bool("fast_launch"));
+  for (const std::string& knob : space.names()) {
+    if (knob != "fast_launch") {
+      EXPECT_EQ((*n.config)[knob], asked[knob]) << knob;
+    }
+  }
+  ASSERT_EQ(n.fired.size(), 1u);
+  EXPECT_TRUE(space.constraints()[n.fired[0]].is_gate);
+}
+
+TEST_F(GemmSpaceTest, EveryNormalizedConfigSatisfiesTheKernelsOwnRules) {
+  for (const Problem& p : {problem, gemm_problem(128, 8192, 8192), gemm_problem(8192, 8192, 1024),
+                           gemm_problem(64, 64, 128, "fp16")}) {
+    Rng rng(11);
+    for (int i = 0; i < 500; ++i) {
+      const Normalized n = space.normalize(space.draw(rng), p, device);
+      ASSERT_TRUE(n.config) << p.canonical() << ": " << n.failure;
+      ASSERT_TRUE(gemm::violations(to_gemm_config(*n.config), to_gemm_problem(p)).empty());
+    }
+    EXPECT_NO_THROW(default_config(*ts, p, device)) << p.canonical();
+  }
+  EXPECT_TRUE(problem_errors(*ts, problem, device).empty());
+}
+
+TEST_F(GemmSpaceTest, ProblemsTheKernelCannotRunAreNamedOnce) {
+  EXPECT_EQ(problem_errors(*ts, gemm_problem(64, 100, 128), device),
+            (std::vector<std::string>{"n = 100 is not a multiple of 8"}));
+  EXPECT_EQ(problem_errors(*ts, gemm_problem(64, 64, 64, "fp8"), device),
+            (std::vector<std::string>{"gemm problem dtype 'fp8' is not bf16 or fp16"}));
+  EXPECT_EQ(problem_errors(*ts, Problem::parse("m=64,n=64"), device).size(), 1u);
+}
+
+TEST_F(GemmSpaceTest, ShapeSeedsMatchTheirShapes) {
+  auto names = [&](const Problem& p) {
+    std::vector<std::string> out;
+    for (const HeuristicSeed* s : eligible_seeds(*ts, p, device)) out.push_back(s->name);
+    return out;
+  };
+  EXPECT_EQ(names(gemm_problem(128, 8192, 8192)), (std::vector<std::string>{"skinny_m"}));
+  EXPECT_EQ(names(gemm_problem(8192, 8192, 1024)),
+            (std::vector<std::string>{"fast_launch", "large_square", "small_k"}));
+  const Config skinny = default_config(*ts, gemm_problem(128, 8192, 8192), device);
+  EXPECT_EQ(skinny.get_int("tile_m"), 64);
+  EXPECT_EQ(skinny.get_string("schedule"), "pingpong");
+}
+
+// The seed's bug, rebuilt: the fast-launch flag pinned to true in the search view, and a
+// promotion normalizer that overwrites every candidate asking for it with the fast_launch seed.
+TEST_F(GemmSpaceTest, ProjectingGatedCandidatesOntoTheSeedCollapsesThePopulation) {
+  TuningSpace broken;
+  for (std::size_t k = 0; k < space.knob_count(); ++k) {
+    const std::string& name = space.names()[k];
+    broken.space.add(
+        name, name == "fast_launch" ? boolean_fragment(true, {true}) : space.fragment_ptr(k));
+  }
+  const PartialConfig seed = ts->seeds[0].propose(problem, device);
+  broken.space.constrain({
+      .name = "promote_fast_launch",
+      .holds =
+          [&](const Config& c, const Problem&, const Device&) {
+            return !c.get_bool("fast_launch") || c == broken.space.complete(seed);
+          },
+      .repair = [&](Config& c, const Problem&, const Device&) { c = broken.space.complete(seed); },
+      .is_gate = true,
+  });
+  for (const Constraint& c : space.constraints()) broken.space.constrain(c);
+
+  const DiversityReport collapsed = measure_diversity(broken, problem, device, 300, 0);
+  EXPECT_EQ(collapsed.first_distinct, 1u);
+  EXPECT_EQ(collapsed.distinct, 1u);  // 64 redraws per member cannot find a second config
+  EXPECT_EQ(collapsed.draws, 300u * 64);
+  EXPECT_EQ(collapsed.varying_knobs.size(), 0u);
+  EXPECT_EQ(collapsed.constraint_trips[0], collapsed.draws);
+
+  const DiversityReport ours = measure_diversity(*ts, problem, device, 300, 0);
+  EXPECT_GE(ours.distinct, 299u);
+}
+
+TEST(Registry, FindsTheGemmSpaceOnceAndNamesTheKnownOnes) {
+  const TuningSpace* gemm = find_tuning_space("gemm");
+  ASSERT_NE(gemm, nullptr);
+  EXPECT_EQ(gemm, find_tuning_space("gemm"));
+  EXPECT_EQ(find_tuning_space("gemv"), nullptr);
+  EXPECT_EQ(tuning_space_names(), (std::vector<std::string>{"gemm"}));
+  EXPECT_EQ(find_builtin_space("gemm")->example_problem.canonical(),
+            "dtype=bf16,k=4096,m=2048,n=4096");
+}
+
+TEST(GemmProblem, UnsupportedArgumentsAreNamed) {
+  EXPECT_THROW(to_gemm_problem(gemm_problem(1, 1, 1, "fp8")), std::invalid_argument);
+  EXPECT_THROW(to_gemm_problem(Problem::parse("m=1,n=1")), std::out_of_range);
+  EXPECT_EQ(to_gemm_problem(Problem::parse("m=1,n=2,k=3,b_layout=n_by_k")).b_layout,
+            gemm::BLayout::n_by_k);
+}
+
+}  // namespace
+}  // namespace cutune

@@ -1,0 +1,92 @@
+// `cutune dispatch`: fits a shape dispatch rule over a family's tuned shapes and writes it as JSON
+// (for the runtime) and/or as a C++ header (no database at run time).
+#include <fmt/core.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "command.hpp"
+#include "cutune/dispatch.hpp"
+#include "cutune/store.hpp"
+
+namespace {
+
+struct DispatchCommand {
+  std::string db;
+  cutune::DispatchOptions fit;
+  std::string json_path;
+  std::string header_path;
+  std::string cpp_namespace = "cutune_dispatch";
+};
+
+void write_file(const std::filesystem::path& path, const std::string& text) {
+  const auto partial = std::filesystem::path(path.string() + ".partial");
+  {
+    std::ofstream out(partial, std::ios::binary | std::ios::trunc);
+    out << text;
+    if (!out.flush()) throw std::runtime_error("dispatch: cannot write " + partial.string());
+  }
+  std::filesystem::rename(partial, path);
+}
+
+void print_report(const cutune::Dispatcher& d) {
+  const auto& r = d.report();
+  fmt::print("{} (version {}) on {}: {} tuned shapes, rule {}\n", d.family(), d.version(),
+             d.device(), r.shapes.size(), r.rule);
+  fmt::print("{:<40} {:>12} {:>12} {:>8}\n", "shape (held out)", "best ms", "picked ms", "ratio");
+  for (const auto& s : r.shapes) {
+    fmt::print("{:<40} {:>12.5g} {:>12} {:>8}\n", s.problem.canonical(), s.best_ms,
+               s.picked_ms ? fmt::format("{:.5g}", *s.picked_ms) : "unknown",
+               s.picked_ms ? fmt::format("{:.3f}", s.best_ms / *s.picked_ms) : "-");
+  }
+  fmt::print("held-out geomean best/picked: {:.4f} over {} shapes ({} picks never measured)\n",
+             r.held_out_geomean, r.shapes.size() - r.held_out_unknown, r.held_out_unknown);
+  fmt::print("fitted on all shapes: geomean {:.4f} with {} distinct configs\n",
+             r.training_geomean, d.config_count());
+  for (const auto& line : r.candidates_tried) fmt::print("  tried {}\n", line);
+}
+
+void run(const DispatchCommand& options) {
+  const std::filesystem::path path =
+      options.db.empty() ? cutune::Store::default_path() : std::filesystem::path(options.db);
+  auto store = cutune::Store::open(path, cutune::OpenMode::read_only);
+  const auto dispatcher = cutune::Dispatcher::fit(store, options.fit);
+  // Both texts first, so that a failure leaves no file half-updated.
+  const std::string json = dispatcher.to_json().dump(2) + "\n";
+  const std::string header =
+      options.header_path.empty() ? "" : dispatcher.cpp_header(options.cpp_namespace);
+  if (!options.json_path.empty()) write_file(options.json_path, json);
+  if (!options.header_path.empty()) write_file(options.header_path, header);
+  print_report(dispatcher);
+}
+
+const cutune::cli::RegisterCommand registration{[](CLI::App& app) {
+  auto* command = app.add_subcommand(
+      "dispatch",
+      "Fit a rule mapping any problem of a family to one of a few tuned configs, and report how "
+      "close its picks come to per-shape tuning on held-out shapes");
+  auto options = std::make_shared<DispatchCommand>();
+  command->add_option("--db", options->db,
+                      "Results store (default: $CUTUNE_DB, else "
+                      "$XDG_CACHE_HOME/cutune/results.db or ~/.cache/cutune/results.db)");
+  command->add_option("--family", options->fit.family, "Kernel family")->required();
+  command->add_option("--device", options->fit.device,
+                      "Device key (default: the one with the most tuned shapes)");
+  command->add_option("--version", options->fit.version,
+                      "Family version (default: the one with the most tuned shapes)");
+  command->add_option("--max-configs", options->fit.max_configs, "Most distinct configs")
+      ->check(CLI::Range(1, 64));
+  command->add_option("--rule", options->fit.rule, "auto, tree or nearest")
+      ->check(CLI::IsMember({"auto", "tree", "nearest"}));
+  command->add_option("--json", options->json_path, "Write the rule as JSON (read by the runtime)");
+  command->add_option("--header", options->header_path,
+                      "Write a C++17 header with a constexpr pick() to this file");
+  command->add_option("--namespace", options->cpp_namespace, "C++ namespace of the header");
+  command->callback([options] { run(*options); });
+}};
+
+}  // namespace
