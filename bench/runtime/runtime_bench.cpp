@@ -1,6 +1,6 @@
 // What the runtime costs per launch on the CPU: a raw call of a loaded kernel's entry point
 // against the same call through Runtime::get (with a prepared query, and by family name and
-// problem). The kernel is the stencil example on a 4 x 4 grid, so that the call itself is tiny.
+// problem). The kernel is the stencil example on a 16 x 16 grid, so that the call itself is tiny.
 #include <benchmark/benchmark.h>
 
 #include <filesystem>
@@ -19,11 +19,11 @@ struct Fixture {
     options.on_warning = [](const std::string&) {};
     return options;
   }()};
-  cutune::Problem problem = cutune::Problem::parse("n=4");
+  cutune::Problem problem = cutune::Problem::parse("n=16");
   cutune::KernelQuery query;
-  std::vector<float> in = std::vector<float>(16, 1.0f), out = std::vector<float>(16);
+  std::vector<float> in = std::vector<float>(16 * 16, 1.0f), out = std::vector<float>(16 * 16);
   void* buffers[2] = {in.data(), out.data()};
-  std::int64_t scalars[1] = {4};
+  std::int64_t scalars[1] = {16};
 
   Fixture() {
     runtime.add_family(cutune::cpu_spec_family(spec));

@@ -22,7 +22,7 @@ template <int M>
 struct Grow<0, M> {
   static constexpr long long value = M;
 };
-#define SLOW_TERM(i) Grow<180, (i) * 1000>::value
+#define SLOW_TERM(i) Grow<180, (i)*1000>::value
 #endif
 
 extern "C" __global__ void scale_add(const float* __restrict__ x, float* __restrict__ y,
@@ -44,8 +44,9 @@ extern "C" __global__ void scale_add(const float* __restrict__ x, float* __restr
 #elif MODE == 5
     y[i] = i == n / 3 ? __int_as_float(0x7fc00000) : 2.0f * x[i] + 1.0f;
 #elif MODE == 6
-    y[i] = 2.0f * x[i] + 1.0f + static_cast<float>(SLOW_TERM(0) + SLOW_TERM(1) + SLOW_TERM(2) +
-                                                   SLOW_TERM(3) + SLOW_TERM(4) + SLOW_TERM(5));
+    y[i] = 2.0f * x[i] + 1.0f +
+           static_cast<float>(SLOW_TERM(0) + SLOW_TERM(1) + SLOW_TERM(2) + SLOW_TERM(3) +
+                              SLOW_TERM(4) + SLOW_TERM(5));
 #endif
   }
 }

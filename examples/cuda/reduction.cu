@@ -34,8 +34,7 @@ __device__ float sum_of(const float* p) {
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK_THREADS)
-    row_sum(const float* __restrict__ in, float* __restrict__ out, long long rows,
-            long long cols) {
+    row_sum(const float* __restrict__ in, float* __restrict__ out, long long rows, long long cols) {
   const long long row = blockIdx.x;
   if (row >= rows) return;
   const float* line = in + row * cols;

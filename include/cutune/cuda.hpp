@@ -77,6 +77,8 @@ class CudaEvaluator : public Evaluator {
   std::string toolchain() const override;
 
   const CudaEvaluationStats& stats() const;
+  // The measuring GPU as constraints and seeds see it (slot 0's, from its worker).
+  const Device& device() const;
 
  private:
   struct Impl;

@@ -17,6 +17,8 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <functional>
+#include <memory>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -24,7 +26,9 @@
 #include <string_view>
 #include <vector>
 
+#include "cutune/evaluator.hpp"
 #include "cutune/problem.hpp"
+#include "cutune/space.hpp"
 #include "cutune/store.hpp"
 
 namespace cutune {
@@ -57,6 +61,14 @@ struct DispatchReport {
   double training_geomean = 0;         // the final rule on the shapes it was fitted on
   std::vector<std::string> candidates_tried;  // every rule kind with its leave-one-out score
 };
+
+// Fills the pairs a fit would call unknown: measures every shape's winner on every other tuned
+// shape of the family (one evaluator per shape) and records the results under that shape's key.
+// A winner that the space must repair to run a shape is recorded there as invalid_config (a rule
+// must not pick it for that shape). Returns how many pairs were measured.
+std::size_t cross_measure(Store& store, const DispatchOptions& options, const Space& space,
+                          const Device& device,
+                          const std::function<std::unique_ptr<Evaluator>(const Problem&)>& make_evaluator);
 
 class Dispatcher {
  public:

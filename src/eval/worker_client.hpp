@@ -31,6 +31,7 @@ struct WorkerReply {
   double wall_ms = 0;  // from sending the request to the reply (or to the worker's end)
 };
 
+// One request at a time: a client is not for sharing between threads (use one per worker).
 class WorkerClient {
  public:
   // argv starts the worker; its stderr is appended to stderr_log (a temporary file when empty).

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <ctime>
 #include <fstream>
 #include <limits>
 #include <map>
@@ -233,6 +234,7 @@ namespace {
 
 struct Gathered {
   DispatchFitter fitter;
+  std::vector<TuningKey> shape_keys;  // a key of each shape (fitter.shapes order)
   std::string device, version;
   std::vector<std::string> features;
   std::map<std::string, Value, std::less<>> fixed;
@@ -272,8 +274,10 @@ Gathered gather(Store& store, const DispatchOptions& options) {
 
   // Per problem text: the latest measurement of every config (over toolchains, the fastest).
   std::map<std::string, std::map<std::string, Cell>> measured;
+  std::map<std::string, TuningKey> key_of_problem;
   std::map<std::string, nlohmann::json> config_by_hash;
   for (const TuningKey& key : keys) {
+    key_of_problem.try_emplace(key.problem, key);
     std::map<std::string, Cell> latest;
     for (const StoredResult& r : store.results(key)) {
       Cell cell{r.measurement.ok() ? Cell::State::ok : Cell::State::failed, r.measurement.time_ms};
@@ -328,6 +332,7 @@ Gathered gather(Store& store, const DispatchOptions& options) {
     shape.best = candidate_index.at(winner);
     shape.best_ms = winner_ms;
     fitter.shapes.push_back(std::move(shape));
+    g.shape_keys.push_back(key_of_problem.at(problem_text));
     winners.emplace_back(problem_text, winner);
   }
   if (fitter.shapes.empty()) {
@@ -475,6 +480,53 @@ Dispatcher Dispatcher::fit(Store& store, const DispatchOptions& options) {
   out.features_ = g.features;
   out.fixed_ = g.fixed;
   return out;
+}
+
+std::size_t cross_measure(
+    Store& store, const DispatchOptions& options, const Space& space, const Device& device,
+    const std::function<std::unique_ptr<Evaluator>(const Problem&)>& make_evaluator) {
+  Gathered g = gather(store, options);
+  const DispatchFitter& fitter = g.fitter;
+  std::size_t measured = 0;
+  for (std::size_t s = 0; s < fitter.shapes.size(); ++s) {
+    const Problem& problem = fitter.shapes[s].problem;
+    const TuningKey& key = g.shape_keys[s];
+    std::vector<Config> batch;
+    std::vector<std::size_t> candidates;  // of each config in the batch
+    auto record = [&](std::size_t c, Measurement m) {
+      store.record({key, fitter.hashes[c], fitter.configs[c].dump(), std::move(m), "cross-measure",
+                    static_cast<double>(std::time(nullptr))});
+      ++measured;
+    };
+    for (std::size_t c = 0; c < fitter.hashes.size(); ++c) {
+      if (fitter.cells[s][c].state != Cell::State::unknown) continue;
+      std::optional<Config> config;
+      try {
+        config = space.from_json(fitter.configs[c]);
+      } catch (const std::exception& error) {
+        record(c, {.outcome = Outcome::invalid_config, .detail = error.what()});
+        continue;
+      }
+      Normalized n = space.normalize(*config, problem, device);
+      if (n.config && *n.config == *config) {
+        batch.push_back(std::move(*config));
+        candidates.push_back(c);
+      } else {
+        record(c, {.outcome = Outcome::invalid_config,
+                   .detail = "needs repair for this shape" +
+                             (n.failure.empty() ? "" : " (violates " + n.failure + ")")});
+      }
+    }
+    if (batch.empty()) continue;
+    const std::vector<Measurement> results = make_evaluator(problem)->evaluate(batch);
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+      record(candidates[i], i < results.size()
+                                ? results[i]
+                                : Measurement{.outcome = Outcome::crash,
+                                              .detail = "the evaluator returned no result"});
+    }
+  }
+  return measured;
 }
 
 std::size_t Dispatcher::pick(const Problem& problem) const {

@@ -5,6 +5,8 @@
 // rest from a large pool of random draws (so that no region is ruled out for good). Only the
 // candidates the classifier rates most likely to be good are measured.
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <numeric>
 
 #include "cutune/surrogate.hpp"
@@ -25,8 +27,12 @@ struct LfboSettings {
 };
 
 LfboSettings settings_for(Effort effort) {
-  return effort == Effort::quick ? LfboSettings{10, 3, 1, 3, 1, 100, 0.2, 16}
+  LfboSettings s = effort == Effort::quick ? LfboSettings{10, 3, 1, 3, 1, 100, 0.2, 16}
                                  : LfboSettings{16, 3, 1, 5, 2, 300, 0.2, 24};
+  if (const char* e = std::getenv("XLFBO")) {  // EXPERIMENT
+    std::sscanf(e, "%zu,%zu,%zu,%zu,%d,%zu,%lf,%d", &s.initial_samples, &s.local_batch, &s.global_batch, &s.centres, &s.radius, &s.random_pool, &s.good_fraction, &s.trees);
+  }
+  return s;
 }
 
 // Indices of the `count` best-scored candidates, best first (ties in pool order).

@@ -105,7 +105,8 @@ std::uint64_t Value::hash(std::uint64_t state) const {
         } else if constexpr (std::is_same_v<T, std::int64_t>) {
           return feed_word(state, static_cast<std::uint64_t>(v));
         } else if constexpr (std::is_same_v<T, double>) {
-          return feed_word(state, std::bit_cast<std::uint64_t>(v));
+          // -0.0 == 0.0, so both must hash alike.
+          return feed_word(state, std::bit_cast<std::uint64_t>(v == 0.0 ? 0.0 : v));
         } else if constexpr (std::is_same_v<T, std::string>) {
           return feed_bytes(feed_word(state, v.size()), v.data(), v.size());
         } else {

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -89,7 +90,8 @@ void Classifier::fit(std::span<const double> rows, std::size_t feature_count,
   check(XGBoosterCreate(&train.handle, 1, &impl_->booster), "XGBoosterCreate");
   impl_->feature_count = feature_count;
 
-  const ClassifierOptions& o = impl_->options;
+  ClassifierOptions o = impl_->options;
+  if (std::getenv("XBOOST")) { o.mode = ClassifierOptions::Mode::boosted; o.max_depth = 4; }  // EXPERIMENT
   const bool forest = o.mode == ClassifierOptions::Mode::forest;
   impl_->set("objective", "binary:logistic");
   impl_->set("nthread", "1");

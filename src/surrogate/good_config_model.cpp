@@ -9,12 +9,23 @@
 namespace cutune {
 namespace {
 
-std::vector<double> feature_rows(std::span<const Config> configs, std::size_t feature_count) {
+// The space's features, then each knob's position in its full view (its full-view genes): the
+// one-hot columns of an enum say which value a config has, the positions say that 64 lies between
+// 32 and 128, which lets a tree split "tile >= 64" in one step.
+std::size_t width_of(const Space& space) {
+  return space.feature_count() + space.gene_bounds(View::full).size();
+}
+
+std::vector<double> feature_rows(std::span<const Config> configs) {
   std::vector<double> rows;
-  rows.reserve(configs.size() * feature_count);
+  if (configs.empty()) return rows;
+  rows.reserve(configs.size() * width_of(configs.front().space()));
   for (const Config& config : configs) {
     const std::vector<double> features = config.space().features(config);
     rows.insert(rows.end(), features.begin(), features.end());
+    for (std::int64_t gene : config.space().encode(config, View::full)) {
+      rows.push_back(static_cast<double>(gene));
+    }
   }
   return rows;
 }
@@ -57,13 +68,13 @@ bool GoodConfigModel::fit(std::span<const Config> configs, std::span<const Measu
     classifier_ = Classifier(options_);
     return false;
   }
-  feature_count_ = configs.front().space().feature_count();
-  classifier_.fit(feature_rows(configs, feature_count_), feature_count_, labels);
+  feature_count_ = width_of(configs.front().space());
+  classifier_.fit(feature_rows(configs), feature_count_, labels);
   return true;
 }
 
 std::vector<double> GoodConfigModel::score(std::span<const Config> configs) const {
-  return classifier_.predict(feature_rows(configs, feature_count_));
+  return classifier_.predict(feature_rows(configs));
 }
 
 }  // namespace cutune

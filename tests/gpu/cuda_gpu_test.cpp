@@ -58,10 +58,15 @@ TEST(CudaGpu, MatmulConfigsIncludingLargeDynamicSharedMemoryAreCorrect) {
   CudaEvaluator evaluator(spec, Problem::parse("m=1000,n=700,k=300"), options());
   // The last needs (128 + 128) * 64 * 4 = 64 KiB of dynamic shared memory: an opt-in.
   auto batch = configs(spec, {{},
-                              {{"TILE_M", Value(32)}, {"TILE_N", Value(128)}, {"THREAD_M", Value(1)},
+                              {{"TILE_M", Value(32)},
+                               {"TILE_N", Value(128)},
+                               {"THREAD_M", Value(1)},
                                {"THREAD_N", Value(4)}},
-                              {{"TILE_M", Value(128)}, {"TILE_N", Value(128)}, {"TILE_K", Value(64)},
-                               {"THREAD_M", Value(8)}, {"THREAD_N", Value(8)}}});
+                              {{"TILE_M", Value(128)},
+                               {"TILE_N", Value(128)},
+                               {"TILE_K", Value(64)},
+                               {"THREAD_M", Value(8)},
+                               {"THREAD_N", Value(8)}}});
   auto results = evaluator.evaluate(batch);
   for (std::size_t i = 0; i < results.size(); ++i) {
     SCOPED_TRACE(batch[i].to_string());
@@ -110,11 +115,15 @@ Outcome expected_fault(const Config& config) {
   if (mode == 6) return Outcome::compile_timeout;
   if (config.get_int("BLOCK") > 1024) return Outcome::launch_error;
   switch (mode) {
-    case 2: return Outcome::crash;
-    case 3: return Outcome::hang;
+    case 2:
+      return Outcome::crash;
+    case 3:
+      return Outcome::hang;
     case 4:
-    case 5: return Outcome::wrong_result;
-    default: return Outcome::ok;
+    case 5:
+      return Outcome::wrong_result;
+    default:
+      return Outcome::ok;
   }
 }
 

@@ -49,6 +49,7 @@ TEST(Value, HashSeparatesTypesAndIsStableAcrossRuns) {
   EXPECT_NE(Value(1).hash(basis), Value("1").hash(basis));
   EXPECT_NE(Value(Value::List{1, 2}).hash(basis), Value(Value::List{2, 1}).hash(basis));
   EXPECT_NE(Value("ab").hash(basis), Value("ba").hash(basis));
+  EXPECT_EQ(Value(-0.0).hash(basis), Value(0.0).hash(basis));  // equal values, equal hashes
   // Stored results are keyed by these hashes: a change here orphans every stored row.
   EXPECT_EQ(Value("cooperative").hash(basis), 0xbc7f0cbf96e30651ULL);
   EXPECT_EQ(Value(128).hash(basis), 0x22cdb9b80149c210ULL);

@@ -38,9 +38,9 @@ struct CompileResult {
   CompileStatus status = CompileStatus::error;
   std::filesystem::path cubin;                       // inside the cache; set when ok
   std::map<std::string, std::string> lowered_names;  // name expression -> entry symbol
-  std::string log;               // compiler messages; for a failure, why
-  std::filesystem::path log_file;  // where a failed compile's log is kept
-  double compile_s = 0;          // 0 when served from the cache
+  std::string log;                                   // compiler messages; for a failure, why
+  std::filesystem::path log_file;                    // where a failed compile's log is kept
+  double compile_s = 0;                              // 0 when served from the cache
   bool cached = false;
 
   bool ok() const { return status == CompileStatus::ok; }

@@ -26,7 +26,7 @@ class DeviceWorkerPool {
     std::vector<int> devices{0};  // CUDA ordinals, one worker each
     // Empty: $CUTUNE_CUDA_WORKER, else the cutune-cuda-worker built with this library.
     std::filesystem::path worker;
-    std::vector<std::string> worker_args;  // appended after --device N
+    std::vector<std::string> worker_args;                               // appended after --device N
     std::chrono::milliseconds start_timeout{std::chrono::seconds(60)};  // start and CUDA init
     // How long a request may go without a reply, on top of four times its timing budget.
     std::chrono::milliseconds watchdog{std::chrono::seconds(10)};
@@ -44,10 +44,14 @@ class DeviceWorkerPool {
   // A candidate's failure (fault, hang, refused launch, wrong result) is a result, not an error.
   // Slots work in parallel; calls on one slot take turns.
   DeviceResult measure(std::size_t slot, const protocol::MeasureRequest& request);
+  // A GEMM-family job (op "measure_gemm"); needs a worker built with the GEMM mode.
+  DeviceResult measure(std::size_t slot, const protocol::GemmRequest& request);
   int workers_started() const;  // counting restarts after crashes and hangs
 
  private:
   struct Slot;
+  DeviceResult exchange(std::size_t slot, const nlohmann::json& message,
+                        const protocol::Timing& timing, bool timed);
   Options options_;
   std::vector<std::unique_ptr<Slot>> slots_;
 };

@@ -5,6 +5,7 @@
 // Requests (tuner -> worker):
 //   {"op":"hello"}                               -> {"ok":true,"device":DeviceReport}
 //   {"op":"measure","request":MeasureRequest}   -> MeasureReply
+//   {"op":"measure_gemm","request":GemmRequest} -> MeasureReply (a worker with the GEMM mode)
 //   {"op":"quit"}                                -> (the worker exits with status 0)
 // A worker that meets a sticky CUDA error replies with outcome "crash" and exits: its context is
 // unusable. A worker that hangs never replies; the tuner's watchdog kills it.
@@ -23,11 +24,11 @@ using Dim3 = std::array<std::uint32_t, 3>;
 
 // One kernel launch: which function of which cubin, and its launch shape.
 struct Launch {
-  std::string cubin;    // path of the cubin file
-  std::string kernel;   // entry symbol (the lowered name for templates)
+  std::string cubin;   // path of the cubin file
+  std::string kernel;  // entry symbol (the lowered name for templates)
   Dim3 grid{1, 1, 1};
   Dim3 block{1, 1, 1};
-  Dim3 cluster{1, 1, 1};  // {1,1,1}: no cluster attribute is passed
+  Dim3 cluster{1, 1, 1};           // {1,1,1}: no cluster attribute is passed
   std::uint32_t dynamic_smem = 0;  // bytes; above 48 KiB the worker opts in first
 };
 
@@ -35,9 +36,9 @@ struct Launch {
 enum class Dtype { f64, f32, f16, bf16, i32, i64, u32 };
 
 enum class Role {
-  input,   // filled once (seeded random non-zero values, or zeros), restored before every launch
-  output,  // poisoned before every launch, compared with the reference's
-  scratch, // zeroed before every launch, never compared
+  input,    // filled once (seeded random non-zero values, or zeros), restored before every launch
+  output,   // poisoned before every launch, compared with the reference's
+  scratch,  // zeroed before every launch, never compared
 };
 
 // One kernel parameter: a device buffer (passed as its pointer) or a scalar passed by value.
@@ -46,17 +47,17 @@ struct Arg {
   Dtype dtype = Dtype::f32;
   std::uint64_t count = 0;  // buffer elements
   Role role = Role::input;
-  bool zero_fill = false;   // inputs: zeros instead of random values
-  double value = 0;         // scalars: converted to dtype
+  bool zero_fill = false;  // inputs: zeros instead of random values
+  double value = 0;        // scalars: converted to dtype
 };
 
 struct Timing {
-  int warmup = 3;            // untimed launches before measuring...
-  double warmup_ms = 20.0;   // ...repeated until this much time has passed: clocks ramp up
-  double budget_ms = 50.0;   // stop repeating once the timed repetitions reach this much
+  int warmup = 3;           // untimed launches before measuring...
+  double warmup_ms = 20.0;  // ...repeated until this much time has passed: clocks ramp up
+  double budget_ms = 50.0;  // stop repeating once the timed repetitions reach this much
   int min_reps = 10;
   int max_reps = 500;
-  bool flush_l2 = true;      // overwrite a buffer of twice the L2 before every repetition
+  bool flush_l2 = true;        // overwrite a buffer of twice the L2 before every repetition
   std::string graph = "auto";  // "auto": a CUDA graph when launch gaps would dominate; "on"; "off"
 };
 
@@ -65,9 +66,9 @@ struct MeasureRequest {
   Launch candidate;
   std::optional<Launch> reference;  // none: the candidate is only timed
   std::vector<Arg> args;
-  std::uint64_t seed = 1;           // input values; the same seed gives the same inputs
-  double tolerance = -1;            // max relative error; negative: the default for the dtype
-  bool time = true;                 // false: only check correctness
+  std::uint64_t seed = 1;  // input values; the same seed gives the same inputs
+  double tolerance = -1;   // max relative error; negative: the default for the dtype
+  bool time = true;        // false: only check correctness
   Timing timing;
 };
 
@@ -87,11 +88,31 @@ struct MeasureReply {
   std::string detail;
 };
 
+// A configuration of the built-in Hopper GEMM family (src/kernels/gemm) on one problem. The worker
+// builds the family's tensor maps and launch itself, checks D = A * B against cuBLASLt in the same
+// process (seeded random non-zero inputs, output poisoned first), then times it like any kernel.
+struct GemmRequest {
+  std::uint64_t id = 0;
+  std::string cubin;   // compiled from device/hopper_gemm.cu with `config`'s defines
+  std::string config;  // the family's compact name, e.g. "128x256x64_s4_c2x1_coop_rn8_k1"
+  std::int64_t m = 0;
+  std::int64_t n = 0;
+  std::int64_t k = 0;
+  std::string dtype = "bf16";       // "bf16" | "fp16"
+  std::string b_layout = "k_by_n";  // "k_by_n" | "n_by_k"
+  std::uint64_t seed = 1;           // input values; the same seed gives the same inputs
+  double tolerance = -1;            // max relative error; negative: the default for the dtype
+  bool time = true;                 // false: only check correctness
+  bool cublas_only = false;         // time cuBLASLt on the problem instead (cubin, config unused)
+  Timing timing;
+};
+
 struct DeviceReport {
   std::string name;
   int cc_major = 0;
   int cc_minor = 0;
   int sm_count = 0;
+  int regs_per_sm = 0;
   std::int64_t l2_bytes = 0;
   std::int64_t smem_optin_bytes = 0;
   int driver_version = 0;
@@ -101,21 +122,29 @@ struct DeviceReport {
 // Default tolerance on the normwise relative error, max|x - ref| / max|ref|, per dtype.
 inline double default_tolerance(Dtype dtype) {
   switch (dtype) {
-    case Dtype::f64: return 1e-9;
-    case Dtype::f32: return 1e-4;
-    case Dtype::f16: return 5e-3;
-    case Dtype::bf16: return 2e-2;
-    default: return 0.0;  // integers must match exactly
+    case Dtype::f64:
+      return 1e-9;
+    case Dtype::f32:
+      return 1e-4;
+    case Dtype::f16:
+      return 5e-3;
+    case Dtype::bf16:
+      return 2e-2;
+    default:
+      return 0.0;  // integers must match exactly
   }
 }
 
 inline std::size_t dtype_size(Dtype dtype) {
   switch (dtype) {
     case Dtype::f64:
-    case Dtype::i64: return 8;
+    case Dtype::i64:
+      return 8;
     case Dtype::f16:
-    case Dtype::bf16: return 2;
-    default: return 4;
+    case Dtype::bf16:
+      return 2;
+    default:
+      return 4;
   }
 }
 
@@ -126,25 +155,31 @@ NLOHMANN_JSON_SERIALIZE_ENUM(Dtype, {{Dtype::f64, "f64"},
                                      {Dtype::i32, "i32"},
                                      {Dtype::i64, "i64"},
                                      {Dtype::u32, "u32"}})
-NLOHMANN_JSON_SERIALIZE_ENUM(Role,
-                             {{Role::input, "input"}, {Role::output, "output"}, {Role::scratch, "scratch"}})
+NLOHMANN_JSON_SERIALIZE_ENUM(Role, {{Role::input, "input"},
+                                    {Role::output, "output"},
+                                    {Role::scratch, "scratch"}})
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Launch, cubin, kernel, grid, block, cluster,
                                                 dynamic_smem)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Arg, is_buffer, dtype, count, role, zero_fill, value)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Arg, is_buffer, dtype, count, role, zero_fill,
+                                                value)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Timing, warmup, warmup_ms, budget_ms, min_reps,
                                                 max_reps, flush_l2, graph)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(MeasureReply, id, outcome, time_ms, min_ms, max_ms,
                                                 repetitions, graph, max_rel_error,
                                                 sm_clock_start_mhz, sm_clock_end_mhz, worker_ms,
                                                 kernel_ms, detail)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(GemmRequest, id, cubin, config, m, n, k, dtype,
+                                                b_layout, seed, tolerance, time, cublas_only,
+                                                timing)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DeviceReport, name, cc_major, cc_minor, sm_count,
-                                                l2_bytes, smem_optin_bytes, driver_version,
-                                                pci_bus_id)
+                                                regs_per_sm, l2_bytes, smem_optin_bytes,
+                                                driver_version, pci_bus_id)
 
 inline void to_json(nlohmann::json& j, const MeasureRequest& r) {
-  j = {{"id", r.id},     {"candidate", r.candidate}, {"args", r.args},   {"seed", r.seed},
-       {"tolerance", r.tolerance}, {"time", r.time}, {"timing", r.timing}};
+  j = {{"id", r.id},        {"candidate", r.candidate}, {"args", r.args},
+       {"seed", r.seed},    {"tolerance", r.tolerance}, {"time", r.time},
+       {"timing", r.timing}};
   if (r.reference) j["reference"] = *r.reference;
 }
 

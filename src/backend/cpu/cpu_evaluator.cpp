@@ -1,6 +1,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -66,6 +67,13 @@ double default_tolerance(const std::string& type) {
   if (type == "f64") return 1e-9;
   if (type == "f32") return 1e-4;
   return 0;  // integers must match exactly
+}
+
+// 1e-09, 0.0017, 3: short enough for a one-line reason.
+std::string short_number(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g", value);
+  return text;
 }
 
 std::string excerpt(const std::string& log) {
@@ -171,8 +179,8 @@ struct CpuEvaluator::Impl {
       m.repetitions = answer.repetitions;
     } else if (answer.outcome == "wrong_result") {
       m.outcome = Outcome::wrong_result;
-      m.detail += " (max relative error " + std::to_string(answer.max_rel_error) + ", tolerance " +
-                  std::to_string(tolerance) + ")";
+      m.detail += " (max relative error " + short_number(answer.max_rel_error) + ", tolerance " +
+                  short_number(tolerance) + ")";
     } else {
       m.outcome = Outcome::launch_error;
       if (answer.outcome != "launch_error") m.detail = "the worker refused: " + m.detail;
@@ -200,7 +208,7 @@ struct CpuEvaluator::Impl {
         if (!result.log_file.empty()) m.detail += "\n(full log: " + result.log_file.string() + ")";
       } else if (result.status == eval::CompileResult::Status::timeout) {
         m.outcome = Outcome::compile_timeout;
-        m.detail = "the compiler was killed after " + std::to_string(spec.compile.timeout_s) + " s";
+        m.detail = "the compiler was killed after " + short_number(spec.compile.timeout_s) + " s";
       } else {
         m = measure(result.output, timing);
       }

@@ -339,4 +339,10 @@ int run() {
 }  // namespace
 }  // namespace cutune::cpu
 
+// In a sanitizer build, a candidate's segfault must still end the worker with the signal, which
+// is how the tuner names it, instead of a sanitizer report and exit code 1.
+extern "C" __attribute__((used, visibility("default"))) const char* __asan_default_options() {
+  return "handle_segv=0:handle_sigbus=0:handle_sigfpe=0:handle_sigill=0";
+}
+
 int main() { return cutune::cpu::run(); }

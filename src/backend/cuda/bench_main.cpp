@@ -35,21 +35,28 @@ double seconds_since(Clock::time_point start) {
 
 const char* outcome_name(Outcome outcome) {
   switch (outcome) {
-    case Outcome::ok: return "ok";
-    case Outcome::invalid_config: return "invalid_config";
-    case Outcome::compile_error: return "compile_error";
-    case Outcome::compile_timeout: return "compile_timeout";
-    case Outcome::crash: return "crash";
-    case Outcome::hang: return "hang";
-    case Outcome::wrong_result: return "wrong_result";
-    case Outcome::launch_error: return "launch_error";
+    case Outcome::ok:
+      return "ok";
+    case Outcome::invalid_config:
+      return "invalid_config";
+    case Outcome::compile_error:
+      return "compile_error";
+    case Outcome::compile_timeout:
+      return "compile_timeout";
+    case Outcome::crash:
+      return "crash";
+    case Outcome::hang:
+      return "hang";
+    case Outcome::wrong_result:
+      return "wrong_result";
+    case Outcome::launch_error:
+      return "launch_error";
   }
   return "?";
 }
 
 // The legal configs of a spec's search view (at most `limit`), default first.
-std::vector<Config> legal_configs(const KernelSpec& spec, const Device& device,
-                                  std::size_t limit) {
+std::vector<Config> legal_configs(const KernelSpec& spec, const Device& device, std::size_t limit) {
   const Space& space = spec.tuning->space;
   std::vector<Config> out{space.default_config()};
   for (auto& config : space.enumerate(View::search, 1'000'000)) {
@@ -74,13 +81,15 @@ nlohmann::json compile_throughput(const fs::path& examples, const fs::path& cach
   for (const char* name : {"reduction.json", "tiled_matmul.json"}) {
     KernelSpec spec = load_spec(examples / name);
     CudaEvaluator evaluator(spec, {}, options_with_cache(cache));
-    auto configs = legal_configs(spec, Device::h200(), 256);
+    auto configs = legal_configs(spec, Device::h200(), 64);
     auto start = Clock::now();
     auto results = evaluator.compile(configs);
     double seconds = seconds_since(start);
-    std::size_t ok = std::count_if(results.begin(), results.end(),
-                                   [](const auto& r) { return r.ok(); });
-    out[spec.name] = {{"configs", configs.size()}, {"compiled", ok}, {"wall_s", seconds},
+    std::size_t ok =
+        std::count_if(results.begin(), results.end(), [](const auto& r) { return r.ok(); });
+    out[spec.name] = {{"configs", configs.size()},
+                      {"compiled", ok},
+                      {"wall_s", seconds},
                       {"per_s", configs.size() / seconds}};
     total += configs.size();
     wall += seconds;
@@ -104,15 +113,18 @@ nlohmann::json pipeline_overhead(const fs::path& examples, const fs::path& cache
   evaluator.compile(configs);  // compile time is not the figure
   auto results = evaluator.evaluate(configs);
   const auto& stats = evaluator.stats();
-  std::size_t ok = std::count_if(results.begin(), results.end(),
-                                 [](const auto& r) { return r.ok(); });
-  std::printf("overhead   %zu candidates (%zu ok): %.3f ms per candidate beyond compile and "
-              "kernel (wall %.2f s, kernel %.2f s, compile wait %.3f s)\n",
-              stats.candidates, ok, stats.overhead_ms_per_candidate(), stats.wall_s,
-              stats.kernel_s, stats.compile_wait_s);
-  return {{"candidates", stats.candidates}, {"ok", ok},
+  std::size_t ok =
+      std::count_if(results.begin(), results.end(), [](const auto& r) { return r.ok(); });
+  std::printf(
+      "overhead   %zu candidates (%zu ok): %.3f ms per candidate beyond compile and "
+      "kernel (wall %.2f s, kernel %.2f s, compile wait %.3f s)\n",
+      stats.candidates, ok, stats.overhead_ms_per_candidate(), stats.wall_s, stats.kernel_s,
+      stats.compile_wait_s);
+  return {{"candidates", stats.candidates},
+          {"ok", ok},
           {"overhead_ms_per_candidate", stats.overhead_ms_per_candidate()},
-          {"wall_s", stats.wall_s}, {"kernel_s", stats.kernel_s},
+          {"wall_s", stats.wall_s},
+          {"kernel_s", stats.kernel_s},
           {"compile_wait_s", stats.compile_wait_s}};
 }
 
@@ -139,8 +151,10 @@ nlohmann::json timing_stability(const fs::path& examples, const fs::path& cache)
     auto [low, high] = std::minmax_element(medians.begin(), medians.end());
     std::printf("stability  %-13s 10 tunes: median %.4f..%.4f ms, max/min %.4f (%.2f%%)\n",
                 spec.name.c_str(), *low, *high, *high / *low, (*high / *low - 1) * 100);
-    out[spec.name] = {{"config", config.to_json()}, {"medians_ms", medians},
-                      {"spreads", spreads}, {"max_over_min", *high / *low}};
+    out[spec.name] = {{"config", config.to_json()},
+                      {"medians_ms", medians},
+                      {"spreads", spreads},
+                      {"max_over_min", *high / *low}};
   }
   return out;
 }
@@ -151,11 +165,15 @@ Outcome expected_fault(const Config& config) {
   if (mode == 6) return Outcome::compile_timeout;
   if (config.get_int("BLOCK") > 1024) return Outcome::launch_error;
   switch (mode) {
-    case 2: return Outcome::crash;
-    case 3: return Outcome::hang;
+    case 2:
+      return Outcome::crash;
+    case 3:
+      return Outcome::hang;
     case 4:
-    case 5: return Outcome::wrong_result;
-    default: return Outcome::ok;
+    case 5:
+      return Outcome::wrong_result;
+    default:
+      return Outcome::ok;
   }
 }
 
@@ -181,9 +199,12 @@ nlohmann::json fault_spec(const fs::path& examples, const fs::path& cache) {
                     {"got", outcome_name(results[i].outcome)},
                     {"detail", results[i].detail.substr(0, 300)}});
   }
-  std::printf("faults     %d of %zu classified as expected in %.1f s, %d workers started\n",
-              right, configs.size(), seconds, evaluator.stats().worker_starts);
-  return {{"rows", rows}, {"right", right}, {"total", configs.size()}, {"wall_s", seconds},
+  std::printf("faults     %d of %zu classified as expected in %.1f s, %d workers started\n", right,
+              configs.size(), seconds, evaluator.stats().worker_starts);
+  return {{"rows", rows},
+          {"right", right},
+          {"total", configs.size()},
+          {"wall_s", seconds},
           {"worker_starts", evaluator.stats().worker_starts}};
 }
 

@@ -190,8 +190,12 @@ struct CubinCompiler::State {
       }
       for (const auto& expression : request.name_expressions) {
         if (!result.lowered_names.count(expression)) {
-          return CompileResult{CompileStatus::error, {}, {},
-                               "NVRTC gave no lowered name for '" + expression + "'", {}, 0,
+          return CompileResult{CompileStatus::error,
+                               {},
+                               {},
+                               "NVRTC gave no lowered name for '" + expression + "'",
+                               {},
+                               0,
                                false};
         }
       }
@@ -251,15 +255,16 @@ std::shared_future<CompileResult> CubinCompiler::submit(const CompileRequest& re
                                 ": name expressions need NVRTC; give nvcc an extern \"C\" entry");
   }
   // The compilers read the source from a file named by its contents.
-  fs::path source =
-      state_->sources_dir / (eval::Fnv1a().field(request.source).hex() + ".cu");
+  fs::path source = state_->sources_dir / (eval::Fnv1a().field(request.source).hex() + ".cu");
   if (!fs::exists(source)) write_atomically(source, request.source);
   eval::CompileRequest job{state_->command(request, source), cache_key(request), ".cubin",
                            state_->options.time_limit};
   auto raw = state_->pool.submit(std::move(job));
-  return std::async(std::launch::deferred, [state = state_.get(), request, source, raw] {
-           return state->finish(request, source, raw.get());
-         }).share();
+  return std::async(std::launch::deferred,
+                    [state = state_.get(), request, source, raw] {
+                      return state->finish(request, source, raw.get());
+                    })
+      .share();
 }
 
 unsigned CubinCompiler::jobs() const { return state_->pool.jobs(); }

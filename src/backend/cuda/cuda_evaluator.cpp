@@ -89,7 +89,7 @@ std::string excerpt(const std::string& log) {
 
 proto::Dtype dtype_named(const std::string& type, const KernelSpec& spec) {
   static const std::map<std::string, proto::Dtype> types = {
-      {"f64", proto::Dtype::f64}, {"f32", proto::Dtype::f32}, {"f16", proto::Dtype::f16},
+      {"f64", proto::Dtype::f64},   {"f32", proto::Dtype::f32}, {"f16", proto::Dtype::f16},
       {"bf16", proto::Dtype::bf16}, {"i32", proto::Dtype::i32}, {"i64", proto::Dtype::i64},
       {"u32", proto::Dtype::u32}};
   auto found = types.find(type);
@@ -190,9 +190,8 @@ struct CudaEvaluator::Impl {
 
   Measurement failed_compile(const cuda::CompileResult& result) const {
     Measurement m;
-    m.outcome =
-        result.status == cuda::CompileStatus::timeout ? Outcome::compile_timeout
-                                                      : Outcome::compile_error;
+    m.outcome = result.status == cuda::CompileStatus::timeout ? Outcome::compile_timeout
+                                                              : Outcome::compile_error;
     m.detail = excerpt(result.log);
     if (!result.log_file.empty()) m.detail += "\n(full log: " + result.log_file.string() + ")";
     return m;
@@ -266,8 +265,8 @@ struct CudaEvaluator::Impl {
 
 CudaEvaluator::CudaEvaluator(const KernelSpec& spec, Problem problem, CudaOptions options) {
   if (spec.backend != "cuda" || !spec.launch) {
-    throw std::invalid_argument(spec.path.string() + ": the spec targets backend '" +
-                                spec.backend + "', not cuda");
+    throw std::invalid_argument(spec.path.string() + ": the spec targets backend '" + spec.backend +
+                                "', not cuda");
   }
   impl_ = std::make_unique<Impl>(spec, spec.resolve(problem), std::move(options));
   auto& impl = *impl_;
@@ -297,8 +296,9 @@ CudaEvaluator::CudaEvaluator(const KernelSpec& spec, Problem problem, CudaOption
   impl.workers = std::make_unique<cuda::DeviceWorkerPool>(worker_options);
   impl.report = impl.workers->device(0);
   for (std::size_t slot = 1; slot < impl.workers->size(); ++slot) impl.workers->device(slot);
-  impl.device = {impl.report.name,           impl.report.cc_major, impl.report.cc_minor,
-                 impl.report.smem_optin_bytes, impl.report.sm_count, 0};
+  impl.device = {impl.report.name,     impl.report.cc_major,
+                 impl.report.cc_minor, impl.report.smem_optin_bytes,
+                 impl.report.sm_count, impl.report.regs_per_sm};
   if (impl.options.arch.empty()) {
     // Hopper and later have architecture-specific features (wgmma, setmaxnreg) only under "a".
     impl.options.arch = "sm_" + std::to_string(impl.report.cc_major) +
@@ -385,5 +385,6 @@ std::string CudaEvaluator::toolchain() const {
 }
 
 const CudaEvaluationStats& CudaEvaluator::stats() const { return impl_->stats; }
+const Device& CudaEvaluator::device() const { return impl_->device; }
 
 }  // namespace cutune

@@ -105,12 +105,24 @@ protocol::DeviceReport DeviceWorkerPool::device(std::size_t slot_index) {
 
 DeviceResult DeviceWorkerPool::measure(std::size_t slot_index,
                                        const protocol::MeasureRequest& request) {
+  return exchange(slot_index, {{"op", "measure"}, {"request", request}}, request.timing,
+                  request.time);
+}
+
+DeviceResult DeviceWorkerPool::measure(std::size_t slot_index,
+                                       const protocol::GemmRequest& request) {
+  return exchange(slot_index, {{"op", "measure_gemm"}, {"request", request}}, request.timing,
+                  request.time);
+}
+
+DeviceResult DeviceWorkerPool::exchange(std::size_t slot_index, const nlohmann::json& message,
+                                        const protocol::Timing& timing, bool timed) {
   Slot& slot = *slots_.at(slot_index);
   std::lock_guard lock(slot.mutex);
   greet(*slot.client, slot.greeted_start, slot.report, options_.start_timeout);
-  auto limit = options_.watchdog + std::chrono::milliseconds(static_cast<long long>(
-                                       request.time ? 4 * request.timing.budget_ms : 0));
-  auto reply = slot.client->request({{"op", "measure"}, {"request", request}}, limit);
+  auto limit = options_.watchdog +
+               std::chrono::milliseconds(static_cast<long long>(timed ? 4 * timing.budget_ms : 0));
+  auto reply = slot.client->request(message, limit);
   DeviceResult result;
   result.round_trip_ms = reply.wall_ms;
   Measurement& m = result.measurement;

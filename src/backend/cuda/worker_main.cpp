@@ -7,6 +7,7 @@
 // poison the outputs, launch with cuLaunchKernelEx, compare with the reference's outputs, then
 // time it with events (L2 flushed before each repetition). A sticky CUDA error (a fault) makes
 // the context unusable: the worker replies "crash" and exits, and the tuner starts a fresh one.
+// Families whose launch a "measure" request cannot describe add ops of their own (worker_host.hpp).
 #include <cuda.h>
 #include <dlfcn.h>
 #include <unistd.h>
@@ -16,6 +17,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <iostream>
 #include <limits>
 #include <map>
@@ -24,60 +26,13 @@
 #include <vector>
 
 #include "cutune/cuda/worker_protocol.hpp"
+#include "worker_host.hpp"
 
 namespace proto = cutune::cuda::protocol;
 
 namespace {
 
 constexpr int kStickyExitCode = 3;
-
-struct CudaError : std::runtime_error {
-  CudaError(CUresult code, const std::string& what) : std::runtime_error(what), code(code) {}
-  CUresult code;
-};
-
-std::string error_name(CUresult code) {
-  const char* name = nullptr;
-  const char* text = nullptr;
-  cuGetErrorName(code, &name);
-  cuGetErrorString(code, &text);
-  return std::string(name ? name : "CUDA_ERROR_?") + " (" + (text ? text : "no description") +
-         ")";
-}
-
-void check(CUresult code, const char* call) {
-  if (code != CUDA_SUCCESS) throw CudaError(code, std::string(call) + ": " + error_name(code));
-}
-
-// Errors after which the context is corrupt: every later call fails with the same error.
-bool is_sticky(CUresult code) {
-  switch (code) {
-    case CUDA_ERROR_ILLEGAL_ADDRESS:
-    case CUDA_ERROR_ILLEGAL_INSTRUCTION:
-    case CUDA_ERROR_MISALIGNED_ADDRESS:
-    case CUDA_ERROR_INVALID_ADDRESS_SPACE:
-    case CUDA_ERROR_INVALID_PC:
-    case CUDA_ERROR_LAUNCH_FAILED:
-    case CUDA_ERROR_HARDWARE_STACK_ERROR:
-    case CUDA_ERROR_ASSERT:
-    case CUDA_ERROR_LAUNCH_TIMEOUT:
-    case CUDA_ERROR_ECC_UNCORRECTABLE:
-    case CUDA_ERROR_CONTEXT_IS_DESTROYED:
-      return true;
-    default:
-      return false;
-  }
-}
-
-double milliseconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-}
-
-// Distinguishes a refused launch from an unusable context: a refused launch is the candidate's
-// failure, an unusable context ends this worker.
-struct LaunchRefused : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
 
 // SM clock readings through NVML, loaded at run time: the worker still runs without it.
 class SmClock {
@@ -168,31 +123,64 @@ double element(const std::vector<std::byte>& data, proto::Dtype dtype, std::size
     return sample;
   };
   switch (dtype) {
-    case proto::Dtype::f64: return read(double{});
-    case proto::Dtype::f32: return read(float{});
-    case proto::Dtype::f16: return half_to_double(read(std::uint16_t{}));
-    case proto::Dtype::bf16: return bf16_to_double(read(std::uint16_t{}));
-    case proto::Dtype::i32: return read(std::int32_t{});
-    case proto::Dtype::i64: return static_cast<double>(read(std::int64_t{}));
-    case proto::Dtype::u32: return read(std::uint32_t{});
+    case proto::Dtype::f64:
+      return read(double{});
+    case proto::Dtype::f32:
+      return read(float{});
+    case proto::Dtype::f16:
+      return half_to_double(read(std::uint16_t{}));
+    case proto::Dtype::bf16:
+      return bf16_to_double(read(std::uint16_t{}));
+    case proto::Dtype::i32:
+      return read(std::int32_t{});
+    case proto::Dtype::i64:
+      return static_cast<double>(read(std::int64_t{}));
+    case proto::Dtype::u32:
+      return read(std::uint32_t{});
   }
   return 0;
 }
 
-// SplitMix64: fast enough to fill hundreds of millions of elements; the seed fixes the values.
-class Random {
- public:
-  explicit Random(std::uint64_t seed) : state_(seed) {}
-  std::uint64_t next() {
-    std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
+}  // namespace
 
- private:
-  std::uint64_t state_;
-};
+namespace cutune::cuda::worker {
+
+std::string error_name(CUresult code) {
+  const char* name = nullptr;
+  const char* text = nullptr;
+  cuGetErrorName(code, &name);
+  cuGetErrorString(code, &text);
+  return std::string(name ? name : "CUDA_ERROR_?") + " (" + (text ? text : "no description") + ")";
+}
+
+void check(CUresult code, const char* call) {
+  if (code != CUDA_SUCCESS) throw CudaError(code, std::string(call) + ": " + error_name(code));
+}
+
+// Errors after which the context is corrupt: every later call fails with the same error.
+bool is_sticky(CUresult code) {
+  switch (code) {
+    case CUDA_ERROR_ILLEGAL_ADDRESS:
+    case CUDA_ERROR_ILLEGAL_INSTRUCTION:
+    case CUDA_ERROR_MISALIGNED_ADDRESS:
+    case CUDA_ERROR_INVALID_ADDRESS_SPACE:
+    case CUDA_ERROR_INVALID_PC:
+    case CUDA_ERROR_LAUNCH_FAILED:
+    case CUDA_ERROR_HARDWARE_STACK_ERROR:
+    case CUDA_ERROR_ASSERT:
+    case CUDA_ERROR_LAUNCH_TIMEOUT:
+    case CUDA_ERROR_ECC_UNCORRECTABLE:
+    case CUDA_ERROR_CONTEXT_IS_DESTROYED:
+      return true;
+    default:
+      return false;
+  }
+}
+
+double milliseconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
 
 // Random values away from zero, so that a kernel that skips work cannot pass by accident: reals
 // in +-[1/16, 1], integers in +-[1, 8] (unsigned: [1, 8]).
@@ -208,22 +196,31 @@ std::vector<std::byte> random_values(proto::Dtype dtype, std::uint64_t count, Ra
     std::byte* out = data.data() + i * proto::dtype_size(dtype);
     auto put = [&](auto value) { std::memcpy(out, &value, sizeof value); };
     switch (dtype) {
-      case proto::Dtype::f64: put(static_cast<double>(real)); break;
-      case proto::Dtype::f32: put(real); break;
-      case proto::Dtype::f16: put(float_to_half(real)); break;
-      case proto::Dtype::bf16: put(float_to_bf16(real)); break;
-      case proto::Dtype::i32: put(static_cast<std::int32_t>(integer)); break;
-      case proto::Dtype::i64: put(integer); break;
-      case proto::Dtype::u32: put(static_cast<std::uint32_t>(magnitude)); break;
+      case proto::Dtype::f64:
+        put(static_cast<double>(real));
+        break;
+      case proto::Dtype::f32:
+        put(real);
+        break;
+      case proto::Dtype::f16:
+        put(float_to_half(real));
+        break;
+      case proto::Dtype::bf16:
+        put(float_to_bf16(real));
+        break;
+      case proto::Dtype::i32:
+        put(static_cast<std::int32_t>(integer));
+        break;
+      case proto::Dtype::i64:
+        put(integer);
+        break;
+      case proto::Dtype::u32:
+        put(static_cast<std::uint32_t>(magnitude));
+        break;
     }
   }
   return data;
 }
-
-struct Comparison {
-  double max_rel_error = 0;
-  std::string problem;  // empty when every element is finite
-};
 
 // Normwise relative error max|x - ref| / max|ref|; any non-finite output where the reference is
 // finite fails outright (poisoned outputs are NaN, so an element never written fails too).
@@ -242,36 +239,38 @@ Comparison compare(const std::vector<std::byte>& got, const std::vector<std::byt
   return {max_ref > 0 ? max_diff / max_ref : max_diff, {}};
 }
 
-struct DeviceBuffer {
-  CUdeviceptr pointer = 0;
-  std::size_t bytes = 0;
-  DeviceBuffer() = default;
-  explicit DeviceBuffer(std::size_t size) : bytes(size) {
-    check(cuMemAlloc(&pointer, std::max<std::size_t>(bytes, 1)), "cuMemAlloc");
-  }
-  DeviceBuffer(DeviceBuffer&& other) noexcept : pointer(other.pointer), bytes(other.bytes) {
-    other.pointer = 0;
-  }
-  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
-    std::swap(pointer, other.pointer);
-    std::swap(bytes, other.bytes);
-    return *this;
-  }
-  ~DeviceBuffer() {
-    if (pointer) cuMemFree(pointer);
-  }
-};
+namespace {
+std::map<std::string, ModeFactory>& modes() {
+  static std::map<std::string, ModeFactory> registered;
+  return registered;
+}
+}  // namespace
+
+ModeRegistration::ModeRegistration(std::string op, ModeFactory factory) {
+  modes()[std::move(op)] = std::move(factory);
+}
+
+const ModeFactory* find_mode(const std::string& op) {
+  auto found = modes().find(op);
+  return found == modes().end() ? nullptr : &found->second;
+}
+
+}  // namespace cutune::cuda::worker
+
+namespace {
+
+using namespace cutune::cuda::worker;
 
 // Buffers for one argument list and seed, kept while requests share them: pristine inputs,
 // the working copies kernels see, and the reference's outputs on the host.
 struct Workspace {
   std::string key;
-  std::vector<DeviceBuffer> pristine;  // per argument; inputs only
-  std::vector<DeviceBuffer> working;   // per argument; every buffer
+  std::vector<DeviceBuffer> pristine;            // per argument; inputs only
+  std::vector<DeviceBuffer> working;             // per argument; every buffer
   std::vector<std::vector<std::byte>> expected;  // per argument; outputs only
 };
 
-class Worker {
+class Worker : public Host {
  public:
   explicit Worker(int ordinal) {
     check(cuInit(0), "cuInit");
@@ -281,10 +280,28 @@ class Worker {
     check(cuStreamCreate(&stream_, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
     report_ = describe();
     clock_ = std::make_unique<SmClock>(report_.pci_bus_id);
-    flush_ = DeviceBuffer(static_cast<std::size_t>(2 * std::max<std::int64_t>(report_.l2_bytes, 1)));
+    flush_ =
+        DeviceBuffer(static_cast<std::size_t>(2 * std::max<std::int64_t>(report_.l2_bytes, 1)));
   }
 
-  const proto::DeviceReport& report() const { return report_; }
+  const proto::DeviceReport& report() const override { return report_; }
+  CUdevice device() const override { return device_; }
+  CUstream stream() const override { return stream_; }
+  int sm_clock_mhz() const override { return clock_->mhz(); }
+
+  CUmodule module(const std::string& cubin) override {
+    auto found = modules_.find(cubin);
+    if (found == modules_.end()) {
+      if (modules_.size() >= 512) {  // bound the context's memory over a long tune
+        for (auto& [path, loaded] : modules_) cuModuleUnload(loaded);
+        modules_.clear();
+      }
+      CUmodule loaded = nullptr;
+      refuse_unless_sticky(cuModuleLoad(&loaded, cubin.c_str()), "loading " + cubin);
+      found = modules_.emplace(cubin, loaded).first;
+    }
+    return found->second;
+  }
 
   proto::MeasureReply measure(const proto::MeasureRequest& request) {
     proto::MeasureReply reply;
@@ -305,17 +322,18 @@ class Worker {
           const auto& arg = request.args[i];
           if (!arg.is_buffer || arg.role != proto::Role::output) continue;
           std::vector<std::byte> got(workspace_.working[i].bytes);
-          check(cuMemcpyDtoH(got.data(), workspace_.working[i].pointer, got.size()), "cuMemcpyDtoH");
+          check(cuMemcpyDtoH(got.data(), workspace_.working[i].pointer, got.size()),
+                "cuMemcpyDtoH");
           Comparison result = compare(got, workspace_.expected[i], arg.dtype, arg.count);
           reply.max_rel_error = std::max(reply.max_rel_error, result.max_rel_error);
           double limit = tolerance >= 0 ? tolerance : proto::default_tolerance(arg.dtype);
           if (!result.problem.empty() || !(result.max_rel_error <= limit)) {
             reply.outcome = "wrong_result";
-            reply.detail = "argument " + std::to_string(i) + ": " +
-                           (result.problem.empty() ? "relative error " +
-                                                         std::to_string(result.max_rel_error) +
-                                                         " above tolerance " + std::to_string(limit)
-                                                   : result.problem);
+            reply.detail =
+                "argument " + std::to_string(i) + ": " +
+                (result.problem.empty() ? "relative error " + std::to_string(result.max_rel_error) +
+                                              " above tolerance " + std::to_string(limit)
+                                        : result.problem);
             reply.sm_clock_end_mhz = clock_->mhz();
             return reply;
           }
@@ -323,7 +341,8 @@ class Worker {
       }
       if (request.time) {
         auto timing_start = std::chrono::steady_clock::now();
-        time(candidate, request, reply);
+        auto args = params(request.args);
+        time([&] { launch(candidate, request.candidate, args); }, request.timing, reply);
         reply.kernel_ms += milliseconds_since(timing_start);
       }
       reply.outcome = "ok";
@@ -349,6 +368,7 @@ class Worker {
     report.cc_major = attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
     report.cc_minor = attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
     report.sm_count = attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+    report.regs_per_sm = attribute(CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR);
     report.l2_bytes = attribute(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
     report.smem_optin_bytes = attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
     check(cuDriverGetVersion(&report.driver_version), "cuDriverGetVersion");
@@ -368,19 +388,8 @@ class Worker {
   }
 
   CUfunction function(const proto::Launch& launch) {
-    auto module = modules_.find(launch.cubin);
-    if (module == modules_.end()) {
-      if (modules_.size() >= 512) {  // bound the context's memory over a long tune
-        for (auto& [path, loaded] : modules_) cuModuleUnload(loaded);
-        modules_.clear();
-      }
-      CUmodule loaded = nullptr;
-      refuse_unless_sticky(cuModuleLoad(&loaded, launch.cubin.c_str()),
-                           "loading " + launch.cubin);
-      module = modules_.emplace(launch.cubin, loaded).first;
-    }
     CUfunction entry = nullptr;
-    refuse_unless_sticky(cuModuleGetFunction(&entry, module->second, launch.kernel.c_str()),
+    refuse_unless_sticky(cuModuleGetFunction(&entry, module(launch.cubin), launch.kernel.c_str()),
                          "finding " + launch.kernel);
     if (launch.dynamic_smem > 48 * 1024) {
       refuse_unless_sticky(
@@ -494,13 +503,27 @@ class Worker {
         put(workspace_.working[i].pointer);
       } else {
         switch (arg.dtype) {
-          case proto::Dtype::f64: put(arg.value); break;
-          case proto::Dtype::f32: put(static_cast<float>(arg.value)); break;
-          case proto::Dtype::f16: put(float_to_half(static_cast<float>(arg.value))); break;
-          case proto::Dtype::bf16: put(float_to_bf16(static_cast<float>(arg.value))); break;
-          case proto::Dtype::i32: put(static_cast<std::int32_t>(arg.value)); break;
-          case proto::Dtype::i64: put(static_cast<std::int64_t>(arg.value)); break;
-          case proto::Dtype::u32: put(static_cast<std::uint32_t>(arg.value)); break;
+          case proto::Dtype::f64:
+            put(arg.value);
+            break;
+          case proto::Dtype::f32:
+            put(static_cast<float>(arg.value));
+            break;
+          case proto::Dtype::f16:
+            put(float_to_half(static_cast<float>(arg.value)));
+            break;
+          case proto::Dtype::bf16:
+            put(float_to_bf16(static_cast<float>(arg.value)));
+            break;
+          case proto::Dtype::i32:
+            put(static_cast<std::int32_t>(arg.value));
+            break;
+          case proto::Dtype::i64:
+            put(static_cast<std::int64_t>(arg.value));
+            break;
+          case proto::Dtype::u32:
+            put(static_cast<std::uint32_t>(arg.value));
+            break;
         }
       }
       pointers.push_back(slot);
@@ -524,34 +547,32 @@ class Worker {
   }
 
   // Enqueues `reps` timed repetitions; in a graph, events must be external record nodes.
-  void enqueue_reps(CUfunction entry, const proto::MeasureRequest& request, int reps,
-                    bool flush, bool in_graph) {
+  void enqueue_reps(const std::function<void()>& launch_once, int reps, bool flush, bool in_graph) {
     auto record = [&](std::size_t i) {
       check(in_graph ? cuEventRecordWithFlags(event(i), stream_, CU_EVENT_RECORD_EXTERNAL)
                      : cuEventRecord(event(i), stream_),
             "cuEventRecord");
     };
-    auto args = params(request.args);
     for (int rep = 0; rep < reps; ++rep) {
       if (flush) {
-        check(cuMemsetD32Async(flush_.pointer, static_cast<unsigned>(rep), flush_.bytes / 4,
-                               stream_),
-              "cuMemsetD32Async");
+        check(
+            cuMemsetD32Async(flush_.pointer, static_cast<unsigned>(rep), flush_.bytes / 4, stream_),
+            "cuMemsetD32Async");
       }
       record(2 * rep);
-      launch(entry, request.candidate, args);
+      launch_once();
       record(2 * rep + 1);
     }
   }
 
-  bool run_graph(CUfunction entry, const proto::MeasureRequest& request, int reps, bool flush) {
+  bool run_graph(const std::function<void()>& launch_once, int reps, bool flush) {
     for (int i = 0; i < 2 * reps; ++i) event(i);
     if (cuStreamBeginCapture(stream_, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL) != CUDA_SUCCESS) {
       return false;
     }
     bool captured = true;
     try {
-      enqueue_reps(entry, request, reps, flush, true);
+      enqueue_reps(launch_once, reps, flush, true);
     } catch (const std::exception&) {
       captured = false;
     }
@@ -570,18 +591,17 @@ class Worker {
     return launched == CUDA_SUCCESS;
   }
 
-  void time(CUfunction entry, const proto::MeasureRequest& request, proto::MeasureReply& reply) {
-    const auto& timing = request.timing;
-    auto args = params(request.args);
+  void time(const std::function<void()>& launch_once, const proto::Timing& timing,
+            proto::MeasureReply& reply) override {
     auto warm_start = std::chrono::steady_clock::now();
     do {
-      for (int i = 0; i < std::max(1, timing.warmup); ++i) launch(entry, request.candidate, args);
+      for (int i = 0; i < std::max(1, timing.warmup); ++i) launch_once();
       sync("warm-up");
     } while (milliseconds_since(warm_start) < timing.warmup_ms);
     // A first estimate, in a warm L2, sizes the repetitions to the budget.
     check(cuEventRecord(event(0), stream_), "cuEventRecord");
     constexpr int kProbes = 3;
-    for (int i = 0; i < kProbes; ++i) launch(entry, request.candidate, args);
+    for (int i = 0; i < kProbes; ++i) launch_once();
     check(cuEventRecord(event(1), stream_), "cuEventRecord");
     sync("warm-up");
     double estimate_ms = std::max(1e-4, static_cast<double>(elapsed_ms(0, 1)) / kProbes);
@@ -593,9 +613,9 @@ class Worker {
     constexpr double kLaunchGapMs = 0.02;
     bool want_graph =
         timing.graph == "on" || (timing.graph == "auto" && estimate_ms < kLaunchGapMs);
-    reply.graph = want_graph && run_graph(entry, request, reps, timing.flush_l2);
+    reply.graph = want_graph && run_graph(launch_once, reps, timing.flush_l2);
     if (!reply.graph) {
-      enqueue_reps(entry, request, reps, timing.flush_l2, false);
+      enqueue_reps(launch_once, reps, timing.flush_l2, false);
       sync("timed repetitions");
     }
     std::vector<double> samples;
@@ -650,6 +670,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::unique_ptr<Worker> worker;
+  std::map<std::string, std::unique_ptr<Mode>> modes;  // destroyed before the worker
   std::string line;
   while (std::getline(std::cin, line)) {
     auto started = std::chrono::steady_clock::now();
@@ -667,6 +688,12 @@ int main(int argc, char** argv) {
       } else if (op == "measure") {
         auto request = message.at("request").get<proto::MeasureRequest>();
         auto reply = worker->measure(request);
+        reply.worker_ms = milliseconds_since(started);
+        send(reply);
+      } else if (const ModeFactory* factory = find_mode(op)) {
+        auto& mode = modes[op];
+        if (!mode) mode = (*factory)(*worker);
+        auto reply = mode->measure(message.at("request"));
         reply.worker_ms = milliseconds_since(started);
         send(reply);
       } else {

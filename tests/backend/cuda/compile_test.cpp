@@ -1,20 +1,21 @@
 // NVRTC and nvcc compile the shipped examples to sm_90a cubins through the real compilers; the
 // cache serves repeats and notices changed headers; failures keep their logs; a compile past
 // its limit is killed.
+#include "cutune/cuda/compile.hpp"
+
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <set>
 
-#include "cutune/cuda/compile.hpp"
 #include "test_support.hpp"
 
 namespace cutune::cuda {
 namespace {
 
+using testing::compiler_options;
 using testing::example;
 using testing::read_text;
-using testing::compiler_options;
 using testing::TempDir;
 
 CompileRequest request_for(const std::string& file, CompilerKind compiler = CompilerKind::nvrtc) {
@@ -32,7 +33,9 @@ void expect_cubin_with(const CompileResult& result, const std::string& symbol) {
   ASSERT_TRUE(result.ok()) << result.log;
   std::string cubin = read_text(result.cubin);
   ASSERT_GE(cubin.size(), 4u);
-  EXPECT_EQ(cubin.substr(0, 4), "\x7f" "ELF");
+  EXPECT_EQ(cubin.substr(0, 4),
+            "\x7f"
+            "ELF");
   EXPECT_NE(cubin.find(symbol), std::string::npos) << symbol << " missing from " << result.cubin;
 }
 
@@ -61,8 +64,8 @@ TEST(CubinCompiler, NameExpressionsInstantiateTemplatesWithKnobMacros) {
   TempDir cache("matmul");
   CubinCompiler compiler(compiler_options(cache.path()));
   auto request = request_for("tiled_matmul.cu");
-  request.defines = {{"TILE_M", "64"}, {"TILE_N", "32"}, {"TILE_K", "16"},
-                     {"THREAD_M", "4"}, {"THREAD_N", "2"}};
+  request.defines = {
+      {"TILE_M", "64"}, {"TILE_N", "32"}, {"TILE_K", "16"}, {"THREAD_M", "4"}, {"THREAD_N", "2"}};
   const std::string entry = "tiled_matmul<TILE_M, TILE_N, TILE_K, THREAD_M, THREAD_N>";
   request.name_expressions = {entry};
   auto result = compiler.compile(request);

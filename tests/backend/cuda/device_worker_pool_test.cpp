@@ -1,11 +1,12 @@
 // The tuner's side of the device workers, driven against a stand-in worker process (this
 // machine has no GPU; tests/gpu runs the real worker): every failure becomes a classified
 // Measurement, a dead or hung worker is replaced, and measurements taken before are unaffected.
+#include "cutune/cuda/device_worker_pool.hpp"
+
 #include <gtest/gtest.h>
 
 #include <chrono>
 
-#include "cutune/cuda/device_worker_pool.hpp"
 #include "test_support.hpp"
 
 namespace cutune::cuda {

@@ -10,8 +10,8 @@
 namespace cutune::cuda {
 namespace {
 
-using testing::example;
 using testing::compiler_options;
+using testing::example;
 using testing::TempDir;
 
 TEST(ExampleSpecs, LoadAsCudaSpecsWithLaunchShapes) {
@@ -33,9 +33,11 @@ TEST(ExampleSpecs, LoadAsCudaSpecsWithLaunchShapes) {
 
 TEST(ExampleSpecs, MatmulLaunchFollowsItsKnobs) {
   KernelSpec spec = load_spec(example("tiled_matmul.json"));
-  Config config = spec.tuning->space.complete(
-      {{"TILE_M", Value(128)}, {"TILE_N", Value(64)}, {"TILE_K", Value(32)},
-       {"THREAD_M", Value(8)}, {"THREAD_N", Value(4)}});
+  Config config = spec.tuning->space.complete({{"TILE_M", Value(128)},
+                                               {"TILE_N", Value(64)},
+                                               {"TILE_K", Value(32)},
+                                               {"THREAD_M", Value(8)},
+                                               {"THREAD_N", Value(4)}});
   auto h200 = Device::h200();
   EXPECT_EQ(spec.launch->grid[0].evaluate(config, spec.problem, h200), 2048 / 64);
   EXPECT_EQ(spec.launch->grid[1].evaluate(config, spec.problem, h200), 2048 / 128);
@@ -59,7 +61,7 @@ TEST(ExampleSpecs, FaultSpecCompilesEveryModeTheWayItShould) {
   for (auto& [mode, future] : results) {
     SCOPED_TRACE("MODE " + std::to_string(mode));
     const auto& result = future.get();
-    auto expected = mode == 1 ? CompileStatus::error
+    auto expected = mode == 1   ? CompileStatus::error
                     : mode == 6 ? CompileStatus::timeout
                                 : CompileStatus::ok;
     EXPECT_EQ(result.status, expected) << result.log;

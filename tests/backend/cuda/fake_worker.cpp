@@ -27,7 +27,8 @@ int main(int argc, char** argv) {
     std::string op = message.value("op", "");
     if (op == "quit") return 0;
     if (op == "hello") {
-      proto::DeviceReport device{"stand-in", 9, 0, 132, 50 << 20, 227 << 10, 13000, "0000:00:00.0"};
+      proto::DeviceReport device{"stand-in", 9,         0,     132,           65536,
+                                 50 << 20,   227 << 10, 13000, "0000:00:00.0"};
       std::cout << nlohmann::json{{"ok", true}, {"device", device}}.dump() << std::endl;
       continue;
     }

@@ -38,9 +38,9 @@ class TempDir {
  public:
   explicit TempDir(const std::string& tag) {
     static int counter = 0;
-    path_ = std::filesystem::temp_directory_path() /
-            ("cutune-cuda-" + tag + "-" + std::to_string(::getpid()) + "-" +
-             std::to_string(counter++));
+    path_ =
+        std::filesystem::temp_directory_path() /
+        ("cutune-cuda-" + tag + "-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
     std::filesystem::remove_all(path_);
     std::filesystem::create_directories(path_);
   }

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Builds and runs every GPU test (ctest label "gpu") on a machine with an NVIDIA GPU, then the
+# CUDA backend's figures (cutune-cuda-bench), and prints a short table last.
+#
+#   scripts/gpu/run-gpu-tests.sh [BUILD_DIR]         BUILD_DIR defaults to build/gpu
+#
+# Needs the CUDA toolkit (nvcc, NVRTC, the driver) and the build's dependencies
+# (scripts/install-deps.sh). A machine without them (no network) can run a build made elsewhere:
+# CUTUNE_GPU_PREBUILT=1 skips configure and build and runs what BUILD_DIR holds; the build's
+# absolute paths must then resolve there as they did where it was made.
+# Exit status: non-zero when a test failed or a figure could not be measured.
+set -uo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+build="${1:-$root/build/gpu}"
+logs="$build/gpu-logs"
+
+if [[ "${CUTUNE_GPU_PREBUILT:-0}" != 1 ]]; then
+  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCUTUNE_BUILD_BENCH=OFF \
+    || exit 1
+  ninja -C "$build" || exit 1
+fi
+mkdir -p "$logs"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader \
+  | tee "$logs/gpu.txt"
+
+status=0
+ctest --test-dir "$build" -L gpu --output-on-failure -j1 2>&1 | tee "$logs/ctest.txt" || status=1
+bench="$build/bin/cutune-cuda-bench"
+if [[ -x "$bench" ]]; then
+  "$bench" --json "$logs/cuda-bench.json" 2>&1 | tee "$logs/cuda-bench.txt" || status=1
+fi
+
+echo
+echo "=== GPU tests: $(cat "$logs/gpu.txt" 2>/dev/null | head -1)"
+grep -E '^ *[0-9]+/[0-9]+ Test +#[0-9]+:' "$logs/ctest.txt" \
+  | sed -E 's/^ *[0-9]+\/[0-9]+ Test +#[0-9]+: ([^ ]+) [ .*]*([A-Za-z*]+[A-Za-z ]*) +([0-9.]+ sec)/\2\t\3\t\1/'
+grep -E 'tests passed|tests failed' "$logs/ctest.txt"
+if [[ -f "$logs/cuda-bench.txt" ]]; then
+  echo "=== CUDA backend figures"
+  grep -E '^(compile|overhead|stability)|of [0-9]+ classified' "$logs/cuda-bench.txt"
+fi
+exit $status

@@ -1,0 +1,128 @@
+// What `cutune-cuda-worker` lends to a measuring mode compiled into it: a kernel family whose
+// launch the generic "measure" request cannot describe (the GEMM family builds tensor maps on the
+// host) adds an op of its own, and reuses the worker's context, module cache, input values,
+// comparison and timing loop. A mode registers itself from its own source file, linked into the
+// worker by the family's CMakeLists.txt; the worker knows no family.
+//
+// Error contract, as for the worker's own requests: throw CudaError for a sticky error (the worker
+// replies "crash" and exits), LaunchRefused for a launch the driver refused with the context
+// intact (the candidate's launch_error).
+#pragma once
+
+#include <cuda.h>
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cutune/cuda/worker_protocol.hpp"
+
+namespace cutune::cuda::worker {
+
+struct CudaError : std::runtime_error {
+  CudaError(CUresult code, const std::string& what) : std::runtime_error(what), code(code) {}
+  CUresult code;
+};
+
+// A refused launch is the candidate's failure; an unusable context ends the worker.
+struct LaunchRefused : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+std::string error_name(CUresult code);
+// Throws CudaError naming `call` unless `code` is CUDA_SUCCESS.
+void check(CUresult code, const char* call);
+// Errors after which the context is corrupt: every later call fails with the same error.
+bool is_sticky(CUresult code);
+double milliseconds_since(std::chrono::steady_clock::time_point start);
+
+// SplitMix64: fast enough to fill hundreds of millions of elements; the seed fixes the values.
+class Random {
+ public:
+  explicit Random(std::uint64_t seed) : state_(seed) {}
+  std::uint64_t next() {
+    std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+
+ private:
+  std::uint64_t state_;
+};
+
+// Random values away from zero, so that a kernel that skips work cannot pass by accident: reals
+// in +-[1/16, 1], integers in +-[1, 8] (unsigned: [1, 8]).
+std::vector<std::byte> random_values(protocol::Dtype dtype, std::uint64_t count, Random& rng);
+
+struct Comparison {
+  double max_rel_error = 0;
+  std::string problem;  // empty when every element is finite
+};
+
+// Normwise relative error max|x - ref| / max|ref|; any non-finite output where the reference is
+// finite fails outright (poisoned outputs are NaN, so an element never written fails too).
+Comparison compare(const std::vector<std::byte>& got, const std::vector<std::byte>& want,
+                   protocol::Dtype dtype, std::uint64_t count);
+
+struct DeviceBuffer {
+  CUdeviceptr pointer = 0;
+  std::size_t bytes = 0;
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(std::size_t size) : bytes(size) {
+    check(cuMemAlloc(&pointer, size > 0 ? size : 1), "cuMemAlloc");
+  }
+  DeviceBuffer(DeviceBuffer&& other) noexcept : pointer(other.pointer), bytes(other.bytes) {
+    other.pointer = 0;
+  }
+  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
+    std::swap(pointer, other.pointer);
+    std::swap(bytes, other.bytes);
+    return *this;
+  }
+  ~DeviceBuffer() {
+    if (pointer) cuMemFree(pointer);
+  }
+};
+
+// The worker as a mode sees it.
+class Host {
+ public:
+  virtual ~Host() = default;
+  virtual CUdevice device() const = 0;
+  virtual CUstream stream() const = 0;
+  virtual const protocol::DeviceReport& report() const = 0;
+  virtual int sm_clock_mhz() const = 0;
+  // The module of a cubin, loaded once and cached. Throws LaunchRefused when it does not load.
+  virtual CUmodule module(const std::string& cubin) = 0;
+  // Warms up, then times repetitions of `launch_once` (which enqueues one run on stream()) as the
+  // worker times every kernel: L2 flushed before each, median, min, max, repetitions and graph
+  // use written into `reply`.
+  virtual void time(const std::function<void()>& launch_once, const protocol::Timing& timing,
+                    protocol::MeasureReply& reply) = 0;
+};
+
+// One op of the worker, with the state it keeps between requests (inputs, references).
+class Mode {
+ public:
+  virtual ~Mode() = default;
+  virtual protocol::MeasureReply measure(const nlohmann::json& request) = 0;
+};
+
+using ModeFactory = std::function<std::unique_ptr<Mode>(Host&)>;
+
+// A static ModeRegistration in a mode's source file adds the op `op` to the worker.
+struct ModeRegistration {
+  ModeRegistration(std::string op, ModeFactory factory);
+};
+
+// The registered op's factory, or nullptr when no mode has that op.
+const ModeFactory* find_mode(const std::string& op);
+
+}  // namespace cutune::cuda::worker

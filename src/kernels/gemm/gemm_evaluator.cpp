@@ -1,0 +1,281 @@
+#include "gemm/gemm_evaluator.hpp"
+
+#include <atomic>
+#include <cstdlib>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+#include "cutune/cuda/device_worker_pool.hpp"
+#include "eval/hash.hpp"
+#include "gemm/gemm_space.hpp"
+
+namespace cutune {
+namespace {
+
+namespace fs = std::filesystem;
+namespace proto = cuda::protocol;
+
+constexpr std::size_t kLogExcerptChars = 4000;
+constexpr int kRetimeScale = 5;
+
+// The flags gemm-bench.sh compiles with. C++17: nvcc 13's front end fails on some of gcc 12's
+// C++20 library headers.
+const std::vector<std::string> kNvccFlags = {"-std=c++17", "-O3"};
+
+fs::path from_environment(const char* variable, const char* built_in) {
+  const char* value = std::getenv(variable);
+  return value != nullptr && *value != '\0' ? fs::path(value) : fs::path(built_in);
+}
+
+fs::path default_cache_dir() {
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  if (xdg != nullptr && xdg[0] == '/') return fs::path(xdg) / "cutune" / "cuda";
+  const char* home = std::getenv("HOME");
+  return fs::path(home != nullptr ? home : "/tmp") / ".cache" / "cutune" / "cuda";
+}
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read the GEMM kernel source " + path.string());
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string excerpt(const std::string& log) {
+  if (log.size() <= kLogExcerptChars) return log;
+  return log.substr(0, kLogExcerptChars) + "\n[... " +
+         std::to_string(log.size() - kLogExcerptChars) + " more characters]";
+}
+
+std::string dtype_name(gemm::DType dtype) { return dtype == gemm::DType::bf16 ? "bf16" : "fp16"; }
+
+std::string layout_name(gemm::BLayout layout) {
+  return layout == gemm::BLayout::k_by_n ? "k_by_n" : "n_by_k";
+}
+
+// The problem as the kernel family sees it; throws std::invalid_argument naming what it cannot run.
+gemm::GemmProblem checked_problem(const Problem& problem) {
+  const gemm::GemmProblem converted = to_gemm_problem(problem);
+  std::string reasons;
+  // The default config is legal, so every violation left is the problem's.
+  for (const auto& reason : gemm::violations(gemm::GemmConfig{}, converted)) {
+    reasons += (reasons.empty() ? "" : "; ") + reason;
+  }
+  if (!reasons.empty()) {
+    throw std::invalid_argument("gemm problem " + problem.canonical() + ": " + reasons);
+  }
+  return converted;
+}
+
+Measurement failed_compile(const cuda::CompileResult& result) {
+  Measurement m;
+  m.outcome = result.status == cuda::CompileStatus::timeout ? Outcome::compile_timeout
+                                                            : Outcome::compile_error;
+  m.detail = excerpt(result.log);
+  if (!result.log_file.empty()) m.detail += "\n(full log: " + result.log_file.string() + ")";
+  return m;
+}
+
+}  // namespace
+
+struct GemmCompiler::State {
+  GemmCompileOptions options;
+  gemm::GemmProblem problem;
+  std::string source_text;
+  std::unique_ptr<cuda::CubinCompiler> compiler;
+};
+
+GemmCompiler::GemmCompiler(const Problem& problem, GemmCompileOptions options)
+    : state_(std::make_unique<State>()) {
+  if (options.source.empty()) {
+    options.source = from_environment("CUTUNE_GEMM_SOURCE", CUTUNE_GEMM_DEVICE_SOURCE);
+  }
+  if (options.cutlass_include.empty()) {
+    options.cutlass_include =
+        from_environment("CUTUNE_CUTLASS_INCLUDE", CUTUNE_CUTLASS_INCLUDE_DIR);
+  }
+  if (!fs::exists(options.cutlass_include / "cute")) {
+    throw std::runtime_error("no CUTLASS headers in " + options.cutlass_include.string() +
+                             " (set CUTUNE_CUTLASS_INCLUDE)");
+  }
+  if (options.cache_dir.empty()) options.cache_dir = default_cache_dir();
+  state_->problem = checked_problem(problem);
+  state_->source_text = read_text(options.source);
+  cuda::CubinCompiler::Options compile;
+  compile.cache_dir = options.cache_dir;
+  compile.jobs = options.jobs;
+  compile.time_limit = options.time_limit;
+  compile.nvcc = options.nvcc;
+  state_->compiler = std::make_unique<cuda::CubinCompiler>(compile);
+  state_->options = std::move(options);
+}
+
+GemmCompiler::~GemmCompiler() = default;
+
+cuda::CompileRequest GemmCompiler::request(const gemm::GemmConfig& config) const {
+  cuda::CompileRequest request;
+  request.source = state_->source_text;
+  request.source_name = state_->options.source.filename().string();
+  request.arch = state_->options.arch;
+  request.compiler = cuda::CompilerKind::nvcc;
+  for (const std::string& define :
+       gemm::compile_defines(config, state_->problem.dtype, state_->problem.b_layout)) {
+    const std::size_t equals = define.find('=');
+    request.defines.emplace_back(define.substr(0, equals), define.substr(equals + 1));
+  }
+  request.include_dirs = {state_->options.cutlass_include};
+  request.options = kNvccFlags;
+  return request;
+}
+
+std::shared_future<cuda::CompileResult> GemmCompiler::submit(const Config& config) {
+  return state_->compiler->submit(request(to_gemm_config(config)));
+}
+
+std::string GemmCompiler::toolchain() {
+  std::string text = state_->compiler->identity(cuda::CompilerKind::nvcc) + "; " +
+                     state_->options.arch;
+  for (const std::string& flag : kNvccFlags) text += " " + flag;
+  return text;
+}
+
+std::string GemmCompiler::source_version() const {
+  return eval::Fnv1a().field(state_->source_text).hex();
+}
+
+const gemm::GemmProblem& GemmCompiler::problem() const { return state_->problem; }
+
+struct GemmEvaluator::Impl {
+  GemmEvaluatorOptions options;
+  GemmCompiler compiler;
+  std::unique_ptr<cuda::DeviceWorkerPool> workers;
+  proto::DeviceReport report;
+  std::atomic<std::uint64_t> next_id{1};
+
+  Impl(const Problem& problem, GemmEvaluatorOptions given)
+      : options(std::move(given)), compiler(problem, options.compile) {}
+
+  proto::GemmRequest request(int scale) {
+    const gemm::GemmProblem& p = compiler.problem();
+    proto::GemmRequest r;
+    r.id = next_id++;
+    r.m = p.m;
+    r.n = p.n;
+    r.k = p.k;
+    r.dtype = dtype_name(p.dtype);
+    r.b_layout = layout_name(p.b_layout);
+    r.seed = options.seed;
+    r.tolerance = options.tolerance;
+    r.timing.budget_ms = options.budget_ms * scale;
+    r.timing.min_reps = options.min_reps;
+    r.timing.max_reps = options.max_reps * scale;
+    return r;
+  }
+
+  std::vector<Measurement> run(std::span<const Config> batch, int scale) {
+    std::vector<Measurement> out(batch.size());
+    std::vector<std::optional<gemm::GemmConfig>> configs(batch.size());
+    std::vector<std::shared_future<cuda::CompileResult>> compiles(batch.size());
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+      const gemm::GemmConfig config = to_gemm_config(batch[i]);
+      const auto reasons = gemm::violations(config, compiler.problem(),
+                                            static_cast<int>(report.smem_optin_bytes));
+      if (!reasons.empty()) {
+        out[i].outcome = Outcome::invalid_config;
+        for (const auto& reason : reasons) out[i].detail += (out[i].detail.empty() ? "" : "; ") + reason;
+        continue;
+      }
+      configs[i] = config;
+      compiles[i] = compiler.submit(batch[i]);
+    }
+    // Each worker takes the next candidate, waits for its cubin, and measures it while the rest
+    // still compile.
+    std::atomic<std::size_t> next{0};
+    std::mutex merge;
+    std::exception_ptr failure;
+    auto drain = [&](std::size_t slot) {
+      try {
+        for (std::size_t i; (i = next++) < batch.size();) {
+          if (!configs[i]) continue;
+          const cuda::CompileResult& compiled = compiles[i].get();
+          Measurement m;
+          if (!compiled.ok()) {
+            m = failed_compile(compiled);
+          } else {
+            proto::GemmRequest r = request(scale);
+            r.cubin = compiled.cubin.string();
+            r.config = gemm::to_string(*configs[i]);
+            m = workers->measure(slot, r).measurement;
+          }
+          m.compile_s = compiled.compile_s;
+          std::lock_guard lock(merge);
+          out[i] = std::move(m);
+        }
+      } catch (...) {
+        std::lock_guard lock(merge);
+        if (!failure) failure = std::current_exception();
+        next = batch.size();
+      }
+    };
+    std::vector<std::thread> threads;
+    for (std::size_t slot = 1; slot < workers->size(); ++slot) threads.emplace_back(drain, slot);
+    drain(0);
+    for (auto& thread : threads) thread.join();
+    if (failure) std::rethrow_exception(failure);
+    return out;
+  }
+};
+
+GemmEvaluator::GemmEvaluator(const Problem& problem, GemmEvaluatorOptions options)
+    : impl_(std::make_unique<Impl>(problem, std::move(options))) {
+  cuda::DeviceWorkerPool::Options workers;
+  workers.devices = impl_->options.devices;
+  workers.worker = impl_->options.worker;
+  workers.watchdog = impl_->options.watchdog;
+  impl_->workers = std::make_unique<cuda::DeviceWorkerPool>(workers);
+  impl_->report = impl_->workers->device(0);
+  for (std::size_t slot = 1; slot < impl_->workers->size(); ++slot) impl_->workers->device(slot);
+  if (impl_->report.cc_major != 9 || impl_->report.cc_minor != 0) {
+    throw std::runtime_error("the Hopper GEMM family needs an sm_90 GPU; the worker found " +
+                             impl_->report.name + " (sm_" + std::to_string(impl_->report.cc_major) +
+                             std::to_string(impl_->report.cc_minor) + ")");
+  }
+}
+
+GemmEvaluator::~GemmEvaluator() = default;
+
+std::vector<Measurement> GemmEvaluator::evaluate(std::span<const Config> batch) {
+  return impl_->run(batch, 1);
+}
+
+std::vector<Measurement> GemmEvaluator::retime(std::span<const Config> batch) {
+  return impl_->run(batch, kRetimeScale);
+}
+
+Measurement GemmEvaluator::time_cublas(int scale) {
+  proto::GemmRequest r = impl_->request(scale);
+  r.cublas_only = true;
+  return impl_->workers->measure(0, r).measurement;
+}
+
+std::string GemmEvaluator::device_name() const {
+  return impl_->report.name + " (sm_" + std::to_string(impl_->report.cc_major) +
+         std::to_string(impl_->report.cc_minor) + ")";
+}
+
+std::string GemmEvaluator::toolchain() const {
+  return impl_->compiler.toolchain() + "; driver " + std::to_string(impl_->report.driver_version);
+}
+
+Device GemmEvaluator::device() const {
+  const proto::DeviceReport& r = impl_->report;
+  return Device{r.name, r.cc_major, r.cc_minor, r.smem_optin_bytes, r.sm_count, 0};
+}
+
+GemmCompiler& GemmEvaluator::compiler() { return impl_->compiler; }
+
+}  // namespace cutune

@@ -1,0 +1,271 @@
+// The GEMM family's op in `cutune-cuda-worker`: "measure_gemm" (worker_protocol.hpp's
+// GemmRequest). Linked into the worker by src/kernels/CMakeLists.txt.
+//
+// Per problem and seed, once: A and B filled with the worker's random non-zero values, and
+// cuBLASLt's D = A * B as the reference. Per candidate: the cubin's module from the worker's
+// cache, GemmLaunch (tensor maps, persistent grid, cluster), D poisoned with NaN, one launch,
+// the normwise relative error against cuBLAS, then the worker's timing loop (L2 flushed before
+// each repetition). A launch the driver refuses is the candidate's launch_error; a sticky error
+// ends the worker as for any kernel.
+#include <cublasLt.h>
+
+#include <chrono>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backend/cuda/worker_host.hpp"
+#include "gemm/gemm_launch.hpp"
+
+namespace cutune::gemm {
+namespace {
+
+namespace proto = cuda::protocol;
+using namespace cuda::worker;
+
+// cuBLASLt's workspace, as in bench/gpu/gemm_bench.cu: enough for its split-K algorithms.
+constexpr std::size_t kCublasWorkspaceBytes = std::size_t{64} << 20;
+
+// A cuBLAS failure is the worker's problem, not a candidate's: the request fails as a whole.
+void check_cublas(cublasStatus_t status, const char* what) {
+  if (status != CUBLAS_STATUS_SUCCESS) {
+    throw std::runtime_error(std::string("cuBLASLt ") + what + " failed with status " +
+                             std::to_string(static_cast<int>(status)));
+  }
+}
+
+GemmProblem problem_of(const proto::GemmRequest& request) {
+  GemmProblem problem;
+  problem.m = request.m;
+  problem.n = request.n;
+  problem.k = request.k;
+  if (request.dtype == "bf16") {
+    problem.dtype = DType::bf16;
+  } else if (request.dtype == "fp16") {
+    problem.dtype = DType::fp16;
+  } else {
+    throw std::invalid_argument("measure_gemm: dtype '" + request.dtype + "' is not bf16 or fp16");
+  }
+  if (request.b_layout == "k_by_n") {
+    problem.b_layout = BLayout::k_by_n;
+  } else if (request.b_layout == "n_by_k") {
+    problem.b_layout = BLayout::n_by_k;
+  } else {
+    throw std::invalid_argument("measure_gemm: b_layout '" + request.b_layout +
+                                "' is not k_by_n or n_by_k");
+  }
+  if (problem.m <= 0 || problem.n <= 0 || problem.k <= 0) {
+    throw std::invalid_argument("measure_gemm: problem " + std::to_string(problem.m) + "x" +
+                                std::to_string(problem.n) + "x" + std::to_string(problem.k) +
+                                " has a non-positive dimension");
+  }
+  return problem;
+}
+
+proto::Dtype element_type(DType dtype) {
+  return dtype == DType::bf16 ? proto::Dtype::bf16 : proto::Dtype::f16;
+}
+
+// cuBLASLt for D = A * B in row-major terms: D^T = B^T * A^T in its column-major terms.
+class Cublas {
+ public:
+  explicit Cublas(const GemmProblem& p) {
+    const cudaDataType type = p.dtype == DType::bf16 ? CUDA_R_16BF : CUDA_R_16F;
+    check_cublas(cublasLtCreate(&handle_), "create");
+    check_cublas(cublasLtMatmulDescCreate(&operation_, CUBLAS_COMPUTE_32F, CUDA_R_32F),
+                 "operation");
+    // Row-major N x K is column-major K x N: transposing it gives the B^T cuBLAS multiplies by.
+    const cublasOperation_t op_b = p.b_layout == BLayout::n_by_k ? CUBLAS_OP_T : CUBLAS_OP_N;
+    const cublasOperation_t op_a = CUBLAS_OP_N;
+    check_cublas(cublasLtMatmulDescSetAttribute(operation_, CUBLASLT_MATMUL_DESC_TRANSA, &op_b,
+                                                sizeof op_b),
+                 "TRANSA");
+    check_cublas(cublasLtMatmulDescSetAttribute(operation_, CUBLASLT_MATMUL_DESC_TRANSB, &op_a,
+                                                sizeof op_a),
+                 "TRANSB");
+    const auto u = [](std::int64_t x) { return static_cast<std::uint64_t>(x); };
+    if (p.b_layout == BLayout::n_by_k) {
+      check_cublas(cublasLtMatrixLayoutCreate(&b_, type, u(p.k), u(p.n), p.k), "layout of B");
+    } else {
+      check_cublas(cublasLtMatrixLayoutCreate(&b_, type, u(p.n), u(p.k), p.n), "layout of B");
+    }
+    check_cublas(cublasLtMatrixLayoutCreate(&a_, type, u(p.k), u(p.m), p.k), "layout of A");
+    check_cublas(cublasLtMatrixLayoutCreate(&d_, type, u(p.n), u(p.m), p.n), "layout of D");
+    check_cublas(cublasLtMatmulPreferenceCreate(&preference_), "preference");
+    const std::size_t limit = kCublasWorkspaceBytes;
+    check_cublas(cublasLtMatmulPreferenceSetAttribute(
+                     preference_, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &limit, sizeof limit),
+                 "workspace preference");
+    int returned = 0;
+    check_cublas(cublasLtMatmulAlgoGetHeuristic(handle_, operation_, b_, a_, d_, d_, preference_,
+                                                1, &heuristic_, &returned),
+                 "heuristic");
+    if (returned == 0) throw std::runtime_error("cuBLASLt offers no algorithm for the problem");
+    workspace_ = DeviceBuffer(kCublasWorkspaceBytes);
+  }
+  Cublas(const Cublas&) = delete;
+  Cublas& operator=(const Cublas&) = delete;
+  ~Cublas() {
+    cublasLtMatmulPreferenceDestroy(preference_);
+    cublasLtMatrixLayoutDestroy(a_);
+    cublasLtMatrixLayoutDestroy(b_);
+    cublasLtMatrixLayoutDestroy(d_);
+    cublasLtMatmulDescDestroy(operation_);
+    cublasLtDestroy(handle_);
+  }
+
+  void run(CUdeviceptr a, CUdeviceptr b, CUdeviceptr d, CUstream stream) const {
+    const float alpha = 1.0f;
+    const float beta = 0.0f;
+    const auto pointer = [](CUdeviceptr p) { return reinterpret_cast<void*>(p); };
+    check_cublas(cublasLtMatmul(handle_, operation_, &alpha, pointer(b), b_, pointer(a), a_, &beta,
+                                pointer(d), d_, pointer(d), d_, &heuristic_.algo,
+                                pointer(workspace_.pointer), kCublasWorkspaceBytes, stream),
+                 "matmul");
+  }
+
+ private:
+  cublasLtHandle_t handle_ = nullptr;
+  cublasLtMatmulDesc_t operation_ = nullptr;
+  cublasLtMatrixLayout_t a_ = nullptr;
+  cublasLtMatrixLayout_t b_ = nullptr;
+  cublasLtMatrixLayout_t d_ = nullptr;
+  cublasLtMatmulPreference_t preference_ = nullptr;
+  cublasLtMatmulHeuristicResult_t heuristic_{};
+  DeviceBuffer workspace_;
+};
+
+// Everything kept while requests share a problem and seed.
+struct Operands {
+  std::string key;
+  GemmProblem problem;
+  DeviceBuffer a, b, d, split_k;
+  std::vector<std::byte> expected;  // cuBLAS's D
+  std::unique_ptr<Cublas> cublas;
+};
+
+class GemmMode : public Mode {
+ public:
+  explicit GemmMode(Host& host) : host_(host) {}
+
+  proto::MeasureReply measure(const nlohmann::json& message) override {
+    const auto request = message.get<proto::GemmRequest>();
+    const GemmProblem problem = problem_of(request);
+    prepare(problem, request.seed);
+    proto::MeasureReply reply;
+    reply.id = request.id;
+    reply.sm_clock_start_mhz = host_.sm_clock_mhz();
+    const auto start = std::chrono::steady_clock::now();
+    if (request.cublas_only) {
+      const Cublas& cublas = *operands_.cublas;
+      host_.time([&] { cublas.run(operands_.a.pointer, operands_.b.pointer, operands_.d.pointer,
+                                  host_.stream()); },
+                 request.timing, reply);
+      reply.outcome = "ok";
+    } else {
+      run_candidate(request, reply);
+    }
+    reply.kernel_ms = milliseconds_since(start);
+    reply.sm_clock_end_mhz = host_.sm_clock_mhz();
+    return reply;
+  }
+
+ private:
+  void run_candidate(const proto::GemmRequest& request, proto::MeasureReply& reply) {
+    try {
+      const GemmConfig config = parse_config(request.config);
+      const GemmKernel kernel = GemmKernel::load(host_.module(request.cubin));
+      const std::size_t workspace = workspace_bytes(config, operands_.problem);
+      if (workspace > operands_.split_k.bytes) operands_.split_k = DeviceBuffer(workspace);
+      const GemmOperands buffers{operands_.a.pointer, operands_.b.pointer, operands_.d.pointer,
+                                 operands_.split_k.pointer};
+      const GemmLaunch launch(kernel, operands_.problem, config, buffers, host_.device());
+      check(cuMemsetD8Async(operands_.d.pointer, 0xff, operands_.d.bytes, host_.stream()),
+            "cuMemsetD8Async");
+      launch.launch(host_.stream());
+      check(cuStreamSynchronize(host_.stream()), "candidate");
+      std::vector<std::byte> got(operands_.d.bytes);
+      check(cuMemcpyDtoH(got.data(), operands_.d.pointer, got.size()), "cuMemcpyDtoH");
+      const proto::Dtype dtype = element_type(operands_.problem.dtype);
+      const std::uint64_t count =
+          static_cast<std::uint64_t>(operands_.problem.m) * operands_.problem.n;
+      const Comparison result = compare(got, operands_.expected, dtype, count);
+      reply.max_rel_error = result.max_rel_error;
+      const double limit =
+          request.tolerance >= 0 ? request.tolerance : proto::default_tolerance(dtype);
+      if (!result.problem.empty() || !(result.max_rel_error <= limit)) {
+        reply.outcome = "wrong_result";
+        reply.detail = "D: " + (result.problem.empty()
+                                    ? "relative error " + std::to_string(result.max_rel_error) +
+                                          " above tolerance " + std::to_string(limit)
+                                    : result.problem);
+        return;
+      }
+      if (request.time) {
+        host_.time([&] { launch.launch(host_.stream()); }, request.timing, reply);
+      }
+      reply.outcome = "ok";
+    } catch (const CudaError&) {
+      throw;
+    } catch (const std::invalid_argument& error) {  // a config name that does not parse
+      reply.outcome = "launch_error";
+      reply.detail = error.what();
+    } catch (const std::runtime_error& error) {
+      // GemmLaunch reports refused driver calls as plain errors: the context decides.
+      const CUresult state = cuCtxSynchronize();
+      if (state != CUDA_SUCCESS) {
+        throw CudaError(state, std::string(error.what()) + "; context: " + error_name(state));
+      }
+      reply.outcome = "launch_error";
+      reply.detail = error.what();
+    }
+  }
+
+  void prepare(const GemmProblem& problem, std::uint64_t seed) {
+    const std::string key = std::to_string(problem.m) + "x" + std::to_string(problem.n) + "x" +
+                            std::to_string(problem.k) + "/" +
+                            std::to_string(static_cast<int>(problem.dtype)) + "/" +
+                            std::to_string(static_cast<int>(problem.b_layout)) + "/" +
+                            std::to_string(seed);
+    if (key == operands_.key) return;
+    operands_ = Operands{};
+    operands_.problem = problem;
+    const proto::Dtype dtype = element_type(problem.dtype);
+    const auto elements = [](std::int64_t rows, std::int64_t columns) {
+      return static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(columns);
+    };
+    Random rng(seed);
+    const auto upload = [&](std::uint64_t count) {
+      const std::vector<std::byte> values = random_values(dtype, count, rng);
+      DeviceBuffer buffer(values.size());
+      check(cuMemcpyHtoD(buffer.pointer, values.data(), values.size()), "cuMemcpyHtoD");
+      return buffer;
+    };
+    operands_.a = upload(elements(problem.m, problem.k));
+    operands_.b = upload(elements(problem.k, problem.n));
+    operands_.d = DeviceBuffer(elements(problem.m, problem.n) * proto::dtype_size(dtype));
+    // The uploads ran on the legacy stream and may still be in flight.
+    check(cuCtxSynchronize(), "cuCtxSynchronize");
+    operands_.cublas = std::make_unique<Cublas>(problem);
+    check(cuMemsetD8Async(operands_.d.pointer, 0xff, operands_.d.bytes, host_.stream()),
+          "cuMemsetD8Async");
+    operands_.cublas->run(operands_.a.pointer, operands_.b.pointer, operands_.d.pointer,
+                          host_.stream());
+    check(cuStreamSynchronize(host_.stream()), "cuBLASLt reference");
+    operands_.expected.resize(operands_.d.bytes);
+    check(cuMemcpyDtoH(operands_.expected.data(), operands_.d.pointer, operands_.d.bytes),
+          "cuMemcpyDtoH");
+    operands_.key = key;
+  }
+
+  Host& host_;
+  Operands operands_;
+};
+
+const ModeRegistration registration{
+    "measure_gemm", [](Host& host) { return std::make_unique<GemmMode>(host); }};
+
+}  // namespace
+}  // namespace cutune::gemm
