@@ -1,34 +1,80 @@
-// Tunes a CPU spec over a suite of shapes the way the runtime does (each tune warm-started from
-// the winners of the shapes tuned before it), compares a warm and a cold tune of one more shape,
-// then fits a dispatch rule over the tuned shapes and reports it on held-out shapes.
+// Tunes a family over a suite of shapes the way the runtime does (each tune warm-started from
+// the winners of the shapes tuned before it), compares a warm and a cold tune of more shapes,
+// then measures every winner on every shape (cross_measure) and fits a dispatch rule over the
+// tuned shapes, reporting it on held-out shapes. A CPU kernel spec, or (in a build with the GEMM
+// evaluator, on an H200) the built-in GEMM family:
 //
 //   bench_runtime_shapes --spec examples/cpu/matmul/matmul.json
 //       --shapes "m=64,n=64,k=64;m=256,n=256,k=256" --compare "m=192,n=192,k=96" --budget 12
+//   bench_runtime_shapes --family gemm --shapes "m=2048,n=4096,k=4096,dtype=bf16;..." ...
 #include <fmt/format.h>
 #include <stdlib.h>
 
 #include <CLI/CLI.hpp>
+#include <chrono>
 #include <filesystem>
+#include <functional>
+#include <optional>
 #include <sstream>
 
 #include "cutune/cpu.hpp"
 #include "cutune/dispatch.hpp"
 #include "cutune/runtime.hpp"
 #include "cutune/spec.hpp"
+#ifdef CUTUNE_HAVE_GEMM_EVALUATOR
+#include "gemm/gemm_evaluator.hpp"
+#include "registry.hpp"
+#endif
 
 namespace {
 
-std::vector<cutune::Problem> parse_shapes(const std::string& text, const cutune::KernelSpec& spec) {
+// What the suite tunes: a space, the store key's family and version, and evaluators.
+struct Target {
+  std::string family;
+  std::string version;
+  const cutune::TuningSpace* space = nullptr;
+  std::function<cutune::Problem(const cutune::Problem&)> resolve;
+  std::function<std::unique_ptr<cutune::Evaluator>(const cutune::Problem&)> make_evaluator;
+  std::function<cutune::Device(cutune::Evaluator&)> device;
+};
+
+Target spec_target(const cutune::KernelSpec& spec) {
+  return {spec.name,
+          spec.version,
+          spec.tuning.get(),
+          [&spec](const cutune::Problem& p) { return spec.resolve(p); },
+          [&spec](const cutune::Problem& p) -> std::unique_ptr<cutune::Evaluator> {
+            return std::make_unique<cutune::CpuEvaluator>(spec, p);
+          },
+          [](cutune::Evaluator&) { return cutune::Device::host_cpu(); }};
+}
+
+#ifdef CUTUNE_HAVE_GEMM_EVALUATOR
+Target gemm_target(const cutune::Problem& first_shape) {
+  const std::string version = cutune::GemmCompiler(first_shape).source_version();
+  return {"gemm",
+          version,
+          cutune::find_tuning_space("gemm"),
+          [](const cutune::Problem& p) { return p; },
+          [](const cutune::Problem& p) -> std::unique_ptr<cutune::Evaluator> {
+            return std::make_unique<cutune::GemmEvaluator>(p);
+          },
+          [](cutune::Evaluator& e) { return static_cast<cutune::GemmEvaluator&>(e).device(); }};
+}
+#endif
+
+std::vector<cutune::Problem> parse_shapes(const std::string& text) {
   std::vector<cutune::Problem> out;
   std::stringstream in(text);
   for (std::string item; std::getline(in, item, ';');) {
-    if (!item.empty()) out.push_back(spec.resolve(cutune::Problem::parse(item)));
+    if (!item.empty()) out.push_back(cutune::Problem::parse(item));
   }
   return out;
 }
 
 struct Args {
   std::string spec;
+  std::string family;
   std::string shapes;
   std::string compare;
   std::string db;
@@ -36,13 +82,28 @@ struct Args {
   std::size_t neighbours = 4;
   std::size_t max_configs = 8;
   std::string strategy = "default";
+  bool cross = true;
 };
 
 int run(const Args& args) {
-  const cutune::KernelSpec spec = cutune::load_spec(args.spec);
+  std::optional<cutune::KernelSpec> spec;
+  Target target;
+  if (!args.spec.empty()) {
+    spec = cutune::load_spec(args.spec);
+    target = spec_target(*spec);
+  } else if (args.family == "gemm") {
+#ifdef CUTUNE_HAVE_GEMM_EVALUATOR
+    target = gemm_target(parse_shapes(args.shapes).at(0));
+#else
+    throw std::invalid_argument("this build has no GEMM evaluator (it needs the CUDA backend)");
+#endif
+  } else {
+    throw std::invalid_argument("give --spec FILE or --family gemm");
+  }
   std::filesystem::path db = args.db;
   if (db.empty()) {
-    std::string pattern = (std::filesystem::temp_directory_path() / "cutune-shapes-XXXXXX").string();
+    std::string pattern =
+        (std::filesystem::temp_directory_path() / "cutune-shapes-XXXXXX").string();
     if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
     db = std::filesystem::path(pattern) / "results.db";
   }
@@ -50,20 +111,22 @@ int run(const Args& args) {
   cutune::TuneOptions options;
   options.max_evaluations = args.budget;
   options.strategy = args.strategy;
+  cutune::Device device;
 
   fmt::print("| shape | default ms | best ms | speedup | warm starts | evaluations | seconds |\n");
   fmt::print("|---|---|---|---|---|---|---|\n");
-  for (const cutune::Problem& problem : parse_shapes(args.shapes, spec)) {
-    cutune::CpuEvaluator evaluator(spec, problem);
-    const cutune::TuningKey key{spec.name, spec.version, problem.canonical(),
-                                evaluator.device_name(), evaluator.toolchain()};
+  for (const cutune::Problem& given : parse_shapes(args.shapes)) {
+    const cutune::Problem problem = target.resolve(given);
+    auto evaluator = target.make_evaluator(problem);
+    device = target.device(*evaluator);
+    const cutune::TuningKey key{target.family, target.version, problem.canonical(),
+                                evaluator->device_name(), evaluator->toolchain()};
     cutune::TuneOptions warm = options;
-    for (auto& n : cutune::nearest_winners(store, spec.name, key.device, problem,
-                                           spec.tuning->space, args.neighbours)) {
+    for (auto& n : cutune::nearest_winners(store, target.family, key.device, problem,
+                                           target.space->space, args.neighbours)) {
       warm.warm_start.push_back(std::move(n.config));
     }
-    const auto report = cutune::tune(*spec.tuning, problem, cutune::Device::host_cpu(), evaluator,
-                                     &store, key, warm);
+    const auto report = cutune::tune(*target.space, problem, device, *evaluator, &store, key, warm);
     const double base = report.baseline && report.baseline->measurement.ok()
                             ? report.baseline->measurement.time_ms
                             : NAN;
@@ -72,12 +135,13 @@ int run(const Args& args) {
                best, base / best, warm.warm_start.size(), report.evaluated.size(), report.seconds);
   }
 
-  for (const cutune::Problem& problem : parse_shapes(args.compare, spec)) {
-    cutune::CpuEvaluator evaluator(spec, problem);
-    const cutune::TuningKey key{spec.name, spec.version, problem.canonical(),
-                                evaluator.device_name(), evaluator.toolchain()};
-    const auto c = cutune::compare_warm_start(*spec.tuning, problem, cutune::Device::host_cpu(),
-                                              evaluator, store, key, options, args.neighbours);
+  for (const cutune::Problem& given : parse_shapes(args.compare)) {
+    const cutune::Problem problem = target.resolve(given);
+    auto evaluator = target.make_evaluator(problem);
+    const cutune::TuningKey key{target.family, target.version, problem.canonical(),
+                                evaluator->device_name(), evaluator->toolchain()};
+    const auto c = cutune::compare_warm_start(*target.space, problem, target.device(*evaluator),
+                                              *evaluator, store, key, options, args.neighbours);
     fmt::print("\nwarm start on {} from {} neighbour winner(s):\n", problem.canonical(),
                c.neighbours.size());
     fmt::print("  cold: best {:.4g} ms; reached {:.4g} ms at evaluation {} ({:.1f} s)\n",
@@ -90,13 +154,21 @@ int run(const Args& args) {
                static_cast<double>(c.cold_evaluations) / static_cast<double>(c.warm_evaluations));
   }
 
-  const auto dispatcher = cutune::Dispatcher::fit(
-      store, {.family = spec.name, .max_configs = args.max_configs});
+  const cutune::DispatchOptions fit{.family = target.family, .max_configs = args.max_configs};
+  if (args.cross) {
+    const auto start = std::chrono::steady_clock::now();
+    const std::size_t pairs =
+        cutune::cross_measure(store, fit, target.space->space, device, target.make_evaluator);
+    fmt::print("\ncross-measured {} (shape, winner) pairs in {:.1f} s\n", pairs,
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  const auto dispatcher = cutune::Dispatcher::fit(store, fit);
   const auto& r = dispatcher.report();
-  fmt::print("\ndispatch: {}; held-out geomean best/picked {:.4f} over {} shapes ({} unknown); "
-             "fitted {:.4f}\n",
-             r.rule, r.held_out_geomean, r.shapes.size() - r.held_out_unknown, r.held_out_unknown,
-             r.training_geomean);
+  fmt::print(
+      "\ndispatch: {}; held-out geomean best/picked {:.4f} over {} shapes ({} never ran "
+      "correctly); fitted {:.4f}\n",
+      r.rule, r.held_out_geomean, r.shapes.size() - r.held_out_unknown, r.held_out_unknown,
+      r.training_geomean);
   for (const auto& line : r.candidates_tried) fmt::print("  {}\n", line);
   fmt::print("store: {}\n", db.string());
   return 0;
@@ -107,7 +179,8 @@ int run(const Args& args) {
 int main(int argc, char** argv) {
   CLI::App app{"Tune a CPU spec over shapes with warm start, then fit a dispatch rule"};
   Args args;
-  app.add_option("--spec", args.spec, "Kernel spec (backend cpu)")->required();
+  app.add_option("--spec", args.spec, "Kernel spec (backend cpu)");
+  app.add_option("--family", args.family, "A built-in family instead of a spec: gemm");
   app.add_option("--shapes", args.shapes, "Shapes to tune, ';'-separated")->required();
   app.add_option("--compare", args.compare, "Shapes for a warm-versus-cold comparison");
   app.add_option("--db", args.db, "Results store (default: a fresh temporary one)");
@@ -115,6 +188,8 @@ int main(int argc, char** argv) {
   app.add_option("--neighbours", args.neighbours, "Winners of nearest shapes to start from");
   app.add_option("--max-configs", args.max_configs, "Most configs in the dispatch rule");
   app.add_option("--strategy", args.strategy, "Search strategy");
+  app.add_option("--cross", args.cross,
+                 "Measure every shape's winner on every shape before fitting (true/false)");
   CLI11_PARSE(app, argc, argv);
   try {
     return run(args);

@@ -18,8 +18,8 @@
 #include <cstddef>
 #include <filesystem>
 #include <functional>
-#include <memory>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -49,16 +49,16 @@ struct DispatchShape {
   Problem problem;
   std::string best_config_hash;
   double best_ms = 0;
-  std::string picked_config_hash;     // by the rule fitted without this shape
-  std::optional<double> picked_ms;    // empty: that config was never measured on this shape
+  std::string picked_config_hash;   // by the rule fitted without this shape
+  std::optional<double> picked_ms;  // empty: never measured on this shape, or failed there
 };
 
 struct DispatchReport {
   std::vector<DispatchShape> shapes;
-  std::string rule;                    // "tree depth 2", "nearest over 6 configs"
-  double held_out_geomean = 0;         // best / picked over shapes whose pick is known
-  std::size_t held_out_unknown = 0;    // shapes whose held-out pick was never measured on them
-  double training_geomean = 0;         // the final rule on the shapes it was fitted on
+  std::string rule;                  // "tree depth 2", "nearest over 6 configs"
+  double held_out_geomean = 0;       // best / picked over shapes whose pick ran correctly
+  std::size_t held_out_unknown = 0;  // shapes whose held-out pick never ran correctly on them
+  double training_geomean = 0;       // the final rule on the shapes it was fitted on
   std::vector<std::string> candidates_tried;  // every rule kind with its leave-one-out score
 };
 
@@ -66,9 +66,9 @@ struct DispatchReport {
 // shape of the family (one evaluator per shape) and records the results under that shape's key.
 // A winner that the space must repair to run a shape is recorded there as invalid_config (a rule
 // must not pick it for that shape). Returns how many pairs were measured.
-std::size_t cross_measure(Store& store, const DispatchOptions& options, const Space& space,
-                          const Device& device,
-                          const std::function<std::unique_ptr<Evaluator>(const Problem&)>& make_evaluator);
+std::size_t cross_measure(
+    Store& store, const DispatchOptions& options, const Space& space, const Device& device,
+    const std::function<std::unique_ptr<Evaluator>(const Problem&)>& make_evaluator);
 
 class Dispatcher {
  public:
@@ -113,11 +113,11 @@ class Dispatcher {
 
  private:
   std::string family_, version_, device_;
-  std::vector<std::string> features_;  // numeric problem arguments, sorted
+  std::vector<std::string> features_;                // numeric problem arguments, sorted
   std::map<std::string, Value, std::less<>> fixed_;  // non-numeric arguments all shapes share
   std::vector<nlohmann::json> configs_;
   std::vector<std::string> config_hashes_;
-  std::vector<Node> tree_;    // the tree rule (root first), or
+  std::vector<Node> tree_;     // the tree rule (root first), or
   std::vector<Point> points_;  // the nearest-neighbour rule
   DispatchReport report_;
   friend struct DispatchFitter;

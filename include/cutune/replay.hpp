@@ -3,7 +3,8 @@
 // strategies be compared on real performance landscapes in milliseconds, with no GPU.
 //
 // Formats read (gzipped or plain; detected from the content, not the name):
-//   Kernel Tuner cache  {"tune_params_keys", "tune_params", "objective": "time", "cache": {"v1,v2,..":
+//   Kernel Tuner cache  {"tune_params_keys", "tune_params", "objective": "time", "cache":
+//   {"v1,v2,..":
 //                        {knob: value, ..., "time": ms | "CompilationFailedConfig" | ...}}}
 //   T4 results          {"schema_version", "results": [{"configuration": {...}, "invalidity",
 //                        "objectives": ["time"], "measurements": [{"name": "time", "value"}]}]}

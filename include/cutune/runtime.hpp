@@ -16,6 +16,7 @@
 // program: the runtime falls back as if the key were untuned.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -32,6 +33,10 @@
 #include "cutune/problem.hpp"
 #include "cutune/store.hpp"
 #include "cutune/tune.hpp"
+
+// The CUDA driver API's handle types (cuda.h), so that this header does not need the toolkit.
+struct CUfunc_st;
+struct CUstream_st;
 
 namespace cutune {
 
@@ -94,6 +99,38 @@ class CpuKernel final : public Kernel {
   Entry entry_;
 };
 
+// A CUDA kernel of a spec: one function of a cubin loaded into the CUDA context of its family,
+// with its launch shape for one problem. Needs cutune_runtime_cuda (built with CUTUNE_CUDA).
+class CudaKernel final : public Kernel {
+ public:
+  struct Shape {
+    std::array<std::uint32_t, 3> grid{1, 1, 1};
+    std::array<std::uint32_t, 3> block{1, 1, 1};
+    std::array<std::uint32_t, 3> cluster{1, 1, 1};
+    std::uint32_t shared_bytes = 0;  // dynamic shared memory
+  };
+
+  // `module` keeps the cubin loaded for as long as the kernel lives.
+  CudaKernel(Config config, KernelOrigin origin, std::shared_ptr<void> module, CUfunc_st* function,
+             Shape shape)
+      : Kernel(std::move(config), origin),
+        module_(std::move(module)),
+        function_(function),
+        shape_(shape) {}
+
+  // Enqueues the kernel with cuLaunchKernelEx. `params` as cuLaunchKernelEx takes them: a pointer
+  // to each argument, the spec's buffers (device pointers) then its scalars (long long). Returns
+  // the CUresult (0: CUDA_SUCCESS).
+  int launch(CUstream_st* stream, void** params) const;
+  CUfunc_st* function() const { return function_; }
+  const Shape& shape() const { return shape_; }
+
+ private:
+  std::shared_ptr<void> module_;
+  CUfunc_st* function_;
+  Shape shape_;
+};
+
 // Everything the runtime needs to know about one kernel family. The tuning space must outlive
 // the runtime. Built-in families and spec families have factories (cpu_spec_family below).
 struct KernelFamily {
@@ -123,6 +160,18 @@ struct CpuFamilyOptions {
 // another backend.
 KernelFamily cpu_spec_family(const KernelSpec& spec, CpuFamilyOptions options = {});
 
+struct CudaFamilyOptions {
+  std::filesystem::path cache_dir = {};  // cubins; empty: the CUDA backend's default
+  int device = 0;                        // CUDA ordinal the backend's worker measures on
+};
+
+// The family of a CUDA kernel spec (backend "cuda"). Kernels are loaded into the CUDA context
+// current on the calling thread now (background tunes load into it too), so one must be. Starts
+// the CUDA backend's worker for that device (it compiles and, for tunes, measures). Needs
+// cutune_runtime_cuda. Throws std::invalid_argument for a spec of another backend and
+// std::runtime_error without a current context.
+KernelFamily cuda_spec_family(const KernelSpec& spec, CudaFamilyOptions options = {});
+
 // A (family, problem) with its lookup hash computed once: the cheapest way to ask again and again.
 class KernelQuery {
  public:
@@ -146,7 +195,7 @@ class RuntimeError : public std::runtime_error {
 
 struct RuntimeOptions {
   std::optional<std::filesystem::path> store = {};  // none: no store, every problem is untuned
-  OpenMode store_mode = OpenMode::read_only;   // read_write lets tunes record what they measure
+  OpenMode store_mode = OpenMode::read_only;  // read_write lets tunes record what they measure
   Policy policy = Policy::default_now;
   TuneOptions tune = {};  // for the tune policies; warm_start is filled from the nearest winners
   std::size_t warm_start_neighbours = 4;  // winners of the nearest tuned shapes a tune starts from
@@ -177,7 +226,9 @@ class Runtime {
   // not even the default, can be loaded.
   const Kernel& get(const KernelQuery& query);
   const Kernel& get(const KernelQuery& query, Policy policy);
-  const Kernel& get(std::string_view family, const Problem& problem) { return get(query(family, problem)); }
+  const Kernel& get(std::string_view family, const Problem& problem) {
+    return get(query(family, problem));
+  }
 
   // Why the store could not be opened, when it could not.
   std::optional<std::string> store_error() const;
@@ -193,7 +244,7 @@ class Runtime {
 // One tuned shape near a problem, and its winner.
 struct NearestWinner {
   Config config;
-  Problem problem;  // the tuned shape
+  Problem problem;      // the tuned shape
   double distance = 0;  // Euclidean, in log2 of the numeric problem arguments
   double time_ms = 0;
 };

@@ -80,7 +80,8 @@ class Space {
   std::size_t feature_count() const;
   std::vector<double> features(const Config& config) const;
 
-  // Search operators, knob by knob through the fragments.
+  // Search operators, knob by knob through the fragments: a knob they change lands in its search
+  // view; the knobs they leave keep their values, seed-only ones included.
   std::vector<Config> neighbours(const Config& config, int radius = 1) const;
   Config mutate(const Config& config, Rng& rng, double rate) const;
   Config crossover(const Config& a, const Config& b, Rng& rng) const;

@@ -70,7 +70,7 @@ struct SearchStep {
 };
 
 struct SearchOutcome {
-  std::vector<SearchStep> steps;  // every evaluation, in order
+  std::vector<SearchStep> steps;    // every evaluation, in order
   std::optional<std::size_t> best;  // index into steps of the fastest correct result
   std::string stop_reason;          // "evaluation budget", "time budget", "strategy finished"
 };

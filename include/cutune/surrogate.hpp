@@ -18,13 +18,13 @@ namespace cutune {
 struct ClassifierOptions {
   enum class Mode { forest, boosted };
   Mode mode = Mode::forest;
-  int trees = 24;                // parallel trees (forest) or boosting rounds (boosted)
+  int trees = 24;  // parallel trees (forest) or boosting rounds (boosted)
   int max_depth = 6;
-  double row_fraction = 0.8;     // rows each tree sees (sampled without replacement)
-  double column_fraction = 0.8;  // features each split considers
-  double learning_rate = 0.3;    // boosted mode only; a forest takes one full step
-  double min_child_weight = 0.1; // small: the search fits on tens of rows, not thousands
-  std::uint64_t seed = 0;        // the fit is deterministic for a given seed
+  double row_fraction = 0.8;      // rows each tree sees (sampled without replacement)
+  double column_fraction = 0.8;   // features each split considers
+  double learning_rate = 0.3;     // boosted mode only; a forest takes one full step
+  double min_child_weight = 0.1;  // small: the search fits on tens of rows, not thousands
+  std::uint64_t seed = 0;         // the fit is deterministic for a given seed
 };
 
 // A binary classifier over dense feature rows. Single-threaded by design: the search fits many

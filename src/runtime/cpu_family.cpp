@@ -61,17 +61,19 @@ class CpuLoader {
     key.field(key_base_);
     for (const auto& arg : request.command) key.field(arg);
     request.key = key.hex();
-    request.limit = std::chrono::milliseconds(static_cast<long long>(spec_.compile.timeout_s * 1e3));
+    request.limit =
+        std::chrono::milliseconds(static_cast<long long>(spec_.compile.timeout_s * 1e3));
     const eval::CompileResult result = pool_.submit(std::move(request)).get();
     if (result.status != eval::CompileResult::Status::ok) {
-      throw std::runtime_error(fmt::format(
-          "config {} of {} does not compile{}: {}", config.to_string(), spec_.name,
-          result.status == eval::CompileResult::Status::timeout ? " in time" : "",
-          result.log.substr(0, 2000)));
+      throw std::runtime_error(
+          fmt::format("config {} of {} does not compile{}: {}", config.to_string(), spec_.name,
+                      result.status == eval::CompileResult::Status::timeout ? " in time" : "",
+                      result.log.substr(0, 2000)));
     }
     void* handle = dlopen(result.output.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (handle == nullptr) {
-      throw std::runtime_error(fmt::format("cannot load {}: {}", result.output.string(), dlerror()));
+      throw std::runtime_error(
+          fmt::format("cannot load {}: {}", result.output.string(), dlerror()));
     }
     std::shared_ptr<void> library(handle, [](void* h) { dlclose(h); });
     void* symbol = dlsym(handle, spec_.entry.c_str());

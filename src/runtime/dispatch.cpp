@@ -34,7 +34,7 @@ struct Shape {
   Problem problem;
   std::vector<double> raw;  // numeric arguments, in feature order
   std::vector<double> x;    // their log features
-  std::size_t best = 0;   // candidate index of its winner
+  std::size_t best = 0;     // candidate index of its winner
   double best_ms = 0;
 };
 
@@ -61,8 +61,8 @@ std::string identifier(std::string_view name) {
 // penalties of unknown and failed pairs.
 struct DispatchFitter {
   std::vector<Shape> shapes;
-  std::vector<std::string> hashes;      // candidate config hashes
-  std::vector<nlohmann::json> configs;  // candidate configs
+  std::vector<std::string> hashes;       // candidate config hashes
+  std::vector<nlohmann::json> configs;   // candidate configs
   std::vector<std::vector<Cell>> cells;  // [shape][candidate]
   std::vector<std::vector<double>> score;
   std::size_t feature_count = 0;
@@ -77,7 +77,7 @@ struct DispatchFitter {
     for (std::size_t s = 0; s < shapes.size(); ++s) {
       for (std::size_t c = 0; c < hashes.size(); ++c) {
         const Cell& cell = cells[s][c];
-        score[s][c] = cell.state == Cell::State::ok        ? std::log(shapes[s].best_ms / cell.time_ms)
+        score[s][c] = cell.state == Cell::State::ok ? std::log(shapes[s].best_ms / cell.time_ms)
                       : cell.state == Cell::State::failed ? std::log(kFailedRatio)
                                                           : std::log(kUnknownRatio);
       }
@@ -266,10 +266,10 @@ Gathered gather(Store& store, const DispatchOptions& options) {
   g.version = most_common(keys, &TuningKey::family_version, options.version);
   std::erase_if(keys, [&](const TuningKey& k) { return k.family_version != g.version; });
   if (keys.empty()) {
-    throw std::invalid_argument(fmt::format(
-        "dispatch: the store holds no tuned shape of family '{}'{}{}", options.family,
-        options.device.empty() ? "" : " on device '" + options.device + "'",
-        options.version.empty() ? "" : " at version '" + options.version + "'"));
+    throw std::invalid_argument(
+        fmt::format("dispatch: the store holds no tuned shape of family '{}'{}{}", options.family,
+                    options.device.empty() ? "" : " on device '" + options.device + "'",
+                    options.version.empty() ? "" : " at version '" + options.version + "'"));
   }
 
   // Per problem text: the latest measurement of every config (over toolchains, the fastest).
@@ -438,10 +438,10 @@ Dispatcher Dispatcher::fit(Store& store, const DispatchOptions& options) {
   }
   report.held_out_geomean = geomean(known);
   for (std::size_t k = 0; k < kinds.size(); ++k) {
-    report.candidates_tried.push_back(fmt::format("{}: held-out mean score {:.4f} (geomean ratio "
-                                                  "with unknown picks at {})",
-                                                  kinds[k].name(), std::exp(scored[k].objective),
-                                                  kUnknownRatio));
+    report.candidates_tried.push_back(
+        fmt::format("{}: held-out score {:.4f} (geomean of best/picked; an unknown pick counts "
+                    "{}, a failed one {})",
+                    kinds[k].name(), std::exp(scored[k].objective), kUnknownRatio, kFailedRatio));
   }
 
   // The final rule on every shape, its configs renumbered in order of first use.
@@ -461,10 +461,10 @@ Dispatcher Dispatcher::fit(Store& store, const DispatchOptions& options) {
   }
   out.points_ = rule.points;
   for (auto& point : out.points_) point.config = compact(point.config);
-  report.rule = kinds[*chosen].kind == "tree"
-                    ? fmt::format("tree depth {} over {} configs", kinds[*chosen].depth,
-                                  out.configs_.size())
-                    : fmt::format("nearest over {} configs", out.configs_.size());
+  report.rule =
+      kinds[*chosen].kind == "tree"
+          ? fmt::format("tree depth {} over {} configs", kinds[*chosen].depth, out.configs_.size())
+          : fmt::format("nearest over {} configs", out.configs_.size());
   std::vector<double> training;
   for (std::size_t s = 0; s < n; ++s) {
     const int c = DispatchFitter::pick(rule, fitter.shapes[s]);
@@ -540,10 +540,10 @@ std::size_t Dispatcher::pick(const Problem& problem) const {
   }
   auto x = runtime::log_point(problem, features_);
   if (!x) {
-    throw std::invalid_argument(fmt::format("dispatch rule of {} needs numeric arguments {}; "
-                                            "problem '{}' lacks one",
-                                            family_, fmt::join(features_, ", "),
-                                            problem.canonical()));
+    throw std::invalid_argument(
+        fmt::format("dispatch rule of {} needs numeric arguments {}; "
+                    "problem '{}' lacks one",
+                    family_, fmt::join(features_, ", "), problem.canonical()));
   }
   if (!tree_.empty()) {
     std::vector<double> raw;
@@ -584,11 +584,12 @@ nlohmann::json Dispatcher::to_json() const {
   }
   nlohmann::json shapes = nlohmann::json::array();
   for (const DispatchShape& s : report_.shapes) {
-    shapes.push_back({{"problem", s.problem.canonical()},
-                      {"best_config", s.best_config_hash},
-                      {"best_ms", s.best_ms},
-                      {"picked_config", s.picked_config_hash},
-                      {"picked_ms", s.picked_ms ? nlohmann::json(*s.picked_ms) : nlohmann::json()}});
+    shapes.push_back(
+        {{"problem", s.problem.canonical()},
+         {"best_config", s.best_config_hash},
+         {"best_ms", s.best_ms},
+         {"picked_config", s.picked_config_hash},
+         {"picked_ms", s.picked_ms ? nlohmann::json(*s.picked_ms) : nlohmann::json()}});
   }
   j["report"] = {{"rule", report_.rule},
                  {"held_out_geomean", report_.held_out_geomean},
@@ -605,10 +606,12 @@ Dispatcher Dispatcher::from_json(const nlohmann::json& j, std::string_view origi
   };
   auto field = [&](const nlohmann::json& object, const char* name,
                    nlohmann::json::value_t type) -> const nlohmann::json& {
-    if (!object.is_object() || !object.contains(name)) throw fail(fmt::format("missing '{}'", name));
+    if (!object.is_object() || !object.contains(name))
+      throw fail(fmt::format("missing '{}'", name));
     const auto& value = object.at(name);
     const bool number = type == nlohmann::json::value_t::number_float && value.is_number();
-    const bool integer = type == nlohmann::json::value_t::number_integer && value.is_number_integer();
+    const bool integer =
+        type == nlohmann::json::value_t::number_integer && value.is_number_integer();
     if (value.type() != type && !number && !integer) {
       throw fail(fmt::format("'{}' has the wrong type ({})", name, value.type_name()));
     }
@@ -657,8 +660,8 @@ Dispatcher Dispatcher::from_json(const nlohmann::json& j, std::string_view origi
         n.left = field(entry, "left", T::number_integer).get<int>();
         n.right = field(entry, "right", T::number_integer).get<int>();
         const int self = static_cast<int>(d.tree_.size());
-        if (n.feature < 0 || n.feature >= static_cast<int>(d.features_.size()) ||
-            n.left <= self || n.right <= self || n.left >= node_count || n.right >= node_count) {
+        if (n.feature < 0 || n.feature >= static_cast<int>(d.features_.size()) || n.left <= self ||
+            n.right <= self || n.left >= node_count || n.right >= node_count) {
           throw fail(fmt::format("tree node {} refers to a feature or node out of range", self));
         }
       } else {
@@ -826,8 +829,9 @@ std::string Dispatcher::cpp_header(std::string_view cpp_namespace) const {
   std::vector<std::string> signature;
   for (const auto& p : params) signature.push_back("double " + p);
   if (!tree_.empty()) {
-    out += fmt::format("// Problem arguments in their own units.\nconstexpr int pick_index({}) {{\n",
-                       fmt::join(signature, ", "));
+    out +=
+        fmt::format("// Problem arguments in their own units.\nconstexpr int pick_index({}) {{\n",
+                    fmt::join(signature, ", "));
     for (const auto& p : params) out += fmt::format("  (void){};\n", p);
     emit_tree(out, tree_, 0, params, 2);
     out += "}\n\n";

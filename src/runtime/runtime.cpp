@@ -119,8 +119,8 @@ struct Runtime::Impl {
     if (it == families.end()) {
       std::string known;
       for (const auto& [family_name, unused] : families) known += " " + family_name;
-      throw std::invalid_argument(
-          fmt::format("unknown kernel family '{}' (added:{})", name, known.empty() ? " none" : known));
+      throw std::invalid_argument(fmt::format("unknown kernel family '{}' (added:{})", name,
+                                              known.empty() ? " none" : known));
     }
     return *it->second;
   }
@@ -178,8 +178,8 @@ struct Runtime::Impl {
       for (const TuningKey& other : store->keys({.family = f.name, .device = f.device_key})) {
         if (other.family_version != f.version || other.problem != problem) continue;
         auto best = store->best(other, 1);
-        if (!best.empty() && (!winner || best.front().measurement.time_ms <
-                                             winner->measurement.time_ms)) {
+        if (!best.empty() &&
+            (!winner || best.front().measurement.time_ms < winner->measurement.time_ms)) {
           winner = best.front();
         }
       }
@@ -195,7 +195,8 @@ struct Runtime::Impl {
     if (!stored) return nullptr;
     std::string why;
     try {
-      if (auto config = legal_config(f, nlohmann::json::parse(stored->config_json), problem, &why)) {
+      if (auto config =
+              legal_config(f, nlohmann::json::parse(stored->config_json), problem, &why)) {
         return f.load(*config, problem, KernelOrigin::store);
       }
     } catch (const std::exception& error) {
@@ -251,8 +252,8 @@ struct Runtime::Impl {
       if (stop.stop_requested()) throw TuneCancelled{};
     };
     Store* record = own && options.store_mode == OpenMode::read_write ? &*own : nullptr;
-    TuneReport report = tune(*f.tuning, problem, f.device, *evaluator, record, key, tune_options,
-                             callbacks);
+    TuneReport report =
+        tune(*f.tuning, problem, f.device, *evaluator, record, key, tune_options, callbacks);
     if (!report.best) return std::nullopt;
     return report.best->config;
   }
@@ -260,7 +261,8 @@ struct Runtime::Impl {
   std::unique_ptr<Kernel> tuned(const KernelFamily& f, const Problem& problem,
                                 std::stop_token stop) {
     try {
-      if (auto best = run_tune(f, problem, stop)) return f.load(*best, problem, KernelOrigin::tuned);
+      if (auto best = run_tune(f, problem, stop))
+        return f.load(*best, problem, KernelOrigin::tuned);
       warn(fmt::format("the tune of {} for {} found no correct config", f.name,
                        problem.canonical()));
     } catch (const TuneCancelled&) {
@@ -324,8 +326,10 @@ Runtime::~Runtime() {
 
 void Runtime::add_family(KernelFamily family) {
   if (family.name.empty() || family.tuning == nullptr || !family.load) {
-    throw std::invalid_argument("add_family: a kernel family needs a name, a tuning space and a "
-                                "loader (family '" + family.name + "')");
+    throw std::invalid_argument(
+        "add_family: a kernel family needs a name, a tuning space and a "
+        "loader (family '" +
+        family.name + "')");
   }
   std::unique_lock lock(impl_->slots_mutex);
   const std::string name = family.name;

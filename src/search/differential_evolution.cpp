@@ -112,7 +112,8 @@ std::vector<Config> DifferentialEvolution::children_of(std::size_t i) {
     keep(state_.space().decode(de_genes(i), View::search));
   }
   // Gene arithmetic keeps landing on known configs: perturb the member instead, then anywhere.
-  const double rate = 1.0 / static_cast<double>(std::max<std::size_t>(1, state_.space().knob_count()));
+  const double rate =
+      1.0 / static_cast<double>(std::max<std::size_t>(1, state_.space().knob_count()));
   for (int t = 0; t < kAttempts && candidates.empty(); ++t) {
     keep(state_.space().mutate(population_[i].config, state_.rng(), rate));
   }

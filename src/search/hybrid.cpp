@@ -30,7 +30,8 @@ class SurrogateEvolution final : public DifferentialEvolution {
   std::size_t choose(const std::vector<Config>& candidates) override {
     if (!model_ || candidates.size() < 2) return 0;
     const std::vector<double> scores = model_->score(candidates);
-    return static_cast<std::size_t>(std::max_element(scores.begin(), scores.end()) - scores.begin());
+    return static_cast<std::size_t>(std::max_element(scores.begin(), scores.end()) -
+                                    scores.begin());
   }
 
   static constexpr double kGoodFraction = 0.2;

@@ -1,13 +1,15 @@
 // Surrogate-guided pattern search (likelihood-free Bayesian optimisation, as LFBO and Helion's
-// LFBO pattern search do): after an initial sample, each round fits a classifier of "in the best
-// fraction so far" on every result (failures as not good) and uses it to choose what to measure:
-// most of the round from the unmeasured neighbours of the best configs (the pattern search), the
-// rest from a large pool of random draws (so that no region is ruled out for good). Only the
-// candidates the classifier rates most likely to be good are measured.
+// LFBO pattern search do). A classifier of "in the best fraction so far", refitted on every result
+// (failures as not good), orders the work of a pattern search:
+//   - a walker scores the unmeasured neighbours of its centre and measures only the few most
+//     promising; it moves as soon as one improves on the centre, and otherwise measures the next
+//     few, widening the radius when the neighbourhood is used up, until it converges;
+//   - a new walker starts from the best measured config never used as a centre, after the
+//     classifier has picked a few restart candidates out of a large pool of random draws, so that
+//     restarts go where good configs are likely rather than anywhere.
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <numeric>
+#include <unordered_set>
 
 #include "cutune/surrogate.hpp"
 #include "strategies.hpp"
@@ -16,36 +18,18 @@ namespace cutune::search {
 namespace {
 
 struct LfboSettings {
-  std::size_t initial_samples;
-  std::size_t local_batch;   // neighbours measured per round (per model fit)
-  std::size_t global_batch;  // random-pool candidates measured per round
-  std::size_t centres;       // best configs whose neighbourhoods form the local pool
-  int radius;                // neighbourhood radius of each centre
-  std::size_t random_pool;   // random draws scored per round
-  double good_fraction;      // the classifier's positive class
+  std::size_t initial_samples;  // random configs measured before the first fit
+  std::size_t batch;            // neighbours measured per step (per model fit)
+  int max_radius;
+  std::size_t restart_samples;  // classifier-picked random configs measured before a restart
+  std::size_t random_pool;      // random draws the restart candidates are picked from
+  double good_fraction;         // the classifier's positive class
   int trees;
 };
 
 LfboSettings settings_for(Effort effort) {
-  LfboSettings s = effort == Effort::quick ? LfboSettings{10, 3, 1, 3, 1, 100, 0.2, 16}
-                                 : LfboSettings{16, 3, 1, 5, 2, 300, 0.2, 24};
-  if (const char* e = std::getenv("XLFBO")) {  // EXPERIMENT
-    std::sscanf(e, "%zu,%zu,%zu,%zu,%d,%zu,%lf,%d", &s.initial_samples, &s.local_batch, &s.global_batch, &s.centres, &s.radius, &s.random_pool, &s.good_fraction, &s.trees);
-  }
-  return s;
-}
-
-// Indices of the `count` best-scored candidates, best first (ties in pool order).
-std::vector<std::size_t> top(const std::vector<double>& scores, std::size_t count) {
-  std::vector<std::size_t> order(scores.size());
-  std::iota(order.begin(), order.end(), 0);
-  count = std::min(count, order.size());
-  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(count), order.end(),
-                    [&](std::size_t a, std::size_t b) {
-                      return scores[a] > scores[b] || (scores[a] == scores[b] && a < b);
-                    });
-  order.resize(count);
-  return order;
+  return effort == Effort::quick ? LfboSettings{10, 3, 1, 3, 500, 0.15, 16}
+                                 : LfboSettings{16, 4, 2, 4, 2000, 0.15, 24};
 }
 
 class LfboPatternSearch final : public QueuedStrategy {
@@ -54,66 +38,137 @@ class LfboPatternSearch final : public QueuedStrategy {
   std::string_view name() const override { return "lfbo"; }
 
  private:
-  void on_start() override { initialized_ = false; }
+  struct Walker {
+    Config centre;
+    double cost;
+    int radius = 1;
+  };
+
+  void on_start() override {
+    initialized_ = false;
+    restart_sampled_ = false;
+    walker_.reset();
+    centres_.clear();
+    model_.reset();
+  }
 
   void refill(std::size_t wanted) override {
-    const std::size_t round = settings_.local_batch + settings_.global_batch;
     if (!initialized_) {
       initialized_ = true;
       const std::size_t seeds = offer_seeds();
       if (seeds < settings_.initial_samples) offer_random(settings_.initial_samples - seeds);
+      restart_sampled_ = true;
       return;
     }
+    fit();
+    while (true) {
+      if (!walker_ && !start_walker()) {
+        if (!restart_sampled_ && offer_restart_candidates() > 0) {
+          restart_sampled_ = true;
+          return;
+        }
+        offer_random(std::max(wanted, settings_.batch));  // nothing to climb from: sample
+        return;
+      }
+      if (step()) return;
+    }
+  }
+
+  void fit() {
     ClassifierOptions options;
     options.trees = settings_.trees;
     options.seed = state_.context().rng_seed + state_.results().size();
-    GoodConfigModel model(options, settings_.good_fraction);
-    if (!model.fit(state_.evaluated(), state_.results())) {
-      offer_random(std::max(wanted, round));  // no contrast yet: keep sampling
-      return;
-    }
-    std::vector<Config> local = fresh_candidates(state_, neighbourhoods());
-    std::vector<Config> global = fresh_candidates(state_, random_draws());
-    // An exhausted neighbourhood hands its share of the round to the global pool.
-    const std::size_t from_local = std::min(local.size(), settings_.local_batch);
-    std::size_t queued = offer_best(model, local, from_local);
-    queued += offer_best(model, global, round - queued);
-    if (queued == 0) offer_random(wanted);
+    model_.emplace(options, settings_.good_fraction);
+    if (!model_->fit(state_.evaluated(), state_.results())) model_.reset();
   }
 
-  std::size_t offer_best(const GoodConfigModel& model, std::vector<Config>& pool,
-                         std::size_t count) {
-    if (pool.empty() || count == 0) return 0;
+  // The `count` candidates the classifier rates best (pool order without a model), queued.
+  std::size_t offer_best(std::vector<Config> pool, std::size_t count) {
+    std::vector<std::size_t> order(pool.size());
+    std::iota(order.begin(), order.end(), 0);
+    if (model_ && !pool.empty()) {
+      const std::vector<double> scores = model_->score(pool);
+      std::stable_sort(order.begin(), order.end(),
+                       [&](std::size_t a, std::size_t b) { return scores[a] > scores[b]; });
+    }
     std::size_t queued = 0;
-    for (std::size_t i : top(model.score(pool), count)) {
+    for (std::size_t i : order) {
+      if (queued == count) break;
       if (offer(std::move(pool[i]))) ++queued;
     }
     return queued;
   }
 
-  std::vector<Config> neighbourhoods() {
-    std::vector<Config> pool;
-    std::size_t centres = 0;
-    for (std::size_t i : state_.ranking()) {
-      if (centres == settings_.centres || !state_.results()[i].ok()) break;
-      ++centres;
-      std::vector<Config> around = state_.space().neighbours(state_.evaluated()[i], settings_.radius);
-      std::move(around.begin(), around.end(), std::back_inserter(pool));
-    }
-    return pool;
-  }
-
-  std::vector<Config> random_draws() {
+  std::size_t offer_restart_candidates() {
     std::vector<Config> pool;
     pool.reserve(settings_.random_pool);
     for (std::size_t i = 0; i < settings_.random_pool; ++i) {
       pool.push_back(state_.space().draw(state_.rng()));
     }
-    return pool;
+    return offer_best(fresh_candidates(state_, std::move(pool)), settings_.restart_samples);
+  }
+
+  bool start_walker() {
+    for (const Config& seed : state_.context().seeds) {
+      const std::optional<Config> normalized = state_.normalize(seed);
+      if (normalized && try_start(*normalized)) return true;
+    }
+    if (!restart_sampled_) return false;
+    for (std::size_t i : state_.ranking()) {
+      if (try_start(state_.evaluated()[i])) {
+        restart_sampled_ = false;
+        return true;
+      }
+    }
+    return false;
+  }
+
+  bool try_start(const Config& centre) {
+    const std::optional<double> cost = state_.cost(centre);
+    if (!cost || !std::isfinite(*cost) || !centres_.insert(centre.hash()).second) return false;
+    walker_ = Walker{centre, *cost};
+    return true;
+  }
+
+  // Queues the most promising unmeasured neighbours (true), or moves to a better measured
+  // neighbour, widens, or retires the walker (false).
+  bool step() {
+    Walker& w = *walker_;
+    std::optional<Config> best;
+    double best_cost = w.cost;
+    std::vector<Config> unmeasured;
+    for (Config& neighbour : state_.space().neighbours(w.centre, w.radius)) {
+      std::optional<Config> normalized = state_.normalize(std::move(neighbour));
+      if (!normalized) continue;
+      if (const std::optional<double> cost = state_.cost(*normalized)) {
+        if (*cost < best_cost) {
+          best_cost = *cost;
+          best = std::move(normalized);
+        }
+      } else if (!state_.proposed(*normalized)) {
+        unmeasured.push_back(std::move(*normalized));
+      }
+    }
+    if (best) {
+      centres_.insert(best->hash());
+      w = Walker{std::move(*best), best_cost};
+      return false;
+    }
+    if (offer_best(std::move(unmeasured), settings_.batch) > 0) return true;
+    if (w.radius < settings_.max_radius) {
+      ++w.radius;
+    } else {
+      walker_.reset();
+    }
+    return false;
   }
 
   LfboSettings settings_;
   bool initialized_ = false;
+  bool restart_sampled_ = false;
+  std::optional<Walker> walker_;
+  std::unordered_set<std::uint64_t> centres_;
+  std::optional<GoodConfigModel> model_;
 };
 
 }  // namespace

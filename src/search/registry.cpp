@@ -14,12 +14,9 @@ using Factory = std::unique_ptr<Strategy> (*)(Effort);
 
 const std::vector<std::pair<std::string, Factory>>& factories() {
   static const std::vector<std::pair<std::string, Factory>> table{
-      {"random", search::make_random},
-      {"exhaustive", search::make_exhaustive},
-      {"pattern", search::make_pattern},
-      {"de", search::make_differential_evolution},
-      {"lfbo", search::make_lfbo_pattern},
-      {"hybrid", search::make_hybrid},
+      {"random", search::make_random},     {"exhaustive", search::make_exhaustive},
+      {"pattern", search::make_pattern},   {"de", search::make_differential_evolution},
+      {"lfbo", search::make_lfbo_pattern}, {"hybrid", search::make_hybrid},
   };
   return table;
 }

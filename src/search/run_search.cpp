@@ -43,14 +43,15 @@ SearchOutcome run_search(Strategy& strategy, Evaluator& evaluator, const SearchC
                                          strategy.name(), batch.size(), wanted));
     }
     for (const Config& config : batch) {
-      const Normalized again = context.space->space.normalize(config, context.problem, context.device);
+      const Normalized again =
+          context.space->space.normalize(config, context.problem, context.device);
       if (!again.config || !(*again.config == config)) {
         throw std::logic_error(fmt::format("strategy {} proposed {}, which is not normalized",
                                            strategy.name(), config.to_string()));
       }
       if (!seen.insert(config.hash()).second) {
-        throw std::logic_error(fmt::format("strategy {} proposed {} twice", strategy.name(),
-                                           config.to_string()));
+        throw std::logic_error(
+            fmt::format("strategy {} proposed {} twice", strategy.name(), config.to_string()));
       }
     }
     const std::vector<Measurement> results = evaluator.evaluate(batch);
@@ -59,7 +60,8 @@ SearchOutcome run_search(Strategy& strategy, Evaluator& evaluator, const SearchC
       outcome.steps.push_back({batch[i], results[i]});
       const SearchStep& step = outcome.steps.back();
       if (step.measurement.ok() &&
-          (!outcome.best || step.measurement.time_ms < outcome.steps[*outcome.best].measurement.time_ms)) {
+          (!outcome.best ||
+           step.measurement.time_ms < outcome.steps[*outcome.best].measurement.time_ms)) {
         outcome.best = outcome.steps.size() - 1;
       }
       if (on_step) on_step(step);

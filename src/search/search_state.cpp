@@ -139,7 +139,8 @@ std::size_t QueuedStrategy::offer_random(std::size_t count) {
 
 std::size_t QueuedStrategy::offer_seeds() {
   std::size_t queued = 0;
-  for (const Config& seed : state_.context().seeds) if (offer(seed)) ++queued;
+  for (const Config& seed : state_.context().seeds)
+    if (offer(seed)) ++queued;
   return queued;
 }
 

@@ -1,9 +1,7 @@
+#include <fmt/core.h>
 #include <xgboost/c_api.h>
 
-#include <fmt/core.h>
-
 #include <cstdint>
-#include <cstdlib>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -15,13 +13,15 @@ namespace cutune {
 namespace {
 
 void check(int status, const char* call) {
-  if (status != 0) throw std::runtime_error(fmt::format("XGBoost {} failed: {}", call, XGBGetLastError()));
+  if (status != 0)
+    throw std::runtime_error(fmt::format("XGBoost {} failed: {}", call, XGBGetLastError()));
 }
 
 // XGBoost prints warnings to stdout by default; the search's output is a table.
 void silence_library() {
   static std::once_flag once;
-  std::call_once(once, [] { check(XGBSetGlobalConfig(R"({"verbosity": 0})"), "XGBSetGlobalConfig"); });
+  std::call_once(once,
+                 [] { check(XGBSetGlobalConfig(R"({"verbosity": 0})"), "XGBSetGlobalConfig"); });
 }
 
 struct DMatrix {
@@ -55,7 +55,8 @@ struct Classifier::Impl {
 
 Classifier::Classifier(ClassifierOptions options) : impl_(std::make_unique<Impl>()) {
   if (options.trees < 1) throw std::invalid_argument("classifier: trees must be at least 1");
-  if (options.max_depth < 1) throw std::invalid_argument("classifier: max_depth must be at least 1");
+  if (options.max_depth < 1)
+    throw std::invalid_argument("classifier: max_depth must be at least 1");
   impl_->options = options;
 }
 Classifier::Classifier(Classifier&&) noexcept = default;
@@ -69,9 +70,9 @@ void Classifier::fit(std::span<const double> rows, std::size_t feature_count,
   if (feature_count == 0) throw std::invalid_argument("classifier: no features");
   if (labels.empty()) throw std::invalid_argument("classifier: no rows to fit");
   if (rows.size() != labels.size() * feature_count) {
-    throw std::invalid_argument(fmt::format(
-        "classifier: {} values do not make {} rows of {} features", rows.size(), labels.size(),
-        feature_count));
+    throw std::invalid_argument(
+        fmt::format("classifier: {} values do not make {} rows of {} features", rows.size(),
+                    labels.size(), feature_count));
   }
   std::vector<float> label_values;
   label_values.reserve(labels.size());
@@ -90,8 +91,7 @@ void Classifier::fit(std::span<const double> rows, std::size_t feature_count,
   check(XGBoosterCreate(&train.handle, 1, &impl_->booster), "XGBoosterCreate");
   impl_->feature_count = feature_count;
 
-  ClassifierOptions o = impl_->options;
-  if (std::getenv("XBOOST")) { o.mode = ClassifierOptions::Mode::boosted; o.max_depth = 4; }  // EXPERIMENT
+  const ClassifierOptions& o = impl_->options;
   const bool forest = o.mode == ClassifierOptions::Mode::forest;
   impl_->set("objective", "binary:logistic");
   impl_->set("nthread", "1");
@@ -114,8 +114,8 @@ std::vector<double> Classifier::predict(std::span<const double> rows) const {
   if (!fitted()) throw std::logic_error("classifier: predict() before fit()");
   const std::size_t columns = impl_->feature_count;
   if (rows.size() % columns != 0) {
-    throw std::invalid_argument(
-        fmt::format("classifier: {} values are not whole rows of {} features", rows.size(), columns));
+    throw std::invalid_argument(fmt::format(
+        "classifier: {} values are not whole rows of {} features", rows.size(), columns));
   }
   const std::size_t row_count = rows.size() / columns;
   if (row_count == 0) return {};

@@ -31,10 +31,9 @@ TEST(DispatchCli, WritesJsonAndHeaderAndPrintsTheHeldOutReport) {
       }
     }
   }
-  const auto [status, out] =
-      run(fmt::format("{} dispatch --db {} --family gemm --json {} --header {}", CUTUNE_TOOL,
-                      (dir / "results.db").string(), (dir / "rule.json").string(),
-                      (dir / "rule.hpp").string()));
+  const auto [status, out] = run(fmt::format(
+      "{} dispatch --db {} --family gemm --json {} --header {}", CUTUNE_TOOL,
+      (dir / "results.db").string(), (dir / "rule.json").string(), (dir / "rule.hpp").string()));
   ASSERT_EQ(status, 0) << out;
   EXPECT_NE(out.find("held-out geomean best/picked: 1.0000 over 4 shapes"), std::string::npos)
       << out;
@@ -44,8 +43,8 @@ TEST(DispatchCli, WritesJsonAndHeaderAndPrintsTheHeldOutReport) {
   std::ifstream header(dir / "rule.hpp");
   EXPECT_TRUE(header.good());
 
-  const auto [bad_status, bad_out] = run(fmt::format(
-      "{} dispatch --db {} --family conv", CUTUNE_TOOL, (dir / "results.db").string()));
+  const auto [bad_status, bad_out] = run(
+      fmt::format("{} dispatch --db {} --family conv", CUTUNE_TOOL, (dir / "results.db").string()));
   EXPECT_NE(bad_status, 0);
   EXPECT_NE(bad_out.find("no tuned shape of family 'conv'"), std::string::npos) << bad_out;
 }

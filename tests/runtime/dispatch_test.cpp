@@ -1,6 +1,8 @@
 // Shape dispatch: fitted over a real store of tuned shapes, written as JSON and as a C++ header.
-// The stores here are filled by hand with timings of a known structure (which config is fast where),
-// so that the right rule is known in advance.
+// The stores here are filled by hand with timings of a known structure (which config is fast
+// where), so that the right rule is known in advance.
+#include "cutune/dispatch.hpp"
+
 #include <fmt/format.h>
 
 #include <cmath>
@@ -8,7 +10,6 @@
 #include <fstream>
 #include <sstream>
 
-#include "cutune/dispatch.hpp"
 #include "runtime_testing.hpp"
 
 namespace cutune::testing {
@@ -32,7 +33,7 @@ StoredResult toy_result(const std::string& problem, int block, bool vector, doub
 // 1% faster when n is large. Every config is measured on every shape, as a warm-started tune of
 // each shape with its neighbours' winners would leave them.
 void fill_toy_store(Store& store) {
-  const std::vector<std::pair<int, bool>> configs{{16, false}, {16, true},  {64, false},
+  const std::vector<std::pair<int, bool>> configs{{16, false}, {16, true},   {64, false},
                                                   {64, true},  {256, false}, {256, true}};
   for (std::int64_t m : {64, 128, 256, 512, 1024, 2048, 4096, 8192}) {
     for (std::int64_t n : {256, 4096}) {
@@ -208,6 +209,34 @@ TEST(Dispatch, RuntimeUsesTheRuleForUntunedShapes) {
   EXPECT_EQ(small.config(), scale_config(32, 2));
   EXPECT_EQ(runtime.get("test_scale", scale_problem(200000)).config(), scale_config(1024, 8));
   expect_scales(small, 900);
+}
+
+TEST(Dispatch, CrossMeasureFillsTheUnknownPairsWithRealMeasurements) {
+  TempDir dir;
+  const KernelFamily family = scale_family();
+  auto store = Store::open(dir / "results.db");
+  store.record(scale_result(family, 2000, scale_config(32, 2), 0.01));
+  store.record(scale_result(family, 50000, scale_config(1024, 8), 0.5));
+  store.record(scale_result(family, 300, scale_config(256, 1), 0.001));  // 256 fits n=300 only
+  const DispatchOptions options{.family = "test_scale"};
+  const std::size_t measured =
+      cross_measure(store, options, scale_spec().tuning->space, Device::host_cpu(),
+                    [family](const Problem& p) { return family.make_evaluator(p); });
+  EXPECT_EQ(measured, 6u);  // three shapes, two foreign winners each
+  // n=300 cannot run CHUNK=1024 without repair: recorded as invalid there; the rest ran.
+  for (const TuningKey& key : store.keys({.family = "test_scale"})) {
+    for (const StoredResult& r : store.results(key)) {
+      if (r.tune_id != "cross-measure") continue;
+      const bool too_big =
+          key.problem == "n=300" && r.config_hash == scale_config(1024, 8).hash_hex();
+      EXPECT_EQ(r.measurement.outcome, too_big ? Outcome::invalid_config : Outcome::ok)
+          << key.problem << " " << r.config_json << " " << r.measurement.detail;
+    }
+  }
+  EXPECT_EQ(cross_measure(store, options, scale_spec().tuning->space, Device::host_cpu(),
+                          [family](const Problem& p) { return family.make_evaluator(p); }),
+            0u);  // nothing left unknown
+  EXPECT_EQ(Dispatcher::fit(store, options).report().held_out_unknown, 0u);
 }
 
 }  // namespace

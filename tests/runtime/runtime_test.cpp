@@ -20,7 +20,8 @@ TEST(Runtime, DefaultNowWithoutStoreLoadsTheDefaultConfigOnce) {
   const auto query = runtime.query("test_scale", scale_problem(1000));
   const Kernel& first = runtime.get(query);
   EXPECT_EQ(first.origin(), KernelOrigin::default_config);
-  EXPECT_EQ(first.config(), default_config(*scale_spec().tuning, query.problem(), Device::host_cpu()));
+  EXPECT_EQ(first.config(),
+            default_config(*scale_spec().tuning, query.problem(), Device::host_cpu()));
   expect_scales(first, 1000);
   EXPECT_EQ(&runtime.get(query), &first);  // cached: the same kernel object
   EXPECT_EQ(&runtime.get("test_scale", scale_problem(1000)), &first);
@@ -101,9 +102,9 @@ TEST(Runtime, ForeignSqliteDatabaseFallsBackToDefault) {
   TempDir dir;
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open((dir / "other.db").c_str(), &db), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db, "CREATE TABLE invoices(id INTEGER, total REAL)", nullptr, nullptr,
-                         nullptr),
-            SQLITE_OK);
+  ASSERT_EQ(
+      sqlite3_exec(db, "CREATE TABLE invoices(id INTEGER, total REAL)", nullptr, nullptr, nullptr),
+      SQLITE_OK);
   sqlite3_close(db);
   Runtime runtime(quiet({.store = dir / "other.db"}));
   ASSERT_TRUE(runtime.store_error().has_value());
@@ -137,7 +138,8 @@ TEST(Runtime, StoredConfigTheSpaceRejectsIsReportedAndSkipped) {
 
 TEST(Runtime, TuneNowRecordsTheTuneAndReturnsItsWinner) {
   TempDir dir;
-  RuntimeOptions options = quiet({.store = dir / "results.db", .store_mode = OpenMode::read_write,
+  RuntimeOptions options = quiet({.store = dir / "results.db",
+                                  .store_mode = OpenMode::read_write,
                                   .policy = Policy::tune_now});
   options.tune.max_evaluations = 4;
   options.tune.retime_top = 1;
@@ -188,7 +190,8 @@ TEST(Runtime, ShutdownStopsABackgroundTune) {
   {
     Runtime runtime(options);
     runtime.add_family(scale_family());
-    EXPECT_EQ(runtime.get("test_scale", scale_problem(3000)).origin(), KernelOrigin::default_config);
+    EXPECT_EQ(runtime.get("test_scale", scale_problem(3000)).origin(),
+              KernelOrigin::default_config);
   }
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
 }

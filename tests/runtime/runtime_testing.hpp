@@ -15,7 +15,8 @@
 namespace cutune::testing {
 
 inline const KernelSpec& scale_spec() {
-  static const KernelSpec spec = load_spec(std::filesystem::path(CUTUNE_RUNTIME_TEST_DATA) / "scale.json");
+  static const KernelSpec spec =
+      load_spec(std::filesystem::path(CUTUNE_RUNTIME_TEST_DATA) / "scale.json");
   return spec;
 }
 

@@ -36,8 +36,8 @@ TEST(WarmStart, NearestWinnersAreOrderedByLogShapeDistance) {
                 .front()
                 .config,
             scale_config(512, 8));
-  EXPECT_TRUE(nearest_winners(store, family.name, "no such device", scale_problem(1500), space, 3)
-                  .empty());
+  EXPECT_TRUE(
+      nearest_winners(store, family.name, "no such device", scale_problem(1500), space, 3).empty());
 }
 
 TEST(WarmStart, RuntimeTuneStartsFromTheNearestWinner) {
@@ -48,8 +48,10 @@ TEST(WarmStart, RuntimeTuneStartsFromTheNearestWinner) {
     auto store = Store::open(dir / "results.db");
     store.record(scale_result(family, 1000, neighbour_winner, 0.001));
   }
-  RuntimeOptions options{.store = dir / "results.db", .store_mode = OpenMode::read_write,
-                         .policy = Policy::tune_now, .warm_start_neighbours = 1};
+  RuntimeOptions options{.store = dir / "results.db",
+                         .store_mode = OpenMode::read_write,
+                         .policy = Policy::tune_now,
+                         .warm_start_neighbours = 1};
   options.on_warning = [](const std::string&) {};
   options.tune.max_evaluations = 2;  // the default config, then the first starting point
   options.tune.retime_top = 1;

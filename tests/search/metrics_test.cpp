@@ -40,7 +40,8 @@ TEST(Metrics, RandomCurveByHand) {
 TEST(Metrics, RandomCurveMatchesSimulation) {
   std::mt19937_64 rng(5);
   std::vector<double> times;
-  for (int i = 0; i < 60; ++i) times.push_back(1.0 + std::exponential_distribution<double>(2.0)(rng));
+  for (int i = 0; i < 60; ++i)
+    times.push_back(1.0 + std::exponential_distribution<double>(2.0)(rng));
   const std::size_t failures = 25, length = 30, trials = 20000;
   const std::vector<double> expected = random_search_curve(times, failures, length);
   std::vector<double> pool = times;

@@ -1,11 +1,12 @@
 // The surrogate with the real XGBoost library: it must learn simple rules from few rows, be
 // deterministic for a seed, treat failures as "not good", and encode configs through the space.
+#include "cutune/surrogate.hpp"
+
 #include <gtest/gtest.h>
 
 #include <random>
 
 #include "cutune/space.hpp"
-#include "cutune/surrogate.hpp"
 
 namespace cutune {
 namespace {
@@ -23,7 +24,8 @@ Measurement failed(Outcome outcome) {
 }
 
 // Rows of 3 features in [0, 1); label 1 when x0 + x1 > 1.2 (a corner, as "good" configs are).
-void corner_data(std::size_t rows, std::uint64_t seed, std::vector<double>& x, std::vector<int>& y) {
+void corner_data(std::size_t rows, std::uint64_t seed, std::vector<double>& x,
+                 std::vector<int>& y) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   for (std::size_t i = 0; i < rows; ++i) {
@@ -79,8 +81,8 @@ TEST(Classifier, RejectsBadInput) {
 }
 
 TEST(BestFractionLabels, FastestFractionIsGoodAndFailuresNeverAre) {
-  const std::vector<Measurement> results{ok(5), failed(Outcome::compile_error), ok(1), ok(3), ok(2),
-                                         failed(Outcome::wrong_result)};
+  const std::vector<Measurement> results{ok(5), failed(Outcome::compile_error), ok(1), ok(3),
+                                         ok(2), failed(Outcome::wrong_result)};
   // 4 correct results: ceil(0.5 * 4) = 2 good ones.
   EXPECT_EQ(best_fraction_labels(results, 0.5), (std::vector<int>{0, 0, 1, 0, 1, 0}));
   // At least one good result whenever one is correct.
@@ -109,9 +111,10 @@ TEST(GoodConfigModel, LearnsWhereGoodConfigsAreFromSpaceFeatures) {
   // 96 correct results, 8 of them good: the fraction that labels exactly those.
   GoodConfigModel model({.seed = 1}, 8.0 / 96.0);
   ASSERT_TRUE(model.fit(configs, results));
-  const std::vector<Config> probes{space.complete({{"tile", 64}, {"layout", "tiled"}, {"unroll", 3}}),
-                                   space.complete({{"tile", 32}, {"layout", "row"}, {"unroll", 3}}),
-                                   space.complete({{"tile", 256}, {"layout", "tiled"}, {"unroll", 3}})};
+  const std::vector<Config> probes{
+      space.complete({{"tile", 64}, {"layout", "tiled"}, {"unroll", 3}}),
+      space.complete({{"tile", 32}, {"layout", "row"}, {"unroll", 3}}),
+      space.complete({{"tile", 256}, {"layout", "tiled"}, {"unroll", 3}})};
   const std::vector<double> p = model.score(probes);
   EXPECT_GT(p[0], 0.5);
   EXPECT_LT(p[1], 0.5);
@@ -125,8 +128,8 @@ TEST(GoodConfigModel, NoContrastNoModel) {
   space.add("x", integer_fragment(0, 3));
   const std::vector<Config> configs{space.complete({{"x", 0}}), space.complete({{"x", 1}})};
   GoodConfigModel model;
-  EXPECT_FALSE(model.fit(configs, std::vector<Measurement>{failed(Outcome::crash),
-                                                           failed(Outcome::hang)}));
+  EXPECT_FALSE(
+      model.fit(configs, std::vector<Measurement>{failed(Outcome::crash), failed(Outcome::hang)}));
   EXPECT_FALSE(model.fitted());
   EXPECT_TRUE(model.fit(configs, std::vector<Measurement>{ok(1), failed(Outcome::hang)}));
   EXPECT_THROW(GoodConfigModel({}, 1.5), std::invalid_argument);

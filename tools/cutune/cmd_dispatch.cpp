@@ -43,10 +43,11 @@ void print_report(const cutune::Dispatcher& d) {
                s.picked_ms ? fmt::format("{:.5g}", *s.picked_ms) : "unknown",
                s.picked_ms ? fmt::format("{:.3f}", s.best_ms / *s.picked_ms) : "-");
   }
-  fmt::print("held-out geomean best/picked: {:.4f} over {} shapes ({} picks never measured)\n",
-             r.held_out_geomean, r.shapes.size() - r.held_out_unknown, r.held_out_unknown);
-  fmt::print("fitted on all shapes: geomean {:.4f} with {} distinct configs\n",
-             r.training_geomean, d.config_count());
+  fmt::print(
+      "held-out geomean best/picked: {:.4f} over {} shapes ({} picks never measured or failed)\n",
+      r.held_out_geomean, r.shapes.size() - r.held_out_unknown, r.held_out_unknown);
+  fmt::print("fitted on all shapes: geomean {:.4f} with {} distinct configs\n", r.training_geomean,
+             d.config_count());
   for (const auto& line : r.candidates_tried) fmt::print("  tried {}\n", line);
 }
 

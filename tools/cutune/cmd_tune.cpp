@@ -1,8 +1,10 @@
-// `cutune tune SPEC`: tunes a kernel described by a spec file and prints the winners.
+// `cutune tune SPEC|FAMILY`: tunes a kernel described by a spec file, or a built-in kernel family
+// (`cutune tune gemm --problem m=2048,n=4096,k=4096,dtype=bf16` on a GPU), and prints the winners.
 #include <fmt/core.h>
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <optional>
 
@@ -12,6 +14,7 @@
 #include "cutune/tune.hpp"
 #include "evaluators.hpp"
 #include "progress.hpp"
+#include "registry.hpp"
 
 namespace cutune::cli {
 namespace {
@@ -30,6 +33,87 @@ struct TuneArgs {
   std::size_t show = 5;
 };
 
+// What the report adds for a built-in family: rates and the vendor library on the same problem.
+struct Comparison {
+  double flop_count = 0;
+  std::string reference_name;
+  std::optional<Measurement> reference;
+  std::size_t encoder_errors = 0;  // evaluated configs the surrogate's encoding rejected
+};
+
+double tflops(double flop_count, double ms) { return flop_count / (ms * 1e-3) / 1e12; }
+
+// When the search first measured a config within `tolerance` of the winner, both as the search
+// measured them: re-timing runs longer and may read another clock, so its times are not the bar.
+std::optional<double> seconds_to_within(const TuneReport& report, double tolerance) {
+  if (!report.best) return std::nullopt;
+  const std::uint64_t winner = report.best->config.hash();
+  std::optional<double> winner_ms;
+  for (const Evaluated& e : report.evaluated) {
+    if (e.measurement.ok() && e.config.hash() == winner) winner_ms = e.measurement.time_ms;
+  }
+  const double bar = winner_ms.value_or(report.best->measurement.time_ms) * (1.0 + tolerance);
+  for (const Evaluated& e : report.evaluated) {
+    if (e.measurement.ok() && e.measurement.time_ms <= bar) return e.at_seconds;
+  }
+  return std::nullopt;
+}
+
+std::size_t count_encoder_errors(const TuneReport& report, const Space& space) {
+  std::size_t errors = 0;
+  for (const Evaluated& e : report.evaluated) {
+    try {
+      space.features(e.config);
+    } catch (const std::exception&) {
+      ++errors;
+    }
+  }
+  return errors;
+}
+
+nlohmann::json comparison_json(const TuneReport& report, const Comparison& c) {
+  nlohmann::json out;
+  out["encoder_errors"] = c.encoder_errors;
+  if (c.flop_count <= 0) return out;
+  auto rate = [&](const Measurement& m) {
+    return m.ok() ? nlohmann::json(tflops(c.flop_count, m.time_ms)) : nlohmann::json();
+  };
+  if (report.best) out["best_tflops"] = rate(report.best->measurement);
+  if (report.baseline) out["default_tflops"] = rate(report.baseline->measurement);
+  if (c.reference) {
+    out["reference"] = {{"name", c.reference_name},
+                        {"outcome", to_string(c.reference->outcome)},
+                        {"time_ms", c.reference->time_ms},
+                        {"tflops", rate(*c.reference)}};
+  }
+  return out;
+}
+
+void print_comparison(const TuneReport& report, const Comparison& c) {
+  fmt::print("normalizer drops: {}, encoder errors: {}\n", report.dropped_by_normalizer,
+             c.encoder_errors);
+  if (c.flop_count <= 0) return;
+  const bool have_reference = c.reference && c.reference->ok();
+  auto line = [&](const char* what, const Measurement& m) {
+    if (!m.ok()) return;
+    fmt::print("{:<10} {:>9.4f} ms  {:>7.1f} TFLOP/s", what, m.time_ms,
+               tflops(c.flop_count, m.time_ms));
+    if (have_reference)
+      fmt::print("  {:.3f}x {}", c.reference->time_ms / m.time_ms, c.reference_name);
+    fmt::print("\n");
+  };
+  if (report.best) line("best", report.best->measurement);
+  if (report.baseline) line("default", report.baseline->measurement);
+  if (c.reference) {
+    if (c.reference->ok()) {
+      line(c.reference_name.c_str(), *c.reference);
+    } else {
+      fmt::print("{}: {} ({})\n", c.reference_name, to_string(c.reference->outcome),
+                 c.reference->detail);
+    }
+  }
+}
+
 nlohmann::json report_json(const TuneReport& report, const TuningKey& key, const Store* store) {
   nlohmann::json out;
   out["key"] = {{"family", key.family},
@@ -44,6 +128,7 @@ nlohmann::json report_json(const TuneReport& report, const TuningKey& key, const
   out["dropped_by_normalizer"] = report.dropped_by_normalizer;
   out["seconds"] = report.seconds;
   out["seconds_to_best"] = report.seconds_to_best;
+  if (auto within = seconds_to_within(report, 0.02)) out["seconds_to_within_2pct"] = *within;
   nlohmann::json outcomes = nlohmann::json::object();
   for (const auto& [outcome, count] : report.outcomes)
     outcomes[std::string(to_string(outcome))] = count;
@@ -99,18 +184,40 @@ void print_report(const TuneReport& report, const TuningKey& key, std::size_t sh
   fmt::print("best after re-timing: {:.5g} ms (spread {:.1f}%), found at {:.1f} s",
              report.best->measurement.time_ms, 100.0 * report.best->measurement.spread,
              report.seconds_to_best);
+  if (auto within = seconds_to_within(report, 0.02))
+    fmt::print(" (within 2% at {:.1f} s)", *within);
   if (auto s = report.speedup()) fmt::print(", {:.2f}x the default config", *s);
   fmt::print("\nwinning config:\n{}\n", report.best->config.to_json().dump(2));
 }
 
 int run_tune(const TuneArgs& args) {
-  const KernelSpec spec = load_spec(args.spec);
-  const Problem problem = spec.resolve(Problem::parse(args.problem));
-  TunedTarget target = make_spec_target(spec, problem);
-  const TuningKey key{spec.name, spec.version, problem.canonical(), target.evaluator->device_name(),
+  // A spec file, or a built-in family (whose name is no file here).
+  std::optional<KernelSpec> spec;
+  const TuningSpace* space = nullptr;
+  Problem problem;
+  TunedTarget target;
+  std::string family;
+  std::string version;
+  if (const BuiltinSpace* builtin = find_builtin_space(args.spec);
+      builtin != nullptr && !std::filesystem::exists(args.spec)) {
+    space = find_tuning_space(builtin->name);
+    problem = args.problem.empty() ? builtin->example_problem : Problem::parse(args.problem);
+    target = make_builtin_target(builtin->name, problem);
+    family = builtin->name;
+    version = target.family_version;
+  } else {
+    spec = load_spec(args.spec);
+    space = &*spec->tuning;
+    problem = spec->resolve(Problem::parse(args.problem));
+    target = make_spec_target(*spec, problem);
+    family = spec->name;
+    version = spec->version;
+  }
+  const TuningKey key{family, version, problem.canonical(), target.evaluator->device_name(),
                       target.evaluator->toolchain()};
   std::optional<Store> store;
-  if (!args.no_store) store = Store::open(args.db.empty() ? Store::default_path() : std::filesystem::path(args.db));
+  if (!args.no_store)
+    store = Store::open(args.db.empty() ? Store::default_path() : std::filesystem::path(args.db));
 
   TuneOptions options;
   options.strategy = args.strategy;
@@ -129,23 +236,31 @@ int run_tune(const TuneArgs& args) {
                                 e.config.to_string(), detail));
     }
   };
-  const TuneReport report = tune(*spec.tuning, problem, target.device, *target.evaluator,
+  const TuneReport report = tune(*space, problem, target.device, *target.evaluator,
                                  store ? &*store : nullptr, key, options, callbacks);
+  Comparison comparison{target.flop_count, target.reference_name, std::nullopt,
+                        count_encoder_errors(report, space->space)};
+  if (target.time_reference) comparison.reference = target.time_reference();
   if (args.json) {
-    fmt::print("{}\n", report_json(report, key, store ? &*store : nullptr).dump(2));
+    nlohmann::json out = report_json(report, key, store ? &*store : nullptr);
+    out.update(comparison_json(report, comparison));
+    fmt::print("{}\n", out.dump(2));
   } else {
     print_report(report, key, args.show);
+    print_comparison(report, comparison);
   }
   return report.best ? 0 : 2;
 }
 
 const RegisterCommand registration{[](CLI::App& app) {
   auto args = std::make_shared<TuneArgs>();
-  CLI::App* sub = app.add_subcommand("tune", "Tune a kernel described by a spec file");
-  sub->add_option("spec", args->spec, "Kernel spec file (JSON)")
+  CLI::App* sub = app.add_subcommand(
+      "tune", "Tune a kernel described by a spec file, or a built-in kernel family");
+  sub->add_option("spec", args->spec, "Kernel spec file (JSON), or a built-in family: gemm")
       ->required()
-      ->check(CLI::ExistingFile);
-  sub->add_option("--problem", args->problem, "Problem arguments, e.g. m=512,n=512");
+      ->check(CLI::ExistingFile | CLI::IsMember(tuning_space_names()));
+  sub->add_option("--problem", args->problem,
+                  "Problem arguments, e.g. m=512,n=512 (a built-in family's example if none)");
   sub->add_option("--strategy", args->strategy, "Search strategy")->capture_default_str();
   sub->add_option("--effort", args->effort, "Effort profile")
       ->check(CLI::IsMember({"quick", "full"}))

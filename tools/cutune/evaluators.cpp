@@ -5,15 +5,43 @@
 #include <stdexcept>
 
 #include "cutune/cpu.hpp"
+#ifdef CUTUNE_HAVE_GEMM_EVALUATOR
+#include "gemm/gemm_evaluator.hpp"
+#endif
 
 namespace cutune::cli {
 
 TunedTarget make_spec_target(const KernelSpec& spec, const Problem& problem) {
   if (spec.backend == "cpu") {
-    return {std::make_unique<CpuEvaluator>(spec, problem), Device::host_cpu()};
+    TunedTarget target;
+    target.evaluator = std::make_unique<CpuEvaluator>(spec, problem);
+    target.device = Device::host_cpu();
+    return target;
   }
   throw std::invalid_argument(fmt::format("{}: backend '{}' is not available in this build",
                                           spec.path.string(), spec.backend));
+}
+
+TunedTarget make_builtin_target(const std::string& family, const Problem& problem) {
+#ifdef CUTUNE_HAVE_GEMM_EVALUATOR
+  if (family == "gemm") {
+    auto evaluator = std::make_unique<GemmEvaluator>(problem);
+    const gemm::GemmProblem& shape = evaluator->compiler().problem();
+    TunedTarget target;
+    target.device = evaluator->device();
+    target.family_version = evaluator->compiler().source_version();
+    target.flop_count = 2.0 * static_cast<double>(shape.m) * static_cast<double>(shape.n) *
+                        static_cast<double>(shape.k);
+    target.reference_name = "cuBLASLt";
+    target.time_reference = [gemm = evaluator.get()] { return gemm->time_cublas(); };
+    target.evaluator = std::move(evaluator);
+    return target;
+  }
+#else
+  (void)problem;
+#endif
+  throw std::invalid_argument(fmt::format(
+      "built-in family '{}' cannot be tuned by this build (it needs the CUDA backend)", family));
 }
 
 }  // namespace cutune::cli

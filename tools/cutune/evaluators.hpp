@@ -1,7 +1,9 @@
-// Chooses the evaluator a spec's backend asks for.
+// Chooses the evaluator for what is tuned: a spec's backend, or a built-in kernel family.
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <string>
 
 #include "cutune/evaluator.hpp"
 #include "cutune/problem.hpp"
@@ -12,9 +14,19 @@ namespace cutune::cli {
 struct TunedTarget {
   std::unique_ptr<Evaluator> evaluator;
   Device device;  // what constraints and seeds see
+  // Built-in families: the source hash for the store's key, the work of one run (for rates) and
+  // the vendor library timed on the same problem by the same evaluator, for comparison.
+  std::string family_version;
+  double flop_count = 0;  // 0: unknown
+  std::string reference_name;
+  std::function<Measurement()> time_reference;  // empty: none
 };
 
 // Throws std::invalid_argument for a backend this build cannot serve.
 TunedTarget make_spec_target(const KernelSpec& spec, const Problem& problem);
+
+// The evaluator of built-in family `family` (a name of tuning_space_names()) on `problem`, with
+// the device the evaluator measures on. Throws std::invalid_argument when this build has none.
+TunedTarget make_builtin_target(const std::string& family, const Problem& problem);
 
 }  // namespace cutune::cli

@@ -30,7 +30,9 @@ class DeviceWorkerPool {
     std::chrono::milliseconds start_timeout{std::chrono::seconds(60)};  // start and CUDA init
     // How long a request may go without a reply, on top of four times its timing budget.
     std::chrono::milliseconds watchdog{std::chrono::seconds(10)};
-    std::filesystem::path log_dir;  // workers' stderr, one file per device; empty: under /tmp
+    // Workers' stderr, one file per device (its tail goes into crash reports). Empty: a folder
+    // under the temp folder, removed with the pool.
+    std::filesystem::path log_dir;
   };
 
   explicit DeviceWorkerPool(Options options);
@@ -53,6 +55,7 @@ class DeviceWorkerPool {
   DeviceResult exchange(std::size_t slot, const nlohmann::json& message,
                         const protocol::Timing& timing, bool timed);
   Options options_;
+  bool own_log_dir_ = false;
   std::vector<std::unique_ptr<Slot>> slots_;
 };
 

@@ -37,7 +37,7 @@ enum class Dtype { f64, f32, f16, bf16, i32, i64, u32 };
 
 enum class Role {
   input,    // filled once (seeded random non-zero values, or zeros), restored before every launch
-  output,   // poisoned before every launch, compared with the reference's
+  output,   // poisoned (NaN; integers 0x7f bytes) before every launch, compared with the reference
   scratch,  // zeroed before every launch, never compared
 };
 

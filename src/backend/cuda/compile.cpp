@@ -190,13 +190,9 @@ struct CubinCompiler::State {
       }
       for (const auto& expression : request.name_expressions) {
         if (!result.lowered_names.count(expression)) {
-          return CompileResult{CompileStatus::error,
-                               {},
-                               {},
-                               "NVRTC gave no lowered name for '" + expression + "'",
-                               {},
-                               0,
-                               false};
+          CompileResult missing;  // an error
+          missing.log = "NVRTC gave no lowered name for '" + expression + "'";
+          return missing;
         }
       }
     }

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <mutex>
 
@@ -51,13 +52,31 @@ struct DeviceWorkerPool::Slot {
   std::unique_ptr<eval::WorkerClient> client;
   int greeted_start = 0;  // which start of the worker answered hello
   protocol::DeviceReport report;
+
+  // Caller holds the lock. A fresh worker must answer hello before it gets work, so that a
+  // worker that cannot even start is an error of the setup, never a candidate's crash.
+  const protocol::DeviceReport& greet(std::chrono::milliseconds limit) {
+    if (client->running() && greeted_start == client->starts()) return report;
+    auto reply = client->request({{"op", "hello"}}, limit);
+    if (reply.status != eval::WorkerReply::Status::ok || !reply.body.value("ok", false)) {
+      client->stop();
+      throw std::runtime_error("the CUDA device worker did not start: " +
+                               (reply.detail.empty() ? reply.body.dump() : reply.detail));
+    }
+    report = reply.body.at("device").get<protocol::DeviceReport>();
+    greeted_start = client->starts();
+    return report;
+  }
 };
 
 DeviceWorkerPool::DeviceWorkerPool(Options options) : options_(std::move(options)) {
   if (options_.devices.empty()) throw std::invalid_argument("DeviceWorkerPool: no devices");
   if (options_.worker.empty()) options_.worker = default_worker();
   if (options_.log_dir.empty()) {
-    options_.log_dir = fs::temp_directory_path() / ("cutune-workers-" + std::to_string(::getpid()));
+    static std::atomic<unsigned> pools{0};
+    options_.log_dir = fs::temp_directory_path() / ("cutune-workers-" + std::to_string(::getpid()) +
+                                                    "-" + std::to_string(pools++));
+    own_log_dir_ = true;
   }
   fs::create_directories(options_.log_dir);
   for (int device : options_.devices) {
@@ -70,7 +89,13 @@ DeviceWorkerPool::DeviceWorkerPool(Options options) : options_(std::move(options
   }
 }
 
-DeviceWorkerPool::~DeviceWorkerPool() = default;
+DeviceWorkerPool::~DeviceWorkerPool() {
+  slots_.clear();  // stops the workers, which write into the log folder until then
+  if (own_log_dir_) {
+    std::error_code ignored;
+    fs::remove_all(options_.log_dir, ignored);
+  }
+}
 
 std::size_t DeviceWorkerPool::size() const { return slots_.size(); }
 
@@ -80,27 +105,10 @@ int DeviceWorkerPool::workers_started() const {
   return started;
 }
 
-// Caller holds the slot's lock. A fresh worker must answer hello before it gets work, so that a
-// worker that cannot even start is an error of the setup, never a candidate's crash.
-static protocol::DeviceReport greet(eval::WorkerClient& client, int& greeted_start,
-                                    protocol::DeviceReport& report,
-                                    std::chrono::milliseconds limit) {
-  if (client.running() && greeted_start == client.starts()) return report;
-  auto reply = client.request({{"op", "hello"}}, limit);
-  if (reply.status != eval::WorkerReply::Status::ok || !reply.body.value("ok", false)) {
-    client.stop();
-    throw std::runtime_error("the CUDA device worker did not start: " +
-                             (reply.detail.empty() ? reply.body.dump() : reply.detail));
-  }
-  report = reply.body.at("device").get<protocol::DeviceReport>();
-  greeted_start = client.starts();
-  return report;
-}
-
 protocol::DeviceReport DeviceWorkerPool::device(std::size_t slot_index) {
   Slot& slot = *slots_.at(slot_index);
   std::lock_guard lock(slot.mutex);
-  return greet(*slot.client, slot.greeted_start, slot.report, options_.start_timeout);
+  return slot.greet(options_.start_timeout);
 }
 
 DeviceResult DeviceWorkerPool::measure(std::size_t slot_index,
@@ -119,7 +127,7 @@ DeviceResult DeviceWorkerPool::exchange(std::size_t slot_index, const nlohmann::
                                         const protocol::Timing& timing, bool timed) {
   Slot& slot = *slots_.at(slot_index);
   std::lock_guard lock(slot.mutex);
-  greet(*slot.client, slot.greeted_start, slot.report, options_.start_timeout);
+  slot.greet(options_.start_timeout);
   auto limit = options_.watchdog +
                std::chrono::milliseconds(static_cast<long long>(timed ? 4 * timing.budget_ms : 0));
   auto reply = slot.client->request(message, limit);

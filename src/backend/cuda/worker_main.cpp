@@ -182,17 +182,15 @@ double milliseconds_since(std::chrono::steady_clock::time_point start) {
       .count();
 }
 
-// Random values away from zero, so that a kernel that skips work cannot pass by accident: reals
-// in +-[1/16, 1], integers in +-[1, 8] (unsigned: [1, 8]).
+// Random values away from zero, so that a kernel that skips work cannot pass by accident (the
+// values docs/spec-format.md promises): reals in +-[0.1, 1), integers in [1, 15].
 std::vector<std::byte> random_values(proto::Dtype dtype, std::uint64_t count, Random& rng) {
   std::vector<std::byte> data(count * proto::dtype_size(dtype));
   for (std::uint64_t i = 0; i < count; ++i) {
     std::uint64_t bits = rng.next();
-    bool negative = bits & 1;
-    float real = 1.0f / 16 + static_cast<float>(bits >> 40) * (15.0f / 16 / 16777216.0f);
-    if (negative) real = -real;
-    std::int64_t magnitude = static_cast<std::int64_t>((bits >> 1) & 7) + 1;
-    std::int64_t integer = negative ? -magnitude : magnitude;
+    float real = 0.1f + static_cast<float>(bits >> 40) * (0.9f / 16777216.0f);
+    if (bits & 1) real = -real;
+    std::int64_t integer = static_cast<std::int64_t>((bits >> 1) % 15) + 1;
     std::byte* out = data.data() + i * proto::dtype_size(dtype);
     auto put = [&](auto value) { std::memcpy(out, &value, sizeof value); };
     switch (dtype) {
@@ -215,7 +213,7 @@ std::vector<std::byte> random_values(proto::Dtype dtype, std::uint64_t count, Ra
         put(integer);
         break;
       case proto::Dtype::u32:
-        put(static_cast<std::uint32_t>(magnitude));
+        put(static_cast<std::uint32_t>(integer));
         break;
     }
   }
@@ -481,11 +479,14 @@ class Worker : public Host {
     }
   }
 
-  // Outputs become NaN (all bits set), so an element the kernel never writes fails the check.
+  // Float outputs become NaN (all bits set), so an element the kernel never writes fails the
+  // check; integer outputs 0x7f7f..., far from any value the inputs produce.
   void reset_outputs(const std::vector<proto::Arg>& args) {
     for (std::size_t i = 0; i < args.size(); ++i) {
       if (!args[i].is_buffer || args[i].role == proto::Role::input) continue;
-      unsigned char fill = args[i].role == proto::Role::output ? 0xff : 0x00;
+      bool integer = args[i].dtype == proto::Dtype::i32 || args[i].dtype == proto::Dtype::i64 ||
+                     args[i].dtype == proto::Dtype::u32;
+      unsigned char fill = args[i].role == proto::Role::scratch ? 0x00 : integer ? 0x7f : 0xff;
       check(cuMemsetD8Async(workspace_.working[i].pointer, fill, workspace_.working[i].bytes,
                             stream_),
             "cuMemsetD8Async");

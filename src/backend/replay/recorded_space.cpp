@@ -23,11 +23,11 @@ RecordedSpace::RecordedSpace(Recording recording) : recording_(std::move(recordi
     const Config config = config_of(recording_.entries[i]);
     if (find(config) == nullptr) index_.emplace(config.hash(), i);  // a repeat keeps the first
   }
-  space.constrain(Constraint{
-      .name = "recorded",
-      .holds = [this](const Config& c, const Problem&, const Device&) { return find(c) != nullptr; },
-      .repair = nullptr,
-      .is_gate = false});
+  space.constrain(Constraint{.name = "recorded",
+                             .holds = [this](const Config& c, const Problem&,
+                                             const Device&) { return find(c) != nullptr; },
+                             .repair = nullptr,
+                             .is_gate = false});
 }
 
 std::string RecordedSpace::name() const {
@@ -65,7 +65,8 @@ double RecordedSpace::optimum_ms() const {
     if (m.ok()) best = std::min(best, m.time_ms);
   }
   if (best == std::numeric_limits<double>::infinity()) {
-    throw std::logic_error(fmt::format("{}: no configuration succeeded", recording_.source.string()));
+    throw std::logic_error(
+        fmt::format("{}: no configuration succeeded", recording_.source.string()));
   }
   return best;
 }
@@ -83,7 +84,8 @@ std::vector<Measurement> ReplayEvaluator::evaluate(std::span<const Config> batch
   std::vector<Measurement> results;
   results.reserve(batch.size());
   for (const Config& config : batch) {
-    const RecordedEntry* entry = &config.space() == &space_->space() ? space_->find(config) : nullptr;
+    const RecordedEntry* entry =
+        &config.space() == &space_->space() ? space_->find(config) : nullptr;
     if (entry != nullptr) {
       results.push_back(entry->measurement);
     } else {

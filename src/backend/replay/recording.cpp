@@ -21,7 +21,8 @@ std::string read_maybe_gzipped(const std::filesystem::path& path) {
   std::string text;
   char buffer[1 << 16];
   int n = 0;
-  while ((n = gzread(file, buffer, sizeof buffer)) > 0) text.append(buffer, static_cast<std::size_t>(n));
+  while ((n = gzread(file, buffer, sizeof buffer)) > 0)
+    text.append(buffer, static_cast<std::size_t>(n));
   int error = Z_OK;
   const std::string message = n < 0 ? gzerror(file, &error) : "";
   gzclose(file);
@@ -99,7 +100,8 @@ void check_objective(const std::filesystem::path& path, const std::string& objec
                      const std::string& where) {
   if (objective != "time") {
     fail(path, where,
-         fmt::format("objective \"{}\" is not supported: only \"time\" (lower is better) is", objective));
+         fmt::format("objective \"{}\" is not supported: only \"time\" (lower is better) is",
+                     objective));
   }
 }
 
@@ -109,7 +111,8 @@ std::vector<Value> entry_values(const std::filesystem::path& path, const Json& o
   std::vector<Value> values;
   values.reserve(knobs.size());
   for (const RecordedKnob& knob : knobs) {
-    Value v = value_of(path, field(path, object, knob.name.c_str(), where), where + "." + knob.name);
+    Value v =
+        value_of(path, field(path, object, knob.name.c_str(), where), where + "." + knob.name);
     if (std::find(knob.values.begin(), knob.values.end(), v) == knob.values.end()) {
       fail(path, where,
            fmt::format("{} = {} is not among the listed values of {}", knob.name, v.to_string(),
@@ -147,7 +150,8 @@ Recording read_kernel_tuner_cache(const std::filesystem::path& path, const Json&
     const Json& time = field(path, entry, "time", where);
     if (time.is_number()) {
       const auto repetitions = entry.find("times");
-      e.measurement = timed(time.get<double>(), repetitions == entry.end() ? nullptr : &*repetitions);
+      e.measurement =
+          timed(time.get<double>(), repetitions == entry.end() ? nullptr : &*repetitions);
     } else if (time.is_string()) {
       e.measurement = kernel_tuner_failure(time.get<std::string>());
     } else {
@@ -176,7 +180,8 @@ Recording read_t4(const std::filesystem::path& path, const Json& doc) {
     const Json& configuration = field(path, results[i], "configuration", where);
     if (configuration.size() != r.knobs.size()) {
       fail(path, where + ".configuration",
-           fmt::format("has {} knobs where results[0] has {}", configuration.size(), r.knobs.size()));
+           fmt::format("has {} knobs where results[0] has {}", configuration.size(),
+                       r.knobs.size()));
     }
     for (std::size_t k = 0; k < r.knobs.size(); ++k) {
       seen[k].insert(value_of(path, field(path, configuration, r.knobs[k].name.c_str(), where),
@@ -198,15 +203,16 @@ Recording read_t4(const std::filesystem::path& path, const Json& doc) {
     check_objective(path, objective, where + ".objectives");
     const Json* value = nullptr;
     for (const Json& m : field(path, result, "measurements", where)) {
-      if (m.is_object() && m.value("name", "") == objective) value = &field(path, m, "value", where);
+      if (m.is_object() && m.value("name", "") == objective)
+        value = &field(path, m, "value", where);
     }
     if (value == nullptr) fail(path, where + ".measurements", "no measurement of \"time\"");
     const std::string invalidity = result.value("invalidity", "correct");
     if (invalidity == "correct" && value->is_number()) {
       const Json& times = result.contains("times") ? result["times"] : Json();
-      e.measurement = timed(value->get<double>(), times.is_object() && times.contains("runtimes")
-                                                      ? &times["runtimes"]
-                                                      : nullptr);
+      e.measurement =
+          timed(value->get<double>(),
+                times.is_object() && times.contains("runtimes") ? &times["runtimes"] : nullptr);
     } else {
       e.measurement = t4_failure(invalidity, value->is_string() ? value->get<std::string>() : "");
     }

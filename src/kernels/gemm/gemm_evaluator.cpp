@@ -137,8 +137,8 @@ std::shared_future<cuda::CompileResult> GemmCompiler::submit(const Config& confi
 }
 
 std::string GemmCompiler::toolchain() {
-  std::string text = state_->compiler->identity(cuda::CompilerKind::nvcc) + "; " +
-                     state_->options.arch;
+  std::string text =
+      state_->compiler->identity(cuda::CompilerKind::nvcc) + "; " + state_->options.arch;
   for (const std::string& flag : kNvccFlags) text += " " + flag;
   return text;
 }
@@ -182,11 +182,12 @@ struct GemmEvaluator::Impl {
     std::vector<std::shared_future<cuda::CompileResult>> compiles(batch.size());
     for (std::size_t i = 0; i < batch.size(); ++i) {
       const gemm::GemmConfig config = to_gemm_config(batch[i]);
-      const auto reasons = gemm::violations(config, compiler.problem(),
-                                            static_cast<int>(report.smem_optin_bytes));
+      const auto reasons =
+          gemm::violations(config, compiler.problem(), static_cast<int>(report.smem_optin_bytes));
       if (!reasons.empty()) {
         out[i].outcome = Outcome::invalid_config;
-        for (const auto& reason : reasons) out[i].detail += (out[i].detail.empty() ? "" : "; ") + reason;
+        for (const auto& reason : reasons)
+          out[i].detail += (out[i].detail.empty() ? "" : "; ") + reason;
         continue;
       }
       configs[i] = config;

@@ -60,9 +60,9 @@ struct GemmEvaluatorOptions {
   std::vector<int> devices{0};  // CUDA ordinals; one worker each, candidates spread over them
   // Empty: $CUTUNE_CUDA_WORKER, else the cutune-cuda-worker built with the CUDA backend.
   std::filesystem::path worker;
-  std::uint64_t seed = 1;    // input values
-  double tolerance = -1;     // max relative error; negative: the dtype's default
-  double budget_ms = 50;     // timed repetitions per candidate; retime() takes five times more
+  std::uint64_t seed = 1;  // input values
+  double tolerance = -1;   // max relative error; negative: the dtype's default
+  double budget_ms = 50;   // timed repetitions per candidate; retime() takes five times more
   int min_reps = 10;
   int max_reps = 500;
   std::chrono::milliseconds watchdog{std::chrono::seconds(20)};

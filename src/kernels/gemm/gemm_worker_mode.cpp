@@ -79,12 +79,12 @@ class Cublas {
     // Row-major N x K is column-major K x N: transposing it gives the B^T cuBLAS multiplies by.
     const cublasOperation_t op_b = p.b_layout == BLayout::n_by_k ? CUBLAS_OP_T : CUBLAS_OP_N;
     const cublasOperation_t op_a = CUBLAS_OP_N;
-    check_cublas(cublasLtMatmulDescSetAttribute(operation_, CUBLASLT_MATMUL_DESC_TRANSA, &op_b,
-                                                sizeof op_b),
-                 "TRANSA");
-    check_cublas(cublasLtMatmulDescSetAttribute(operation_, CUBLASLT_MATMUL_DESC_TRANSB, &op_a,
-                                                sizeof op_a),
-                 "TRANSB");
+    check_cublas(
+        cublasLtMatmulDescSetAttribute(operation_, CUBLASLT_MATMUL_DESC_TRANSA, &op_b, sizeof op_b),
+        "TRANSA");
+    check_cublas(
+        cublasLtMatmulDescSetAttribute(operation_, CUBLASLT_MATMUL_DESC_TRANSB, &op_a, sizeof op_a),
+        "TRANSB");
     const auto u = [](std::int64_t x) { return static_cast<std::uint64_t>(x); };
     if (p.b_layout == BLayout::n_by_k) {
       check_cublas(cublasLtMatrixLayoutCreate(&b_, type, u(p.k), u(p.n), p.k), "layout of B");
@@ -99,8 +99,8 @@ class Cublas {
                      preference_, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &limit, sizeof limit),
                  "workspace preference");
     int returned = 0;
-    check_cublas(cublasLtMatmulAlgoGetHeuristic(handle_, operation_, b_, a_, d_, d_, preference_,
-                                                1, &heuristic_, &returned),
+    check_cublas(cublasLtMatmulAlgoGetHeuristic(handle_, operation_, b_, a_, d_, d_, preference_, 1,
+                                                &heuristic_, &returned),
                  "heuristic");
     if (returned == 0) throw std::runtime_error("cuBLASLt offers no algorithm for the problem");
     workspace_ = DeviceBuffer(kCublasWorkspaceBytes);
@@ -160,9 +160,12 @@ class GemmMode : public Mode {
     const auto start = std::chrono::steady_clock::now();
     if (request.cublas_only) {
       const Cublas& cublas = *operands_.cublas;
-      host_.time([&] { cublas.run(operands_.a.pointer, operands_.b.pointer, operands_.d.pointer,
-                                  host_.stream()); },
-                 request.timing, reply);
+      host_.time(
+          [&] {
+            cublas.run(operands_.a.pointer, operands_.b.pointer, operands_.d.pointer,
+                       host_.stream());
+          },
+          request.timing, reply);
       reply.outcome = "ok";
     } else {
       run_candidate(request, reply);
@@ -224,11 +227,10 @@ class GemmMode : public Mode {
   }
 
   void prepare(const GemmProblem& problem, std::uint64_t seed) {
-    const std::string key = std::to_string(problem.m) + "x" + std::to_string(problem.n) + "x" +
-                            std::to_string(problem.k) + "/" +
-                            std::to_string(static_cast<int>(problem.dtype)) + "/" +
-                            std::to_string(static_cast<int>(problem.b_layout)) + "/" +
-                            std::to_string(seed);
+    const std::string key =
+        std::to_string(problem.m) + "x" + std::to_string(problem.n) + "x" +
+        std::to_string(problem.k) + "/" + std::to_string(static_cast<int>(problem.dtype)) + "/" +
+        std::to_string(static_cast<int>(problem.b_layout)) + "/" + std::to_string(seed);
     if (key == operands_.key) return;
     operands_ = Operands{};
     operands_.problem = problem;
@@ -264,8 +266,8 @@ class GemmMode : public Mode {
   Operands operands_;
 };
 
-const ModeRegistration registration{
-    "measure_gemm", [](Host& host) { return std::make_unique<GemmMode>(host); }};
+const ModeRegistration registration{"measure_gemm",
+                                    [](Host& host) { return std::make_unique<GemmMode>(host); }};
 
 }  // namespace
 }  // namespace cutune::gemm

@@ -76,6 +76,14 @@ TEST(CubinCompiler, NameExpressionsInstantiateTemplatesWithKnobMacros) {
   auto again = compiler.compile(request);
   EXPECT_TRUE(again.cached);
   EXPECT_EQ(again.symbol(entry), result.symbol(entry)) << "lowered names survive the cache";
+
+  // A cubin whose names were never written (its compile's result was dropped) heals itself.
+  for (const auto& file : std::filesystem::directory_iterator(cache.path())) {
+    if (file.path().string().ends_with(".names.json")) std::filesystem::remove(file.path());
+  }
+  auto healed = compiler.compile(request);
+  EXPECT_TRUE(healed.cached);
+  EXPECT_EQ(healed.symbol(entry), result.symbol(entry));
 }
 
 TEST(CubinCompiler, SecondCompileIsACacheHitEvenFromAnotherCompiler) {

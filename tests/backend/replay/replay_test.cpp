@@ -1,5 +1,7 @@
 // The replay backend against real recorded spaces (tests/data/spaces, see its README) and small
 // files written here. The expected values are read from the files by this test's own parser.
+#include "cutune/replay.hpp"
+
 #include <gtest/gtest.h>
 #include <zlib.h>
 
@@ -9,7 +11,6 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "cutune/replay.hpp"
 #include "cutune/space.hpp"
 
 namespace cutune {
@@ -29,9 +30,11 @@ nlohmann::json read_gzipped_json(const std::filesystem::path& path) {
 
 class TempDir {
  public:
-  TempDir() : path_(std::filesystem::temp_directory_path() /
-                    ("cutune-replay-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
-                     "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name())) {
+  TempDir()
+      : path_(std::filesystem::temp_directory_path() /
+              ("cutune-replay-" +
+               std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "-" +
+               ::testing::UnitTest::GetInstance()->current_test_info()->name())) {
     std::filesystem::create_directories(path_);
   }
   ~TempDir() { std::filesystem::remove_all(path_); }

@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# Autotunes the Hopper GEMM family through the tuner (`cutune tune gemm`) on the GPU machine and
+# compares it with cuBLASLt timed in the same worker, same data, same timing.
+#
+#   scripts/gpu/gemm-tune.sh bundle     here, on a build machine: build the tool and the worker
+#                                       and copy them with their non-system libraries to
+#                                       build/gemm-tune-bundle (carry that folder to the GPU)
+#   scripts/gpu/gemm-tune.sh [run]      on the GPU machine (see below); total under 9 minutes
+#
+# The GPU image has the CUDA toolkit but not the project's Debian dependencies (fmt, CLI11,
+# SQLite, XGBoost, muparser), so `run` uses build/gemm-tune-bundle when it exists, and otherwise
+# configures and builds the project there (which needs those dependencies).
+#
+# `run`, all with a cold cache (a fresh compile cache and a fresh results store):
+#   1. S3: a full tune of 2048x4096x4096 bf16 (heuristic seeds on, default strategy, budget
+#      $S3_BUDGET configs or $S3_SECONDS s): distinct configs, outcomes, normalizer and encoder
+#      errors, time to within 2 % of the final best, tuned TFLOP/s against cuBLASLt.
+#   2. default_config alone against cuBLASLt on each suite shape (a tune with budget 1).
+#   3. short tunes of the other suite shapes, started until $SHORT_UNTIL s (default 430) have
+#      passed.
+# The table comes last; logs and JSON reports go to $OUT (or build/gemm-tune/out).
+set -uo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+bundle="$root/build/gemm-tune-bundle"
+mode="${1:-run}"
+
+if [[ "$mode" == bundle ]]; then
+  set -e
+  build="${BUILD_DIR:-$root/build/gemmtune}"
+  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release > /dev/null
+  ninja -C "$build" -j"$(nproc)" cutune cutune-cuda-worker
+  rm -rf "$bundle"
+  mkdir -p "$bundle/bin" "$bundle/lib"
+  cp "$build/bin/cutune" "$build/bin/cutune-cuda-worker" "$bundle/bin/"
+  # Libraries the GPU image may lack; the C runtime, the C++ runtime, CUDA's own libraries and the
+  # driver are the machine's.
+  for binary in "$bundle"/bin/*; do
+    ldd "$binary" | awk '/=> \// {print $3}'
+  done | sort -u | grep -v -E '/(libc|libm|libdl|librt|libpthread|libstdc\+\+|libgcc_s|libcuda|libcublas|libcublasLt|libcudart)\.so' |
+    while read -r library; do cp -L "$library" "$bundle/lib/"; done
+  du -sh "$bundle"
+  ls "$bundle/lib"
+  exit 0
+fi
+[[ "$mode" == run ]] || { echo "gemm-tune.sh: unknown mode '$mode' (bundle | run)" >&2; exit 64; }
+
+start=$(date +%s)
+elapsed() { echo $(( $(date +%s) - start )); }
+out="${OUT:-$root/build/gemm-tune/out}"
+work="$(mktemp -d /tmp/gemm-tune.XXXXXX)"
+mkdir -p "$out"
+export PATH="$PATH:/usr/local/cuda/bin"
+command -v nvcc > /dev/null || { echo "gemm-tune.sh: no nvcc" >&2; exit 1; }
+
+if [[ -x "$bundle/bin/cutune" ]]; then
+  bin="$bundle/bin"
+  export LD_LIBRARY_PATH="$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+else
+  build="$root/build/gpu-gemm"
+  generator=("-G" "Unix Makefiles")
+  command -v ninja > /dev/null && generator=("-G" "Ninja")
+  cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
+    -DCUTUNE_BUILD_TESTS=OFF -DCUTUNE_BUILD_BENCH=OFF > "$out/configure.log" 2>&1 ||
+    { tail -20 "$out/configure.log"; echo "gemm-tune.sh: configure failed (no bundle?)" >&2; exit 1; }
+  cmake --build "$build" -j16 --target cutune cutune-cuda-worker > "$out/build.log" 2>&1 ||
+    { tail -40 "$out/build.log"; exit 1; }
+  bin="$build/bin"
+fi
+# The worker's cuBLASLt: the toolkit's, else the one PyTorch's wheels carry.
+for dir in /usr/local/cuda/lib64 /usr/local/cuda/lib /usr/local/cuda/targets/x86_64-linux/lib \
+           $(python3 -c 'import nvidia.cublas, os; print(os.path.join(nvidia.cublas.__path__[0], "lib"))' 2>/dev/null); do
+  if [[ -e "$dir/libcublasLt.so.13" ]]; then
+    export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$dir"
+    break
+  fi
+done
+export CUTUNE_CUDA_WORKER="$bin/cutune-cuda-worker"
+export CUTUNE_GEMM_SOURCE="$root/src/kernels/gemm/device/hopper_gemm.cu"
+export CUTUNE_CUTLASS_INCLUDE="$root/third_party/cutlass/include"
+export XDG_CACHE_HOME="$work/cache"   # cold compile cache
+[[ -d "$CUTUNE_CUTLASS_INCLUDE/cute" ]] || { echo "gemm-tune.sh: no CUTLASS headers" >&2; exit 1; }
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw --format=csv,noheader |
+  tee "$out/gpu.txt"
+echo "setup done at $(elapsed) s"
+
+# tune NAME PROBLEM ARGS...: one `cutune tune gemm` with a fresh store; the JSON report goes to
+# $out/NAME.json and the progress log to $out/NAME.log.
+tune() {
+  local name="$1" problem="$2"
+  shift 2
+  "$bin/cutune" tune gemm --problem "$problem" --db "$work/$name.db" --json "$@" \
+    > "$out/$name.json" 2> "$out/$name.log"
+  local status=$?
+  [[ $status -eq 0 ]] || { echo "  $name: exit status $status"; tail -5 "$out/$name.log"; }
+}
+
+S3_BUDGET="${S3_BUDGET:-100}"
+S3_SECONDS="${S3_SECONDS:-240}"
+echo "=== S3: 2048x4096x4096 bf16, budget $S3_BUDGET configs or $S3_SECONDS s, cold cache"
+tune s3 m=2048,n=4096,k=4096,dtype=bf16 --budget "$S3_BUDGET" --time "$S3_SECONDS" --show 10
+echo "S3 done at $(elapsed) s"
+
+shapes=(2048x4096x4096 4096x4096x4096 8192x8192x8192 1024x8192x8192 128x8192x8192
+        8192x8192x1024 4096x14336x4096)
+problem_of() { IFS=x read -r m n k <<< "$1"; echo "m=$m,n=$n,k=$k,dtype=bf16"; }
+echo "=== default_config alone vs cuBLASLt"
+for shape in "${shapes[@]}"; do
+  tune "default_$shape" "$(problem_of "$shape")" --budget 1
+done
+echo "defaults done at $(elapsed) s"
+
+echo "=== short tunes of the other suite shapes (warm compile cache)"
+for shape in "${shapes[@]:1}"; do
+  (( $(elapsed) < ${SHORT_UNTIL:-430} )) || { echo "  out of time before $shape"; break; }
+  tune "short_$shape" "$(problem_of "$shape")" --budget 40 --time 35
+done
+echo "all done at $(elapsed) s"
+
+python3 - "$out" "${shapes[@]}" <<'EOF' | tee "$out/summary.txt"
+import json, os, sys
+out, shapes = sys.argv[1], sys.argv[2:]
+def load(name):
+    path = os.path.join(out, name + ".json")
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except Exception:
+        return None
+def ref(r):
+    return (r or {}).get("reference") or {}
+def ratio(r, key):
+    t, c = (r or {}).get(key), ref(r).get("tflops")
+    return f"{t / c:.3f}" if t and c else "-"
+def f1(x):
+    return f"{x:.1f}" if isinstance(x, (int, float)) else "-"
+s3 = load("s3")
+print("\n=== S3 full tune, 2048x4096x4096 bf16")
+if s3:
+    best = s3.get("best", {})
+    print(f"distinct configs evaluated: {s3['evaluated']}  outcomes: {s3['outcomes']}")
+    print(f"normalizer drops: {s3['dropped_by_normalizer']}  encoder errors: {s3.get('encoder_errors')}")
+    print(f"tune wall time: {f1(s3['seconds'])} s  best first found at {f1(s3['seconds_to_best'])} s  "
+          f"within 2% of the final best at {f1(s3.get('seconds_to_within_2pct'))} s")
+    print(f"tuned: {f1(s3.get('best_tflops'))} TFLOP/s  default: {f1(s3.get('default_tflops'))} TFLOP/s  "
+          f"cuBLASLt (same run): {f1(ref(s3).get('tflops'))} TFLOP/s  tuned/cuBLAS: {ratio(s3, 'best_tflops')}")
+    print("winning config:", json.dumps(best.get("config")))
+else:
+    print("no report")
+print("\n=== suite: TFLOP/s, re-timed (5x budget), cuBLASLt timed likewise in the same worker")
+print(f"{'shape':<17}{'cuBLAS':>8}{'default':>9}{'def/cuB':>9}{'tuned':>8}{'tun/cuB':>9}{'configs':>9}")
+for shape in shapes:
+    d = load("default_" + shape)
+    t = s3 if shape == "2048x4096x4096" else load("short_" + shape)
+    # A budget-1 tune re-times its one config, the default, as long as cuBLASLt is timed.
+    print(f"{shape:<17}{f1(ref(d).get('tflops')):>8}{f1((d or {}).get('best_tflops')):>9}"
+          f"{ratio(d, 'best_tflops'):>9}{f1((t or {}).get('best_tflops')):>8}"
+          f"{ratio(t, 'best_tflops'):>9}{str((t or {}).get('evaluated', '-')):>9}")
+EOF
+rm -rf "$work"

@@ -1,0 +1,167 @@
+// The runtime's side of the CUDA backend: a spec's configs compiled by the backend (same cubins,
+// same cache as its tunes) and loaded into the CUDA context the family was created in.
+#include <cuda.h>
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "cutune/cuda.hpp"
+#include "cutune/runtime.hpp"
+#include "cutune/spec.hpp"
+
+namespace cutune {
+namespace {
+
+std::string error_text(CUresult code) {
+  const char* name = nullptr;
+  cuGetErrorName(code, &name);
+  return name != nullptr ? name : fmt::format("CUresult {}", static_cast<int>(code));
+}
+
+CudaOptions cuda_options(const CudaFamilyOptions& options) {
+  CudaOptions out;
+  out.cache_dir = options.cache_dir;
+  out.devices = {options.device};
+  return out;
+}
+
+// Makes `context` current on this thread for a scope (a background tune's thread has none).
+class ContextScope {
+ public:
+  explicit ContextScope(CUcontext context) {
+    CUcontext current = nullptr;
+    cuCtxGetCurrent(&current);
+    pushed_ = current != context && cuCtxPushCurrent(context) == CUDA_SUCCESS;
+  }
+  ~ContextScope() {
+    CUcontext ignored;
+    if (pushed_) cuCtxPopCurrent(&ignored);
+  }
+  ContextScope(const ContextScope&) = delete;
+  ContextScope& operator=(const ContextScope&) = delete;
+
+ private:
+  bool pushed_ = false;
+};
+
+class CudaLoader {
+ public:
+  CudaLoader(const KernelSpec& spec, const CudaFamilyOptions& options)
+      : spec_(spec), evaluator_(spec, spec.problem, cuda_options(options)) {
+    if (cuCtxGetCurrent(&context_) != CUDA_SUCCESS || context_ == nullptr) {
+      throw std::runtime_error("cuda_spec_family(" + spec.name +
+                               "): no CUDA context is current on this thread");
+    }
+  }
+
+  CudaEvaluator& evaluator() { return evaluator_; }
+
+  std::unique_ptr<Kernel> load(const Config& config, const Problem& problem, KernelOrigin origin) {
+    const CudaKernel::Shape shape = shape_of(config, problem);
+    const std::vector<cuda::CompileResult> compiled = [&] {
+      std::lock_guard lock(mutex_);  // the evaluator is not thread-safe
+      return evaluator_.compile(std::span<const Config>(&config, 1));
+    }();
+    if (compiled.empty() || !compiled.front().ok()) {
+      throw std::runtime_error(
+          fmt::format("config {} of {} does not compile: {}", config.to_string(), spec_.name,
+                      compiled.empty() ? "" : compiled.front().log.substr(0, 2000)));
+    }
+    ContextScope scope(context_);
+    CUmodule module = nullptr;
+    if (CUresult code = cuModuleLoad(&module, compiled.front().cubin.c_str());
+        code != CUDA_SUCCESS) {
+      throw std::runtime_error(
+          fmt::format("cannot load {}: {}", compiled.front().cubin.string(), error_text(code)));
+    }
+    std::shared_ptr<void> owner(module, [](void* m) { cuModuleUnload(static_cast<CUmodule>(m)); });
+    const std::string symbol = compiled.front().symbol(spec_.entry);
+    CUfunction function = nullptr;
+    if (CUresult code = cuModuleGetFunction(&function, module, symbol.c_str());
+        code != CUDA_SUCCESS) {
+      throw std::runtime_error(fmt::format(
+          "{} has no kernel '{}': {}", compiled.front().cubin.string(), symbol, error_text(code)));
+    }
+    if (shape.shared_bytes > 48 * 1024) {
+      cuFuncSetAttribute(function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                         static_cast<int>(shape.shared_bytes));
+    }
+    return std::make_unique<CudaKernel>(config, origin, std::move(owner), function, shape);
+  }
+
+ private:
+  // The spec's launch expressions for (config, problem); each a whole number below 2^31.
+  CudaKernel::Shape shape_of(const Config& config, const Problem& problem) {
+    const Device& device = evaluator_.device();
+    auto value = [&](const Expression& e, double least) {
+      const double v = e.evaluate(config, problem, device);
+      if (!(v >= least) || v > 2147483647.0) {
+        throw std::runtime_error(fmt::format("config {} of {}: launch expression '{}' gives {}",
+                                             config.to_string(), spec_.name, e.text(), v));
+      }
+      return static_cast<std::uint32_t>(std::llround(v));
+    };
+    CudaKernel::Shape shape;
+    for (int axis = 0; axis < 3; ++axis) {
+      shape.grid[axis] = value(spec_.launch->grid[axis], 1);
+      shape.block[axis] = value(spec_.launch->block[axis], 1);
+      shape.cluster[axis] = value(spec_.launch->cluster[axis], 1);
+    }
+    shape.shared_bytes = value(spec_.launch->shared_memory, 0);
+    return shape;
+  }
+
+  const KernelSpec& spec_;
+  std::mutex mutex_;
+  CudaEvaluator evaluator_;
+  CUcontext context_ = nullptr;
+};
+
+}  // namespace
+
+int CudaKernel::launch(CUstream_st* stream, void** params) const {
+  CUlaunchConfig config{};
+  config.gridDimX = shape_.grid[0];
+  config.gridDimY = shape_.grid[1];
+  config.gridDimZ = shape_.grid[2];
+  config.blockDimX = shape_.block[0];
+  config.blockDimY = shape_.block[1];
+  config.blockDimZ = shape_.block[2];
+  config.sharedMemBytes = shape_.shared_bytes;
+  config.hStream = stream;
+  CUlaunchAttribute cluster{};
+  if (shape_.cluster[0] * shape_.cluster[1] * shape_.cluster[2] > 1) {
+    cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    cluster.value.clusterDim.x = shape_.cluster[0];
+    cluster.value.clusterDim.y = shape_.cluster[1];
+    cluster.value.clusterDim.z = shape_.cluster[2];
+    config.attrs = &cluster;
+    config.numAttrs = 1;
+  }
+  return static_cast<int>(cuLaunchKernelEx(&config, function_, params, nullptr));
+}
+
+KernelFamily cuda_spec_family(const KernelSpec& spec, CudaFamilyOptions options) {
+  if (spec.backend != "cuda" || !spec.launch) {
+    throw std::invalid_argument(fmt::format("{}: spec '{}' targets backend '{}', not cuda",
+                                            spec.path.string(), spec.name, spec.backend));
+  }
+  auto loader = std::make_shared<CudaLoader>(spec, options);
+  KernelFamily f;
+  f.name = spec.name;
+  f.version = spec.version;
+  f.tuning = spec.tuning.get();
+  f.device = loader->evaluator().device();
+  f.device_key = loader->evaluator().device_name();
+  f.toolchain = loader->evaluator().toolchain();
+  f.resolve = [&spec](const Problem& problem) { return spec.resolve(problem); };
+  f.load = [loader](const Config& config, const Problem& problem, KernelOrigin origin) {
+    return loader->load(config, problem, origin);
+  };
+  f.make_evaluator = [&spec, options](const Problem& problem) {
+    return std::make_unique<CudaEvaluator>(spec, problem, cuda_options(options));
+  };
+  return f;
+}
+
+}  // namespace cutune

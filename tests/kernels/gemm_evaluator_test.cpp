@@ -1,0 +1,184 @@
+// The GEMM evaluator's CPU-side parts with the real components: nvcc compiles configs of the GEMM
+// space to cubins through the CUDA backend's compile pool and disk cache (no GPU needed), and the
+// "measure_gemm" request survives the JSON protocol. GemmEvaluatorGpu needs an sm_90 GPU (label
+// gpu).
+#include "gemm/gemm_evaluator.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include "cutune/cuda/worker_protocol.hpp"
+#include "gemm/gemm_space.hpp"
+
+namespace cutune {
+namespace {
+
+namespace fs = std::filesystem;
+
+class TempDir {
+ public:
+  TempDir()
+      : path_(fs::temp_directory_path() / ("cutune_gemm_eval_" + std::to_string(::getpid()))) {
+    fs::create_directories(path_);
+  }
+  ~TempDir() { fs::remove_all(path_); }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+#ifndef CUTUNE_GEMM_GPU_TESTS
+
+std::string file_bytes(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+TEST(GemmRequestProtocol, RoundTripsThroughJson) {
+  cuda::protocol::GemmRequest request;
+  request.id = 42;
+  request.cubin = "/cache/abc.cubin";
+  request.config = "64x256x64_s5_c1x2_ping_rm2_k2";
+  request.m = 128;
+  request.n = 8192;
+  request.k = 8192;
+  request.dtype = "fp16";
+  request.b_layout = "n_by_k";
+  request.seed = 7;
+  request.tolerance = 0.01;
+  request.time = false;
+  request.cublas_only = true;
+  request.timing.budget_ms = 250;
+  request.timing.max_reps = 2500;
+  const nlohmann::json message = {{"op", "measure_gemm"}, {"request", request}};
+  const auto back =
+      nlohmann::json::parse(message.dump()).at("request").get<cuda::protocol::GemmRequest>();
+  EXPECT_EQ(back.id, 42u);
+  EXPECT_EQ(back.cubin, request.cubin);
+  EXPECT_EQ(back.config, request.config);
+  EXPECT_EQ(back.m, 128);
+  EXPECT_EQ(back.n, 8192);
+  EXPECT_EQ(back.k, 8192);
+  EXPECT_EQ(back.dtype, "fp16");
+  EXPECT_EQ(back.b_layout, "n_by_k");
+  EXPECT_EQ(back.seed, 7u);
+  EXPECT_DOUBLE_EQ(back.tolerance, 0.01);
+  EXPECT_FALSE(back.time);
+  EXPECT_TRUE(back.cublas_only);
+  EXPECT_DOUBLE_EQ(back.timing.budget_ms, 250);
+  EXPECT_EQ(back.timing.max_reps, 2500);
+}
+
+TEST(GemmRequestProtocol, MissingFieldsTakeTheirDefaults) {
+  const auto request = nlohmann::json::parse(R"({"id": 3, "cubin": "x.cubin", "m": 64})")
+                           .get<cuda::protocol::GemmRequest>();
+  EXPECT_EQ(request.m, 64);
+  EXPECT_EQ(request.dtype, "bf16");
+  EXPECT_EQ(request.b_layout, "k_by_n");
+  EXPECT_TRUE(request.time);
+  EXPECT_FALSE(request.cublas_only);
+  EXPECT_LT(request.tolerance, 0);
+}
+
+TEST(GemmCompiler, RejectsAProblemTheFamilyCannotRun) {
+  try {
+    GemmCompiler compiler(gemm_problem(256, 256, 1001));
+    FAIL() << "k = 1001 was accepted";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_NE(std::string(error.what()).find("k = 1001"), std::string::npos) << error.what();
+  }
+  EXPECT_THROW(GemmCompiler(gemm_problem(256, 256, 256, "fp8")), std::invalid_argument);
+}
+
+TEST(GemmCompiler, RequestCarriesTheConfigsDefinesAndTheCutlassHeaders) {
+  TempDir cache;
+  GemmCompileOptions options;
+  options.cache_dir = cache.path();
+  GemmCompiler compiler(gemm_problem(2048, 4096, 4096), options);
+  const auto config = gemm::parse_config("64x256x64_s5_c1x2_ping_rm2_k2");
+  const cuda::CompileRequest request = compiler.request(config);
+  EXPECT_EQ(request.compiler, cuda::CompilerKind::nvcc);
+  EXPECT_EQ(request.arch, "sm_90a");
+  const std::pair<std::string, std::string> tile_m{"CUTUNE_TILE_M", "64"};
+  const std::pair<std::string, std::string> split{"CUTUNE_SPLIT_K", "2"};
+  EXPECT_NE(std::find(request.defines.begin(), request.defines.end(), tile_m),
+            request.defines.end());
+  EXPECT_NE(std::find(request.defines.begin(), request.defines.end(), split),
+            request.defines.end());
+  ASSERT_EQ(request.include_dirs.size(), 1u);
+  EXPECT_TRUE(fs::exists(request.include_dirs.front() / "cute"));
+  EXPECT_EQ(compiler.source_version().size(), 16u);
+}
+
+// Real nvcc on the real kernel source: the default config of the space and a seed-only
+// fast_launch config, both to cubins holding the family's entry points; the second request for
+// the same config is served from the disk cache.
+TEST(GemmCompiler, CompilesConfigsToCubinsAndCachesThem) {
+  TempDir cache;
+  GemmCompileOptions options;
+  options.cache_dir = cache.path();
+  const Problem problem = gemm_problem(2048, 4096, 4096);
+  GemmCompiler compiler(problem, options);
+  const auto space = make_gemm_space();
+  const Config plain = default_config(*space, problem, Device::h200());
+  Config other = space->space.default_config();
+  other.set(space->space.index_of("tile_m"), 128);
+  other.set(space->space.index_of("tile_n"), 128);
+  other.set(space->space.index_of("split_k"), 2);
+  auto first = compiler.submit(plain);
+  auto second = compiler.submit(other);
+  for (auto* future : {&first, &second}) {
+    const cuda::CompileResult& result = future->get();
+    ASSERT_TRUE(result.ok()) << result.log;
+    EXPECT_FALSE(result.cached);
+    const std::string cubin = file_bytes(result.cubin);
+    EXPECT_NE(cubin.find("cutune_gemm"), std::string::npos);
+    EXPECT_NE(cubin.find("cutune_gemm_splitk_reduce"), std::string::npos);
+  }
+  EXPECT_NE(first.get().cubin, second.get().cubin);
+  const cuda::CompileResult again = compiler.submit(plain).get();
+  ASSERT_TRUE(again.ok());
+  EXPECT_TRUE(again.cached);
+  EXPECT_EQ(again.cubin, first.get().cubin);
+  EXPECT_NE(compiler.toolchain().find("nvcc"), std::string::npos);
+}
+
+#else
+
+// On an sm_90 GPU only: the default config checks against cuBLASLt and is timed, a config that
+// breaks the kernel's rules is rejected before compiling, and cuBLASLt itself is timed.
+TEST(GemmEvaluatorGpu, MeasuresConfigsAndCublasOnTheDevice) {
+  TempDir cache;
+  GemmEvaluatorOptions options;
+  options.compile.cache_dir = cache.path();
+  options.budget_ms = 10;
+  const Problem problem = gemm_problem(512, 1024, 1024);
+  GemmEvaluator evaluator(problem, options);
+  const auto space = make_gemm_space();
+  const Config plain = default_config(*space, problem, evaluator.device());
+  Config too_deep = space->space.default_config();
+  too_deep.set(space->space.index_of("tile_n"), 256);
+  too_deep.set(space->space.index_of("stages"), 8);
+  const std::vector<Config> batch{plain, too_deep};
+  const auto results = evaluator.evaluate(batch);
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_TRUE(results[0].ok()) << results[0].detail;
+  EXPECT_GT(results[0].time_ms, 0);
+  EXPECT_LE(results[0].max_rel_error, 2e-2);
+  EXPECT_EQ(results[1].outcome, Outcome::invalid_config) << results[1].detail;
+  const Measurement cublas = evaluator.time_cublas(1);
+  EXPECT_TRUE(cublas.ok()) << cublas.detail;
+  EXPECT_GT(cublas.time_ms, 0);
+  EXPECT_NE(evaluator.device_name().find("sm_90"), std::string::npos);
+}
+
+#endif  // CUTUNE_GEMM_GPU_TESTS
+
+}  // namespace
+}  // namespace cutune
