@@ -6,7 +6,11 @@
 //   gemm_bench defines CONFIGS DTYPE LAYOUT
 //       prints "NAME -DCUTUNE_...=..." per configuration, for compiling the cubins
 //   gemm_bench run --cubins DIR --configs FILE --shapes MxNxK[,...] [--dtype bf16|fp16]
-//       [--layout 0|1] [--reps N] [--exclude NAME[,...]] [--csv FILE]
+//       [--layout 0|1] [--reps N] [--exclude NAME[,...]] [--csv FILE] [--ab 1] [--rounds N]
+//
+// --ab 1 re-times every configuration that passed (not just the best few) and ends with an A/B
+// table per shape: base configuration, variant (the "_vN" suffix, 0 without), TFLOP/s, ratio to
+// cuBLAS and to the same configuration's variant 0.
 //
 // CONFIGS holds one configuration name (gemm_problem.hpp's to_string) per line; '#' comments.
 // Before each launch it prints "begin SHAPE CONFIG", so a wrapper can tell which configuration
@@ -317,6 +321,14 @@ struct Timed {
   double tflops;
 };
 
+struct AbEntry {
+  std::string shape;
+  std::string base;
+  int variant;
+  double tflops;
+  double cublas_tflops;
+};
+
 struct Row {
   std::string shape;
   double cublas_tflops = 0;
@@ -338,6 +350,9 @@ int run_benchmark(int argc, char** argv) {
   DType dtype = DType::bf16;
   BLayout layout = BLayout::k_by_n;
   int reps = 30;
+  bool ab = false;
+  int retime_rounds = kRetimeRounds;
+  std::vector<AbEntry> ab_entries;
   for (int i = 2; i < argc; ++i) {
     const std::string flag = argv[i];
     if (i + 1 >= argc) throw std::invalid_argument("flag " + flag + " needs a value");
@@ -358,6 +373,10 @@ int run_benchmark(int argc, char** argv) {
       excluded = split(value, ',');
     } else if (flag == "--csv") {
       csv_path = value;
+    } else if (flag == "--ab") {
+      ab = value == "1";
+    } else if (flag == "--rounds") {
+      retime_rounds = std::max(1, std::stoi(value));
     } else {
       throw std::invalid_argument("unknown flag " + flag);
     }
@@ -516,7 +535,8 @@ int run_benchmark(int argc, char** argv) {
               [](const Timed& x, const Timed& y) { return x.tflops > y.tflops; });
     std::vector<const Candidate*> finalists;
     for (const Timed& timed : passed) {
-      if (static_cast<int>(finalists.size()) < kRetimed || timed.candidate->name == default_name) {
+      if (ab || static_cast<int>(finalists.size()) < kRetimed ||
+          timed.candidate->name == default_name) {
         finalists.push_back(timed.candidate);
       }
     }
@@ -524,7 +544,7 @@ int run_benchmark(int argc, char** argv) {
         reinterpret_cast<CUdeviceptr>(a), reinterpret_cast<CUdeviceptr>(b),
         reinterpret_cast<CUdeviceptr>(d), reinterpret_cast<CUdeviceptr>(workspace)};
     std::vector<std::vector<double>> rounds(finalists.size() + 1);  // [0] is cuBLAS
-    for (int round = 0; round < kRetimeRounds; ++round) {
+    for (int round = 0; round < retime_rounds; ++round) {
       rounds[0].push_back(
           timer.median_ms([&] { cublas.run(0, a, b, d, stream); }, reps, row.shape + " cublas"));
       for (std::size_t i = 0; i < finalists.size(); ++i) {
@@ -555,6 +575,13 @@ int run_benchmark(int argc, char** argv) {
         row.best_config = finalists[i]->name;
       }
       if (finalists[i]->name == default_name) row.default_tflops = tflops;
+      const GemmConfig& config = finalists[i]->config;
+      GemmConfig base = config;
+      base.variant = 0;
+      ab_entries.push_back({row.shape, cutune::gemm::to_string(base), config.variant, tflops, 0});
+    }
+    for (AbEntry& entry : ab_entries) {
+      if (entry.shape == row.shape) entry.cublas_tflops = row.cublas_tflops;
     }
     rows.push_back(row);
     for (void* pointer : {static_cast<void*>(a), static_cast<void*>(b), static_cast<void*>(d),
@@ -580,7 +607,47 @@ int run_benchmark(int argc, char** argv) {
       "(TFLOP/s; cublas = cuBLASLt heuristic #1 and ours = the best of the sweep, both "
       "re-timed: median of %d alternating rounds; cublas* = best of cuBLASLt's top %d in "
       "the sweep; ratio = ours / cublas; default = %s / cublas)\n",
-      kRetimeRounds, kCublasAlgorithms, default_name.c_str());
+      retime_rounds, kCublasAlgorithms, default_name.c_str());
+  if (ab) {
+    // Variants: 1 TMA-store epilogue, 2 one 3-D TMA for B, 4 cuBLAS-like wgmma issue; sums combine.
+    std::printf(
+        "\nA/B (re-timed, median of %d rounds alternating with cuBLAS; vs_v0 = this / the "
+        "same config without variant)\n",
+        retime_rounds);
+    std::printf("%-18s %-34s %7s %8s %8s %7s %7s\n", "shape", "config", "variant", "TFLOP/s",
+                "cublas", "ratio", "vs_v0");
+    for (const AbEntry& entry : ab_entries) {
+      double base_tflops = 0;
+      for (const AbEntry& other : ab_entries) {
+        if (other.shape == entry.shape && other.base == entry.base && other.variant == 0) {
+          base_tflops = other.tflops;
+        }
+      }
+      char vs[16] = "-";
+      if (base_tflops > 0) std::snprintf(vs, sizeof(vs), "%.3f", entry.tflops / base_tflops);
+      std::printf("%-18s %-34s %7d %8.1f %8.1f %7.3f %7s\n", entry.shape.c_str(),
+                  entry.base.c_str(), entry.variant, entry.tflops, entry.cublas_tflops,
+                  entry.tflops / entry.cublas_tflops, vs);
+    }
+    // Per variant: geomean over the (shape, config) pairs that have a variant-0 twin.
+    for (int variant = 1; variant <= 7; ++variant) {
+      double log_sum = 0;
+      int count = 0;
+      for (const AbEntry& entry : ab_entries) {
+        if (entry.variant != variant) continue;
+        for (const AbEntry& other : ab_entries) {
+          if (other.shape == entry.shape && other.base == entry.base && other.variant == 0) {
+            log_sum += std::log(entry.tflops / other.tflops);
+            ++count;
+          }
+        }
+      }
+      if (count > 0) {
+        std::printf("variant %d: geomean vs variant 0 %.3f over %d (shape, config) pairs\n",
+                    variant, std::exp(log_sum / count), count);
+      }
+    }
+  }
   return 0;
 }
 

@@ -4,18 +4,35 @@
 // name and problem). Launches go in batches of 256 between stream synchronizations, so that a
 // full launch queue never blocks the host; each figure is the median over rounds of ns per launch.
 // Prints a Markdown table (docs/perf.md).
+//
+// In a build with the GEMM runtime family (cutune/gemm.hpp), a second table does the same for the
+// built-in Hopper GEMM (256 x 256 x 256 bf16, default config; needs an sm_90 GPU): a raw
+// cuLaunchKernelEx with tensor maps encoded here, GemmLaunch::launch (prepared), the runtime
+// kernel's launch(stream, operands) (prepared-launch cache lookup), the same through
+// Runtime::get, and a GemmLaunch built for every launch (what the cache saves).
+//
+//   bench_runtime_cuda [--no-spec] [--no-gemm]
 #include <cuda.h>
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <functional>
+#include <string_view>
 #include <vector>
 
 #include "cutune/runtime.hpp"
 #include "cutune/spec.hpp"
+#ifdef CUTUNE_HAVE_GEMM_RUNTIME
+#include <array>
+#include <cstdint>
+
+#include "cutune/gemm.hpp"
+#endif
 
 namespace {
 
@@ -50,20 +67,13 @@ double ns_per_launch(CUstream stream, const std::function<void()>& launch) {
   return rounds[kRounds / 2];
 }
 
-}  // namespace
-
-int main() try {
-  check(cuInit(0), "cuInit");
-  CUdevice device;
-  check(cuDeviceGet(&device, 0), "cuDeviceGet");
-  CUcontext context;
-  check(cuDevicePrimaryCtxRetain(&context, device), "cuDevicePrimaryCtxRetain");
-  check(cuCtxSetCurrent(context), "cuCtxSetCurrent");
-  CUstream stream;
-  check(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
-
-  const auto spec =
-      cutune::load_spec(std::filesystem::path(CUTUNE_EXAMPLES_DIR) / "cuda/reduction.json");
+void bench_row_sum(CUstream stream) {
+  // $CUTUNE_EXAMPLES_DIR: where a build carried to another machine finds the examples.
+  const char* examples = std::getenv("CUTUNE_EXAMPLES_DIR");
+  const auto spec = cutune::load_spec(std::filesystem::path(examples != nullptr && *examples != '\0'
+                                                                ? examples
+                                                                : CUTUNE_EXAMPLES_DIR) /
+                                      "cuda/reduction.json");
   cutune::RuntimeOptions options;
   options.on_warning = [](const std::string& w) { fmt::print(stderr, "warning: {}\n", w); };
   cutune::Runtime runtime(options);
@@ -125,6 +135,188 @@ int main() try {
              cutune::to_string(kernel.origin()), kernel.shape().grid[0], kernel.shape().block[0]);
   cuMemFree(in);
   cuMemFree(out);
+}
+
+#ifdef CUTUNE_HAVE_GEMM_RUNTIME
+
+// A tensor map as GemmLaunch encodes it (gemm_launch.cpp): a row-major rows x columns bf16 matrix
+// read in boxes of box_rows x box_columns.
+CUtensorMap raw_tensor_map(CUdeviceptr base, std::int64_t rows, std::int64_t columns, int box_rows,
+                           int box_columns) {
+  const std::array<cuuint64_t, 2> dims{static_cast<cuuint64_t>(columns),
+                                       static_cast<cuuint64_t>(rows)};
+  const std::array<cuuint64_t, 1> strides{static_cast<cuuint64_t>(columns) * 2};
+  const std::array<cuuint32_t, 2> box{static_cast<cuuint32_t>(box_columns),
+                                      static_cast<cuuint32_t>(box_rows)};
+  const std::array<cuuint32_t, 2> element_strides{1, 1};
+  CUtensorMap map{};
+  check(cuTensorMapEncodeTiled(
+            &map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, reinterpret_cast<void*>(base), dims.data(),
+            strides.data(), box.data(), element_strides.data(), CU_TENSOR_MAP_INTERLEAVE_NONE,
+            box_columns * 2 == 128 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_64B,
+            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+        "cuTensorMapEncodeTiled");
+  return map;
+}
+
+std::vector<std::uint16_t> download(CUdeviceptr d, std::size_t elements) {
+  check(cuCtxSynchronize(), "cuCtxSynchronize");
+  std::vector<std::uint16_t> out(elements);
+  check(cuMemcpyDtoH(out.data(), d, elements * 2), "cuMemcpyDtoH");
+  return out;
+}
+
+void bench_gemm(CUstream stream) {
+  cutune::RuntimeOptions options;
+  options.on_warning = [](const std::string& w) { fmt::print(stderr, "warning: {}\n", w); };
+  cutune::Runtime runtime(options);
+  runtime.add_family(cutune::gemm_family());
+  const cutune::Problem problem = cutune::Problem::parse("m=256,n=256,k=256,dtype=bf16");
+  const auto query = runtime.query("gemm", problem);
+  const auto& kernel = runtime.get(query).as<cutune::GemmRuntimeKernel>();
+  const cutune::gemm::GemmConfig& config = kernel.gemm_config();
+  if (config.split_k != 1) {
+    throw std::runtime_error("the GEMM bench expects a config without split-K (raw launch)");
+  }
+  const std::int64_t m = 256, n = 256, k = 256;
+  std::vector<std::uint16_t> host(static_cast<std::size_t>(m * k));
+  for (std::size_t i = 0; i < host.size(); ++i) {
+    const float f = static_cast<float>(static_cast<int>(i * 7 % 9) - 4) / 4.0f;
+    std::uint32_t bits;
+    std::memcpy(&bits, &f, sizeof bits);
+    host[i] = static_cast<std::uint16_t>(bits >> 16);
+  }
+  CUdeviceptr a, b, d, d_raw;
+  for (CUdeviceptr* p : {&a, &b, &d, &d_raw}) check(cuMemAlloc(p, host.size() * 2), "cuMemAlloc");
+  check(cuMemcpyHtoD(a, host.data(), host.size() * 2), "cuMemcpyHtoD");
+  check(cuMemcpyHtoD(b, host.data(), host.size() * 2), "cuMemcpyHtoD");
+  const cutune::gemm::GemmOperands operands{.a = a, .b = b, .d = d, .workspace = 0};
+  const auto prepared = kernel.prepare(operands);
+
+  // The raw launch: GemmLaunch's arguments and launch configuration, built here.
+  const int atom_k = std::min(config.tile_k, 64);
+  CUtensorMap map_a = raw_tensor_map(a, m, k, config.tile_m / config.cluster_n, atom_k);
+  CUtensorMap map_b = raw_tensor_map(b, k, n, config.tile_k / config.cluster_m, 64);
+  CUdeviceptr raw_d = d_raw, raw_workspace = 0;
+  int raw_m = static_cast<int>(m), raw_n = static_cast<int>(n), raw_k = static_cast<int>(k);
+  // A kernel built with the TMA-store epilogue variant takes D's tensor map last; the default
+  // config does not read it, and a kernel without the parameter never looks at it.
+  CUtensorMap map_d{};
+  void* raw_args[] = {&map_a, &map_b, &raw_d, &raw_workspace, &raw_m, &raw_n, &raw_k, &map_d};
+  std::array<CUlaunchAttribute, 2> attributes{};
+  unsigned attribute_count = 0;
+  if (config.cluster_m * config.cluster_n > 1) {
+    CUlaunchAttribute& cluster = attributes[attribute_count++];
+    cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    cluster.value.clusterDim.x = static_cast<unsigned>(config.cluster_m * config.cluster_n);
+    cluster.value.clusterDim.y = 1;
+    cluster.value.clusterDim.z = 1;
+  }
+  if (config.fast_launch) {
+    CUlaunchAttribute& programmatic = attributes[attribute_count++];
+    programmatic.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    programmatic.value.programmaticStreamSerializationAllowed = 1;
+  }
+  CUlaunchConfig raw{};
+  raw.gridDimX = static_cast<unsigned>(prepared->grid_blocks());
+  raw.gridDimY = raw.gridDimZ = 1;
+  raw.blockDimX = cutune::gemm::kThreadsPerBlock;
+  raw.blockDimY = raw.blockDimZ = 1;
+  raw.sharedMemBytes = static_cast<unsigned>(prepared->shared_bytes());
+  raw.hStream = stream;
+  raw.attrs = attributes.data();
+  raw.numAttrs = attribute_count;
+  const CUfunction function = kernel.functions().gemm;
+  auto raw_launch = [&] { cuLaunchKernelEx(&raw, function, raw_args, nullptr); };
+
+  // Both paths compute the same D, bit for bit (same kernel, same accumulation order); when they
+  // do not, the raw arguments built here no longer match GemmLaunch's (the kernel changed), and
+  // the raw row is left out rather than timing a wrong launch.
+  kernel.launch(stream, operands);
+  const auto via_runtime = download(d, host.size());
+  const bool raw_ok = cuLaunchKernelEx(&raw, function, raw_args, nullptr) == CUDA_SUCCESS &&
+                      cuCtxSynchronize() == CUDA_SUCCESS &&
+                      download(d_raw, host.size()) == via_runtime;
+  if (!raw_ok) {
+    fmt::print(stderr,
+               "bench_runtime_cuda: the raw GEMM launch differs from GemmLaunch's; raw row left "
+               "out, ratios are to GemmLaunch::launch\n");
+  }
+  double nonzero = 0;
+  for (std::uint16_t v : via_runtime) nonzero += (v & 0x7fff) != 0;
+  if (nonzero < 0.5 * static_cast<double>(via_runtime.size())) {
+    throw std::runtime_error("the GEMM wrote mostly zeros");
+  }
+
+  double raw_ns = 0, prepared_ns = 0, kernel_ns = 0, query_ns = 0, name_ns = 0, fresh_ns = 0;
+  for (int pass = 0; pass < 2; ++pass) {  // the first pass warms up
+    prepared_ns = ns_per_launch(stream, [&] { prepared->launch(stream); });
+    raw_ns = raw_ok ? ns_per_launch(stream, raw_launch) : prepared_ns;
+    kernel_ns = ns_per_launch(stream, [&] { kernel.launch(stream, operands); });
+    query_ns = ns_per_launch(stream, [&] {
+      runtime.get(query).as<cutune::GemmRuntimeKernel>().launch(stream, operands);
+    });
+    name_ns = ns_per_launch(stream, [&] {
+      runtime.get("gemm", problem).as<cutune::GemmRuntimeKernel>().launch(stream, operands);
+    });
+  }
+  fresh_ns = ns_per_launch(stream, [&] {
+    cutune::gemm::GemmLaunch(kernel.functions(), kernel.problem(), config, operands, 0)
+        .launch(stream);
+  });
+  const std::size_t prepared_before = kernel.prepared_count();
+  auto row = [&](const char* path, double ns) {
+    fmt::print("| {} | {:.0f} | {:.3f} | {:+.0f} ns |\n", path, ns, ns / raw_ns, ns - raw_ns);
+  };
+  fmt::print("\nGEMM {} ({}, {}): {} blocks, {} bytes of shared memory\n", problem.canonical(),
+             cutune::gemm::to_string(config), cutune::to_string(kernel.origin()),
+             prepared->grid_blocks(), prepared->shared_bytes());
+  fmt::print("| launch path | host ns per launch | ratio to raw | over raw |\n|---|---|---|---|\n");
+  if (raw_ok) {
+    fmt::print("| raw cuLaunchKernelEx (tensor maps encoded once) | {:.0f} | 1.000 | - |\n",
+               raw_ns);
+  }
+  row("GemmLaunch::launch (prepared)", prepared_ns);
+  row("GemmRuntimeKernel::launch(stream, operands)", kernel_ns);
+  row("Runtime::get(query) + launch", query_ns);
+  row("Runtime::get(name, problem) + launch", name_ns);
+  row("new GemmLaunch per launch (no cache)", fresh_ns);
+  fmt::print("prepared launches after the timed runs: {} (1: every repeat launch was cached)\n",
+             prepared_before);
+  for (CUdeviceptr p : {a, b, d, d_raw}) cuMemFree(p);
+}
+
+#endif  // CUTUNE_HAVE_GEMM_RUNTIME
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+  bool spec = true, gemm = true;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--no-spec") {
+      spec = false;
+    } else if (arg == "--no-gemm") {
+      gemm = false;
+    } else {
+      fmt::print(stderr, "usage: bench_runtime_cuda [--no-spec] [--no-gemm]\n");
+      return 64;
+    }
+  }
+  check(cuInit(0), "cuInit");
+  CUdevice device;
+  check(cuDeviceGet(&device, 0), "cuDeviceGet");
+  CUcontext context;
+  check(cuDevicePrimaryCtxRetain(&context, device), "cuDevicePrimaryCtxRetain");
+  check(cuCtxSetCurrent(context), "cuCtxSetCurrent");
+  CUstream stream;
+  check(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+  if (spec) bench_row_sum(stream);
+#ifdef CUTUNE_HAVE_GEMM_RUNTIME
+  if (gemm) bench_gemm(stream);
+#else
+  if (gemm) fmt::print("(this build has no GEMM runtime family: no GEMM table)\n");
+#endif
   return 0;
 } catch (const std::exception& e) {
   fmt::print(stderr, "bench_runtime_cuda: {}\n", e.what());

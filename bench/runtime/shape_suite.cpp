@@ -7,13 +7,23 @@
 //   bench_runtime_shapes --spec examples/cpu/matmul/matmul.json
 //       --shapes "m=64,n=64,k=64;m=256,n=256,k=256" --compare "m=192,n=192,k=96" --budget 12
 //   bench_runtime_shapes --family gemm --shapes "m=2048,n=4096,k=4096,dtype=bf16;..." ...
+//
+// The GEMM suite uses the GEMM runtime family's own pieces (runtime::resolve_gemm_problem, the
+// version of its compiler; the evaluator writes the same device and toolchain as gemm_family()),
+// so every winner it records is what Runtime::get of gemm_family() finds. Everything it writes
+// (the store, compiled kernels) goes to --db's folder: compiled kernels to --cache-dir, default
+// <db folder>/kernel-cache. Ends with one summary table: per tuned shape its own best, the final
+// rule's pick and the held-out pick, their geomeans, the rule's config count, and warm versus cold
+// evaluations to the common best on the compare shape.
 #include <fmt/format.h>
 #include <stdlib.h>
 
 #include <CLI/CLI.hpp>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <optional>
 #include <sstream>
 
@@ -24,6 +34,7 @@
 #ifdef CUTUNE_HAVE_GEMM_EVALUATOR
 #include "gemm/gemm_evaluator.hpp"
 #include "registry.hpp"
+#include "runtime/gemm_cubins.hpp"
 #endif
 
 namespace {
@@ -38,26 +49,31 @@ struct Target {
   std::function<cutune::Device(cutune::Evaluator&)> device;
 };
 
-Target spec_target(const cutune::KernelSpec& spec) {
+Target spec_target(const cutune::KernelSpec& spec, const std::filesystem::path& cache_dir) {
+  cutune::CpuOptions cpu;
+  cpu.cache_dir = cache_dir;
   return {spec.name,
           spec.version,
           spec.tuning.get(),
           [&spec](const cutune::Problem& p) { return spec.resolve(p); },
-          [&spec](const cutune::Problem& p) -> std::unique_ptr<cutune::Evaluator> {
-            return std::make_unique<cutune::CpuEvaluator>(spec, p);
+          [&spec, cpu](const cutune::Problem& p) -> std::unique_ptr<cutune::Evaluator> {
+            return std::make_unique<cutune::CpuEvaluator>(spec, p, cpu);
           },
           [](cutune::Evaluator&) { return cutune::Device::host_cpu(); }};
 }
 
 #ifdef CUTUNE_HAVE_GEMM_EVALUATOR
-Target gemm_target(const cutune::Problem& first_shape) {
-  const std::string version = cutune::GemmCompiler(first_shape).source_version();
+// As gemm_family() (cutune/gemm.hpp) resolves, versions and tunes, without a CUDA context.
+Target gemm_target(const std::filesystem::path& cache_dir) {
+  cutune::GemmEvaluatorOptions options;
+  options.compile.cache_dir = cache_dir;
+  const std::string version = cutune::runtime::GemmCubins(options.compile).version();
   return {"gemm",
           version,
           cutune::find_tuning_space("gemm"),
-          [](const cutune::Problem& p) { return p; },
-          [](const cutune::Problem& p) -> std::unique_ptr<cutune::Evaluator> {
-            return std::make_unique<cutune::GemmEvaluator>(p);
+          [](const cutune::Problem& p) { return cutune::runtime::resolve_gemm_problem(p); },
+          [options](const cutune::Problem& p) -> std::unique_ptr<cutune::Evaluator> {
+            return std::make_unique<cutune::GemmEvaluator>(p, options);
           },
           [](cutune::Evaluator& e) { return static_cast<cutune::GemmEvaluator&>(e).device(); }};
 }
@@ -78,28 +94,24 @@ struct Args {
   std::string shapes;
   std::string compare;
   std::string db;
+  std::string cache_dir;
   std::size_t budget = 12;
+  double seconds = 0;
+  std::size_t retime_top = 3;
   std::size_t neighbours = 4;
   std::size_t max_configs = 8;
   std::string strategy = "default";
   bool cross = true;
 };
 
+double geomean(const std::vector<double>& ratios) {
+  if (ratios.empty()) return NAN;
+  double sum = 0;
+  for (double r : ratios) sum += std::log(r);
+  return std::exp(sum / static_cast<double>(ratios.size()));
+}
+
 int run(const Args& args) {
-  std::optional<cutune::KernelSpec> spec;
-  Target target;
-  if (!args.spec.empty()) {
-    spec = cutune::load_spec(args.spec);
-    target = spec_target(*spec);
-  } else if (args.family == "gemm") {
-#ifdef CUTUNE_HAVE_GEMM_EVALUATOR
-    target = gemm_target(parse_shapes(args.shapes).at(0));
-#else
-    throw std::invalid_argument("this build has no GEMM evaluator (it needs the CUDA backend)");
-#endif
-  } else {
-    throw std::invalid_argument("give --spec FILE or --family gemm");
-  }
   std::filesystem::path db = args.db;
   if (db.empty()) {
     std::string pattern =
@@ -107,11 +119,31 @@ int run(const Args& args) {
     if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
     db = std::filesystem::path(pattern) / "results.db";
   }
+  const std::filesystem::path cache_dir =
+      args.cache_dir.empty() ? std::filesystem::absolute(db).parent_path() / "kernel-cache"
+                             : std::filesystem::path(args.cache_dir);
+  std::optional<cutune::KernelSpec> spec;
+  Target target;
+  if (!args.spec.empty()) {
+    spec = cutune::load_spec(args.spec);
+    target = spec_target(*spec, cache_dir);
+  } else if (args.family == "gemm") {
+#ifdef CUTUNE_HAVE_GEMM_EVALUATOR
+    target = gemm_target(cache_dir);
+#else
+    throw std::invalid_argument("this build has no GEMM evaluator (it needs the CUDA backend)");
+#endif
+  } else {
+    throw std::invalid_argument("give --spec FILE or --family gemm");
+  }
   auto store = cutune::Store::open(db);
   cutune::TuneOptions options;
   options.max_evaluations = args.budget;
+  options.max_seconds = args.seconds;
+  options.retime_top = args.retime_top;
   options.strategy = args.strategy;
   cutune::Device device;
+  const auto suite_start = std::chrono::steady_clock::now();
 
   fmt::print("| shape | default ms | best ms | speedup | warm starts | evaluations | seconds |\n");
   fmt::print("|---|---|---|---|---|---|---|\n");
@@ -135,6 +167,7 @@ int run(const Args& args) {
                best, base / best, warm.warm_start.size(), report.evaluated.size(), report.seconds);
   }
 
+  std::vector<std::string> compare_lines;
   for (const cutune::Problem& given : parse_shapes(args.compare)) {
     const cutune::Problem problem = target.resolve(given);
     auto evaluator = target.make_evaluator(problem);
@@ -152,6 +185,11 @@ int run(const Args& args) {
                c.warm_evaluations, c.warm_seconds);
     fmt::print("  evaluations to that level: {:.2f}x fewer warm\n",
                static_cast<double>(c.cold_evaluations) / static_cast<double>(c.warm_evaluations));
+    compare_lines.push_back(fmt::format(
+        "warm vs cold on {} ({} neighbour winners): {} vs {} evaluations ({:.1f} vs {:.1f} s) "
+        "to {:.4g} ms",
+        problem.canonical(), c.neighbours.size(), c.warm_evaluations, c.cold_evaluations,
+        c.warm_seconds, c.cold_seconds, c.target_ms));
   }
 
   const cutune::DispatchOptions fit{.family = target.family, .max_configs = args.max_configs};
@@ -170,7 +208,59 @@ int run(const Args& args) {
       r.rule, r.held_out_geomean, r.shapes.size() - r.held_out_unknown, r.held_out_unknown,
       r.training_geomean);
   for (const auto& line : r.candidates_tried) fmt::print("  {}\n", line);
-  fmt::print("store: {}\n", db.string());
+
+  // The final rule's pick on each tuned shape, timed as the store has it under the shape's key.
+  std::map<std::string, cutune::TuningKey> keys;
+  for (const auto& key : store.keys({.family = target.family, .device = dispatcher.device()})) {
+    if (key.family_version == dispatcher.version()) keys.emplace(key.problem, key);
+  }
+  fmt::print("\n=== summary ({}, rule over {} shapes, {} distinct configs)\n", target.family,
+             r.shapes.size(), dispatcher.config_count());
+  fmt::print(
+      "| shape | own best ms | rule pick ms | best/rule | held-out pick ms | best/held-out |\n");
+  fmt::print("|---|---|---|---|---|---|\n");
+  std::vector<double> rule_ratios, held_out_ratios;
+  std::size_t rule_unknown = 0;
+  for (const auto& shape : r.shapes) {
+    std::optional<double> rule_ms;
+    try {
+      const auto config =
+          target.space->space.from_json(dispatcher.config(dispatcher.pick(shape.problem)));
+      const auto key = keys.find(shape.problem.canonical());
+      if (key != keys.end()) {
+        if (auto m = store.find(key->second, config.hash_hex()); m && m->ok()) {
+          rule_ms = m->time_ms;
+        }
+      }
+    } catch (const std::exception& error) {
+      fmt::print(stderr, "{}: {}\n", shape.problem.canonical(), error.what());
+    }
+    if (rule_ms) {
+      rule_ratios.push_back(shape.best_ms / *rule_ms);
+    } else {
+      ++rule_unknown;
+    }
+    if (shape.picked_ms) held_out_ratios.push_back(shape.best_ms / *shape.picked_ms);
+    auto ms = [](const std::optional<double>& v) {
+      return v ? fmt::format("{:.5g}", *v) : std::string("unknown");
+    };
+    auto ratio = [&](const std::optional<double>& v) {
+      return v ? fmt::format("{:.3f}", shape.best_ms / *v) : std::string("-");
+    };
+    fmt::print("| {} | {:.5g} | {} | {} | {} | {} |\n", shape.problem.canonical(), shape.best_ms,
+               ms(rule_ms), ratio(rule_ms), ms(shape.picked_ms), ratio(shape.picked_ms));
+  }
+  fmt::print(
+      "geomean best/rule pick: {:.4f} over {} shapes ({} unknown); held out: {:.4f} over {} "
+      "shapes ({} unknown)\n",
+      geomean(rule_ratios), rule_ratios.size(), rule_unknown, geomean(held_out_ratios),
+      held_out_ratios.size(), r.held_out_unknown);
+  fmt::print("rule: {}, {} distinct configs (at most {})\n", r.rule, dispatcher.config_count(),
+             args.max_configs);
+  for (const auto& line : compare_lines) fmt::print("{}\n", line);
+  fmt::print("suite wall time: {:.1f} s; store: {}; compiled kernels: {}\n",
+             std::chrono::duration<double>(std::chrono::steady_clock::now() - suite_start).count(),
+             db.string(), cache_dir.string());
   return 0;
 }
 
@@ -184,6 +274,10 @@ int main(int argc, char** argv) {
   app.add_option("--shapes", args.shapes, "Shapes to tune, ';'-separated")->required();
   app.add_option("--compare", args.compare, "Shapes for a warm-versus-cold comparison");
   app.add_option("--db", args.db, "Results store (default: a fresh temporary one)");
+  app.add_option("--cache-dir", args.cache_dir,
+                 "Compiled kernels (default: kernel-cache beside the store)");
+  app.add_option("--time", args.seconds, "Wall-time budget per tune in seconds (0: none)");
+  app.add_option("--retime-top", args.retime_top, "Best configs re-timed at the end of a tune");
   app.add_option("--budget", args.budget, "Evaluations per tune");
   app.add_option("--neighbours", args.neighbours, "Winners of nearest shapes to start from");
   app.add_option("--max-configs", args.max_configs, "Most configs in the dispatch rule");

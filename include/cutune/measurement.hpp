@@ -10,14 +10,14 @@
 namespace cutune {
 
 enum class Outcome {
-  ok,              // correct and timed
-  invalid_config,  // rejected by the space (unknown knob, illegal value, unrepairable)
-  compile_error,   // the compiler refused the source
-  compile_timeout, // the compiler ran past its limit and was killed
-  crash,           // the worker died (signal, CUDA fault, sticky context error)
-  hang,            // the watchdog killed the worker
-  wrong_result,    // output differs from the reference beyond tolerance (NaN never passes)
-  launch_error,    // the launch itself was refused (resources, shared memory, cluster)
+  ok,               // correct and timed
+  invalid_config,   // rejected by the space (unknown knob, illegal value, unrepairable)
+  compile_error,    // the compiler refused the source
+  compile_timeout,  // the compiler ran past its limit and was killed
+  crash,            // the worker died (signal, CUDA fault, sticky context error)
+  hang,             // the watchdog killed the worker
+  wrong_result,     // output differs from the reference beyond tolerance (NaN never passes)
+  launch_error,     // the launch itself was refused (resources, shared memory, cluster)
 };
 
 std::string_view to_string(Outcome outcome);
@@ -25,12 +25,12 @@ std::optional<Outcome> outcome_from_string(std::string_view name);
 
 struct Measurement {
   Outcome outcome = Outcome::ok;
-  double time_ms = NAN;       // median of the timed repetitions; NaN unless outcome is ok
-  double spread = NAN;        // (max - min) / median over the repetitions
+  double time_ms = NAN;  // median of the timed repetitions; NaN unless outcome is ok
+  double spread = NAN;   // (max - min) / median over the repetitions
   int repetitions = 0;
-  double compile_s = 0.0;     // wall time spent compiling (0 when served from the cache)
-  double max_rel_error = NAN; // against the reference, when one was checked
-  std::string detail;         // why it failed: compiler log excerpt, signal, error text
+  double compile_s = 0.0;      // wall time spent compiling (0 when served from the cache)
+  double max_rel_error = NAN;  // against the reference, when one was checked
+  std::string detail;          // why it failed: compiler log excerpt, signal, error text
 
   bool ok() const { return outcome == Outcome::ok; }
 };

@@ -50,7 +50,7 @@ class Strategy {
 enum class Effort { quick, full };
 
 // Names: "random", "exhaustive", "pattern", "de", "lfbo", "hybrid", and "default" (the strategy
-// that wins `cutune bench-strategies`, see docs/perf-strategies.md).
+// that wins `cutune bench-strategies`, see docs/perf.md).
 // Throws std::invalid_argument naming the unknown strategy and the known ones.
 std::unique_ptr<Strategy> make_strategy(std::string_view name, Effort effort = Effort::full);
 std::vector<std::string> strategy_names();  // the names above except "default"

@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -27,8 +28,8 @@ struct TuneOptions {
   std::size_t max_evaluations = 100;  // new configs measured (results found in the store count)
   double max_seconds = 0.0;           // wall-time budget; 0 means none
   std::uint64_t seed = 0;
-  std::size_t batch_size = 0;  // candidates per evaluator call; 0: twice the hardware threads
-  std::size_t retime_top = 3;  // re-timed with more repetitions before the winner is chosen
+  std::size_t batch_size = 0;      // candidates per evaluator call; 0: twice the hardware threads
+  std::size_t retime_top = 3;      // re-timed with more repetitions before the winner is chosen
   std::vector<Config> warm_start;  // configs to try first (e.g. winners of nearby shapes)
   std::string tune_id;             // names this run in the store; empty: generated
 };
@@ -69,7 +70,20 @@ struct TuneCallbacks {
   std::function<void(const Evaluated&)> on_result;
 };
 
-// Throws only for misuse (unknown strategy name); every candidate failure lands in the report.
+// A problem the space's family cannot run at all (TuningSpace::problem_errors is not empty): no
+// config would help, so the tune refuses it before measuring anything. what() names the problem and
+// every reason; errors() holds the reasons one by one.
+class UnsupportedProblem : public std::invalid_argument {
+ public:
+  UnsupportedProblem(const Problem& problem, std::vector<std::string> errors);
+  const std::vector<std::string>& errors() const { return errors_; }
+
+ private:
+  std::vector<std::string> errors_;
+};
+
+// Throws UnsupportedProblem for a problem the space rejects, and otherwise only for misuse (unknown
+// strategy name); every candidate failure lands in the report.
 TuneReport tune(const TuningSpace& space, const Problem& problem, const Device& device,
                 Evaluator& evaluator, Store* store, const TuningKey& key,
                 const TuneOptions& options, const TuneCallbacks& callbacks = {});

@@ -2,9 +2,12 @@
 # Autotunes the Hopper GEMM family through the tuner (`cutune tune gemm`) on the GPU machine and
 # compares it with cuBLASLt timed in the same worker, same data, same timing.
 #
-#   scripts/gpu/gemm-tune.sh bundle     here, on a build machine: build the tool and the worker
-#                                       and copy them with their non-system libraries to
-#                                       build/gemm-tune-bundle (carry that folder to the GPU)
+#   scripts/gpu/gemm-tune.sh bundle     here, on a build machine: build the tool, the worker and
+#                                       the runtime benchmarks (bench_runtime_cuda,
+#                                       bench_runtime_shapes, test_runtime_gemm_gpu; used by
+#                                       scripts/gpu/runtime-bench.sh) and copy them with their
+#                                       non-system libraries to build/gemm-tune-bundle (carry that
+#                                       folder to the GPU)
 #   scripts/gpu/gemm-tune.sh [run]      on the GPU machine (see below); total under 9 minutes
 #
 # The GPU image has the CUDA toolkit but not the project's Debian dependencies (fmt, CLI11,
@@ -29,15 +32,19 @@ if [[ "$mode" == bundle ]]; then
   set -e
   build="${BUILD_DIR:-$root/build/gemmtune}"
   cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release > /dev/null
-  ninja -C "$build" -j"$(nproc)" cutune cutune-cuda-worker
+  ninja -C "$build" -j"$(nproc)" cutune cutune-cuda-worker cutune-nvrtc bench_runtime_cuda \
+    bench_runtime_shapes test_runtime_gemm_gpu
   rm -rf "$bundle"
   mkdir -p "$bundle/bin" "$bundle/lib"
-  cp "$build/bin/cutune" "$build/bin/cutune-cuda-worker" "$bundle/bin/"
+  cp "$build/bin/cutune" "$build/bin/cutune-cuda-worker" "$build/bin/cutune-nvrtc" \
+    "$build/bench/runtime/bench_runtime_cuda" \
+    "$build/bench/runtime/bench_runtime_shapes" "$build/tests/runtime/test_runtime_gemm_gpu" \
+    "$bundle/bin/"
   # Libraries the GPU image may lack; the C runtime, the C++ runtime, CUDA's own libraries and the
   # driver are the machine's.
   for binary in "$bundle"/bin/*; do
     ldd "$binary" | awk '/=> \// {print $3}'
-  done | sort -u | grep -v -E '/(libc|libm|libdl|librt|libpthread|libstdc\+\+|libgcc_s|libcuda|libcublas|libcublasLt|libcudart)\.so' |
+  done | sort -u | grep -v -E '/(libc|libm|libdl|librt|libpthread|libstdc\+\+|libgcc_s|libcuda|libcublas|libcublasLt|libcudart|libnvrtc|libnvrtc-builtins)\.so' |
     while read -r library; do cp -L "$library" "$bundle/lib/"; done
   du -sh "$bundle"
   ls "$bundle/lib"

@@ -18,6 +18,19 @@ std::optional<double> TuneReport::speedup() const {
 
 namespace {
 
+std::string unsupported_message(const Problem& problem, const std::vector<std::string>& errors) {
+  std::string text = "the space cannot run problem " + problem.canonical() + ":";
+  for (const std::string& error : errors) text += "\n  " + error;
+  return text;
+}
+
+}  // namespace
+
+UnsupportedProblem::UnsupportedProblem(const Problem& problem, std::vector<std::string> errors)
+    : std::invalid_argument(unsupported_message(problem, errors)), errors_(std::move(errors)) {}
+
+namespace {
+
 // A strategy that keeps proposing only configs already measured is stuck; stop after this many
 // rounds without a new measurement rather than spin.
 constexpr int kMaxRoundsWithoutNews = 32;
@@ -50,18 +63,18 @@ class TuneRun {
     measure({baseline});
     report_.baseline = report_.evaluated.front();
 
-    SearchContext context{&space_, problem_, device_, starting_points(), options_.seed,
-                          options_.max_evaluations};
+    SearchContext context{&space_,           problem_,      device_,
+                          starting_points(), options_.seed, options_.max_evaluations};
     strategy->start(context);
 
-    const std::size_t batch = options_.batch_size != 0
-                                  ? options_.batch_size
-                                  : std::max<std::size_t>(2, 2 * std::thread::hardware_concurrency());
+    const std::size_t batch =
+        options_.batch_size != 0
+            ? options_.batch_size
+            : std::max<std::size_t>(2, 2 * std::thread::hardware_concurrency());
     int rounds_without_news = 0;
     while (report_.evaluated.size() < options_.max_evaluations && !out_of_time() &&
            rounds_without_news < kMaxRoundsWithoutNews) {
-      const std::size_t want =
-          std::min(batch, options_.max_evaluations - report_.evaluated.size());
+      const std::size_t want = std::min(batch, options_.max_evaluations - report_.evaluated.size());
       std::vector<Config> asked = strategy->ask(want);
       if (asked.empty()) break;
       const std::size_t before = report_.evaluated.size();
@@ -224,6 +237,10 @@ class TuneRun {
 TuneReport tune(const TuningSpace& space, const Problem& problem, const Device& device,
                 Evaluator& evaluator, Store* store, const TuningKey& key,
                 const TuneOptions& options, const TuneCallbacks& callbacks) {
+  // Once per tune, before the default config is even built: no candidate could run it.
+  if (std::vector<std::string> errors = problem_errors(space, problem, device); !errors.empty()) {
+    throw UnsupportedProblem(problem, std::move(errors));
+  }
   return TuneRun(space, problem, device, evaluator, store, key, options, callbacks).run();
 }
 

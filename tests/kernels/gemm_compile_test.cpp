@@ -72,11 +72,13 @@ TEST_F(GemmCompile, ConfigurationsCompileToCubinsWithBothEntriesAndNoSpills) {
     BLayout layout;
   };
   // Between them: both schedules, both layouts, both dtypes, clusters along M and N, split-K,
-  // K chunks of 32 (64-byte swizzle) and the programmatic-launch path.
+  // K chunks of 32 (64-byte swizzle), the programmatic-launch path and the widest knob ranges.
   const std::vector<Case> cases = {
       {to_string(GemmConfig{}), DType::bf16, BLayout::k_by_n},
       {"64x256x64_s5_c1x2_ping_rm2_k2", DType::fp16, BLayout::n_by_k},
       {"256x128x32_s8_c2x1_coop_rm4_k1_pdl", DType::bf16, BLayout::n_by_k},
+      // The widest ranges: 16 stages, a group of 13 tiles and 7 K slices.
+      {"64x64x32_s16_c1x1_ping_rn13_k7", DType::bf16, BLayout::k_by_n},
   };
   std::vector<std::future<CompileResult>> results;
   for (const Case& c : cases) {

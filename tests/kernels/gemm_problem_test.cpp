@@ -47,10 +47,20 @@ TEST(GemmProblem, AccumulatorsDependOnSchedule) {
 TEST(GemmProblem, IllegalKnobsAreNamedWithTheirLegalSets) {
   GemmConfig config;
   config.tile_n = 96;
-  config.split_k = 3;
+  config.split_k = 9;
+  config.swizzle = 32;
   const auto reasons = violations(config, kSquare);
   EXPECT_TRUE(mentions(reasons, "tile_n = 96 is not in {64, 128, 192, 256}"));
-  EXPECT_TRUE(mentions(reasons, "split_k = 3 is not in {1, 2, 4}"));
+  EXPECT_TRUE(mentions(reasons, "split_k = 9 is not in 1..8"));
+  EXPECT_TRUE(mentions(reasons, "swizzle = 32 is not in 1..16"));
+  // Any slice count and group width in range is the kernel's own (it divides by both).
+  GemmConfig odd;
+  odd.split_k = 3;
+  odd.swizzle = 5;
+  odd.tile_n = 64;
+  odd.tile_k = 32;
+  odd.stages = 16;
+  EXPECT_TRUE(violations(odd, kSquare).empty());
 }
 
 TEST(GemmProblem, CooperativeNeedsTwoWarpgroupsOfRows) {

@@ -1,9 +1,11 @@
-// `cutune dispatch` end to end: the real tool over a real store, its JSON read back by the library.
+// `cutune dispatch` and `cutune export --dispatch` end to end: the real tool over a real store, its
+// JSON read back by the library.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 
 #include "cutune/dispatch.hpp"
 #include "store/store_testing.hpp"
@@ -47,6 +49,64 @@ TEST(DispatchCli, WritesJsonAndHeaderAndPrintsTheHeldOutReport) {
       fmt::format("{} dispatch --db {} --family conv", CUTUNE_TOOL, (dir / "results.db").string()));
   EXPECT_NE(bad_status, 0);
   EXPECT_NE(bad_out.find("no tuned shape of family 'conv'"), std::string::npos) << bad_out;
+}
+
+std::string file_text(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+TEST(DispatchCli, ExportDispatchWritesWhatDispatchWrites) {
+  TempDir dir;
+  {
+    auto store = Store::open(dir / "results.db");
+    for (int m : {64, 128, 2048, 4096, 8192}) {
+      for (int block : {16, 256}) {
+        store.record(timed(gemm_key(fmt::format("dtype=bf16,k=512,m={},n=512", m)), block,
+                           (m < 1000) == (block == 16) ? 1.0 : 3.0));
+      }
+    }
+  }
+  const std::string db = (dir / "results.db").string();
+  const auto [status, out] =
+      run(fmt::format("{} dispatch --db {} --family gemm --max-configs 2 --json {} --header {}",
+                      CUTUNE_TOOL, db, (dir / "a.json").string(), (dir / "a.hpp").string()));
+  ASSERT_EQ(status, 0) << out;
+  const auto [export_status, export_out] = run(fmt::format(
+      "{} export --dispatch --db {} --family gemm --max-configs 2 --json {} --header {}",
+      CUTUNE_TOOL, db, (dir / "b.json").string(), (dir / "b.hpp").string()));
+  ASSERT_EQ(export_status, 0) << export_out;
+  EXPECT_EQ(export_out, out);
+  EXPECT_FALSE(file_text(dir / "a.json").empty());
+  EXPECT_EQ(file_text(dir / "b.json"), file_text(dir / "a.json"));
+  EXPECT_EQ(file_text(dir / "b.hpp"), file_text(dir / "a.hpp"));
+  EXPECT_NE(file_text(dir / "b.hpp").find("namespace cutune_dispatch"), std::string::npos);
+  EXPECT_EQ(Dispatcher::load(dir / "b.json").config_count(), 2u);
+
+  // The fitting options reach the fit: one config at most.
+  const auto [one_status, one_out] =
+      run(fmt::format("{} export --dispatch --db {} --family gemm --max-configs 1 --json {} "
+                      "--namespace rules",
+                      CUTUNE_TOOL, db, (dir / "c.json").string()));
+  ASSERT_EQ(one_status, 0) << one_out;
+  EXPECT_EQ(Dispatcher::load(dir / "c.json").config_count(), 1u);
+
+  // Plain export is unchanged: the best config per key, not a rule.
+  const auto [best_status, best_out] = run(fmt::format("{} export --db {} --family gemm --json {}",
+                                                       CUTUNE_TOOL, db, (dir / "d.json").string()));
+  ASSERT_EQ(best_status, 0) << best_out;
+  EXPECT_NE(best_out.find("exported 5 tuned config(s)"), std::string::npos) << best_out;
+
+  const auto [no_family, no_family_out] = run(fmt::format(
+      "{} export --dispatch --db {} --json {}", CUTUNE_TOOL, db, (dir / "e.json").string()));
+  EXPECT_NE(no_family, 0);
+  EXPECT_NE(no_family_out.find("export --dispatch: pass --family NAME"), std::string::npos)
+      << no_family_out;
+  const auto [stray, stray_out] = run(fmt::format("{} export --db {} --max-configs 2 --json {}",
+                                                  CUTUNE_TOOL, db, (dir / "f.json").string()));
+  EXPECT_NE(stray, 0);
+  EXPECT_NE(stray_out.find("need --dispatch"), std::string::npos) << stray_out;
+  EXPECT_FALSE(std::filesystem::exists(dir / "f.json"));
 }
 
 }  // namespace

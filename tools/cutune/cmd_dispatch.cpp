@@ -1,5 +1,6 @@
 // `cutune dispatch`: fits a shape dispatch rule over a family's tuned shapes and writes it as JSON
-// (for the runtime) and/or as a C++ header (no database at run time).
+// (for the runtime) and/or as a C++ header (no database at run time). `cutune export --dispatch`
+// runs the same (dispatch_command.hpp).
 #include <fmt/core.h>
 
 #include <cmath>
@@ -12,16 +13,10 @@
 #include "command.hpp"
 #include "cutune/dispatch.hpp"
 #include "cutune/store.hpp"
+#include "dispatch_command.hpp"
 
+namespace cutune::cli {
 namespace {
-
-struct DispatchCommand {
-  std::string db;
-  cutune::DispatchOptions fit;
-  std::string json_path;
-  std::string header_path;
-  std::string cpp_namespace = "cutune_dispatch";
-};
 
 void write_file(const std::filesystem::path& path, const std::string& text) {
   const auto partial = std::filesystem::path(path.string() + ".partial");
@@ -33,7 +28,7 @@ void write_file(const std::filesystem::path& path, const std::string& text) {
   std::filesystem::rename(partial, path);
 }
 
-void print_report(const cutune::Dispatcher& d) {
+void print_report(const Dispatcher& d) {
   const auto& r = d.report();
   fmt::print("{} (version {}) on {}: {} tuned shapes, rule {}\n", d.family(), d.version(),
              d.device(), r.shapes.size(), r.rule);
@@ -51,11 +46,22 @@ void print_report(const cutune::Dispatcher& d) {
   for (const auto& line : r.candidates_tried) fmt::print("  tried {}\n", line);
 }
 
-void run(const DispatchCommand& options) {
+}  // namespace
+
+void add_dispatch_fit_options(CLI::App& command, DispatchArgs& args) {
+  command.add_option("--version", args.fit.version,
+                     "Family version (default: the one with the most tuned shapes)");
+  command.add_option("--max-configs", args.fit.max_configs, "Most distinct configs")
+      ->check(CLI::Range(1, 64));
+  command.add_option("--rule", args.fit.rule, "auto, tree or nearest")
+      ->check(CLI::IsMember({"auto", "tree", "nearest"}));
+}
+
+void run_dispatch(const DispatchArgs& options) {
   const std::filesystem::path path =
-      options.db.empty() ? cutune::Store::default_path() : std::filesystem::path(options.db);
-  auto store = cutune::Store::open(path, cutune::OpenMode::read_only);
-  const auto dispatcher = cutune::Dispatcher::fit(store, options.fit);
+      options.db.empty() ? Store::default_path() : std::filesystem::path(options.db);
+  auto store = Store::open(path, OpenMode::read_only);
+  const auto dispatcher = Dispatcher::fit(store, options.fit);
   // Both texts first, so that a failure leaves no file half-updated.
   const std::string json = dispatcher.to_json().dump(2) + "\n";
   const std::string header =
@@ -65,29 +71,27 @@ void run(const DispatchCommand& options) {
   print_report(dispatcher);
 }
 
-const cutune::cli::RegisterCommand registration{[](CLI::App& app) {
+namespace {
+
+const RegisterCommand registration{[](CLI::App& app) {
   auto* command = app.add_subcommand(
       "dispatch",
       "Fit a rule mapping any problem of a family to one of a few tuned configs, and report how "
       "close its picks come to per-shape tuning on held-out shapes");
-  auto options = std::make_shared<DispatchCommand>();
+  auto options = std::make_shared<DispatchArgs>();
   command->add_option("--db", options->db,
                       "Results store (default: $CUTUNE_DB, else "
                       "$XDG_CACHE_HOME/cutune/results.db or ~/.cache/cutune/results.db)");
   command->add_option("--family", options->fit.family, "Kernel family")->required();
   command->add_option("--device", options->fit.device,
                       "Device key (default: the one with the most tuned shapes)");
-  command->add_option("--version", options->fit.version,
-                      "Family version (default: the one with the most tuned shapes)");
-  command->add_option("--max-configs", options->fit.max_configs, "Most distinct configs")
-      ->check(CLI::Range(1, 64));
-  command->add_option("--rule", options->fit.rule, "auto, tree or nearest")
-      ->check(CLI::IsMember({"auto", "tree", "nearest"}));
+  add_dispatch_fit_options(*command, *options);
   command->add_option("--json", options->json_path, "Write the rule as JSON (read by the runtime)");
   command->add_option("--header", options->header_path,
                       "Write a C++17 header with a constexpr pick() to this file");
   command->add_option("--namespace", options->cpp_namespace, "C++ namespace of the header");
-  command->callback([options] { run(*options); });
+  command->callback([options] { run_dispatch(*options); });
 }};
 
 }  // namespace
+}  // namespace cutune::cli

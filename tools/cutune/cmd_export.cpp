@@ -1,4 +1,5 @@
-// `cutune export`: the best config per tuning key as JSON and as a C++ header to compile in.
+// `cutune export`: the best config per tuning key as JSON and as a C++ header to compile in; with
+// --dispatch, a family's shape dispatch rule instead (what `cutune dispatch` writes).
 #include <fmt/core.h>
 
 #include <cerrno>
@@ -12,6 +13,7 @@
 
 #include "command.hpp"
 #include "cutune/store.hpp"
+#include "dispatch_command.hpp"
 
 namespace {
 
@@ -21,6 +23,8 @@ struct ExportOptions {
   std::string json_path;
   std::string header_path;
   std::string cpp_namespace = "cutune_tuned";
+  bool dispatch = false;
+  cutune::cli::DispatchArgs dispatch_args;  // its fitting options; the rest is copied from above
 };
 
 // Writes beside the target and renames over it, so that a build reading the file never sees half
@@ -77,16 +81,40 @@ const cutune::cli::RegisterCommand registration{[](CLI::App& app) {
   auto* header = command->add_option(
       "--header", options->header_path,
       "Write a C++17 header with constexpr tables and find_<family>() to this file");
-  command
-      ->add_option("--namespace", options->cpp_namespace,
-                   "C++ namespace of the header's declarations")
-      ->capture_default_str();
-  command->callback([options, json, header] {
+  auto* cpp_namespace =
+      command
+          ->add_option("--namespace", options->cpp_namespace,
+                       "C++ namespace of the header's declarations (with --dispatch: "
+                       "cutune_dispatch unless given)")
+          ->capture_default_str();
+  command->add_flag("--dispatch", options->dispatch,
+                    "Write the --family's shape dispatch rule (as `cutune dispatch` fits it) "
+                    "instead of the best config per key");
+  auto* dispatch_group = command->add_option_group("dispatch", "With --dispatch");
+  cutune::cli::add_dispatch_fit_options(*dispatch_group, options->dispatch_args);
+  command->callback([options, json, header, cpp_namespace, dispatch_group] {
     if (json->count() == 0 && header->count() == 0) {
       throw std::invalid_argument(
           "export: nothing to write: pass --json FILE and/or --header FILE");
     }
-    export_best(*options);
+    if (!options->dispatch) {
+      if (dispatch_group->count_all() > 0) {
+        throw std::invalid_argument("export: --version, --max-configs and --rule need --dispatch");
+      }
+      export_best(*options);
+      return;
+    }
+    if (options->filter.family.empty()) {
+      throw std::invalid_argument("export --dispatch: pass --family NAME");
+    }
+    cutune::cli::DispatchArgs args = options->dispatch_args;
+    args.db = options->db;
+    args.fit.family = options->filter.family;
+    args.fit.device = options->filter.device;
+    args.json_path = options->json_path;
+    args.header_path = options->header_path;
+    if (cpp_namespace->count() > 0) args.cpp_namespace = options->cpp_namespace;
+    cutune::cli::run_dispatch(args);
   });
 }};
 

@@ -1,5 +1,7 @@
 // `cutune tune SPEC|FAMILY`: tunes a kernel described by a spec file, or a built-in kernel family
 // (`cutune tune gemm --problem m=2048,n=4096,k=4096,dtype=bf16` on a GPU), and prints the winners.
+// The tune starts from the winners of the nearest shapes already tuned in the store (the runtime's
+// warm start, cutune/runtime.hpp) unless --no-warm-start.
 #include <fmt/core.h>
 #include <fmt/format.h>
 
@@ -9,6 +11,7 @@
 #include <optional>
 
 #include "command.hpp"
+#include "cutune/runtime.hpp"
 #include "cutune/spec.hpp"
 #include "cutune/store.hpp"
 #include "cutune/tune.hpp"
@@ -31,7 +34,55 @@ struct TuneArgs {
   bool no_store = false;
   bool json = false;
   std::size_t show = 5;
+  bool no_warm_start = false;
+  std::size_t neighbours = 4;
 };
+
+// The configs a tune starts from: the winners of the nearest other shapes tuned in the store.
+struct WarmStart {
+  std::vector<NearestWinner> winners;
+  std::size_t evaluated = 0;  // of those, how many the tune measured or found in the store
+  bool enabled = true;
+};
+
+// How many of the warm-start configs the tune evaluated (a config the space repairs into another,
+// or equal to the default config, is counted once, under whichever came first).
+std::size_t count_evaluated(const TuneReport& report, const std::vector<NearestWinner>& winners) {
+  std::size_t count = 0;
+  for (const NearestWinner& w : winners) {
+    const std::uint64_t hash = w.config.hash();
+    count += std::any_of(report.evaluated.begin(), report.evaluated.end(),
+                         [&](const Evaluated& e) { return e.config.hash() == hash; });
+  }
+  return count;
+}
+
+nlohmann::json warm_start_json(const WarmStart& warm) {
+  nlohmann::json shapes = nlohmann::json::array();
+  for (const NearestWinner& w : warm.winners) {
+    shapes.push_back({{"problem", w.problem.canonical()},
+                      {"distance", w.distance},
+                      {"time_ms", w.time_ms},
+                      {"config", w.config.to_string()}});
+  }
+  return {{"enabled", warm.enabled},
+          {"configs", warm.winners.size()},
+          {"evaluated", warm.evaluated},
+          {"from", shapes}};
+}
+
+void print_warm_start(const WarmStart& warm) {
+  if (!warm.enabled) {
+    fmt::print("warm start: off\n");
+    return;
+  }
+  fmt::print("warm start: {} config(s) from the nearest tuned shapes, {} evaluated\n",
+             warm.winners.size(), warm.evaluated);
+  for (const NearestWinner& w : warm.winners) {
+    fmt::print("  {} (distance {:.2f}, {:.5g} ms): {}\n", w.problem.canonical(), w.distance,
+               w.time_ms, w.config.to_string());
+  }
+}
 
 // What the report adds for a built-in family: rates and the vendor library on the same problem.
 struct Comparison {
@@ -202,6 +253,11 @@ int run_tune(const TuneArgs& args) {
       builtin != nullptr && !std::filesystem::exists(args.spec)) {
     space = find_tuning_space(builtin->name);
     problem = args.problem.empty() ? builtin->example_problem : Problem::parse(args.problem);
+    // The example's non-numeric arguments are the family's defaults (the GEMM's dtype=bf16, as
+    // its runtime family resolves it), so that both write and read the same key.
+    for (const auto& [name, value] : builtin->example_problem.args()) {
+      if ((value.is_string() || value.is_bool()) && !problem.has(name)) problem.set(name, value);
+    }
     target = make_builtin_target(builtin->name, problem);
     family = builtin->name;
     version = target.family_version;
@@ -219,7 +275,20 @@ int run_tune(const TuneArgs& args) {
   if (!args.no_store)
     store = Store::open(args.db.empty() ? Store::default_path() : std::filesystem::path(args.db));
 
+  WarmStart warm;
+  warm.enabled = !args.no_warm_start && args.neighbours > 0 && store.has_value();
+  if (warm.enabled) {
+    for (NearestWinner& w :
+         nearest_winners(*store, family, key.device, problem, space->space, args.neighbours + 1)) {
+      // The shape itself, tuned before, resumes from the store instead.
+      if (w.problem.canonical() != key.problem && warm.winners.size() < args.neighbours) {
+        warm.winners.push_back(std::move(w));
+      }
+    }
+  }
+
   TuneOptions options;
+  for (const NearestWinner& w : warm.winners) options.warm_start.push_back(w.config);
   options.strategy = args.strategy;
   options.effort = args.effort == "quick" ? Effort::quick : Effort::full;
   options.max_evaluations = args.budget;
@@ -238,16 +307,19 @@ int run_tune(const TuneArgs& args) {
   };
   const TuneReport report = tune(*space, problem, target.device, *target.evaluator,
                                  store ? &*store : nullptr, key, options, callbacks);
+  warm.evaluated = count_evaluated(report, warm.winners);
   Comparison comparison{target.flop_count, target.reference_name, std::nullopt,
                         count_encoder_errors(report, space->space)};
   if (target.time_reference) comparison.reference = target.time_reference();
   if (args.json) {
     nlohmann::json out = report_json(report, key, store ? &*store : nullptr);
     out.update(comparison_json(report, comparison));
+    out["warm_start"] = warm_start_json(warm);
     fmt::print("{}\n", out.dump(2));
   } else {
     print_report(report, key, args.show);
     print_comparison(report, comparison);
+    print_warm_start(warm);
   }
   return report.best ? 0 : 2;
 }
@@ -270,6 +342,11 @@ const RegisterCommand registration{[](CLI::App& app) {
   sub->add_option("--seed", args->seed, "Random seed")->capture_default_str();
   sub->add_option("--db", args->db, "Results store (default: $CUTUNE_DB or the user cache)");
   sub->add_flag("--no-store", args->no_store, "Keep no results");
+  sub->add_flag("--no-warm-start", args->no_warm_start,
+                "Do not start from the winners of the nearest shapes tuned in the store");
+  sub->add_option("--warm-start-neighbours", args->neighbours,
+                  "How many nearest tuned shapes' winners to start from")
+      ->capture_default_str();
   sub->add_flag("--json", args->json, "Print the report as JSON");
   sub->add_option("--show", args->show, "How many of the best to list")->capture_default_str();
   sub->callback([args] {

@@ -5,6 +5,9 @@
 #include <stdexcept>
 
 #include "cutune/cpu.hpp"
+#ifdef CUTUNE_HAVE_CUDA
+#include "cutune/cuda.hpp"
+#endif
 #ifdef CUTUNE_HAVE_GEMM_EVALUATOR
 #include "gemm/gemm_evaluator.hpp"
 #endif
@@ -18,6 +21,17 @@ TunedTarget make_spec_target(const KernelSpec& spec, const Problem& problem) {
     target.device = Device::host_cpu();
     return target;
   }
+#ifdef CUTUNE_HAVE_CUDA
+  if (spec.backend == "cuda") {
+    // The evaluator starts the device worker, whose report of the GPU is what constraints and
+    // seeds see. Without a GPU or driver the worker does not start: std::runtime_error.
+    auto evaluator = std::make_unique<CudaEvaluator>(spec, problem);
+    TunedTarget target;
+    target.device = evaluator->device();
+    target.evaluator = std::move(evaluator);
+    return target;
+  }
+#endif
   throw std::invalid_argument(fmt::format("{}: backend '{}' is not available in this build",
                                           spec.path.string(), spec.backend));
 }

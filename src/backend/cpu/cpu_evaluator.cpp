@@ -9,6 +9,7 @@
 
 #include "cutune/cpu.hpp"
 #include "cutune/space.hpp"
+#include "eval/backend_support.hpp"
 #include "eval/child_process.hpp"
 #include "eval/compile_pool.hpp"
 #include "eval/files.hpp"
@@ -22,17 +23,8 @@ namespace {
 namespace proto = cpu::protocol;
 using Clock = std::chrono::steady_clock;
 
-constexpr std::size_t log_excerpt_chars = 4000;
-
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-std::filesystem::path default_cache_dir() {
-  const char* xdg = std::getenv("XDG_CACHE_HOME");
-  if (xdg != nullptr && xdg[0] == '/') return std::filesystem::path(xdg) / "cutune" / "cpu";
-  const char* home = std::getenv("HOME");
-  return std::filesystem::path(home != nullptr ? home : "/tmp") / ".cache" / "cutune" / "cpu";
 }
 
 std::filesystem::path find_worker(const std::filesystem::path& given) {
@@ -76,12 +68,6 @@ std::string short_number(double value) {
   return text;
 }
 
-std::string excerpt(const std::string& log) {
-  if (log.size() <= log_excerpt_chars) return log;
-  return log.substr(0, log_excerpt_chars) + "\n[... " +
-         std::to_string(log.size() - log_excerpt_chars) + " more characters]";
-}
-
 }  // namespace
 
 double CpuEvaluationStats::overhead_ms_per_candidate() const {
@@ -110,7 +96,8 @@ struct CpuEvaluator::Impl {
       : spec(s),
         problem(std::move(p)),
         options(std::move(o)),
-        pool(options.cache_dir.empty() ? default_cache_dir() : options.cache_dir, options.jobs),
+        pool(options.cache_dir.empty() ? eval::default_cache_dir("cpu") : options.cache_dir,
+             options.jobs),
         worker({find_worker(options.worker).string()}) {}
 
   std::vector<std::string> command(const std::filesystem::path& source,
@@ -204,7 +191,7 @@ struct CpuEvaluator::Impl {
       stats.compile_s += result.wall_s;
       if (result.status == eval::CompileResult::Status::error) {
         m.outcome = Outcome::compile_error;
-        m.detail = excerpt(result.log);
+        m.detail = eval::log_excerpt(result.log);
         if (!result.log_file.empty()) m.detail += "\n(full log: " + result.log_file.string() + ")";
       } else if (result.status == eval::CompileResult::Status::timeout) {
         m.outcome = Outcome::compile_timeout;
@@ -287,7 +274,7 @@ CpuEvaluator::CpuEvaluator(const KernelSpec& spec, Problem problem, CpuOptions o
     auto result = impl.pool.submit(impl.request(source, config)).get();
     if (result.status != eval::CompileResult::Status::ok) {
       throw std::runtime_error("the reference kernel (" + source.string() +
-                               ") does not compile:\n" + excerpt(result.log));
+                               ") does not compile:\n" + eval::log_excerpt(result.log));
     }
     impl.reference = proto::Kernel{result.output.string(), entry};
   }

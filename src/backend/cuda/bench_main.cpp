@@ -1,4 +1,4 @@
-// cutune-cuda-bench: the CUDA backend's figures on this machine's GPU (docs/perf-cuda.md).
+// cutune-cuda-bench: the CUDA backend's figures on this machine's GPU (docs/perf.md).
 //
 //   cutune-cuda-bench [--examples DIR] [--json FILE]
 //

@@ -11,6 +11,8 @@
 #include "cutune/cuda.hpp"
 #include "cutune/cuda/device_worker_pool.hpp"
 #include "cutune/space.hpp"
+#include "eval/backend_support.hpp"
+#include "eval/files.hpp"
 
 namespace cutune {
 namespace {
@@ -18,73 +20,19 @@ namespace {
 namespace proto = cuda::protocol;
 using Clock = std::chrono::steady_clock;
 
-constexpr std::size_t log_excerpt_chars = 4000;
 constexpr int retime_scale = 5;
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-std::string read_text(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + path.string());
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-// The CPU backend's knob definitions (cutune/cpu.hpp), so that one kernel source serves both.
-bool is_identifier(const std::string& text) {
-  if (text.empty() || std::isdigit(static_cast<unsigned char>(text[0]))) return false;
-  for (char c : text) {
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+// The knob definitions of the CPU backend (knob_definitions, cutune/spec.hpp), so that one kernel
+// source serves both, as the (name, value) pairs a cubin compile request takes.
+void add_knob_defines(const Config& config, std::vector<std::pair<std::string, std::string>>& out) {
+  for (const std::string& definition : knob_definitions(config)) {
+    const auto equals = definition.find('=');
+    out.emplace_back(definition.substr(0, equals), definition.substr(equals + 1));
   }
-  return true;
-}
-
-std::string define_text(const Value& v) {
-  if (v.is_bool()) return v.as_bool() ? "1" : "0";
-  if (v.is_int()) return std::to_string(v.as_int());
-  if (v.is_string()) return v.as_string();
-  if (v.is_double()) {
-    std::ostringstream text;
-    text.precision(17);
-    text << v.as_double();
-    return text.str();
-  }
-  std::string out = "{";
-  for (const auto& element : v.as_list()) {
-    if (out.size() > 1) out += ',';
-    out += define_text(element);
-  }
-  out += '}';
-  return out;
-}
-
-void add_defines(const std::string& name, const Value& v,
-                 std::vector<std::pair<std::string, std::string>>& out) {
-  out.emplace_back(name, define_text(v));
-  if (v.is_string() && is_identifier(name + "_" + v.as_string())) {
-    out.emplace_back(name + "_" + v.as_string(), "1");
-  }
-  if (v.is_list()) {
-    for (std::size_t i = 0; i < v.as_list().size(); ++i) {
-      out.emplace_back(name + "_" + std::to_string(i), define_text(v.as_list()[i]));
-    }
-  }
-}
-
-std::filesystem::path default_cache_dir() {
-  const char* xdg = std::getenv("XDG_CACHE_HOME");
-  if (xdg != nullptr && xdg[0] == '/') return std::filesystem::path(xdg) / "cutune" / "cuda";
-  const char* home = std::getenv("HOME");
-  return std::filesystem::path(home != nullptr ? home : "/tmp") / ".cache" / "cutune" / "cuda";
-}
-
-std::string excerpt(const std::string& log) {
-  if (log.size() <= log_excerpt_chars) return log;
-  return log.substr(0, log_excerpt_chars) + "\n[... " +
-         std::to_string(log.size() - log_excerpt_chars) + " more characters]";
 }
 
 proto::Dtype dtype_named(const std::string& type, const KernelSpec& spec) {
@@ -141,13 +89,11 @@ struct CudaEvaluator::Impl {
   cuda::CompileRequest compile_request(const std::filesystem::path& source, const Config& config,
                                        const std::string& entry) {
     cuda::CompileRequest request;
-    request.source = source == spec.source ? source_text : read_text(source);
+    request.source = source == spec.source ? source_text : eval::read_file(source);
     request.source_name = source.filename().string();
     request.arch = options.arch;
     request.compiler = compiler_kind;
-    for (std::size_t k = 0; k < config.size(); ++k) {
-      add_defines(config.space().names()[k], config.at(k), request.defines);
-    }
+    add_knob_defines(config, request.defines);
     request.include_dirs.push_back(source.parent_path());
     for (const auto& depend : spec.compile.depends) {
       request.include_dirs.push_back(depend.parent_path());
@@ -192,7 +138,7 @@ struct CudaEvaluator::Impl {
     Measurement m;
     m.outcome = result.status == cuda::CompileStatus::timeout ? Outcome::compile_timeout
                                                               : Outcome::compile_error;
-    m.detail = excerpt(result.log);
+    m.detail = eval::log_excerpt(result.log);
     if (!result.log_file.empty()) m.detail += "\n(full log: " + result.log_file.string() + ")";
     return m;
   }
@@ -281,21 +227,29 @@ CudaEvaluator::CudaEvaluator(const KernelSpec& spec, Problem problem, CudaOption
                                 "' is neither nvrtc nor nvcc");
   }
   compile_options.cache_dir =
-      impl.options.cache_dir.empty() ? default_cache_dir() : impl.options.cache_dir;
+      impl.options.cache_dir.empty() ? eval::default_cache_dir("cuda") : impl.options.cache_dir;
   compile_options.jobs = impl.options.jobs;
   compile_options.time_limit =
       std::chrono::milliseconds(static_cast<long long>(spec.compile.timeout_s * 1e3));
   impl.compiler = std::make_unique<cuda::CubinCompiler>(compile_options);
-  impl.source_text = read_text(spec.source);
+  impl.source_text = eval::read_file(spec.source);
 
   cuda::DeviceWorkerPool::Options worker_options;
   worker_options.devices = impl.options.devices;
   worker_options.worker = impl.options.worker;
   worker_options.watchdog =
       std::chrono::milliseconds(static_cast<long long>(spec.timing.timeout_s * 1e3));
-  impl.workers = std::make_unique<cuda::DeviceWorkerPool>(worker_options);
-  impl.report = impl.workers->device(0);
-  for (std::size_t slot = 1; slot < impl.workers->size(); ++slot) impl.workers->device(slot);
+  try {
+    impl.workers = std::make_unique<cuda::DeviceWorkerPool>(worker_options);
+    impl.report = impl.workers->device(0);
+    for (std::size_t slot = 1; slot < impl.workers->size(); ++slot) impl.workers->device(slot);
+  } catch (const std::runtime_error& e) {
+    // A worker program that cannot even be started reads like the one that started without a
+    // device: both leave nothing to measure on.
+    const std::string what = e.what();
+    if (what.rfind("the CUDA device worker", 0) == 0) throw;
+    throw std::runtime_error("the CUDA device worker did not start: " + what);
+  }
   impl.device = {impl.report.name,     impl.report.cc_major,
                  impl.report.cc_minor, impl.report.smem_optin_bytes,
                  impl.report.sm_count, impl.report.regs_per_sm};
@@ -340,7 +294,7 @@ CudaEvaluator::CudaEvaluator(const KernelSpec& spec, Problem problem, CudaOption
     auto compiled = impl.compiler->compile(impl.compile_request(source, config, entry));
     if (!compiled.ok()) {
       throw std::runtime_error("the reference kernel (" + source.string() +
-                               ") does not compile:\n" + excerpt(compiled.log));
+                               ") does not compile:\n" + eval::log_excerpt(compiled.log));
     }
     std::string why;
     auto launch = impl.launch_of(config, why);

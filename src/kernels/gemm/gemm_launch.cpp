@@ -45,6 +45,28 @@ CUtensorMap encode_tensor_map(DType dtype, CUdeviceptr base, std::int64_t rows,
   return map;
 }
 
+// Variant 2: B (K x N row-major) as 64-column chunks, dims (column in chunk, k, chunk) with
+// strides (n * 2 bytes, 128 bytes), so that one box of `box_chunks` chunks x `box_rows` rows lands
+// in shared memory as the kernel's [chunk][k][64] layout. Needs n % 64 == 0.
+CUtensorMap encode_b_3d_map(DType dtype, CUdeviceptr base, std::int64_t k, std::int64_t n,
+                            int box_rows, int box_chunks) {
+  const CUtensorMapDataType type =
+      dtype == DType::bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  const std::array<cuuint64_t, 3> dims{64, static_cast<cuuint64_t>(k),
+                                       static_cast<cuuint64_t>(n / 64)};
+  const std::array<cuuint64_t, 2> strides{static_cast<cuuint64_t>(n) * 2, 128};
+  const std::array<cuuint32_t, 3> box{64, static_cast<cuuint32_t>(box_rows),
+                                      static_cast<cuuint32_t>(box_chunks)};
+  const std::array<cuuint32_t, 3> element_strides{1, 1, 1};
+  CUtensorMap map{};
+  check(cuTensorMapEncodeTiled(
+            &map, type, 3, reinterpret_cast<void*>(base), dims.data(), strides.data(), box.data(),
+            element_strides.data(), CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+        "cuTensorMapEncodeTiled for B (3-D)");
+  return map;
+}
+
 int device_attribute(CUdevice device, CUdevice_attribute attribute, const char* what) {
   int value = 0;
   check(cuDeviceGetAttribute(&value, attribute, device), what);
@@ -90,6 +112,9 @@ GemmLaunch::GemmLaunch(const GemmKernel& kernel, const GemmProblem& problem,
   if (problem.b_layout == BLayout::n_by_k) {
     tensor_b_ = encode_tensor_map(problem.dtype, operands.b, problem.n, problem.k,
                                   config.tile_n / config.cluster_m, atom_k, "B");
+  } else if (uses_b_3d_map(config, problem)) {
+    tensor_b_ = encode_b_3d_map(problem.dtype, operands.b, problem.k, problem.n, config.tile_k,
+                                config.tile_n / 64 / config.cluster_m);
   } else {
     tensor_b_ = encode_tensor_map(problem.dtype, operands.b, problem.k, problem.n,
                                   config.tile_k / config.cluster_m, 64, "B");
@@ -150,13 +175,21 @@ void GemmLaunch::launch(CUstream stream) const {
   int k = static_cast<int>(problem_.k);
   CUdeviceptr d = operands_.d;
   CUdeviceptr workspace = operands_.workspace;
+  // Variant 1 takes D's tensor map as an extra last parameter: 16 x 64 boxes, 128-byte swizzle.
+  // (Encoded per launch, a microsecond of host time, since GemmLaunch has no member for it; the
+  // GPU is busy with the stream's earlier work meanwhile. Make it a member if the variant stays.)
+  CUtensorMap tensor_d{};
+  const bool tma_store = (config_.variant & kVariantTmaStore) != 0;
+  if (tma_store)
+    tensor_d = encode_tensor_map(problem_.dtype, d, problem_.m, problem_.n, 16, 64, "D");
   void* gemm_args[] = {const_cast<CUtensorMap*>(&tensor_a_),
                        const_cast<CUtensorMap*>(&tensor_b_),
                        &d,
                        &workspace,
                        &m,
                        &n,
-                       &k};
+                       &k,
+                       &tensor_d};
 
   std::array<CUlaunchAttribute, 2> attributes{};
   unsigned attribute_count = 0;

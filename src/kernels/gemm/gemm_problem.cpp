@@ -31,12 +31,48 @@ void check_knob(std::vector<std::string>& out, const char* knob, int value,
   }
 }
 
+void check_range(std::vector<std::string>& out, const char* knob, int value, int lo, int hi) {
+  if (value < lo || value > hi) {
+    out.push_back(std::string(knob) + " = " + std::to_string(value) + " is not in " +
+                  std::to_string(lo) + ".." + std::to_string(hi));
+  }
+}
+
 }  // namespace
 
-int shared_memory_bytes(const GemmConfig& config) {
+namespace {
+
+int pipeline_shared_bytes(const GemmConfig& config) {
   const int stage_bytes = (config.tile_m + config.tile_n) * config.tile_k * kElementBytes;
   // Each stage has a "full" and an "empty" barrier.
   return kSwizzleAtomBytes + config.stages * (stage_bytes + 2 * kBarrierBytes);
+}
+
+constexpr int kConsumerWarps = 8;
+constexpr int kEpilogueBoxBytes = 16 * 64 * kElementBytes;
+
+}  // namespace
+
+int epilogue_buffers(const GemmConfig& config) {
+  if ((config.variant & kVariantTmaStore) == 0 || config.split_k > 1) return 0;
+  const int base = pipeline_shared_bytes(config);
+  for (int buffers : {2, 1}) {
+    if (base + buffers * kConsumerWarps * kEpilogueBoxBytes <= kSm90SharedMemoryPerBlock) {
+      return buffers;
+    }
+  }
+  return 0;
+}
+
+bool uses_b_3d_map(const GemmConfig& config, const GemmProblem& problem) {
+  const int chunks = config.tile_n / 64;
+  return (config.variant & kVariantB3d) != 0 && problem.b_layout == BLayout::k_by_n &&
+         chunks >= 2 && chunks % config.cluster_m == 0 && problem.n % 64 == 0;
+}
+
+int shared_memory_bytes(const GemmConfig& config) {
+  return pipeline_shared_bytes(config) +
+         epilogue_buffers(config) * kConsumerWarps * kEpilogueBoxBytes;
 }
 
 int accumulators_per_thread(const GemmConfig& config) {
@@ -52,11 +88,16 @@ std::vector<std::string> violations(const GemmConfig& config, const GemmProblem&
   check_knob(out, "tile_m", config.tile_m, {64, 128, 256});
   check_knob(out, "tile_n", config.tile_n, {64, 128, 192, 256});
   check_knob(out, "tile_k", config.tile_k, {32, 64, 128});
-  check_knob(out, "stages", config.stages, {2, 3, 4, 5, 6, 7, 8});
+  check_range(out, "stages", config.stages, 2, 16);
   check_knob(out, "cluster_m", config.cluster_m, {1, 2});
   check_knob(out, "cluster_n", config.cluster_n, {1, 2});
-  check_knob(out, "swizzle", config.swizzle, {1, 2, 4, 8});
-  check_knob(out, "split_k", config.split_k, {1, 2, 4});
+  // The kernel divides by both (grouped raster, K slices), so every count in range gives its own
+  // tile order or slicing.
+  check_range(out, "swizzle", config.swizzle, 1, 16);
+  check_range(out, "split_k", config.split_k, 1, 8);
+  if (config.variant < 0 || config.variant > 7) {
+    out.push_back("variant = " + std::to_string(config.variant) + " is not in 0..7");
+  }
   if (!out.empty()) return out;  // the rules below assume legal knob values
 
   if (config.schedule == Schedule::cooperative && config.tile_m < 128) {
@@ -118,7 +159,7 @@ std::vector<std::string> compile_defines(const GemmConfig& config, DType dtype, 
   auto define = [](const char* name, int value) {
     return std::string(name) + "=" + std::to_string(value);
   };
-  return {
+  std::vector<std::string> defines{
       define("CUTUNE_TILE_M", config.tile_m),
       define("CUTUNE_TILE_N", config.tile_n),
       define("CUTUNE_TILE_K", config.tile_k),
@@ -133,6 +174,8 @@ std::vector<std::string> compile_defines(const GemmConfig& config, DType dtype, 
       define("CUTUNE_DTYPE", static_cast<int>(dtype)),
       define("CUTUNE_B_LAYOUT", static_cast<int>(b_layout)),
   };
+  if (config.variant != 0) defines.push_back(define("CUTUNE_VARIANT", config.variant));
+  return defines;
 }
 
 std::string to_string(const GemmConfig& config) {
@@ -141,7 +184,8 @@ std::string to_string(const GemmConfig& config) {
          std::to_string(config.cluster_m) + "x" + std::to_string(config.cluster_n) +
          (config.schedule == Schedule::cooperative ? "_coop" : "_ping") + "_r" +
          (config.raster == Raster::along_m ? "m" : "n") + std::to_string(config.swizzle) + "_k" +
-         std::to_string(config.split_k) + (config.fast_launch ? "_pdl" : "");
+         std::to_string(config.split_k) + (config.fast_launch ? "_pdl" : "") +
+         (config.variant != 0 ? "_v" + std::to_string(config.variant) : "");
 }
 
 }  // namespace cutune::gemm
@@ -158,8 +202,9 @@ GemmConfig parse_config(const std::string& name) {
                                  &config.cluster_m, &config.cluster_n, schedule, &raster,
                                  &config.swizzle, &config.split_k, &consumed);
   if (fields != 10) {
-    throw std::invalid_argument("gemm config name '" + name +
-                                "' does not match TMxTNxTK_sS_cCMxCN_{coop|ping}_r{m|n}W_kK[_pdl]");
+    throw std::invalid_argument(
+        "gemm config name '" + name +
+        "' does not match TMxTNxTK_sS_cCMxCN_{coop|ping}_r{m|n}W_kK[_pdl][_vV]");
   }
   if (std::strcmp(schedule, "coop") == 0) {
     config.schedule = Schedule::cooperative;
@@ -174,12 +219,20 @@ GemmConfig parse_config(const std::string& name) {
                                 std::string(1, raster) + "' is neither m nor n");
   }
   config.raster = raster == 'm' ? Raster::along_m : Raster::along_n;
-  const std::string rest = name.substr(static_cast<std::size_t>(consumed));
-  if (rest != "" && rest != "_pdl") {
+  std::string rest = name.substr(static_cast<std::size_t>(consumed));
+  if (rest.rfind("_pdl", 0) == 0) {
+    config.fast_launch = true;
+    rest = rest.substr(4);
+  }
+  if (rest.rfind("_v", 0) == 0 && rest.size() > 2 &&
+      rest.find_first_not_of("0123456789", 2) == std::string::npos && rest.size() <= 4) {
+    config.variant = std::stoi(rest.substr(2));
+    rest.clear();
+  }
+  if (!rest.empty()) {
     throw std::invalid_argument("gemm config name '" + name + "': unexpected suffix '" + rest +
                                 "'");
   }
-  config.fast_launch = rest == "_pdl";
   return config;
 }
 

@@ -64,6 +64,23 @@
 #ifndef CUTUNE_B_LAYOUT
 #define CUTUNE_B_LAYOUT 0
 #endif
+// Experimental variants, bit flags (0 = the kernel as measured in docs/perf.md; see
+// gemm_problem.hpp, GemmConfig::variant, which must agree on every rule below):
+//   1  TMA-store epilogue: consumers stage bf16 results per warp in shared memory (128B-swizzled
+//      16 x 64 boxes, double-buffered when they fit) and one lane stores each box with TMA, instead
+//      of 4-byte st.global per thread. Needs the D tensor map as an extra kernel parameter.
+//      Without split-K only, and only when the staging buffers fit next to the stages.
+//   2  B (layout 0) through one 3-D tensor map (64 columns x K rows x N/64 chunks): one TMA per
+//      stage instead of one per 64-column chunk; with a 2-CTA cluster along M each CTA multicasts
+//      whole chunks rather than half the K rows of every chunk. Used when N % 64 == 0 and the
+//      chunks split evenly over the cluster; otherwise the 2-D path.
+//   4  Consumer issue pattern as in cuBLAS's SASS: each k-block's wgmmas go out in two batches;
+//      after the first, wait for the previous k-block and free its stage, probe the next stage
+//      without blocking, then issue the second batch. No wgmma drain when a stage is late (the
+//      default drains with wait_group 0 to free a stage early).
+#ifndef CUTUNE_VARIANT
+#define CUTUNE_VARIANT 0
+#endif
 
 namespace {
 
@@ -82,6 +99,10 @@ constexpr int kSwizzle = CUTUNE_SWIZZLE;
 constexpr int kSplitK = CUTUNE_SPLIT_K;
 constexpr bool kFastLaunch = CUTUNE_FAST_LAUNCH == 1;
 constexpr bool kBIsKMajor = CUTUNE_B_LAYOUT == 1;
+constexpr bool kTmaStoreVariant = (CUTUNE_VARIANT & 1) != 0;
+constexpr bool kB3dVariant = (CUTUNE_VARIANT & 2) != 0;
+constexpr bool kSplitIssueVariant = (CUTUNE_VARIANT & 4) != 0;
+static_assert(CUTUNE_VARIANT >= 0 && CUTUNE_VARIANT <= 7, "CUTUNE_VARIANT: bits 1, 2, 4");
 
 #if CUTUNE_DTYPE == 0
 using Element = __nv_bfloat16;
@@ -99,10 +120,13 @@ static_assert(kTileM == 64 || kTileM == 128 || kTileM == 256, "CUTUNE_TILE_M: 64
 static_assert(kTileN == 64 || kTileN == 128 || kTileN == 192 || kTileN == 256,
               "CUTUNE_TILE_N: 64, 128, 192 or 256");
 static_assert(kTileK == 32 || kTileK == 64 || kTileK == 128, "CUTUNE_TILE_K: 32, 64 or 128");
-static_assert(kStages >= 2 && kStages <= 8, "CUTUNE_STAGES: 2..8");
+static_assert(kStages >= 2 && kStages <= 16, "CUTUNE_STAGES: 2..16");
 static_assert((kClusterM == 1 || kClusterM == 2) && (kClusterN == 1 || kClusterN == 2),
               "CUTUNE_CLUSTER_M and CUTUNE_CLUSTER_N: 1 or 2");
-static_assert(kSplitK == 1 || kSplitK == 2 || kSplitK == 4, "CUTUNE_SPLIT_K: 1, 2 or 4");
+// Any group width and any slice count: Schedule::unit divides by them (no shifts), and the
+// reduction loops over the slices.
+static_assert(kSwizzle >= 1 && kSwizzle <= 16, "CUTUNE_SWIZZLE: 1..16");
+static_assert(kSplitK >= 1 && kSplitK <= 8, "CUTUNE_SPLIT_K: 1..8");
 static_assert(kPingpong || kTileM >= 128, "the cooperative schedule needs CUTUNE_TILE_M >= 128");
 static_assert(!kFastLaunch || (kClusterM == 2 && kClusterN == 1 && !kPingpong && kSplitK == 1),
               "CUTUNE_FAST_LAUNCH needs a 2x1 cluster, the cooperative schedule and no split-K");
@@ -131,8 +155,27 @@ constexpr int kStageBytes = kABytes + kBBytes;
 constexpr int kSwizzleAtomBytes = 1024;
 static_assert(kABytes % kSwizzleAtomBytes == 0 && kBBytes % kSwizzleAtomBytes == 0,
               "every tile must start on a swizzle atom");
+constexpr int kPipelineSharedBytes = kSwizzleAtomBytes + kStages * (kStageBytes + 2 * 8);
+
+// Variant 1: per consumer warp, kEpilogueBuffers staging boxes of 16 rows x 64 columns (2 KiB,
+// 128-byte swizzle), placed after the stages; two if they fit, else one, else the variant is off.
+constexpr int kSharedLimit = 232448;  // sm_90 opt-in limit per block
+constexpr int kConsumerWarps = 8;
+constexpr int kEpilogueBoxRows = 16;
+constexpr int kEpilogueBoxBytes = kEpilogueBoxRows * 64 * kElementBytes;
+constexpr int kEpilogueBuffers =
+    !kTmaStoreVariant || kSplitK > 1                                               ? 0
+    : kPipelineSharedBytes + 2 * kConsumerWarps* kEpilogueBoxBytes <= kSharedLimit ? 2
+    : kPipelineSharedBytes + kConsumerWarps* kEpilogueBoxBytes <= kSharedLimit     ? 1
+                                                                                   : 0;
+[[maybe_unused]] constexpr bool kTmaStore = kEpilogueBuffers > 0;
+constexpr int kEpilogueBytes = kEpilogueBuffers * kConsumerWarps * kEpilogueBoxBytes;
 // Mirrors shared_memory_bytes() in gemm_problem.hpp; the kernel traps if it was given less.
-constexpr int kSharedBytes = kSwizzleAtomBytes + kStages * (kStageBytes + 2 * 8);
+constexpr int kSharedBytes = kPipelineSharedBytes + kEpilogueBytes;
+
+// Variant 2: B chunks per CTA in one 3-D TMA (all kTileK rows of kB3dChunks 64-column chunks).
+constexpr bool kB3d = kB3dVariant && !kBIsKMajor && kNChunks >= 2 && kNChunks % kClusterM == 0;
+constexpr int kB3dChunks = kNChunks / kClusterM;
 
 // Each CTA of a cluster loads its share of a multicast operand: A is shared by the kClusterN CTAs
 // of one cluster row, B by the kClusterM CTAs of one cluster column.
@@ -290,6 +333,55 @@ __device__ __forceinline__ void load_2d(const CUtensorMap* map, uint64_t* barrie
   }
 }
 
+// Issues the k16 steps [kFirst, kLast) of one k-block for every 64-row block of the warpgroup.
+template <int kFirst, int kLast>
+__device__ __forceinline__ void issue_k_steps(const Element* a, const Element* b, int row_offset,
+                                              float (&acc)[kMmaBlocks][kAccumulators]) {
+#pragma unroll
+  for (int k16 = kFirst; k16 < kLast; ++k16) {
+    const uint64_t desc_b =
+        kBIsKMajor ? k_major_descriptor(b, kTileN, 0, k16) : n_major_descriptor(b, k16);
+#pragma unroll
+    for (int mb = 0; mb < kMmaBlocks; ++mb) {
+      mma(k_major_descriptor(a, kTileM, row_offset + mb * 64, k16), desc_b, acc[mb],
+          std::make_integer_sequence<int, kAccumulators>{});
+    }
+  }
+}
+
+#if (CUTUNE_VARIANT & 1)
+// Variant 1's TMA store pieces, each with a compiler memory barrier.
+__device__ __forceinline__ void fence_shared_for_async_proxy() {
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+
+__device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, const void* source, int inner,
+                                             int outer) {
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];" ::"l"(
+                   reinterpret_cast<uint64_t>(map)),
+               "r"(cute::cast_smem_ptr_to_uint(source)), "r"(inner), "r"(outer)
+               : "memory");
+  asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+}
+
+// Waits until at most kPending of this thread's TMA stores still read shared memory.
+template <int kPending>
+__device__ __forceinline__ void tma_store_wait_read() {
+  asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(kPending) : "memory");
+}
+
+__device__ __forceinline__ void tma_store_wait_all() {
+  asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+}
+
+__device__ __forceinline__ uint32_t pack_pair(float x, float y) {
+  Element2 pair;
+  pair.x = Element(x);
+  pair.y = Element(y);
+  return *reinterpret_cast<uint32_t*>(&pair);
+}
+#endif
+
 __device__ __forceinline__ uint32_t dynamic_shared_bytes() {
   uint32_t bytes;
   asm volatile("mov.u32 %0, %%dynamic_smem_size;" : "=r"(bytes));
@@ -301,7 +393,12 @@ __device__ __forceinline__ uint32_t dynamic_shared_bytes() {
 extern "C" __global__ void __launch_bounds__(kThreads, 1)
     cutune_gemm(const __grid_constant__ CUtensorMap tensor_a,
                 const __grid_constant__ CUtensorMap tensor_b, Element* __restrict__ d,
-                float* __restrict__ workspace, int m, int n, int k) {
+                float* __restrict__ workspace, int m, int n, int k
+#if (CUTUNE_VARIANT & 1)
+                ,
+                const __grid_constant__ CUtensorMap tensor_d
+#endif
+    ) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   extern __shared__ uint8_t shared_raw[];
   if (dynamic_shared_bytes() < kSharedBytes) __trap();
@@ -314,7 +411,9 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
   auto stage_b = [&](int stage) {
     return reinterpret_cast<Element*>(shared + stage * kStageBytes + kABytes);
   };
-  uint64_t* full = reinterpret_cast<uint64_t*>(shared + kStages * kStageBytes);
+  // Variant 1's staging boxes follow the stages (1024-byte aligned), the barriers follow them.
+  [[maybe_unused]] uint8_t* epilogue_shared = shared + kStages * kStageBytes;
+  uint64_t* full = reinterpret_cast<uint64_t*>(shared + kStages * kStageBytes + kEpilogueBytes);
   uint64_t* empty = full + kStages;
 
   const int warpgroup = threadIdx.x / kWarpgroupThreads;
@@ -325,6 +424,9 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
   if (threadIdx.x == 0) {
     cute::prefetch_tma_descriptor(&tensor_a);
     cute::prefetch_tma_descriptor(&tensor_b);
+#if (CUTUNE_VARIANT & 1)
+    if constexpr (kTmaStore) cute::prefetch_tma_descriptor(&tensor_d);
+#endif
     for (int stage = 0; stage < kStages; ++stage) {
       Barrier::init(&full[stage], 1);
       Barrier::init(&empty[stage], kEmptyArrivals);
@@ -356,6 +458,8 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
     // fell behind the consumers.
     if (threadIdx.x / 32 == 0) {
       const bool leader = cute::elect_one_sync();
+      // Variant 2: the host built a 3-D map for B exactly when this holds (gemm_launch.cpp).
+      const bool b_3d = kB3d && n % 64 == 0;
       const uint16_t a_mask = kClusterN == 1 ? 0 : multicast_mask(cluster_m, kClusterM, kClusterN);
       const uint16_t b_mask =
           kClusterM == 1 ? 0 : multicast_mask(cluster_n * kClusterM, 1, kClusterM);
@@ -385,6 +489,17 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
                 load_2d<(kClusterM > 1)>(&tensor_b, &full[stage], b_mask,
                                          b + chunk * kTileN * kAtomK, k0 + chunk * kAtomK,
                                          n0 + cluster_m * kBRowsPerLoad);
+              }
+            } else if (kB3d && b_3d) {
+              // One box of kB3dChunks whole chunks; the peer loads the others.
+              const int first_chunk = cluster_m * kB3dChunks;
+              Element* destination = b + first_chunk * kTileK * 64;
+              if constexpr (kClusterM > 1) {
+                cute::SM90_TMA_LOAD_MULTICAST_3D::copy(&tensor_b, &full[stage], b_mask, kCacheHint,
+                                                       destination, 0, k0, n0 / 64 + first_chunk);
+              } else {
+                cute::SM90_TMA_LOAD_3D::copy(&tensor_b, &full[stage], kCacheHint, destination, 0,
+                                             k0, n0 / 64 + first_chunk);
               }
             } else {
               b += cluster_m * kBRowsPerLoad * 64;
@@ -421,6 +536,7 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
 
     int iteration = 0;
     int local_unit = 0;
+    [[maybe_unused]] int epilogue_box = 0;  // variant 1: staging boxes used so far
     for (int index = cluster; index < schedule.units; index += clusters, ++local_unit) {
       const WorkUnit work = schedule.unit(index);
       if (kPingpong && local_unit % 2 != consumer) {
@@ -438,44 +554,75 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
       if (kPingpong && local_unit > 0) {
         named_barrier_sync(kMathOrderBarrier + consumer, 2 * kWarpgroupThreads);
       }
-      bool previous_released = true;
-      for (int kb = 0; kb < work.k_blocks; ++kb, ++iteration) {
-        const int stage = iteration % kStages;
-        const uint32_t phase = (iteration / kStages) & 1;
-        // When this stage has not landed yet, free the previous one now instead of after this
-        // one lands, so that the producer can refill it sooner. (On the H200 suite this measured
-        // neither faster nor slower; see docs/perf-gemm.md, run 4.)
-        if (kb > 0 && !all_in_warpgroup(Barrier::test_wait(&full[stage], phase, 1),
-                                        kStageVoteBarrier + consumer)) {
-          cute::warpgroup_wait<0>();
-          release((iteration - 1) % kStages);
-          previous_released = true;
-        }
-        Barrier::wait(&full[stage], phase);
-        const Element* a = stage_a(stage);
-        const Element* b = stage_b(stage);
-        fence_accumulators(acc);
-        cute::warpgroup_arrive();
-#pragma unroll
-        for (int k16 = 0; k16 < kTileK / 16; ++k16) {
-          const uint64_t desc_b =
-              kBIsKMajor ? k_major_descriptor(b, kTileN, 0, k16) : n_major_descriptor(b, k16);
-#pragma unroll
-          for (int mb = 0; mb < kMmaBlocks; ++mb) {
-            mma(k_major_descriptor(a, kTileM, row_offset + mb * 64, k16), desc_b, acc[mb],
-                std::make_integer_sequence<int, kAccumulators>{});
+      if constexpr (kSplitIssueVariant) {
+        // Variant 4. Two batches per k-block; the wgmma queue is never drained inside the loop.
+        constexpr int kSteps = kTileK / 16;
+        constexpr int kFirstSteps = kSteps / 2;
+        bool landed = false;  // this thread already saw the stage of `iteration` land
+        for (int kb = 0; kb < work.k_blocks; ++kb, ++iteration) {
+          const int stage = iteration % kStages;
+          if (!landed) Barrier::wait(&full[stage], (iteration / kStages) & 1);
+          const Element* a = stage_a(stage);
+          const Element* b = stage_b(stage);
+          fence_accumulators(acc);
+          cute::warpgroup_arrive();
+          issue_k_steps<0, kFirstSteps>(a, b, row_offset, acc);
+          cute::warpgroup_commit_batch();
+          fence_accumulators(acc);
+          if (kb > 0) {
+            // Only this k-block's first batch may still run: the previous k-block is done.
+            cute::warpgroup_wait<1>();
+            release((iteration - 1) % kStages);
           }
+          const int next = iteration + 1;
+          landed = kb + 1 < work.k_blocks &&
+                   Barrier::test_wait(&full[next % kStages], (next / kStages) & 1, 1);
+          fence_accumulators(acc);
+          cute::warpgroup_arrive();
+          issue_k_steps<kFirstSteps, kSteps>(a, b, row_offset, acc);
+          cute::warpgroup_commit_batch();
+          fence_accumulators(acc);
         }
-        cute::warpgroup_commit_batch();
-        fence_accumulators(acc);
-        if (!previous_released) {
-          // Keep one batch in flight: the previous stage's MMAs are done once one batch remains.
-          // (Waiting for this batch and freeing its stage at once measured 1-2% slower.)
-          cute::warpgroup_wait<1>();
-          release((iteration - 1) % kStages);
+      } else {
+        bool previous_released = true;
+        for (int kb = 0; kb < work.k_blocks; ++kb, ++iteration) {
+          const int stage = iteration % kStages;
+          const uint32_t phase = (iteration / kStages) & 1;
+          // When this stage has not landed yet, free the previous one now instead of after this
+          // one lands, so that the producer can refill it sooner. (On the H200 suite this measured
+          // neither faster nor slower; see docs/perf.md, run 4.)
+          if (kb > 0 && !all_in_warpgroup(Barrier::test_wait(&full[stage], phase, 1),
+                                          kStageVoteBarrier + consumer)) {
+            cute::warpgroup_wait<0>();
+            release((iteration - 1) % kStages);
+            previous_released = true;
+          }
+          Barrier::wait(&full[stage], phase);
+          const Element* a = stage_a(stage);
+          const Element* b = stage_b(stage);
+          fence_accumulators(acc);
+          cute::warpgroup_arrive();
+#pragma unroll
+          for (int k16 = 0; k16 < kTileK / 16; ++k16) {
+            const uint64_t desc_b =
+                kBIsKMajor ? k_major_descriptor(b, kTileN, 0, k16) : n_major_descriptor(b, k16);
+#pragma unroll
+            for (int mb = 0; mb < kMmaBlocks; ++mb) {
+              mma(k_major_descriptor(a, kTileM, row_offset + mb * 64, k16), desc_b, acc[mb],
+                  std::make_integer_sequence<int, kAccumulators>{});
+            }
+          }
+          cute::warpgroup_commit_batch();
+          fence_accumulators(acc);
+          if (!previous_released) {
+            // Keep one batch in flight: the previous stage's MMAs are done once one batch remains.
+            // (Waiting for this batch and freeing its stage at once measured 1-2% slower.)
+            cute::warpgroup_wait<1>();
+            release((iteration - 1) % kStages);
+          }
+          previous_released = false;
         }
-        previous_released = false;
-      }
+      }  // default issue pattern
       if (kPingpong && index + clusters < schedule.units) {
         // The next tile is the other warpgroup's.
         named_barrier_arrive(kMathOrderBarrier + 1 - consumer, 2 * kWarpgroupThreads);
@@ -487,34 +634,77 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
       // pairs 8*j + 2*(lane%4) of the warpgroup's accumulator fragment.
       const int m0 = (work.tile_m * kClusterM + cluster_m) * kTileM + row_offset;
       const int n0 = (work.tile_n * kClusterN + cluster_n) * kTileN;
+#if (CUTUNE_VARIANT & 1)
+      if constexpr (kTmaStore) {
+        // Variant 1: each warp writes its 16 rows x 64 columns of one chunk into a staging box
+        // (128-byte swizzle: 16-byte unit j of row r sits at unit j ^ (r % 8), conflict-free),
+        // and one lane stores the box with TMA, which clips rows and columns outside D.
+        uint8_t* boxes =
+            epilogue_shared + (consumer * 4 + warp) * kEpilogueBuffers * kEpilogueBoxBytes;
 #pragma unroll
-      for (int mb = 0; mb < kMmaBlocks; ++mb) {
+        for (int mb = 0; mb < kMmaBlocks; ++mb) {
 #pragma unroll
-        for (int half = 0; half < 2; ++half) {
-          const int row = m0 + mb * 64 + warp * 16 + lane / 4 + half * 8;
-          if (row >= m) continue;
+          for (int chunk = 0; chunk < kNChunks; ++chunk, ++epilogue_box) {
+            uint8_t* box = boxes + (epilogue_box % kEpilogueBuffers) * kEpilogueBoxBytes;
+            // The store that last read this box must be done with it.
+            if (lane == 0) tma_store_wait_read<kEpilogueBuffers - 1>();
+            __syncwarp();
 #pragma unroll
-          for (int j = 0; j < kTileN / 8; ++j) {
-            const int col = n0 + j * 8 + (lane % 4) * 2;
-            if (col >= n) continue;
-            const float x = acc[mb][j * 4 + half * 2];
-            const float y = acc[mb][j * 4 + half * 2 + 1];
-            const size_t offset = static_cast<size_t>(row) * n + col;
-            if constexpr (kSplitK == 1) {
-              Element2 pair;
-              pair.x = Element(x);
-              pair.y = Element(y);
-              *reinterpret_cast<Element2*>(d + offset) = pair;
-            } else {
-              *reinterpret_cast<float2*>(workspace + static_cast<size_t>(work.split) * m * n +
-                                         offset) = make_float2(x, y);
+            for (int half = 0; half < 2; ++half) {
+              const int r = lane / 4 + half * 8;
+#pragma unroll
+              for (int j = 0; j < 8; ++j) {
+                const int index = (chunk * 8 + j) * 4 + half * 2;
+                *reinterpret_cast<uint32_t*>(box + r * 128 + ((j ^ (r % 8)) << 4) +
+                                             (lane % 4) * 4) =
+                    pack_pair(acc[mb][index], acc[mb][index + 1]);
+              }
+            }
+            fence_shared_for_async_proxy();
+            __syncwarp();
+            if (lane == 0) {
+              tma_store_2d(&tensor_d, box, n0 + chunk * 64, m0 + mb * 64 + warp * 16);
             }
           }
         }
-      }
+      } else
+#endif
+      {  // direct stores from registers
+#pragma unroll
+        for (int mb = 0; mb < kMmaBlocks; ++mb) {
+#pragma unroll
+          for (int half = 0; half < 2; ++half) {
+            const int row = m0 + mb * 64 + warp * 16 + lane / 4 + half * 8;
+            if (row >= m) continue;
+#pragma unroll
+            for (int j = 0; j < kTileN / 8; ++j) {
+              const int col = n0 + j * 8 + (lane % 4) * 2;
+              if (col >= n) continue;
+              const float x = acc[mb][j * 4 + half * 2];
+              const float y = acc[mb][j * 4 + half * 2 + 1];
+              const size_t offset = static_cast<size_t>(row) * n + col;
+              if constexpr (kSplitK == 1) {
+                Element2 pair;
+                pair.x = Element(x);
+                pair.y = Element(y);
+                *reinterpret_cast<Element2*>(d + offset) = pair;
+              } else {
+                *reinterpret_cast<float2*>(workspace + static_cast<size_t>(work.split) * m * n +
+                                           offset) = make_float2(x, y);
+              }
+            }
+          }
+        }
+      }  // direct stores
     }
   }
 
+#if (CUTUNE_VARIANT & 1)
+  // Variant 1: the last TMA stores must finish reading shared memory (and writing D).
+  if constexpr (kTmaStore) {
+    if (warpgroup > 0 && threadIdx.x % 32 == 0) tma_store_wait_all();
+  }
+#endif
   // No CTA may exit while a peer can still multicast into it or arrive on its barriers.
   if constexpr (kClusterSize > 1) cute::cluster_sync();
 #else

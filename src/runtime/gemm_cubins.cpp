@@ -1,0 +1,76 @@
+// The GEMM runtime family's driver-free parts: problem resolution and the compile path.
+#include "runtime/gemm_cubins.hpp"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+#include <vector>
+
+#include "gemm/gemm_space.hpp"
+
+namespace cutune {
+namespace {
+
+constexpr std::size_t kLogExcerptChars = 2000;
+
+}  // namespace
+
+namespace runtime {
+
+Problem resolve_gemm_problem(const Problem& problem) {
+  Problem out = problem;
+  if (!out.has("dtype")) out.set("dtype", Value(std::string("bf16")));
+  std::vector<std::string> reasons;
+  try {
+    // The default config runs every problem the kernel can run, so what it violates is the
+    // problem's.
+    reasons = gemm::violations(gemm::GemmConfig{}, to_gemm_problem(out));
+  } catch (const std::invalid_argument&) {
+    throw;
+  } catch (const std::exception& error) {  // a missing argument (std::out_of_range)
+    throw std::invalid_argument(fmt::format("gemm problem {}: {}", out.canonical(), error.what()));
+  }
+  if (!reasons.empty()) {
+    std::string text;
+    for (const auto& reason : reasons) text += (text.empty() ? "" : "; ") + reason;
+    throw std::invalid_argument(fmt::format("gemm problem {}: {}", out.canonical(), text));
+  }
+  return out;
+}
+
+GemmCubins::GemmCubins(GemmCompileOptions options) : options_(std::move(options)) {
+  GemmCompiler& first = compiler_for(resolve_gemm_problem(gemm_problem(2048, 4096, 4096)));
+  version_ = first.source_version();
+  toolchain_ = first.toolchain();
+}
+
+GemmCompiler& GemmCubins::compiler_for(const Problem& problem) {
+  const gemm::GemmProblem shape = to_gemm_problem(problem);
+  const std::pair<int, int> key{static_cast<int>(shape.dtype), static_cast<int>(shape.b_layout)};
+  std::lock_guard lock(mutex_);
+  auto it = compilers_.find(key);
+  if (it == compilers_.end()) {
+    it = compilers_.emplace(key, std::make_unique<GemmCompiler>(problem, options_)).first;
+  }
+  return *it->second;
+}
+
+std::filesystem::path GemmCubins::compile(const Config& config, const Problem& problem) {
+  GemmCompiler& compiler = compiler_for(problem);
+  std::shared_future<cuda::CompileResult> future;
+  {
+    std::lock_guard lock(mutex_);  // submit() is not documented as thread-safe
+    future = compiler.submit(config);
+  }
+  const cuda::CompileResult& result = future.get();
+  if (!result.ok()) {
+    throw std::runtime_error(fmt::format("gemm config {} does not compile for {}: {}",
+                                         config.to_string(), problem.canonical(),
+                                         result.log.substr(0, kLogExcerptChars)));
+  }
+  return result.cubin;
+}
+
+}  // namespace runtime
+
+}  // namespace cutune

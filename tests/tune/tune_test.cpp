@@ -1,0 +1,91 @@
+// The tune driver on a small in-process space: a problem the space cannot run is refused before
+// anything is measured, with every reason named; a problem it can run is tuned as usual.
+#include "cutune/tune.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace cutune {
+namespace {
+
+// A fake standing in for a device: it "measures" a config in-process, as 1 ms per unit of
+// `width`, and counts every config it was asked for, so that a test can tell whether the tune
+// measured anything.
+class FakeDevice : public Evaluator {
+ public:
+  std::vector<Measurement> evaluate(std::span<const Config> batch) override {
+    std::vector<Measurement> out;
+    for (const Config& config : batch) {
+      ++measured;
+      Measurement m;
+      m.time_ms = static_cast<double>(config.get_int("width"));
+      m.spread = 0.0;
+      m.repetitions = 1;
+      out.push_back(m);
+    }
+    return out;
+  }
+  std::string device_name() const override { return "fake device"; }
+  std::string toolchain() const override { return "none"; }
+
+  int measured = 0;
+};
+
+// One knob; problems must have an even n and dtype f32, each rule reported on its own.
+std::unique_ptr<TuningSpace> make_space() {
+  auto ts = std::make_unique<TuningSpace>();
+  ts->space.add("width", enum_fragment({1, 2, 4, 8}, {}, 8));
+  ts->problem_errors = [](const Problem& p, const Device&) {
+    std::vector<std::string> errors;
+    if (p.get_int("n") % 2 != 0)
+      errors.push_back("n = " + std::to_string(p.get_int("n")) + " is odd");
+    if (p.at("dtype").as_string() != "f32") {
+      errors.push_back("dtype '" + p.at("dtype").as_string() + "' is not f32");
+    }
+    return errors;
+  };
+  return ts;
+}
+
+TuneOptions options() {
+  TuneOptions o;
+  o.strategy = "exhaustive";
+  o.max_evaluations = 10;
+  o.retime_top = 1;
+  o.tune_id = "tune-test";
+  return o;
+}
+
+TEST(Tune, RefusesAProblemTheSpaceCannotRunBeforeMeasuring) {
+  const auto ts = make_space();
+  const Problem problem = Problem::parse("n=7,dtype=f16");
+  FakeDevice device;
+  const TuningKey key{"toy", "1", problem.canonical(), device.device_name(), device.toolchain()};
+  try {
+    tune(*ts, problem, Device::host_cpu(), device, nullptr, key, options());
+    FAIL() << "the tune ran a problem its space rejects";
+  } catch (const UnsupportedProblem& e) {
+    EXPECT_EQ(e.errors(), (std::vector<std::string>{"n = 7 is odd", "dtype 'f16' is not f32"}));
+    const std::string what = e.what();
+    EXPECT_NE(what.find(problem.canonical()), std::string::npos) << what;
+    EXPECT_NE(what.find("n = 7 is odd"), std::string::npos) << what;
+    EXPECT_NE(what.find("dtype 'f16' is not f32"), std::string::npos) << what;
+  }
+  EXPECT_EQ(device.measured, 0);  // not even the default config
+}
+
+TEST(Tune, TunesAProblemTheSpaceAccepts) {
+  const auto ts = make_space();
+  const Problem problem = Problem::parse("n=8,dtype=f32");
+  FakeDevice device;
+  const TuningKey key{"toy", "1", problem.canonical(), device.device_name(), device.toolchain()};
+  const TuneReport report = tune(*ts, problem, Device::host_cpu(), device, nullptr, key, options());
+  EXPECT_GE(device.measured, 4);
+  ASSERT_TRUE(report.best);
+  EXPECT_EQ(report.best->config.get_int("width"), 1);
+}
+
+}  // namespace
+}  // namespace cutune
