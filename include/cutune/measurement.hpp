@@ -25,8 +25,14 @@ std::optional<Outcome> outcome_from_string(std::string_view name);
 
 struct Measurement {
   Outcome outcome = Outcome::ok;
-  double time_ms = NAN;  // median of the timed repetitions; NaN unless outcome is ok
-  double spread = NAN;   // (max - min) / median over the repetitions
+  // Timing statistics over the timed repetitions (see cutune/timing_summary.hpp); NaN unless the
+  // outcome is ok, and NaN when the source did not report them (an older worker, a recording
+  // without per-repetition times, a store row written before they were kept).
+  double time_ms = NAN;     // median
+  double iqr_spread = NAN;  // (p75 - p25) / median: the robust spread, shown as "spread"
+  double spread = NAN;      // (max - min) / median: the range spread, moved by any one outlier
+  double min_ms = NAN;
+  double max_ms = NAN;
   int repetitions = 0;
   double compile_s = 0.0;      // wall time spent compiling (0 when served from the cache)
   double max_rel_error = NAN;  // against the reference, when one was checked

@@ -27,6 +27,8 @@ set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 bundle="$root/build/gemm-tune-bundle"
 mode="${1:-run}"
+# shellcheck source=scripts/gpu/lib.sh
+source "$root/scripts/gpu/lib.sh"
 
 if [[ "$mode" == bundle ]]; then
   set -e
@@ -57,8 +59,7 @@ elapsed() { echo $(( $(date +%s) - start )); }
 out="${OUT:-$root/build/gemm-tune/out}"
 work="$(mktemp -d /tmp/gemm-tune.XXXXXX)"
 mkdir -p "$out"
-export PATH="$PATH:/usr/local/cuda/bin"
-command -v nvcc > /dev/null || { echo "gemm-tune.sh: no nvcc" >&2; exit 1; }
+require_nvcc gemm-tune.sh
 
 if [[ -x "$bundle/bin/cutune" ]]; then
   bin="$bundle/bin"
@@ -74,21 +75,10 @@ else
     { tail -40 "$out/build.log"; exit 1; }
   bin="$build/bin"
 fi
-# The worker's cuBLASLt: the toolkit's, else the one PyTorch's wheels carry.
-for dir in /usr/local/cuda/lib64 /usr/local/cuda/lib /usr/local/cuda/targets/x86_64-linux/lib \
-           $(python3 -c 'import nvidia.cublas, os; print(os.path.join(nvidia.cublas.__path__[0], "lib"))' 2>/dev/null); do
-  if [[ -e "$dir/libcublasLt.so.13" ]]; then
-    export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$dir"
-    break
-  fi
-done
-export CUTUNE_CUDA_WORKER="$bin/cutune-cuda-worker"
-export CUTUNE_GEMM_SOURCE="$root/src/kernels/gemm/device/hopper_gemm.cu"
-export CUTUNE_CUTLASS_INCLUDE="$root/third_party/cutlass/include"
+add_cublaslt_path
+export_gemm_environment gemm-tune.sh "$bin"
 export XDG_CACHE_HOME="$work/cache"   # cold compile cache
-[[ -d "$CUTUNE_CUTLASS_INCLUDE/cute" ]] || { echo "gemm-tune.sh: no CUTLASS headers" >&2; exit 1; }
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw --format=csv,noheader |
-  tee "$out/gpu.txt"
+record_gpu "$out/gpu.txt"
 echo "setup done at $(elapsed) s"
 
 # tune NAME PROBLEM ARGS...: one `cutune tune gemm` with a fresh store; the JSON report goes to

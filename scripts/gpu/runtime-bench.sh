@@ -25,6 +25,8 @@ set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 bundle="$root/build/gemm-tune-bundle"
 mode="${1:-run}"
+# shellcheck source=scripts/gpu/lib.sh
+source "$root/scripts/gpu/lib.sh"
 
 if [[ "$mode" == bundle ]]; then
   exec "$root/scripts/gpu/gemm-tune.sh" bundle
@@ -51,30 +53,18 @@ mkdir -p "$scratch/tmp" "$scratch/cache" "$out/shapes"
 cleanup() { rm -rf "$scratch" "$out/shapes/kernel-cache"; }
 trap cleanup EXIT
 
-export PATH="$PATH:/usr/local/cuda/bin"
-command -v nvcc > /dev/null || { echo "runtime-bench.sh: no nvcc" >&2; exit 1; }
+require_nvcc runtime-bench.sh
 [[ -x "$bundle/bin/bench_runtime_shapes" ]] ||
   { echo "runtime-bench.sh: no $bundle (run 'scripts/gpu/runtime-bench.sh bundle' on the build machine and carry it)" >&2; exit 1; }
 bin="$bundle/bin"
 export LD_LIBRARY_PATH="$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-# cuBLASLt (the worker's reference) and NVRTC: the toolkit's, else the ones PyTorch's wheels carry.
-for dir in /usr/local/cuda/lib64 /usr/local/cuda/lib /usr/local/cuda/targets/x86_64-linux/lib \
-           $(python3 -c 'import nvidia.cublas, os; print(os.path.join(nvidia.cublas.__path__[0], "lib"))' 2>/dev/null); do
-  if [[ -e "$dir/libcublasLt.so.13" ]]; then
-    export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$dir"
-    break
-  fi
-done
-export CUTUNE_CUDA_WORKER="$bin/cutune-cuda-worker"
+add_cublaslt_path
+export_gemm_environment runtime-bench.sh "$bin"
 export CUTUNE_NVRTC_HELPER="$bin/cutune-nvrtc"
 export CUTUNE_EXAMPLES_DIR="$root/examples"
-export CUTUNE_GEMM_SOURCE="$root/src/kernels/gemm/device/hopper_gemm.cu"
-export CUTUNE_CUTLASS_INCLUDE="$root/third_party/cutlass/include"
 export XDG_CACHE_HOME="$scratch/cache"   # cold compile caches, inside $OUT
 export TMPDIR="$scratch/tmp"
-[[ -d "$CUTUNE_CUTLASS_INCLUDE/cute" ]] || { echo "runtime-bench.sh: no CUTLASS headers" >&2; exit 1; }
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw --format=csv,noheader |
-  tee "$out/gpu.txt"
+record_gpu "$out/gpu.txt"
 echo "setup done at $(elapsed) s"
 
 echo "=== 1. GEMM runtime family on the device (test_runtime_gemm_gpu)"

@@ -3,13 +3,13 @@
 #include <dlfcn.h>
 #include <fmt/format.h>
 
-#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
 #include "cutune/cpu.hpp"
 #include "cutune/runtime.hpp"
 #include "cutune/spec.hpp"
+#include "eval/backend_support.hpp"
 #include "eval/compile_pool.hpp"
 #include "eval/hash.hpp"
 
@@ -22,13 +22,6 @@ std::string read_text(const std::filesystem::path& path) {
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
-}
-
-std::filesystem::path default_cache_dir() {
-  const char* xdg = std::getenv("XDG_CACHE_HOME");
-  if (xdg != nullptr && xdg[0] == '/') return std::filesystem::path(xdg) / "cutune" / "runtime";
-  const char* home = std::getenv("HOME");
-  return std::filesystem::path(home != nullptr ? home : "/tmp") / ".cache" / "cutune" / "runtime";
 }
 
 CpuOptions cpu_options(const std::filesystem::path& cache_dir) {
@@ -45,7 +38,8 @@ class CpuLoader {
       : spec_(spec),
         // Any problem serves: the command depends on the config only (sizes are scalars).
         commands_(spec, spec.problem, cpu_options(options.cache_dir)),
-        pool_(options.cache_dir.empty() ? default_cache_dir() : options.cache_dir / "runtime") {
+        pool_(options.cache_dir.empty() ? eval::default_cache_dir("runtime")
+                                        : options.cache_dir / "runtime") {
     eval::Fnv1a base;
     base.field(commands_.toolchain()).field(commands_.device_name()).field(read_text(spec.source));
     for (const auto& depend : spec.compile.depends) base.field(read_text(depend));

@@ -8,15 +8,13 @@
 #include "cutune/cuda.hpp"
 #include "cutune/runtime.hpp"
 #include "cutune/spec.hpp"
+#include "runtime/cuda_context.hpp"
 
 namespace cutune {
 namespace {
 
-std::string error_text(CUresult code) {
-  const char* name = nullptr;
-  cuGetErrorName(code, &name);
-  return name != nullptr ? name : fmt::format("CUresult {}", static_cast<int>(code));
-}
+using runtime::ContextScope;
+using runtime::error_text;
 
 CudaOptions cuda_options(const CudaFamilyOptions& options) {
   CudaOptions out;
@@ -24,25 +22,6 @@ CudaOptions cuda_options(const CudaFamilyOptions& options) {
   out.devices = {options.device};
   return out;
 }
-
-// Makes `context` current on this thread for a scope (a background tune's thread has none).
-class ContextScope {
- public:
-  explicit ContextScope(CUcontext context) {
-    CUcontext current = nullptr;
-    cuCtxGetCurrent(&current);
-    pushed_ = current != context && cuCtxPushCurrent(context) == CUDA_SUCCESS;
-  }
-  ~ContextScope() {
-    CUcontext ignored;
-    if (pushed_) cuCtxPopCurrent(&ignored);
-  }
-  ContextScope(const ContextScope&) = delete;
-  ContextScope& operator=(const ContextScope&) = delete;
-
- private:
-  bool pushed_ = false;
-};
 
 class CudaLoader {
  public:

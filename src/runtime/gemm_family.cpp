@@ -9,41 +9,20 @@
 #include "cutune/gemm.hpp"
 #include "gemm/gemm_space.hpp"
 #include "registry.hpp"
+#include "runtime/cuda_context.hpp"
 #include "runtime/gemm_cubins.hpp"
 
 namespace cutune {
 namespace {
 
-std::string error_text(CUresult code) {
-  const char* name = nullptr;
-  cuGetErrorName(code, &name);
-  return name != nullptr ? name : fmt::format("CUresult {}", static_cast<int>(code));
-}
+using runtime::ContextScope;
+using runtime::error_text;
 
 void check(CUresult code, const char* what) {
   if (code != CUDA_SUCCESS) {
     throw std::runtime_error(fmt::format("gemm_family: {}: {}", what, error_text(code)));
   }
 }
-
-// Makes `context` current on this thread for a scope (a background tune's thread has none).
-class ContextScope {
- public:
-  explicit ContextScope(CUcontext context) {
-    CUcontext current = nullptr;
-    cuCtxGetCurrent(&current);
-    pushed_ = current != context && cuCtxPushCurrent(context) == CUDA_SUCCESS;
-  }
-  ~ContextScope() {
-    CUcontext ignored;
-    if (pushed_) cuCtxPopCurrent(&ignored);
-  }
-  ContextScope(const ContextScope&) = delete;
-  ContextScope& operator=(const ContextScope&) = delete;
-
- private:
-  bool pushed_ = false;
-};
 
 bool same_operands(const gemm::GemmOperands& a, const gemm::GemmOperands& b) {
   return a.a == b.a && a.b == b.b && a.d == b.d && a.workspace == b.workspace;

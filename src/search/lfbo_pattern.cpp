@@ -9,10 +9,10 @@
 //     restarts go where good configs are likely rather than anywhere.
 #include <algorithm>
 #include <numeric>
-#include <unordered_set>
 
 #include "cutune/surrogate.hpp"
 #include "strategies.hpp"
+#include "walker.hpp"
 
 namespace cutune::search {
 namespace {
@@ -32,34 +32,19 @@ LfboSettings settings_for(Effort effort) {
                                  : LfboSettings{16, 4, 2, 4, 2000, 0.15, 24};
 }
 
-class LfboPatternSearch final : public QueuedStrategy {
+class LfboPatternSearch final : public WalkerStrategy {
  public:
   explicit LfboPatternSearch(LfboSettings settings) : settings_(settings) {}
   std::string_view name() const override { return "lfbo"; }
 
  private:
-  struct Walker {
-    Config centre;
-    double cost;
-    int radius = 1;
-  };
-
   void on_start() override {
-    initialized_ = false;
-    restart_sampled_ = false;
-    walker_.reset();
-    centres_.clear();
+    WalkerStrategy::on_start();
     model_.reset();
   }
 
   void refill(std::size_t wanted) override {
-    if (!initialized_) {
-      initialized_ = true;
-      const std::size_t seeds = offer_seeds();
-      if (seeds < settings_.initial_samples) offer_random(settings_.initial_samples - seeds);
-      restart_sampled_ = true;
-      return;
-    }
+    if (offer_initial(settings_.initial_samples)) return;
     fit();
     while (true) {
       if (!walker_ && !start_walker()) {
@@ -108,66 +93,23 @@ class LfboPatternSearch final : public QueuedStrategy {
     return offer_best(fresh_candidates(state_, std::move(pool)), settings_.restart_samples);
   }
 
-  bool start_walker() {
-    for (const Config& seed : state_.context().seeds) {
-      const std::optional<Config> normalized = state_.normalize(seed);
-      if (normalized && try_start(*normalized)) return true;
-    }
-    if (!restart_sampled_) return false;
-    for (std::size_t i : state_.ranking()) {
-      if (try_start(state_.evaluated()[i])) {
-        restart_sampled_ = false;
-        return true;
-      }
-    }
-    return false;
-  }
-
-  bool try_start(const Config& centre) {
-    const std::optional<double> cost = state_.cost(centre);
-    if (!cost || !std::isfinite(*cost) || !centres_.insert(centre.hash()).second) return false;
-    walker_ = Walker{centre, *cost};
-    return true;
-  }
-
   // Queues the most promising unmeasured neighbours (true), or moves to a better measured
   // neighbour, widens, or retires the walker (false).
   bool step() {
-    Walker& w = *walker_;
-    std::optional<Config> best;
-    double best_cost = w.cost;
     std::vector<Config> unmeasured;
-    for (Config& neighbour : state_.space().neighbours(w.centre, w.radius)) {
-      std::optional<Config> normalized = state_.normalize(std::move(neighbour));
-      if (!normalized) continue;
-      if (const std::optional<double> cost = state_.cost(*normalized)) {
-        if (*cost < best_cost) {
-          best_cost = *cost;
-          best = std::move(normalized);
-        }
-      } else if (!state_.proposed(*normalized)) {
-        unmeasured.push_back(std::move(*normalized));
-      }
-    }
+    std::optional<Walker> best = best_neighbour([&](Config neighbour) {
+      if (!state_.proposed(neighbour)) unmeasured.push_back(std::move(neighbour));
+    });
     if (best) {
-      centres_.insert(best->hash());
-      w = Walker{std::move(*best), best_cost};
+      move_to(std::move(*best));
       return false;
     }
     if (offer_best(std::move(unmeasured), settings_.batch) > 0) return true;
-    if (w.radius < settings_.max_radius) {
-      ++w.radius;
-    } else {
-      walker_.reset();
-    }
+    widen_or_retire(settings_.max_radius);
     return false;
   }
 
   LfboSettings settings_;
-  bool initialized_ = false;
-  bool restart_sampled_ = false;
-  std::optional<Walker> walker_;
-  std::unordered_set<std::uint64_t> centres_;
   std::optional<GoodConfigModel> model_;
 };
 

@@ -3,9 +3,8 @@
 // improves; with no improvement it widens the radius, and at the widest radius it has converged.
 // Walkers start from every eligible seed, then from the best measured config not yet used as a
 // centre, after a few fresh random samples have widened the choice.
-#include <unordered_set>
-
 #include "strategies.hpp"
+#include "walker.hpp"
 
 namespace cutune::search {
 namespace {
@@ -20,33 +19,14 @@ PatternSettings settings_for(Effort effort) {
   return effort == Effort::quick ? PatternSettings{8, 4, 1} : PatternSettings{16, 8, 2};
 }
 
-class PatternSearch final : public QueuedStrategy {
+class PatternSearch final : public WalkerStrategy {
  public:
   explicit PatternSearch(PatternSettings settings) : settings_(settings) {}
   std::string_view name() const override { return "pattern"; }
 
  private:
-  struct Walker {
-    Config centre;
-    double cost;
-    int radius = 1;
-  };
-
-  void on_start() override {
-    initialized_ = false;
-    restart_sampled_ = false;
-    walker_.reset();
-    centres_.clear();
-  }
-
   void refill(std::size_t wanted) override {
-    if (!initialized_) {
-      initialized_ = true;
-      const std::size_t seeds = offer_seeds();
-      if (seeds < settings_.initial_samples) offer_random(settings_.initial_samples - seeds);
-      restart_sampled_ = true;
-      return;
-    }
+    if (offer_initial(settings_.initial_samples)) return;
     while (true) {
       if (!walker_ && !start_walker()) {
         if (!restart_sampled_ && offer_random(settings_.restart_samples) > 0) {
@@ -60,64 +40,22 @@ class PatternSearch final : public QueuedStrategy {
     }
   }
 
-  // A walker from the first unused seed, else from the best measured config never a centre.
-  bool start_walker() {
-    for (const Config& seed : state_.context().seeds) {
-      const std::optional<Config> normalized = state_.normalize(seed);
-      if (normalized && try_start(*normalized)) return true;
-    }
-    if (!restart_sampled_) return false;
-    for (std::size_t i : state_.ranking()) {
-      if (try_start(state_.evaluated()[i])) {
-        restart_sampled_ = false;
-        return true;
-      }
-    }
-    return false;
-  }
-
-  bool try_start(const Config& centre) {
-    const std::optional<double> cost = state_.cost(centre);
-    if (!cost || !std::isfinite(*cost) || !centres_.insert(centre.hash()).second) return false;
-    walker_ = Walker{centre, *cost};
-    return true;
-  }
-
   // Queues the unmeasured neighbours (true), or moves, widens or retires the walker (false).
   bool explore_neighbourhood() {
-    Walker& w = *walker_;
-    std::optional<Config> best;
-    double best_cost = w.cost;
     bool queued = false;
-    for (Config& neighbour : state_.space().neighbours(w.centre, w.radius)) {
-      std::optional<Config> normalized = state_.normalize(std::move(neighbour));
-      if (!normalized) continue;
-      if (const std::optional<double> cost = state_.cost(*normalized)) {
-        if (*cost < best_cost) {
-          best_cost = *cost;
-          best = std::move(normalized);
-        }
-      } else if (offer(std::move(*normalized))) {
-        queued = true;
-      }
-    }
+    std::optional<Walker> best = best_neighbour([&](Config neighbour) {
+      if (offer(std::move(neighbour))) queued = true;
+    });
     if (queued) return true;
     if (best) {
-      centres_.insert(best->hash());
-      w = Walker{std::move(*best), best_cost};
-    } else if (w.radius < settings_.max_radius) {
-      ++w.radius;
+      move_to(std::move(*best));
     } else {
-      walker_.reset();
+      widen_or_retire(settings_.max_radius);
     }
     return false;
   }
 
   PatternSettings settings_;
-  bool initialized_ = false;
-  bool restart_sampled_ = false;
-  std::optional<Walker> walker_;
-  std::unordered_set<std::uint64_t> centres_;
 };
 
 }  // namespace

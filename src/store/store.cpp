@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <chrono>
 #include <cmath>
@@ -49,7 +50,10 @@ CREATE TABLE measurements(
   max_rel_error REAL,
   detail TEXT NOT NULL,
   tune_id TEXT NOT NULL,
-  timestamp REAL NOT NULL);
+  timestamp REAL NOT NULL,
+  iqr_spread REAL,
+  min_ms REAL,
+  max_ms REAL);
 CREATE INDEX measurements_by_config ON measurements(key_id, config_hash, id);
 CREATE VIEW latest_per_config AS
   SELECT * FROM (
@@ -65,23 +69,35 @@ CREATE VIEW best_per_key AS
   WHERE position = 1;
 )sql";
 
+// Columns of measurements added after schema version 1 was first released, without a version
+// change: a store without them is migrated when opened for writing (ALTER TABLE ADD COLUMN, NULL
+// in the old rows), and read as NULL when opened read-only. Older cutune builds name their
+// columns, so they go on reading and writing a migrated store (leaving these NULL).
+constexpr std::array<std::string_view, 3> kAddedColumns{"iqr_spread", "min_ms", "max_ms"};
+
 // Every query that returns StoredResult rows selects these columns from a measurement source
 // aliased m joined to its key k, so that one function reads them all.
-constexpr std::string_view kResultColumns =
-    "k.family, k.family_version, k.problem, k.device, k.toolchain, m.config_hash, "
-    "m.config_json, m.outcome, m.time_ms, m.spread, m.repetitions, m.compile_s, "
-    "m.max_rel_error, m.detail, m.tune_id, m.timestamp";
+std::string result_columns(bool has_added_columns) {
+  std::string columns =
+      "k.family, k.family_version, k.problem, k.device, k.toolchain, m.config_hash, "
+      "m.config_json, m.outcome, m.time_ms, m.spread, m.repetitions, m.compile_s, "
+      "m.max_rel_error, m.detail, m.tune_id, m.timestamp";
+  for (const std::string_view column : kAddedColumns) {
+    columns += has_added_columns ? fmt::format(", m.{}", column) : std::string(", NULL");
+  }
+  return columns;
+}
 constexpr std::string_view kKeyIdOfParameters =
     "(SELECT id FROM tuning_keys WHERE family = ?1 AND family_version = ?2 AND problem = ?3 "
     "AND device = ?4 AND toolchain = ?5)";
 constexpr std::string_view kKeyOrder =
     "k.family, k.family_version, k.problem, k.device, k.toolchain";
 
-std::string results_query(std::string_view source, std::string_view condition,
-                          std::string_view order) {
+std::string results_query(bool has_added_columns, std::string_view source,
+                          std::string_view condition, std::string_view order) {
   return fmt::format(
       "SELECT {} FROM {} m JOIN tuning_keys k ON k.id = m.key_id WHERE {} ORDER BY {}",
-      kResultColumns, source, condition, order);
+      result_columns(has_added_columns), source, condition, order);
 }
 
 void bind_key(sqlite::Statement& statement, const TuningKey& key) {
@@ -163,6 +179,25 @@ std::vector<std::string> table_names(sqlite::Connection& db) {
   return names;
 }
 
+std::vector<std::string> column_names(sqlite::Connection& db, std::string_view table) {
+  sqlite::Statement statement(db, "SELECT name FROM pragma_table_info(?1)");
+  statement.bind(1, table);
+  std::vector<std::string> names;
+  while (statement.step()) names.push_back(statement.text(0));
+  return names;
+}
+
+std::vector<std::string_view> missing_added_columns(sqlite::Connection& db) {
+  const std::vector<std::string> present = column_names(db, "measurements");
+  std::vector<std::string_view> missing;
+  for (const std::string_view column : kAddedColumns) {
+    if (std::find(present.begin(), present.end(), column) == present.end()) {
+      missing.push_back(column);
+    }
+  }
+  return missing;
+}
+
 std::string meta_value(sqlite::Connection& db, std::string_view name) {
   sqlite::Statement statement(db, "SELECT value FROM cutune_meta WHERE name = ?1");
   statement.bind(1, name);
@@ -186,31 +221,36 @@ std::string TuningKey::hash() const {
 struct Store::Impl {
   // Prepared once per connection, after the schema is known to be there.
   struct Statements {
-    explicit Statements(const sqlite::Connection& db)
+    // has_added_columns is false only for a store opened read-only that predates kAddedColumns;
+    // its insert (never run) leaves them out.
+    Statements(const sqlite::Connection& db, bool has_added_columns)
         : insert_key(db,
                      "INSERT INTO tuning_keys(family, family_version, problem, device, toolchain) "
                      "VALUES(?1, ?2, ?3, ?4, ?5) ON CONFLICT DO NOTHING"),
           insert_measurement(
-              db, fmt::format("INSERT INTO measurements(key_id, config_hash, config_json, outcome, "
-                              "time_ms, spread, repetitions, compile_s, max_rel_error, detail, "
-                              "tune_id, timestamp) VALUES({}, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
-                              "?14, ?15, ?16)",
-                              kKeyIdOfParameters)),
+              db,
+              fmt::format("INSERT INTO measurements(key_id, config_hash, config_json, outcome, "
+                          "time_ms, spread, repetitions, compile_s, max_rel_error, detail, "
+                          "tune_id, timestamp{}) VALUES({}, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
+                          "?13, ?14, ?15, ?16{})",
+                          has_added_columns ? fmt::format(", {}", fmt::join(kAddedColumns, ", "))
+                                            : std::string(),
+                          kKeyIdOfParameters, has_added_columns ? ", ?17, ?18, ?19" : "")),
           key_id(db, fmt::format("SELECT {}", kKeyIdOfParameters)),
           // The reads below take the key's id rather than its fields: SQLite pushes a bound
           // key_id into the views' window functions but not a subquery.
-          find(db, results_query("measurements", "m.key_id = ?1 AND m.config_hash = ?2",
-                                 "m.id DESC LIMIT 1")),
-          results(db, results_query("measurements", "m.key_id = ?1", "m.id")),
+          find(db, results_query(has_added_columns, "measurements",
+                                 "m.key_id = ?1 AND m.config_hash = ?2", "m.id DESC LIMIT 1")),
+          results(db, results_query(has_added_columns, "measurements", "m.key_id = ?1", "m.id")),
           count(db, "SELECT count(*) FROM measurements WHERE key_id = ?1"),
-          best(db, results_query("latest_per_config", "m.key_id = ?1 AND m.outcome = 'ok'",
-                                 "m.time_ms, m.id LIMIT ?2")),
+          best(db, results_query(has_added_columns, "latest_per_config",
+                                 "m.key_id = ?1 AND m.outcome = 'ok'", "m.time_ms, m.id LIMIT ?2")),
           keys(db, fmt::format("SELECT family, family_version, problem, device, toolchain FROM "
                                "tuning_keys k WHERE (?1 = '' OR family = ?1) AND (?2 = '' OR "
                                "device = ?2) ORDER BY {}",
                                kKeyOrder)),
           best_per_key(db,
-                       results_query("best_per_key",
+                       results_query(has_added_columns, "best_per_key",
                                      "(?1 = '' OR k.family = ?1) AND (?2 = '' OR k.device = ?2)",
                                      kKeyOrder)) {}
 
@@ -244,6 +284,7 @@ struct Store::Impl {
     if (tables.empty()) {
       if (mode == OpenMode::read_only) fail("empty database: no cutune results store in it");
       create_schema();
+      add_missing_columns();  // when an older cutune created it first
       return;
     }
     if (std::find(tables.begin(), tables.end(), "cutune_meta") == tables.end()) {
@@ -270,7 +311,24 @@ struct Store::Impl {
           kSchemaVersion,
           std::atoi(version.c_str()) > kSchemaVersion ? " (a newer cutune wrote it)" : ""));
     }
-    if (mode == OpenMode::read_write) enable_wal();
+    if (mode == OpenMode::read_write) {
+      enable_wal();
+      add_missing_columns();
+    }
+    has_added_columns = retry_while_busy([&] { return missing_added_columns(db).empty(); });
+  }
+
+  // A store written before kAddedColumns gets them, NULL in its rows. Another writer may be
+  // doing the same: the check is repeated under the write lock.
+  void add_missing_columns() {
+    if (retry_while_busy([&] { return missing_added_columns(db).empty(); })) return;
+    retry_while_busy([&] {
+      WriteTransaction transaction(db);
+      for (const std::string_view column : missing_added_columns(db)) {
+        db.execute(fmt::format("ALTER TABLE measurements ADD COLUMN {} REAL", column).c_str());
+      }
+      transaction.commit();
+    });
   }
 
   void enable_wal() {
@@ -319,6 +377,9 @@ struct Store::Impl {
     result.measurement.detail = row.text(13);
     result.tune_id = row.text(14);
     result.timestamp = row.real(15);
+    result.measurement.iqr_spread = row.real(16);
+    result.measurement.min_ms = row.real(17);
+    result.measurement.max_ms = row.real(18);
     return result;
   }
 
@@ -344,7 +405,7 @@ struct Store::Impl {
                                                   : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
     auto impl = std::make_unique<Impl>(path, mode, uri, flags);
     impl->check_or_create_schema();
-    impl->sql = std::make_unique<Statements>(impl->db);
+    impl->sql = std::make_unique<Statements>(impl->db, impl->has_added_columns);
     return impl;
   }
 
@@ -360,6 +421,7 @@ struct Store::Impl {
   fs::path path;
   OpenMode mode;
   sqlite::Connection db;
+  bool has_added_columns = true;  // see kAddedColumns
   std::unique_ptr<Statements> sql;
 };
 
@@ -460,6 +522,9 @@ void Store::record(const StoredResult& result) {
         insert.bind(14, m.detail);
         insert.bind(15, result.tune_id);
         insert.bind(16, result.timestamp);
+        insert.bind(17, m.iqr_spread);
+        insert.bind(18, m.min_ms);
+        insert.bind(19, m.max_ms);
         insert.step();
       }
       transaction.commit();

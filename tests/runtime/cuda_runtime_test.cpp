@@ -8,20 +8,13 @@
 
 #include "cutune/runtime.hpp"
 #include "cutune/spec.hpp"
+#include "runtime/cuda_testing.hpp"
 
 namespace cutune {
 namespace {
 
-class CudaRuntime : public ::testing::Test {
+class CudaRuntime : public testing::CudaContextTest {
  protected:
-  void SetUp() override {
-    ASSERT_EQ(cuInit(0), CUDA_SUCCESS);
-    CUdevice device;
-    ASSERT_EQ(cuDeviceGet(&device, 0), CUDA_SUCCESS);
-    ASSERT_EQ(cuDevicePrimaryCtxRetain(&context_, device), CUDA_SUCCESS);
-    ASSERT_EQ(cuCtxSetCurrent(context_), CUDA_SUCCESS);
-  }
-
   // Launches a row_sum kernel on rows x cols and checks every sum.
   void expect_row_sums(const Kernel& kernel, long long rows, long long cols) {
     std::vector<float> host(static_cast<std::size_t>(rows * cols));
@@ -46,7 +39,6 @@ class CudaRuntime : public ::testing::Test {
 
   const KernelSpec spec_ =
       load_spec(std::filesystem::path(CUTUNE_EXAMPLES_DIR) / "cuda/reduction.json");
-  CUcontext context_ = nullptr;
 };
 
 RuntimeOptions options(Policy policy) {

@@ -11,6 +11,7 @@
 
 #include "cutune/gemm.hpp"
 #include "gemm/gemm_space.hpp"
+#include "runtime/cuda_testing.hpp"
 #include "store/store_testing.hpp"
 
 namespace cutune {
@@ -102,14 +103,11 @@ struct Buffers {
   }
 };
 
-class GemmRuntime : public ::testing::Test {
+class GemmRuntime : public testing::CudaContextTest {
  protected:
   void SetUp() override {
-    ASSERT_EQ(cuInit(0), CUDA_SUCCESS);
-    CUdevice device;
-    ASSERT_EQ(cuDeviceGet(&device, 0), CUDA_SUCCESS);
-    ASSERT_EQ(cuDevicePrimaryCtxRetain(&context_, device), CUDA_SUCCESS);
-    ASSERT_EQ(cuCtxSetCurrent(context_), CUDA_SUCCESS);
+    CudaContextTest::SetUp();
+    if (HasFatalFailure()) return;
     options_.compile.cache_dir = cache_.path();
   }
 
@@ -122,7 +120,6 @@ class GemmRuntime : public ::testing::Test {
 
   testing::TempDir cache_;
   GemmFamilyOptions options_;
-  CUcontext context_ = nullptr;
 };
 
 TEST_F(GemmRuntime, DefaultConfigMatchesTheHostReferenceAndCachesItsLaunch) {

@@ -123,6 +123,10 @@ TEST(ExportJson, HoldsKeyConfigAndTiming) {
   EXPECT_EQ(first["config"]["order"], nlohmann::json::array({0, 1, 2}));
   EXPECT_EQ(first["config"]["tile-m"], 16);
   EXPECT_DOUBLE_EQ(first["time_ms"].get<double>(), 0.25);
+  EXPECT_DOUBLE_EQ(first["iqr_spread"].get<double>(), 0.005);
+  EXPECT_DOUBLE_EQ(first["spread"].get<double>(), 0.02);
+  EXPECT_DOUBLE_EQ(first["min_ms"].get<double>(), 0.25 * 0.99);
+  EXPECT_DOUBLE_EQ(first["max_ms"].get<double>(), 0.25 * 1.01);
   EXPECT_EQ(first["repetitions"], 100);
   EXPECT_EQ(first["tune_id"], "tune-1");
 }

@@ -93,7 +93,10 @@ TEST(Store, RecordsAndReadsBackEveryField) {
   EXPECT_EQ(first.config_json, ok.config_json);
   EXPECT_EQ(first.measurement.outcome, Outcome::ok);
   EXPECT_DOUBLE_EQ(first.measurement.time_ms, 0.731);
+  EXPECT_DOUBLE_EQ(first.measurement.iqr_spread, 0.005);
   EXPECT_DOUBLE_EQ(first.measurement.spread, 0.02);
+  EXPECT_DOUBLE_EQ(first.measurement.min_ms, 0.731 * 0.99);
+  EXPECT_DOUBLE_EQ(first.measurement.max_ms, 0.731 * 1.01);
   EXPECT_EQ(first.measurement.repetitions, 100);
   EXPECT_DOUBLE_EQ(first.measurement.compile_s, 1.5);
   EXPECT_DOUBLE_EQ(first.measurement.max_rel_error, 1e-3);
@@ -103,6 +106,8 @@ TEST(Store, RecordsAndReadsBackEveryField) {
   EXPECT_EQ(second.measurement.outcome, Outcome::crash);
   EXPECT_TRUE(std::isnan(second.measurement.time_ms));
   EXPECT_TRUE(std::isnan(second.measurement.max_rel_error));
+  EXPECT_TRUE(std::isnan(second.measurement.iqr_spread));
+  EXPECT_TRUE(std::isnan(second.measurement.min_ms));
   EXPECT_EQ(second.measurement.detail, "signal 11 (SIGSEGV)");
   EXPECT_EQ(second.tune_id, "tune-2");
   EXPECT_EQ(store.measurement_count(gemm_key()), 2);
@@ -335,6 +340,102 @@ TEST(Store, ReadOnlyFileInReadOnlyFolderOpensReadOnly) {
   EXPECT_EQ(WEXITSTATUS(status), 0) << "10: cannot drop root, 11: wrong rows, 12: wrote to a "
                                        "read-only store, 13: open or read failed";
   EXPECT_FALSE(std::filesystem::exists(path.string() + "-shm"));
+}
+
+// A store as cutune wrote it before measurements kept the robust spread and the extremes
+// (iqr_spread, min_ms, max_ms): schema version 1 as first released, with one timed row.
+void write_store_without_robust_spread(const std::filesystem::path& path) {
+  raw_sql(path, R"sql(
+CREATE TABLE cutune_meta(name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE tuning_keys(
+  id INTEGER PRIMARY KEY,
+  family TEXT NOT NULL,
+  family_version TEXT NOT NULL,
+  problem TEXT NOT NULL,
+  device TEXT NOT NULL,
+  toolchain TEXT NOT NULL,
+  UNIQUE(family, family_version, problem, device, toolchain));
+CREATE TABLE measurements(
+  id INTEGER PRIMARY KEY,
+  key_id INTEGER NOT NULL REFERENCES tuning_keys(id),
+  config_hash TEXT NOT NULL,
+  config_json TEXT NOT NULL,
+  outcome TEXT NOT NULL,
+  time_ms REAL,
+  spread REAL,
+  repetitions INTEGER NOT NULL,
+  compile_s REAL NOT NULL,
+  max_rel_error REAL,
+  detail TEXT NOT NULL,
+  tune_id TEXT NOT NULL,
+  timestamp REAL NOT NULL);
+CREATE INDEX measurements_by_config ON measurements(key_id, config_hash, id);
+CREATE VIEW latest_per_config AS
+  SELECT * FROM (
+    SELECT m.*, row_number() OVER (PARTITION BY m.key_id, m.config_hash ORDER BY m.id DESC)
+      AS newness
+    FROM measurements m)
+  WHERE newness = 1;
+CREATE VIEW best_per_key AS
+  SELECT * FROM (
+    SELECT l.*, row_number() OVER (PARTITION BY l.key_id ORDER BY l.time_ms, l.id) AS position
+    FROM latest_per_config l
+    WHERE l.outcome = 'ok')
+  WHERE position = 1;
+INSERT INTO cutune_meta VALUES('format', 'cutune-results'), ('schema_version', '1');
+INSERT INTO tuning_keys VALUES(1, 'gemm', 'src-1a2b', 'm=2048,n=4096,k=4096,dtype=bf16',
+  'NVIDIA H200 sm_90', 'nvcc 13.0, driver 580');
+INSERT INTO measurements VALUES(1, 1, 'cfg-128', '{"block_m": 128}', 'ok', 0.8, 0.35, 100, 1.5,
+  1e-3, '', 'tune-0', 1.7e9);
+SELECT 1)sql");
+}
+
+const char* kAddedColumnsQuery =
+    "SELECT count(*) FROM pragma_table_info('measurements') WHERE name IN "
+    "('iqr_spread', 'min_ms', 'max_ms')";
+
+TEST(Store, StoreWithoutRobustSpreadReadsReadOnlyAndIsLeftAlone) {
+  TempDir dir;
+  const auto path = dir / "results.db";
+  write_store_without_robust_spread(path);
+  const std::string before = read_bytes(path);
+  {
+    auto store = Store::open(path, OpenMode::read_only);
+    const auto best = store.best_per_key();
+    ASSERT_EQ(best.size(), 1u);
+    EXPECT_DOUBLE_EQ(best[0].measurement.time_ms, 0.8);
+    EXPECT_DOUBLE_EQ(best[0].measurement.spread, 0.35);
+    EXPECT_TRUE(std::isnan(best[0].measurement.iqr_spread));  // unknown, not made up
+    EXPECT_TRUE(std::isnan(best[0].measurement.min_ms));
+    EXPECT_TRUE(std::isnan(best[0].measurement.max_ms));
+    EXPECT_EQ(store.best(gemm_key(), 1).at(0).config_hash, "cfg-128");
+    EXPECT_TRUE(store.find(gemm_key(), "cfg-128").has_value());
+  }
+  EXPECT_EQ(read_bytes(path), before);
+  EXPECT_EQ(raw_sql(path, kAddedColumnsQuery), "0");
+}
+
+TEST(Store, StoreWithoutRobustSpreadGainsItsColumnsWhenOpenedForWriting) {
+  TempDir dir;
+  const auto path = dir / "results.db";
+  write_store_without_robust_spread(path);
+  auto reader = Store::open(path, OpenMode::read_only);  // prepared before the migration
+  {
+    auto store = Store::open(path);
+    EXPECT_EQ(raw_sql(path, kAddedColumnsQuery), "3");
+    store.record(timed(gemm_key(), 64, 0.6));
+    const auto results = store.results(gemm_key());
+    ASSERT_EQ(results.size(), 2u);
+    EXPECT_DOUBLE_EQ(results[0].measurement.spread, 0.35);
+    EXPECT_TRUE(std::isnan(results[0].measurement.iqr_spread));
+    EXPECT_DOUBLE_EQ(results[1].measurement.iqr_spread, 0.005);
+    EXPECT_DOUBLE_EQ(results[1].measurement.max_ms, 0.6 * 1.01);
+    EXPECT_EQ(store.best(gemm_key(), 1).at(0).config_hash, "cfg-64");
+  }
+  // Opening again finds nothing to add; the reader from before goes on reading.
+  EXPECT_EQ(Store::open(path).measurement_count(gemm_key()), 2);
+  EXPECT_EQ(reader.best(gemm_key(), 1).at(0).config_hash, "cfg-64");
+  EXPECT_EQ(raw_sql(path, "SELECT value FROM cutune_meta WHERE name = 'schema_version'"), "1");
 }
 
 TEST(Store, ReadOnlyOpenSeesRowsOfALiveWriter) {

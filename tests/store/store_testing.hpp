@@ -47,7 +47,10 @@ inline StoredResult timed(const TuningKey& key, int block_m, double time_ms,
       fmt::format(R"({{"block_m": {}, "swizzle": true, "layout": "row"}})", block_m);
   result.measurement.outcome = Outcome::ok;
   result.measurement.time_ms = time_ms;
+  result.measurement.iqr_spread = 0.005;
   result.measurement.spread = 0.02;
+  result.measurement.min_ms = time_ms * 0.99;
+  result.measurement.max_ms = time_ms * 1.01;
   result.measurement.repetitions = 100;
   result.measurement.compile_s = 1.5;
   result.measurement.max_rel_error = 1e-3;

@@ -14,6 +14,7 @@
 #include "cutune/dispatch.hpp"
 #include "cutune/store.hpp"
 #include "dispatch_command.hpp"
+#include "store_options.hpp"
 
 namespace cutune::cli {
 namespace {
@@ -58,8 +59,7 @@ void add_dispatch_fit_options(CLI::App& command, DispatchArgs& args) {
 }
 
 void run_dispatch(const DispatchArgs& options) {
-  const std::filesystem::path path =
-      options.db.empty() ? Store::default_path() : std::filesystem::path(options.db);
+  const std::filesystem::path path = store_path(options.db);
   auto store = Store::open(path, OpenMode::read_only);
   const auto dispatcher = Dispatcher::fit(store, options.fit);
   // Both texts first, so that a failure leaves no file half-updated.
@@ -79,9 +79,7 @@ const RegisterCommand registration{[](CLI::App& app) {
       "Fit a rule mapping any problem of a family to one of a few tuned configs, and report how "
       "close its picks come to per-shape tuning on held-out shapes");
   auto options = std::make_shared<DispatchArgs>();
-  command->add_option("--db", options->db,
-                      "Results store (default: $CUTUNE_DB, else "
-                      "$XDG_CACHE_HOME/cutune/results.db or ~/.cache/cutune/results.db)");
+  add_db_option(*command, options->db);
   command->add_option("--family", options->fit.family, "Kernel family")->required();
   command->add_option("--device", options->fit.device,
                       "Device key (default: the one with the most tuned shapes)");

@@ -14,6 +14,7 @@
 #include "command.hpp"
 #include "cutune/store.hpp"
 #include "dispatch_command.hpp"
+#include "store_options.hpp"
 
 namespace {
 
@@ -50,8 +51,7 @@ void write_file(const std::filesystem::path& path, const std::string& text) {
 }
 
 void export_best(const ExportOptions& options) {
-  const std::filesystem::path path =
-      options.db.empty() ? cutune::Store::default_path() : std::filesystem::path(options.db);
+  const std::filesystem::path path = cutune::cli::store_path(options.db);
   auto store = cutune::Store::open(path, cutune::OpenMode::read_only);
   const auto best = store.best_per_key(options.filter);
   // Build both before writing either, so that bad input leaves no file half-updated.
@@ -72,11 +72,8 @@ const cutune::cli::RegisterCommand registration{[](CLI::App& app) {
   auto* command = app.add_subcommand(
       "export", "Write the fastest config of every tuning key as JSON and/or a C++ header");
   auto options = std::make_shared<ExportOptions>();
-  command->add_option("--db", options->db,
-                      "Results store (default: $CUTUNE_DB, else "
-                      "$XDG_CACHE_HOME/cutune/results.db or ~/.cache/cutune/results.db)");
-  command->add_option("--family", options->filter.family, "Only keys of this kernel family");
-  command->add_option("--device", options->filter.device, "Only keys of this device");
+  cutune::cli::add_db_option(*command, options->db);
+  cutune::cli::add_key_filter_options(*command, options->filter);
   auto* json = command->add_option("--json", options->json_path, "Write JSON to this file");
   auto* header = command->add_option(
       "--header", options->header_path,

@@ -10,6 +10,7 @@
 
 #include "command.hpp"
 #include "cutune/store.hpp"
+#include "store_options.hpp"
 
 namespace {
 
@@ -41,8 +42,7 @@ std::string optional_number(double value, std::string_view format) {
 }
 
 void show(const ShowOptions& options) {
-  const std::filesystem::path path =
-      options.db.empty() ? cutune::Store::default_path() : std::filesystem::path(options.db);
+  const std::filesystem::path path = cutune::cli::store_path(options.db);
   auto store = cutune::Store::open(path, cutune::OpenMode::read_only);
   const auto best = store.best_per_key(options.filter);
   if (options.json) {
@@ -59,7 +59,7 @@ void show(const ShowOptions& options) {
     const auto& key = result.key;
     rows.push_back({key.family, key.family_version.substr(0, 12), key.problem, key.device,
                     key.toolchain, fmt::format("{:.4f}", result.measurement.time_ms),
-                    optional_number(result.measurement.spread * 100.0, "{:.1f}%"),
+                    optional_number(result.measurement.iqr_spread * 100.0, "{:.1f}%"),
                     std::to_string(store.measurement_count(key)), result.config_json});
   }
   print_table(rows);
@@ -69,11 +69,8 @@ const cutune::cli::RegisterCommand registration{[](CLI::App& app) {
   auto* command = app.add_subcommand(
       "show", "List the fastest measured config of every tuning key in the results store");
   auto options = std::make_shared<ShowOptions>();
-  command->add_option("--db", options->db,
-                      "Results store (default: $CUTUNE_DB, else "
-                      "$XDG_CACHE_HOME/cutune/results.db or ~/.cache/cutune/results.db)");
-  command->add_option("--family", options->filter.family, "Only keys of this kernel family");
-  command->add_option("--device", options->filter.device, "Only keys of this device");
+  cutune::cli::add_db_option(*command, options->db);
+  cutune::cli::add_key_filter_options(*command, options->filter);
   command->add_flag("--json", options->json, "Print JSON (the format of `cutune export --json`)");
   command->callback([options] { show(*options); });
 }};

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -190,12 +191,21 @@ nlohmann::json report_json(const TuneReport& report, const TuningKey& key, const
                       {"time_ms", report.baseline->measurement.time_ms}};
   }
   if (report.best) {
+    const Measurement& m = report.best->measurement;
     out["best"] = {{"config", report.best->config.to_json()},
-                   {"time_ms", report.best->measurement.time_ms},
-                   {"spread", report.best->measurement.spread}};
+                   {"time_ms", m.time_ms},
+                   {"iqr_spread", m.iqr_spread},
+                   {"spread", m.spread},
+                   {"min_ms", m.min_ms},
+                   {"max_ms", m.max_ms}};
   }
   if (auto s = report.speedup()) out["speedup_over_default"] = *s;
   return out;
+}
+
+// A fraction as a percentage; "-" when unknown (a store row or recording without repetitions).
+std::string percent(double fraction) {
+  return std::isnan(fraction) ? std::string("-") : fmt::format("{:.1f}%", 100.0 * fraction);
 }
 
 void print_report(const TuneReport& report, const TuningKey& key, std::size_t show) {
@@ -207,10 +217,11 @@ void print_report(const TuneReport& report, const TuningKey& key, std::size_t sh
     return a->measurement.time_ms < b->measurement.time_ms;
   });
   fmt::print("\n{} on {} ({}), problem {}\n", key.family, key.device, key.toolchain, key.problem);
+  // spread: (p75 - p25) / median of the repetitions, robust to a preempted one.
   fmt::print("{:>4}  {:>12}  {:>8}  {}\n", "rank", "time (ms)", "spread", "config");
   for (std::size_t i = 0; i < ok.size() && i < show; ++i) {
-    fmt::print("{:>4}  {:>12.5g}  {:>7.1f}%  {}\n", i + 1, ok[i]->measurement.time_ms,
-               100.0 * ok[i]->measurement.spread, ok[i]->config.to_string());
+    fmt::print("{:>4}  {:>12.5g}  {:>8}  {}\n", i + 1, ok[i]->measurement.time_ms,
+               percent(ok[i]->measurement.iqr_spread), ok[i]->config.to_string());
   }
   fmt::print(
       "\nevaluated {} configs in {:.1f} s ({} from the store, {} duplicates skipped, {} "
@@ -232,9 +243,11 @@ void print_report(const TuneReport& report, const TuningKey& key, std::size_t sh
     fmt::print("no config passed the check\n");
     return;
   }
-  fmt::print("best after re-timing: {:.5g} ms (spread {:.1f}%), found at {:.1f} s",
-             report.best->measurement.time_ms, 100.0 * report.best->measurement.spread,
-             report.seconds_to_best);
+  const Measurement& best = report.best->measurement;
+  fmt::print("best after re-timing: {:.5g} ms (spread {}", best.time_ms, percent(best.iqr_spread));
+  if (!std::isnan(best.min_ms) && !std::isnan(best.max_ms))
+    fmt::print(", min {:.5g}, max {:.5g} ms", best.min_ms, best.max_ms);
+  fmt::print("), found at {:.1f} s", report.seconds_to_best);
   if (auto within = seconds_to_within(report, 0.02))
     fmt::print(" (within 2% at {:.1f} s)", *within);
   if (auto s = report.speedup()) fmt::print(", {:.2f}x the default config", *s);

@@ -78,6 +78,8 @@ struct MeasureReply {
   double time_ms = -1;  // median
   double min_ms = -1;
   double max_ms = -1;
+  double p25_ms = -1;  // quartiles, for the robust spread (cutune/timing_summary.hpp)
+  double p75_ms = -1;
   int repetitions = 0;
   bool graph = false;
   double max_rel_error = -1;
@@ -166,7 +168,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Arg, is_buffer, dtype, count, ro
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Timing, warmup, warmup_ms, budget_ms, min_reps,
                                                 max_reps, flush_l2, graph)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(MeasureReply, id, outcome, time_ms, min_ms, max_ms,
-                                                repetitions, graph, max_rel_error,
+                                                p25_ms, p75_ms, repetitions, graph, max_rel_error,
                                                 sm_clock_start_mhz, sm_clock_end_mhz, worker_ms,
                                                 kernel_ms, detail)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(GemmRequest, id, cubin, config, m, n, k, dtype,

@@ -9,6 +9,7 @@
 
 #include "cutune/cpu.hpp"
 #include "cutune/space.hpp"
+#include "cutune/timing_summary.hpp"
 #include "eval/backend_support.hpp"
 #include "eval/child_process.hpp"
 #include "eval/compile_pool.hpp"
@@ -162,7 +163,10 @@ struct CpuEvaluator::Impl {
     if (answer.outcome == "ok") {
       m.outcome = Outcome::ok;
       m.time_ms = answer.time_ms;
-      m.spread = answer.time_ms > 0 ? (answer.max_ms - answer.min_ms) / answer.time_ms : 0;
+      m.iqr_spread = relative_spread(answer.p25_ms, answer.p75_ms, answer.time_ms);
+      m.spread = relative_spread(answer.min_ms, answer.max_ms, answer.time_ms);
+      m.min_ms = answer.min_ms;
+      m.max_ms = answer.max_ms;
       m.repetitions = answer.repetitions;
     } else if (answer.outcome == "wrong_result") {
       m.outcome = Outcome::wrong_result;
@@ -191,8 +195,7 @@ struct CpuEvaluator::Impl {
       stats.compile_s += result.wall_s;
       if (result.status == eval::CompileResult::Status::error) {
         m.outcome = Outcome::compile_error;
-        m.detail = eval::log_excerpt(result.log);
-        if (!result.log_file.empty()) m.detail += "\n(full log: " + result.log_file.string() + ")";
+        m.detail = eval::compile_failure_detail(result.log, result.log_file);
       } else if (result.status == eval::CompileResult::Status::timeout) {
         m.outcome = Outcome::compile_timeout;
         m.detail = "the compiler was killed after " + short_number(spec.compile.timeout_s) + " s";

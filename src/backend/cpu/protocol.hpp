@@ -64,6 +64,8 @@ struct MeasureReply {
   double time_ms = -1;  // median of the timed runs
   double min_ms = -1;
   double max_ms = -1;
+  double p25_ms = -1;  // quartiles, for the robust spread (cutune/timing_summary.hpp)
+  double p75_ms = -1;
   int repetitions = 0;
   double max_rel_error = -1;  // -1: not checked; NaN results give +inf
   double kernel_ms = 0;       // every call of the candidate (check, warm-up, timed runs)
@@ -77,8 +79,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Buffer, type, count, role, fill)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Timing, warmup, budget_ms, min_reps, max_reps,
                                                 flush_cache)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(MeasureReply, id, outcome, time_ms, min_ms, max_ms,
-                                                repetitions, max_rel_error, kernel_ms, flush_ms,
-                                                worker_ms, detail)
+                                                p25_ms, p75_ms, repetitions, max_rel_error,
+                                                kernel_ms, flush_ms, worker_ms, detail)
 
 inline void to_json(nlohmann::json& j, const MeasureRequest& r) {
   j = {{"op", "measure"},          {"id", r.id},           {"candidate", r.candidate},

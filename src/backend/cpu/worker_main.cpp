@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "cutune/timing_summary.hpp"
 #include "protocol.hpp"
 
 namespace cutune::cpu {
@@ -291,12 +292,13 @@ class Worker {
       total += run;
     }
     reply.kernel_ms += total;
-    std::sort(runs.begin(), runs.end());
-    std::size_t n = runs.size();
-    reply.time_ms = n % 2 ? runs[n / 2] : (runs[n / 2 - 1] + runs[n / 2]) / 2;
-    reply.min_ms = runs.front();
-    reply.max_ms = runs.back();
-    reply.repetitions = static_cast<int>(n);
+    const TimingSummary summary = summarize_timings(std::move(runs));
+    reply.time_ms = summary.median_ms;
+    reply.min_ms = summary.min_ms;
+    reply.max_ms = summary.max_ms;
+    reply.p25_ms = summary.p25_ms;
+    reply.p75_ms = summary.p75_ms;
+    reply.repetitions = summary.repetitions;
   }
 
   nlohmann::json prepared_key_;

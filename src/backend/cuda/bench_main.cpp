@@ -134,7 +134,7 @@ nlohmann::json timing_stability(const fs::path& examples, const fs::path& cache)
     KernelSpec spec = load_spec(examples / name);
     Config config = spec.tuning->space.default_config();
     std::vector<double> medians;
-    std::vector<double> spreads;
+    std::vector<double> iqr_spreads;  // (p75 - p25) / median
     for (int tune = 0; tune < 10; ++tune) {
       CudaEvaluator evaluator(spec, {}, options_with_cache(cache));
       std::vector<Config> batch{config};
@@ -145,7 +145,7 @@ nlohmann::json timing_stability(const fs::path& examples, const fs::path& cache)
         break;
       }
       medians.push_back(m.time_ms);
-      spreads.push_back(m.spread);
+      iqr_spreads.push_back(m.iqr_spread);
     }
     if (medians.empty()) continue;
     auto [low, high] = std::minmax_element(medians.begin(), medians.end());
@@ -153,7 +153,7 @@ nlohmann::json timing_stability(const fs::path& examples, const fs::path& cache)
                 spec.name.c_str(), *low, *high, *high / *low, (*high / *low - 1) * 100);
     out[spec.name] = {{"config", config.to_json()},
                       {"medians_ms", medians},
-                      {"spreads", spreads},
+                      {"iqr_spreads", iqr_spreads},
                       {"max_over_min", *high / *low}};
   }
   return out;

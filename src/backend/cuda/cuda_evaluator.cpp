@@ -138,8 +138,7 @@ struct CudaEvaluator::Impl {
     Measurement m;
     m.outcome = result.status == cuda::CompileStatus::timeout ? Outcome::compile_timeout
                                                               : Outcome::compile_error;
-    m.detail = eval::log_excerpt(result.log);
-    if (!result.log_file.empty()) m.detail += "\n(full log: " + result.log_file.string() + ")";
+    m.detail = eval::compile_failure_detail(result.log, result.log_file);
     return m;
   }
 
@@ -154,54 +153,39 @@ struct CudaEvaluator::Impl {
       compiles.push_back(compiler->submit(compile_request(spec.source, batch[i], spec.entry)));
     }
     // Each slot takes the next candidate, waits for its cubin, and measures it.
-    std::atomic<std::size_t> next{0};
     std::mutex merge;
-    std::exception_ptr failure;
-    auto drain = [&](std::size_t slot) {
-      try {
-        for (std::size_t i; (i = next++) < batch.size();) {
-          auto wait_start = Clock::now();
-          const cuda::CompileResult& compiled = compiles[i].get();
-          double waited = seconds_since(wait_start);
-          Measurement m = out[i];
-          std::optional<cuda::DeviceResult> result;
-          if (!compiled.ok()) {
-            m = failed_compile(compiled);
-          } else if (launches[i]) {
-            proto::MeasureRequest request;
-            request.id = next_id++;
-            request.candidate = *launches[i];
-            request.candidate.cubin = compiled.cubin.string();
-            request.candidate.kernel = compiled.symbol(spec.entry);
-            request.reference = reference;
-            request.args = args;
-            request.seed = options.seed;
-            request.tolerance = tolerance;
-            request.timing = timing;
-            result = workers->measure(slot, request);
-            m = result->measurement;
-          }
-          m.compile_s = compiled.compile_s;
-          std::lock_guard lock(merge);
-          stats.compile_s += compiled.compile_s;
-          stats.compile_wait_s += waited;
-          if (result) {
-            ++stats.measured;
-            stats.kernel_s += result->reply.kernel_ms / 1e3;
-          }
-          out[i] = std::move(m);
-        }
-      } catch (...) {
-        std::lock_guard lock(merge);
-        if (!failure) failure = std::current_exception();
-        next = batch.size();
+    eval::for_each_on_slots(workers->size(), batch.size(), [&](std::size_t slot, std::size_t i) {
+      auto wait_start = Clock::now();
+      const cuda::CompileResult& compiled = compiles[i].get();
+      double waited = seconds_since(wait_start);
+      Measurement m = out[i];
+      std::optional<cuda::DeviceResult> result;
+      if (!compiled.ok()) {
+        m = failed_compile(compiled);
+      } else if (launches[i]) {
+        proto::MeasureRequest request;
+        request.id = next_id++;
+        request.candidate = *launches[i];
+        request.candidate.cubin = compiled.cubin.string();
+        request.candidate.kernel = compiled.symbol(spec.entry);
+        request.reference = reference;
+        request.args = args;
+        request.seed = options.seed;
+        request.tolerance = tolerance;
+        request.timing = timing;
+        result = workers->measure(slot, request);
+        m = result->measurement;
       }
-    };
-    std::vector<std::thread> threads;
-    for (std::size_t slot = 1; slot < workers->size(); ++slot) threads.emplace_back(drain, slot);
-    drain(0);
-    for (auto& thread : threads) thread.join();
-    if (failure) std::rethrow_exception(failure);
+      m.compile_s = compiled.compile_s;
+      std::lock_guard lock(merge);
+      stats.compile_s += compiled.compile_s;
+      stats.compile_wait_s += waited;
+      if (result) {
+        ++stats.measured;
+        stats.kernel_s += result->reply.kernel_ms / 1e3;
+      }
+      out[i] = std::move(m);
+    });
     stats.candidates += batch.size();
     stats.worker_starts = workers->workers_started();
     stats.wall_s += seconds_since(start);

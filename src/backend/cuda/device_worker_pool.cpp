@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <mutex>
 
+#include "cutune/timing_summary.hpp"
 #include "eval/worker_client.hpp"
 
 namespace cutune::cuda {
@@ -28,7 +29,10 @@ Measurement from_reply(const protocol::MeasureReply& reply) {
   if (reply.max_rel_error >= 0) m.max_rel_error = reply.max_rel_error;
   if (m.ok() && reply.repetitions > 0) {
     m.time_ms = reply.time_ms;
-    m.spread = (reply.max_ms - reply.min_ms) / reply.time_ms;
+    m.iqr_spread = relative_spread(reply.p25_ms, reply.p75_ms, reply.time_ms);
+    m.spread = relative_spread(reply.min_ms, reply.max_ms, reply.time_ms);
+    m.min_ms = reply.min_ms;
+    m.max_ms = reply.max_ms;
     m.repetitions = reply.repetitions;
     m.detail = std::to_string(reply.repetitions) + " repetitions" +
                (reply.graph ? " in a CUDA graph" : "") + "; SM clock " +

@@ -102,8 +102,8 @@ class Host {
   // The module of a cubin, loaded once and cached. Throws LaunchRefused when it does not load.
   virtual CUmodule module(const std::string& cubin) = 0;
   // Warms up, then times repetitions of `launch_once` (which enqueues one run on stream()) as the
-  // worker times every kernel: L2 flushed before each, median, min, max, repetitions and graph
-  // use written into `reply`.
+  // worker times every kernel: L2 flushed before each, median, min, max, quartiles, repetitions
+  // and graph use written into `reply`.
   virtual void time(const std::function<void()>& launch_once, const protocol::Timing& timing,
                     protocol::MeasureReply& reply) = 0;
 };

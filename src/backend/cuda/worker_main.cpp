@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "cutune/cuda/worker_protocol.hpp"
+#include "cutune/timing_summary.hpp"
 #include "worker_host.hpp"
 
 namespace proto = cutune::cuda::protocol;
@@ -621,11 +622,13 @@ class Worker : public Host {
     }
     std::vector<double> samples;
     for (int rep = 0; rep < reps; ++rep) samples.push_back(elapsed_ms(2 * rep, 2 * rep + 1));
-    std::sort(samples.begin(), samples.end());
-    reply.repetitions = reps;
-    reply.min_ms = samples.front();
-    reply.max_ms = samples.back();
-    reply.time_ms = reps % 2 ? samples[reps / 2] : (samples[reps / 2 - 1] + samples[reps / 2]) / 2;
+    const cutune::TimingSummary summary = cutune::summarize_timings(std::move(samples));
+    reply.repetitions = summary.repetitions;
+    reply.min_ms = summary.min_ms;
+    reply.max_ms = summary.max_ms;
+    reply.p25_ms = summary.p25_ms;
+    reply.p75_ms = summary.p75_ms;
+    reply.time_ms = summary.median_ms;
   }
 
   CUdevice device_ = 0;

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cutune/replay.hpp"
+#include "cutune/timing_summary.hpp"
 
 namespace cutune {
 namespace {
@@ -84,13 +85,13 @@ Measurement timed(double time_ms, const Json* repetitions) {
       if (t.is_number()) times.push_back(t.get<double>());
     }
     if (!times.empty()) {
-      m.repetitions = static_cast<int>(times.size());
-      const auto [lo, hi] = std::minmax_element(times.begin(), times.end());
-      const double range = *hi - *lo;
-      std::nth_element(times.begin(), times.begin() + static_cast<std::ptrdiff_t>(times.size() / 2),
-                       times.end());
-      const double median = times[times.size() / 2];
-      m.spread = median > 0 ? range / median : NAN;
+      // The recorded time stays the time; the spreads are relative to the repetitions' median.
+      const TimingSummary summary = summarize_timings(std::move(times));
+      m.repetitions = summary.repetitions;
+      m.iqr_spread = summary.iqr_spread();
+      m.spread = summary.range_spread();
+      m.min_ms = summary.min_ms;
+      m.max_ms = summary.max_ms;
     }
   }
   return m;

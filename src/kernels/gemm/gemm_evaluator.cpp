@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "cutune/cuda/device_worker_pool.hpp"
+#include "eval/backend_support.hpp"
 #include "eval/hash.hpp"
 #include "gemm/gemm_space.hpp"
 
@@ -18,7 +19,6 @@ namespace {
 namespace fs = std::filesystem;
 namespace proto = cuda::protocol;
 
-constexpr std::size_t kLogExcerptChars = 4000;
 constexpr int kRetimeScale = 5;
 
 // The flags gemm-bench.sh compiles with. C++17: nvcc 13's front end fails on some of gcc 12's
@@ -30,25 +30,12 @@ fs::path from_environment(const char* variable, const char* built_in) {
   return value != nullptr && *value != '\0' ? fs::path(value) : fs::path(built_in);
 }
 
-fs::path default_cache_dir() {
-  const char* xdg = std::getenv("XDG_CACHE_HOME");
-  if (xdg != nullptr && xdg[0] == '/') return fs::path(xdg) / "cutune" / "cuda";
-  const char* home = std::getenv("HOME");
-  return fs::path(home != nullptr ? home : "/tmp") / ".cache" / "cutune" / "cuda";
-}
-
 std::string read_text(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error("cannot read the GEMM kernel source " + path.string());
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
-}
-
-std::string excerpt(const std::string& log) {
-  if (log.size() <= kLogExcerptChars) return log;
-  return log.substr(0, kLogExcerptChars) + "\n[... " +
-         std::to_string(log.size() - kLogExcerptChars) + " more characters]";
 }
 
 std::string dtype_name(gemm::DType dtype) { return dtype == gemm::DType::bf16 ? "bf16" : "fp16"; }
@@ -75,8 +62,7 @@ Measurement failed_compile(const cuda::CompileResult& result) {
   Measurement m;
   m.outcome = result.status == cuda::CompileStatus::timeout ? Outcome::compile_timeout
                                                             : Outcome::compile_error;
-  m.detail = excerpt(result.log);
-  if (!result.log_file.empty()) m.detail += "\n(full log: " + result.log_file.string() + ")";
+  m.detail = eval::compile_failure_detail(result.log, result.log_file);
   return m;
 }
 
@@ -102,7 +88,7 @@ GemmCompiler::GemmCompiler(const Problem& problem, GemmCompileOptions options)
     throw std::runtime_error("no CUTLASS headers in " + options.cutlass_include.string() +
                              " (set CUTUNE_CUTLASS_INCLUDE)");
   }
-  if (options.cache_dir.empty()) options.cache_dir = default_cache_dir();
+  if (options.cache_dir.empty()) options.cache_dir = eval::default_cache_dir("cuda");
   state_->problem = checked_problem(problem);
   state_->source_text = read_text(options.source);
   cuda::CubinCompiler::Options compile;
@@ -195,38 +181,23 @@ struct GemmEvaluator::Impl {
     }
     // Each worker takes the next candidate, waits for its cubin, and measures it while the rest
     // still compile.
-    std::atomic<std::size_t> next{0};
     std::mutex merge;
-    std::exception_ptr failure;
-    auto drain = [&](std::size_t slot) {
-      try {
-        for (std::size_t i; (i = next++) < batch.size();) {
-          if (!configs[i]) continue;
-          const cuda::CompileResult& compiled = compiles[i].get();
-          Measurement m;
-          if (!compiled.ok()) {
-            m = failed_compile(compiled);
-          } else {
-            proto::GemmRequest r = request(scale);
-            r.cubin = compiled.cubin.string();
-            r.config = gemm::to_string(*configs[i]);
-            m = workers->measure(slot, r).measurement;
-          }
-          m.compile_s = compiled.compile_s;
-          std::lock_guard lock(merge);
-          out[i] = std::move(m);
-        }
-      } catch (...) {
-        std::lock_guard lock(merge);
-        if (!failure) failure = std::current_exception();
-        next = batch.size();
+    eval::for_each_on_slots(workers->size(), batch.size(), [&](std::size_t slot, std::size_t i) {
+      if (!configs[i]) return;
+      const cuda::CompileResult& compiled = compiles[i].get();
+      Measurement m;
+      if (!compiled.ok()) {
+        m = failed_compile(compiled);
+      } else {
+        proto::GemmRequest r = request(scale);
+        r.cubin = compiled.cubin.string();
+        r.config = gemm::to_string(*configs[i]);
+        m = workers->measure(slot, r).measurement;
       }
-    };
-    std::vector<std::thread> threads;
-    for (std::size_t slot = 1; slot < workers->size(); ++slot) threads.emplace_back(drain, slot);
-    drain(0);
-    for (auto& thread : threads) thread.join();
-    if (failure) std::rethrow_exception(failure);
+      m.compile_s = compiled.compile_s;
+      std::lock_guard lock(merge);
+      out[i] = std::move(m);
+    });
     return out;
   }
 };

@@ -20,29 +20,39 @@ void check(CUresult result, const char* what) {
                            " failed: " + (name != nullptr ? name : "unknown CUDA error"));
 }
 
+// cuTensorMapEncodeTiled of an fp16/bf16 tensor of Rank dims (innermost first, element strides
+// 1), read in boxes of `box`.
+template <std::size_t Rank>
+CUtensorMap encode_tiled(DType dtype, CUdeviceptr base, const std::array<cuuint64_t, Rank>& dims,
+                         const std::array<cuuint64_t, Rank - 1>& strides,
+                         const std::array<cuuint32_t, Rank>& box, CUtensorMapSwizzle swizzle,
+                         const char* what) {
+  const CUtensorMapDataType type =
+      dtype == DType::bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  std::array<cuuint32_t, Rank> element_strides;
+  element_strides.fill(1);
+  CUtensorMap map{};
+  check(cuTensorMapEncodeTiled(
+            &map, type, Rank, reinterpret_cast<void*>(base), dims.data(), strides.data(),
+            box.data(), element_strides.data(), CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
+            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+        what);
+  return map;
+}
+
 // A 2-D row-major tensor of `rows` x `columns`, read in boxes of box_rows x box_columns.
 CUtensorMap encode_tensor_map(DType dtype, CUdeviceptr base, std::int64_t rows,
                               std::int64_t columns, int box_rows, int box_columns,
                               const char* operand) {
-  const CUtensorMapDataType type =
-      dtype == DType::bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
   const int row_bytes = box_columns * 2;
   const CUtensorMapSwizzle swizzle =
       row_bytes == 128 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_64B;
-  const std::array<cuuint64_t, 2> dims{static_cast<cuuint64_t>(columns),
-                                       static_cast<cuuint64_t>(rows)};
-  const std::array<cuuint64_t, 1> strides{static_cast<cuuint64_t>(columns) * 2};
-  const std::array<cuuint32_t, 2> box{static_cast<cuuint32_t>(box_columns),
-                                      static_cast<cuuint32_t>(box_rows)};
-  const std::array<cuuint32_t, 2> element_strides{1, 1};
-  CUtensorMap map{};
   const std::string what = std::string("cuTensorMapEncodeTiled for ") + operand;
-  check(cuTensorMapEncodeTiled(
-            &map, type, 2, reinterpret_cast<void*>(base), dims.data(), strides.data(), box.data(),
-            element_strides.data(), CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
-            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
-        what.c_str());
-  return map;
+  return encode_tiled<2>(dtype, base,
+                         {static_cast<cuuint64_t>(columns), static_cast<cuuint64_t>(rows)},
+                         {static_cast<cuuint64_t>(columns) * 2},
+                         {static_cast<cuuint32_t>(box_columns), static_cast<cuuint32_t>(box_rows)},
+                         swizzle, what.c_str());
 }
 
 // Variant 2: B (K x N row-major) as 64-column chunks, dims (column in chunk, k, chunk) with
@@ -50,21 +60,38 @@ CUtensorMap encode_tensor_map(DType dtype, CUdeviceptr base, std::int64_t rows,
 // in shared memory as the kernel's [chunk][k][64] layout. Needs n % 64 == 0.
 CUtensorMap encode_b_3d_map(DType dtype, CUdeviceptr base, std::int64_t k, std::int64_t n,
                             int box_rows, int box_chunks) {
-  const CUtensorMapDataType type =
-      dtype == DType::bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
-  const std::array<cuuint64_t, 3> dims{64, static_cast<cuuint64_t>(k),
-                                       static_cast<cuuint64_t>(n / 64)};
-  const std::array<cuuint64_t, 2> strides{static_cast<cuuint64_t>(n) * 2, 128};
-  const std::array<cuuint32_t, 3> box{64, static_cast<cuuint32_t>(box_rows),
-                                      static_cast<cuuint32_t>(box_chunks)};
-  const std::array<cuuint32_t, 3> element_strides{1, 1, 1};
-  CUtensorMap map{};
-  check(cuTensorMapEncodeTiled(
-            &map, type, 3, reinterpret_cast<void*>(base), dims.data(), strides.data(), box.data(),
-            element_strides.data(), CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
-        "cuTensorMapEncodeTiled for B (3-D)");
-  return map;
+  return encode_tiled<3>(
+      dtype, base, {64, static_cast<cuuint64_t>(k), static_cast<cuuint64_t>(n / 64)},
+      {static_cast<cuuint64_t>(n) * 2, 128},
+      {64, static_cast<cuuint32_t>(box_rows), static_cast<cuuint32_t>(box_chunks)},
+      CU_TENSOR_MAP_SWIZZLE_128B, "cuTensorMapEncodeTiled for B (3-D)");
+}
+
+// A cluster of `size` blocks along x.
+CUlaunchAttribute cluster_attribute(int size) {
+  CUlaunchAttribute cluster{};
+  cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+  cluster.value.clusterDim.x = size;
+  cluster.value.clusterDim.y = 1;
+  cluster.value.clusterDim.z = 1;
+  return cluster;
+}
+
+// A 1-D grid of `grid_blocks` blocks of kThreadsPerBlock threads.
+CUlaunchConfig launch_config(int grid_blocks, int shared_bytes, CUstream stream,
+                             CUlaunchAttribute* attributes, unsigned attribute_count) {
+  CUlaunchConfig launch{};
+  launch.gridDimX = grid_blocks;
+  launch.gridDimY = 1;
+  launch.gridDimZ = 1;
+  launch.blockDimX = kThreadsPerBlock;
+  launch.blockDimY = 1;
+  launch.blockDimZ = 1;
+  launch.sharedMemBytes = shared_bytes;
+  launch.hStream = stream;
+  launch.attrs = attributes;
+  launch.numAttrs = attribute_count;
+  return launch;
 }
 
 int device_attribute(CUdevice device, CUdevice_attribute attribute, const char* what) {
@@ -137,21 +164,8 @@ GemmLaunch::GemmLaunch(const GemmKernel& kernel, const GemmProblem& problem,
           "cuOccupancyMaxActiveBlocksPerMultiprocessor");
     resident_clusters = sms * blocks_per_sm;
   } else {
-    CUlaunchAttribute cluster{};
-    cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-    cluster.value.clusterDim.x = cluster_size;
-    cluster.value.clusterDim.y = 1;
-    cluster.value.clusterDim.z = 1;
-    CUlaunchConfig launch{};
-    launch.gridDimX = cluster_size;
-    launch.gridDimY = 1;
-    launch.gridDimZ = 1;
-    launch.blockDimX = kThreadsPerBlock;
-    launch.blockDimY = 1;
-    launch.blockDimZ = 1;
-    launch.sharedMemBytes = shared_bytes_;
-    launch.attrs = &cluster;
-    launch.numAttrs = 1;
+    CUlaunchAttribute cluster = cluster_attribute(cluster_size);
+    const CUlaunchConfig launch = launch_config(cluster_size, shared_bytes_, nullptr, &cluster, 1);
     check(cuOccupancyMaxActiveClusters(&resident_clusters, kernel.gemm, &launch),
           "cuOccupancyMaxActiveClusters");
   }
@@ -195,28 +209,15 @@ void GemmLaunch::launch(CUstream stream) const {
   unsigned attribute_count = 0;
   const int cluster_size = config_.cluster_m * config_.cluster_n;
   if (cluster_size > 1) {
-    CUlaunchAttribute& cluster = attributes[attribute_count++];
-    cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-    cluster.value.clusterDim.x = cluster_size;
-    cluster.value.clusterDim.y = 1;
-    cluster.value.clusterDim.z = 1;
+    attributes[attribute_count++] = cluster_attribute(cluster_size);
   }
   if (config_.fast_launch) {
     CUlaunchAttribute& programmatic = attributes[attribute_count++];
     programmatic.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
     programmatic.value.programmaticStreamSerializationAllowed = 1;
   }
-  CUlaunchConfig launch{};
-  launch.gridDimX = grid_blocks_;
-  launch.gridDimY = 1;
-  launch.gridDimZ = 1;
-  launch.blockDimX = kThreadsPerBlock;
-  launch.blockDimY = 1;
-  launch.blockDimZ = 1;
-  launch.sharedMemBytes = shared_bytes_;
-  launch.hStream = stream;
-  launch.attrs = attributes.data();
-  launch.numAttrs = attribute_count;
+  const CUlaunchConfig launch =
+      launch_config(grid_blocks_, shared_bytes_, stream, attributes.data(), attribute_count);
   check(cuLaunchKernelEx(&launch, kernel_.gemm, gemm_args, nullptr), "launching cutune_gemm");
 
   if (config_.split_k > 1) {

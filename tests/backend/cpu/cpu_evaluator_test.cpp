@@ -121,6 +121,11 @@ TEST_F(CpuEvaluatorTest, MatmulCandidatesFromSeedsAndDrawsAreCorrect) {
     EXPECT_LT(results[i].max_rel_error, 1e-4);
     EXPECT_GT(results[i].time_ms, 0.0);
     EXPECT_GE(results[i].spread, 0.0);
+    // The worker's quartiles and extremes arrive; the robust spread never exceeds the range one.
+    EXPECT_GE(results[i].iqr_spread, 0.0);
+    EXPECT_LE(results[i].iqr_spread, results[i].spread);
+    EXPECT_LE(results[i].min_ms, results[i].time_ms);
+    EXPECT_GE(results[i].max_ms, results[i].time_ms);
   }
   EXPECT_NE(evaluator.device_name().find("cpu: "), std::string::npos);
   EXPECT_NE(evaluator.toolchain().find("-O2"), std::string::npos);

@@ -41,7 +41,10 @@ TEST(DeviceWorkerPool, ReportsTheDeviceAndAGoodMeasurement) {
   auto result = pool.measure(0, request_for("ok"));
   EXPECT_EQ(result.measurement.outcome, Outcome::ok);
   EXPECT_DOUBLE_EQ(result.measurement.time_ms, 1.0);
-  EXPECT_NEAR(result.measurement.spread, 0.2, 1e-12);  // (1.1 - 0.9) / 1.0
+  EXPECT_NEAR(result.measurement.spread, 0.2, 1e-12);       // (1.1 - 0.9) / 1.0
+  EXPECT_NEAR(result.measurement.iqr_spread, 0.05, 1e-12);  // (1.03 - 0.98) / 1.0
+  EXPECT_DOUBLE_EQ(result.measurement.min_ms, 0.9);
+  EXPECT_DOUBLE_EQ(result.measurement.max_ms, 1.1);
   EXPECT_EQ(result.measurement.repetitions, 10);
   EXPECT_EQ(pool.workers_started(), 1);
 }

@@ -42,6 +42,8 @@ int main(int argc, char** argv) {
       reply.time_ms = 1.0;
       reply.min_ms = 0.9;
       reply.max_ms = 1.1;
+      reply.p25_ms = 0.98;
+      reply.p75_ms = 1.03;
       reply.repetitions = 10;
       reply.max_rel_error = 1e-7;
     } else if (behaviour == "wrong") {

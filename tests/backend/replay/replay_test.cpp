@@ -162,6 +162,9 @@ TEST(Replay, PlainJsonCacheWithFailuresAndFloatKnobs) {
   EXPECT_EQ(results[0].time_ms, 2.25);
   EXPECT_EQ(results[0].repetitions, 3);
   EXPECT_DOUBLE_EQ(results[0].spread, 0.5 / 2.25);
+  EXPECT_DOUBLE_EQ(results[0].iqr_spread, (2.375 - 2.125) / 2.25);  // quartiles of 2, 2.25, 2.5
+  EXPECT_EQ(results[0].min_ms, 2.0);
+  EXPECT_EQ(results[0].max_ms, 2.5);
   EXPECT_EQ(results[1].outcome, Outcome::invalid_config);
   EXPECT_EQ(results[2].outcome, Outcome::invalid_config);  // absent from the recording
 }

@@ -1,0 +1,37 @@
+# shellcheck shell=bash disable=SC2154  # $root comes from the sourcing script
+# Sourced by the GPU machine's scripts (gemm-tune.sh, runtime-bench.sh) for their common setup.
+# Needs $root (the repository) set by the script.
+
+# require_nvcc NAME: puts the toolkit's bin folder on PATH; exits when there is no nvcc.
+require_nvcc() {
+  export PATH="$PATH:/usr/local/cuda/bin"
+  command -v nvcc > /dev/null || { echo "$1: no nvcc" >&2; exit 1; }
+}
+
+# add_cublaslt_path: cuBLASLt (the worker's reference) and NVRTC on LD_LIBRARY_PATH: the toolkit's,
+# else the ones PyTorch's wheels carry.
+add_cublaslt_path() {
+  local dir
+  for dir in /usr/local/cuda/lib64 /usr/local/cuda/lib /usr/local/cuda/targets/x86_64-linux/lib \
+             $(python3 -c 'import nvidia.cublas, os; print(os.path.join(nvidia.cublas.__path__[0], "lib"))' 2>/dev/null); do
+    if [[ -e "$dir/libcublasLt.so.13" ]]; then
+      export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$dir"
+      break
+    fi
+  done
+}
+
+# export_gemm_environment NAME BIN: the CUDA worker of BIN, the Hopper GEMM kernel's source and the
+# CUTLASS headers; exits when the headers are missing.
+export_gemm_environment() {
+  export CUTUNE_CUDA_WORKER="$2/cutune-cuda-worker"
+  export CUTUNE_GEMM_SOURCE="$root/src/kernels/gemm/device/hopper_gemm.cu"
+  export CUTUNE_CUTLASS_INCLUDE="$root/third_party/cutlass/include"
+  [[ -d "$CUTUNE_CUTLASS_INCLUDE/cute" ]] || { echo "$1: no CUTLASS headers" >&2; exit 1; }
+}
+
+# record_gpu FILE: the GPU's name, driver, clocks and power, printed and written to FILE.
+record_gpu() {
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw --format=csv,noheader |
+    tee "$1"
+}

@@ -1,0 +1,112 @@
+// Hill-climbing walkers over the search view's neighbourhoods, shared by pattern search
+// (pattern.cpp) and its surrogate-guided form (lfbo_pattern.cpp). A walker has a centre and a
+// radius; it starts from the first unused seed, else (once the strategy has sampled a few fresh
+// restart candidates) from the best measured config never used as a centre. The strategies differ
+// in what they measure of a neighbourhood and in when they move.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <unordered_set>
+#include <utility>
+
+#include "search_state.hpp"
+
+namespace cutune::search {
+
+class WalkerStrategy : public QueuedStrategy {
+ protected:
+  struct Walker {
+    Config centre;
+    double cost;
+    int radius = 1;
+  };
+
+  void on_start() override {
+    initialized_ = false;
+    restart_sampled_ = false;
+    walker_.reset();
+    centres_.clear();
+  }
+
+  // The first refill: the seeds and random configs up to `initial_samples`. False once done.
+  bool offer_initial(std::size_t initial_samples) {
+    if (initialized_) return false;
+    initialized_ = true;
+    const std::size_t seeds = offer_seeds();
+    if (seeds < initial_samples) offer_random(initial_samples - seeds);
+    restart_sampled_ = true;
+    return true;
+  }
+
+  // A walker from the first unused seed, else from the best measured config never a centre.
+  bool start_walker() {
+    for (const Config& seed : state_.context().seeds) {
+      const std::optional<Config> normalized = state_.normalize(seed);
+      if (normalized && try_start(*normalized)) return true;
+    }
+    if (!restart_sampled_) return false;
+    for (std::size_t i : state_.ranking()) {
+      if (try_start(state_.evaluated()[i])) {
+        restart_sampled_ = false;
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // The walker's best measured neighbour within its radius, if it improves on the centre; each
+  // legal unmeasured neighbour (normalized) goes to `unmeasured`, in neighbourhood order.
+  template <class Unmeasured>
+  std::optional<Walker> best_neighbour(Unmeasured&& unmeasured) {
+    const Walker& w = *walker_;
+    std::optional<Config> best;
+    double best_cost = w.cost;
+    for (Config& neighbour : state_.space().neighbours(w.centre, w.radius)) {
+      std::optional<Config> normalized = state_.normalize(std::move(neighbour));
+      if (!normalized) continue;
+      if (const std::optional<double> cost = state_.cost(*normalized)) {
+        if (*cost < best_cost) {
+          best_cost = *cost;
+          best = std::move(normalized);
+        }
+      } else {
+        unmeasured(std::move(*normalized));
+      }
+    }
+    if (!best) return std::nullopt;
+    return Walker{std::move(*best), best_cost};
+  }
+
+  // Moves the walker to `next` (a centre from now on).
+  void move_to(Walker next) {
+    centres_.insert(next.centre.hash());
+    *walker_ = std::move(next);
+  }
+
+  // Widens the walker's radius, or retires it at `max_radius`.
+  void widen_or_retire(int max_radius) {
+    if (walker_->radius < max_radius) {
+      ++walker_->radius;
+    } else {
+      walker_.reset();
+    }
+  }
+
+  bool restart_sampled_ = false;  // restart candidates measured since the last walker started
+  std::optional<Walker> walker_;
+
+ private:
+  bool try_start(const Config& centre) {
+    const std::optional<double> cost = state_.cost(centre);
+    if (!cost || !std::isfinite(*cost) || !centres_.insert(centre.hash()).second) return false;
+    walker_ = Walker{centre, *cost};
+    return true;
+  }
+
+  bool initialized_ = false;
+  std::unordered_set<std::uint64_t> centres_;
+};
+
+}  // namespace cutune::search
