@@ -8,8 +8,9 @@ if(NOT status EQUAL 0)
   message(FATAL_ERROR "bench-strategies failed (${status}):\n${output}\n${errors}")
 endif()
 # The T4 file records the same space as the cache file: benchmarked once.
-foreach(expected "skipping spaces/A100_T4: the same recording as spaces/A100"
-                 "spaces/A100 " "random-expected" "lfbo" "mean score")
+foreach(expected "skipping convolution_milo/A100_T4: the same recording as convolution_milo/A100"
+                 "convolution_milo/A100 " "convolution_milo/A4000 " "convolution_milo/MI250X "
+                 "random-expected" "lfbo" "mean score")
   string(FIND "${output}" "${expected}" at)
   if(at EQUAL -1)
     message(FATAL_ERROR "missing \"${expected}\" in the output:\n${output}")
@@ -18,11 +19,12 @@ endforeach()
 file(READ "${OUT}/strategy_summary.csv" summary)
 string(REGEX MATCHALL "\n" lines "${summary}")
 list(LENGTH lines line_count)
-if(NOT line_count EQUAL 3)
-  message(FATAL_ERROR "expected a header and 2 rows in strategy_summary.csv:\n${summary}")
+# One row per (space, strategy): 3 spaces x 2 strategies.
+if(NOT line_count EQUAL 7)
+  message(FATAL_ERROR "expected a header and 6 rows in strategy_summary.csv:\n${summary}")
 endif()
 file(READ "${OUT}/strategy_curves.csv" curves)
-string(FIND "${curves}" "spaces/A100,lfbo,30," at)
+string(FIND "${curves}" "convolution_milo/A100,lfbo,30," at)
 if(at EQUAL -1)
   message(FATAL_ERROR "strategy_curves.csv lacks the last lfbo point")
 endif()

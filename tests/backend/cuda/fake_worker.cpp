@@ -58,6 +58,8 @@ int main(int argc, char** argv) {
       return 3;
     } else if (behaviour == "segv") {
       std::cerr << "stand-in worker: about to fault\n";
+      // Die by the signal as a faulting worker does, also where a sanitizer has its own handler.
+      ::signal(SIGSEGV, SIG_DFL);
       ::raise(SIGSEGV);
     } else if (behaviour == "hang") {
       for (;;) ::pause();

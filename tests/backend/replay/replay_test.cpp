@@ -1,4 +1,4 @@
-// The replay backend against real recorded spaces (tests/data/spaces, see its README) and small
+// The replay backend against real recorded spaces (data/spaces, see its README) and small
 // files written here. The expected values are read from the files by this test's own parser.
 #include "cutune/replay.hpp"
 
