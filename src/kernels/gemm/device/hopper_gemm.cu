@@ -602,16 +602,7 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
           const Element* b = stage_b(stage);
           fence_accumulators(acc);
           cute::warpgroup_arrive();
-#pragma unroll
-          for (int k16 = 0; k16 < kTileK / 16; ++k16) {
-            const uint64_t desc_b =
-                kBIsKMajor ? k_major_descriptor(b, kTileN, 0, k16) : n_major_descriptor(b, k16);
-#pragma unroll
-            for (int mb = 0; mb < kMmaBlocks; ++mb) {
-              mma(k_major_descriptor(a, kTileM, row_offset + mb * 64, k16), desc_b, acc[mb],
-                  std::make_integer_sequence<int, kAccumulators>{});
-            }
-          }
+          issue_k_steps<0, kTileK / 16>(a, b, row_offset, acc);
           cute::warpgroup_commit_batch();
           fence_accumulators(acc);
           if (!previous_released) {
