@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "cutune/timing_summary.hpp"
+
 namespace cutune {
 
 enum class Outcome {
@@ -39,6 +41,18 @@ struct Measurement {
   std::string detail;          // why it failed: compiler log excerpt, signal, error text
 
   bool ok() const { return outcome == Outcome::ok; }
+
+  // Takes the timing of a worker's reply (the CPU and CUDA protocols name their timing fields
+  // alike): the median, both spreads and the extremes.
+  template <class Reply>
+  void take_timing(const Reply& reply) {
+    time_ms = reply.time_ms;
+    iqr_spread = relative_spread(reply.p25_ms, reply.p75_ms, reply.time_ms);
+    spread = relative_spread(reply.min_ms, reply.max_ms, reply.time_ms);
+    min_ms = reply.min_ms;
+    max_ms = reply.max_ms;
+    repetitions = reply.repetitions;
+  }
 };
 
 }  // namespace cutune

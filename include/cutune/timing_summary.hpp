@@ -45,6 +45,17 @@ struct TimingSummary {
   double iqr_spread() const { return relative_spread(p25_ms, p75_ms, median_ms); }
   // (max - min) / median: the range spread, at the mercy of a single outlier.
   double range_spread() const { return relative_spread(min_ms, max_ms, median_ms); }
+
+  // Fills a worker's reply: the CPU and CUDA protocols name their timing fields alike.
+  template <class Reply>
+  void copy_to(Reply& reply) const {
+    reply.time_ms = median_ms;
+    reply.min_ms = min_ms;
+    reply.max_ms = max_ms;
+    reply.p25_ms = p25_ms;
+    reply.p75_ms = p75_ms;
+    reply.repetitions = repetitions;
+  }
 };
 
 // Summarizes the times of the timed repetitions, in any order.

@@ -9,7 +9,6 @@
 
 #include "cutune/cpu.hpp"
 #include "cutune/space.hpp"
-#include "cutune/timing_summary.hpp"
 #include "eval/backend_support.hpp"
 #include "eval/child_process.hpp"
 #include "eval/compile_pool.hpp"
@@ -162,12 +161,7 @@ struct CpuEvaluator::Impl {
     m.detail = answer.detail;
     if (answer.outcome == "ok") {
       m.outcome = Outcome::ok;
-      m.time_ms = answer.time_ms;
-      m.iqr_spread = relative_spread(answer.p25_ms, answer.p75_ms, answer.time_ms);
-      m.spread = relative_spread(answer.min_ms, answer.max_ms, answer.time_ms);
-      m.min_ms = answer.min_ms;
-      m.max_ms = answer.max_ms;
-      m.repetitions = answer.repetitions;
+      m.take_timing(answer);
     } else if (answer.outcome == "wrong_result") {
       m.outcome = Outcome::wrong_result;
       m.detail += " (max relative error " + short_number(answer.max_rel_error) + ", tolerance " +

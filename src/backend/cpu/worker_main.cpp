@@ -293,12 +293,7 @@ class Worker {
     }
     reply.kernel_ms += total;
     const TimingSummary summary = summarize_timings(std::move(runs));
-    reply.time_ms = summary.median_ms;
-    reply.min_ms = summary.min_ms;
-    reply.max_ms = summary.max_ms;
-    reply.p25_ms = summary.p25_ms;
-    reply.p75_ms = summary.p75_ms;
-    reply.repetitions = summary.repetitions;
+    summary.copy_to(reply);
   }
 
   nlohmann::json prepared_key_;

@@ -6,7 +6,6 @@
 #include <cstdlib>
 #include <mutex>
 
-#include "cutune/timing_summary.hpp"
 #include "eval/worker_client.hpp"
 
 namespace cutune::cuda {
@@ -28,12 +27,7 @@ Measurement from_reply(const protocol::MeasureReply& reply) {
   m.outcome = outcome_named(reply.outcome, m.detail);
   if (reply.max_rel_error >= 0) m.max_rel_error = reply.max_rel_error;
   if (m.ok() && reply.repetitions > 0) {
-    m.time_ms = reply.time_ms;
-    m.iqr_spread = relative_spread(reply.p25_ms, reply.p75_ms, reply.time_ms);
-    m.spread = relative_spread(reply.min_ms, reply.max_ms, reply.time_ms);
-    m.min_ms = reply.min_ms;
-    m.max_ms = reply.max_ms;
-    m.repetitions = reply.repetitions;
+    m.take_timing(reply);
     m.detail = std::to_string(reply.repetitions) + " repetitions" +
                (reply.graph ? " in a CUDA graph" : "") + "; SM clock " +
                std::to_string(reply.sm_clock_start_mhz) + " -> " +

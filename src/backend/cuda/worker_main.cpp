@@ -623,12 +623,7 @@ class Worker : public Host {
     std::vector<double> samples;
     for (int rep = 0; rep < reps; ++rep) samples.push_back(elapsed_ms(2 * rep, 2 * rep + 1));
     const cutune::TimingSummary summary = cutune::summarize_timings(std::move(samples));
-    reply.repetitions = summary.repetitions;
-    reply.min_ms = summary.min_ms;
-    reply.max_ms = summary.max_ms;
-    reply.p25_ms = summary.p25_ms;
-    reply.p75_ms = summary.p75_ms;
-    reply.time_ms = summary.median_ms;
+    summary.copy_to(reply);
   }
 
   CUdevice device_ = 0;
