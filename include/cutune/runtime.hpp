@@ -250,9 +250,9 @@ struct NearestWinner {
 };
 
 // The winners of the k nearest tuned shapes of one family on one device, nearest first, one per
-// distinct config. A shape counts only when it has the same argument names as `problem` and equal
-// non-numeric arguments (dtype...). Stored configs the space rejects (an older family version)
-// are skipped.
+// distinct config; `problem` itself is never one of them. A shape counts only when it has the same
+// argument names as `problem` and equal non-numeric arguments (dtype...). Stored configs the space
+// rejects (an older family version) are skipped.
 std::vector<NearestWinner> nearest_winners(Store& store, std::string_view family,
                                            std::string_view device, const Problem& problem,
                                            const Space& space, std::size_t k);

@@ -27,7 +27,10 @@ std::vector<NearestWinner> nearest_winners(Store& store, std::string_view family
     } catch (const std::invalid_argument&) {
       continue;  // not a problem this version of cutune wrote
     }
-    if (shape.args().size() != problem.args().size() || runtime::fixed_args(shape) != fixed) {
+    // The shape itself is no neighbour: a tune of it resumes from the store instead, and its own
+    // winner would take the place of a neighbour's with the same config.
+    if (shape == problem || shape.args().size() != problem.args().size() ||
+        runtime::fixed_args(shape) != fixed) {
       continue;
     }
     auto there = runtime::log_point(shape, names);
@@ -82,14 +85,7 @@ WarmStartComparison compare_warm_start(const TuningSpace& space, const Problem& 
                                        const TuningKey& key, const TuneOptions& options,
                                        std::size_t neighbours) {
   WarmStartComparison out;
-  out.neighbours =
-      nearest_winners(store, key.family, key.device, problem, space.space, neighbours + 1);
-  // The shape itself may be tuned already: its own winner would make the comparison meaningless.
-  std::erase_if(out.neighbours, [&](const NearestWinner& n) { return n.problem == problem; });
-  if (out.neighbours.size() > neighbours) {
-    out.neighbours.erase(out.neighbours.begin() + static_cast<std::ptrdiff_t>(neighbours),
-                         out.neighbours.end());
-  }
+  out.neighbours = nearest_winners(store, key.family, key.device, problem, space.space, neighbours);
   if (out.neighbours.empty()) {
     throw std::invalid_argument(fmt::format(
         "warm start of {} for {}: the store holds no other tuned shape of this family on {}",
