@@ -3,23 +3,13 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include <cstdio>
 #include <fstream>
-#include <iterator>
 
 #include "cutune/dispatch.hpp"
 #include "store/store_testing.hpp"
 
 namespace cutune::testing {
 namespace {
-
-std::pair<int, std::string> run(const std::string& command) {
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  std::string out;
-  char buffer[4096];
-  while (std::size_t got = fread(buffer, 1, sizeof buffer, pipe)) out.append(buffer, got);
-  return {pclose(pipe), out};
-}
 
 TEST(DispatchCli, WritesJsonAndHeaderAndPrintsTheHeldOutReport) {
   TempDir dir;
@@ -33,7 +23,7 @@ TEST(DispatchCli, WritesJsonAndHeaderAndPrintsTheHeldOutReport) {
       }
     }
   }
-  const auto [status, out] = run(fmt::format(
+  const auto [status, out] = run_command(fmt::format(
       "{} dispatch --db {} --family gemm --json {} --header {}", CUTUNE_TOOL,
       (dir / "results.db").string(), (dir / "rule.json").string(), (dir / "rule.hpp").string()));
   ASSERT_EQ(status, 0) << out;
@@ -45,15 +35,10 @@ TEST(DispatchCli, WritesJsonAndHeaderAndPrintsTheHeldOutReport) {
   std::ifstream header(dir / "rule.hpp");
   EXPECT_TRUE(header.good());
 
-  const auto [bad_status, bad_out] = run(
+  const auto [bad_status, bad_out] = run_command(
       fmt::format("{} dispatch --db {} --family conv", CUTUNE_TOOL, (dir / "results.db").string()));
   EXPECT_NE(bad_status, 0);
   EXPECT_NE(bad_out.find("no tuned shape of family 'conv'"), std::string::npos) << bad_out;
-}
-
-std::string file_text(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
 TEST(DispatchCli, ExportDispatchWritesWhatDispatchWrites) {
@@ -68,42 +53,42 @@ TEST(DispatchCli, ExportDispatchWritesWhatDispatchWrites) {
     }
   }
   const std::string db = (dir / "results.db").string();
-  const auto [status, out] =
-      run(fmt::format("{} dispatch --db {} --family gemm --max-configs 2 --json {} --header {}",
-                      CUTUNE_TOOL, db, (dir / "a.json").string(), (dir / "a.hpp").string()));
+  const auto [status, out] = run_command(
+      fmt::format("{} dispatch --db {} --family gemm --max-configs 2 --json {} --header {}",
+                  CUTUNE_TOOL, db, (dir / "a.json").string(), (dir / "a.hpp").string()));
   ASSERT_EQ(status, 0) << out;
-  const auto [export_status, export_out] = run(fmt::format(
+  const auto [export_status, export_out] = run_command(fmt::format(
       "{} export --dispatch --db {} --family gemm --max-configs 2 --json {} --header {}",
       CUTUNE_TOOL, db, (dir / "b.json").string(), (dir / "b.hpp").string()));
   ASSERT_EQ(export_status, 0) << export_out;
   EXPECT_EQ(export_out, out);
-  EXPECT_FALSE(file_text(dir / "a.json").empty());
-  EXPECT_EQ(file_text(dir / "b.json"), file_text(dir / "a.json"));
-  EXPECT_EQ(file_text(dir / "b.hpp"), file_text(dir / "a.hpp"));
-  EXPECT_NE(file_text(dir / "b.hpp").find("namespace cutune_dispatch"), std::string::npos);
+  EXPECT_FALSE(read_text(dir / "a.json").empty());
+  EXPECT_EQ(read_text(dir / "b.json"), read_text(dir / "a.json"));
+  EXPECT_EQ(read_text(dir / "b.hpp"), read_text(dir / "a.hpp"));
+  EXPECT_NE(read_text(dir / "b.hpp").find("namespace cutune_dispatch"), std::string::npos);
   EXPECT_EQ(Dispatcher::load(dir / "b.json").config_count(), 2u);
 
   // The fitting options reach the fit: one config at most.
-  const auto [one_status, one_out] =
-      run(fmt::format("{} export --dispatch --db {} --family gemm --max-configs 1 --json {} "
-                      "--namespace rules",
-                      CUTUNE_TOOL, db, (dir / "c.json").string()));
+  const auto [one_status, one_out] = run_command(
+      fmt::format("{} export --dispatch --db {} --family gemm --max-configs 1 --json {} "
+                  "--namespace rules",
+                  CUTUNE_TOOL, db, (dir / "c.json").string()));
   ASSERT_EQ(one_status, 0) << one_out;
   EXPECT_EQ(Dispatcher::load(dir / "c.json").config_count(), 1u);
 
   // Plain export is unchanged: the best config per key, not a rule.
-  const auto [best_status, best_out] = run(fmt::format("{} export --db {} --family gemm --json {}",
-                                                       CUTUNE_TOOL, db, (dir / "d.json").string()));
+  const auto [best_status, best_out] = run_command(fmt::format(
+      "{} export --db {} --family gemm --json {}", CUTUNE_TOOL, db, (dir / "d.json").string()));
   ASSERT_EQ(best_status, 0) << best_out;
   EXPECT_NE(best_out.find("exported 5 tuned config(s)"), std::string::npos) << best_out;
 
-  const auto [no_family, no_family_out] = run(fmt::format(
+  const auto [no_family, no_family_out] = run_command(fmt::format(
       "{} export --dispatch --db {} --json {}", CUTUNE_TOOL, db, (dir / "e.json").string()));
   EXPECT_NE(no_family, 0);
   EXPECT_NE(no_family_out.find("export --dispatch: pass --family NAME"), std::string::npos)
       << no_family_out;
-  const auto [stray, stray_out] = run(fmt::format("{} export --db {} --max-configs 2 --json {}",
-                                                  CUTUNE_TOOL, db, (dir / "f.json").string()));
+  const auto [stray, stray_out] = run_command(fmt::format(
+      "{} export --db {} --max-configs 2 --json {}", CUTUNE_TOOL, db, (dir / "f.json").string()));
   EXPECT_NE(stray, 0);
   EXPECT_NE(stray_out.find("need --dispatch"), std::string::npos) << stray_out;
   EXPECT_FALSE(std::filesystem::exists(dir / "f.json"));

@@ -13,24 +13,12 @@
 namespace cutune {
 namespace {
 
+using testing::CommandResult;
 using testing::failed;
 using testing::gemm_key;
+using testing::run_command;
 using testing::TempDir;
 using testing::timed;
-
-struct Finished {
-  int status;
-  std::string output;  // stdout and stderr together
-};
-
-Finished run(const std::string& command) {
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  std::string output;
-  char buffer[4096];
-  while (pipe != nullptr && fgets(buffer, sizeof buffer, pipe) != nullptr) output += buffer;
-  const int status = pipe != nullptr ? pclose(pipe) : -1;
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
-}
 
 std::string tool(const std::string& arguments) {
   return fmt::format("{} {}", CUTUNE_TOOL, arguments);
@@ -51,7 +39,7 @@ class ToolOnAStore : public ::testing::Test {
 };
 
 TEST_F(ToolOnAStore, ShowPrintsTheBestConfigPerKey) {
-  const Finished shown = run(tool(fmt::format("show --db {}", db_.string())));
+  const CommandResult shown = run_command(tool(fmt::format("show --db {}", db_.string())));
   ASSERT_EQ(shown.status, 0) << shown.output;
   std::istringstream lines(shown.output);
   std::vector<std::string> rows;
@@ -64,14 +52,14 @@ TEST_F(ToolOnAStore, ShowPrintsTheBestConfigPerKey) {
   EXPECT_NE(rows[1].find("  3  "), std::string::npos) << "measurement count: " << rows[1];
   EXPECT_EQ(rows[3].rfind("softmax", 0), 0u);
 
-  const Finished only_softmax =
-      run(tool(fmt::format("show --db {} --family softmax", db_.string())));
+  const CommandResult only_softmax =
+      run_command(tool(fmt::format("show --db {} --family softmax", db_.string())));
   EXPECT_EQ(std::count(only_softmax.output.begin(), only_softmax.output.end(), '\n'), 2);
 }
 
 TEST_F(ToolOnAStore, ShowFindsTheStoreThroughCutuneDb) {
-  const Finished shown =
-      run(fmt::format("CUTUNE_DB={} {}", db_.string(), tool("show --json --device cpu")));
+  const CommandResult shown =
+      run_command(fmt::format("CUTUNE_DB={} {}", db_.string(), tool("show --json --device cpu")));
   ASSERT_EQ(shown.status, 0) << shown.output;
   const auto document = nlohmann::json::parse(shown.output);
   ASSERT_EQ(document["results"].size(), 1u);
@@ -81,9 +69,9 @@ TEST_F(ToolOnAStore, ShowFindsTheStoreThroughCutuneDb) {
 TEST_F(ToolOnAStore, ExportWritesJsonAndAHeaderThatCompiles) {
   const auto json_path = dir_ / "best.json";
   const auto header_path = dir_ / "tuned.hpp";
-  const Finished exported =
-      run(tool(fmt::format("export --db {} --json {} --header {} --namespace my::t", db_.string(),
-                           json_path.string(), header_path.string())));
+  const CommandResult exported =
+      run_command(tool(fmt::format("export --db {} --json {} --header {} --namespace my::t",
+                                   db_.string(), json_path.string(), header_path.string())));
   ASSERT_EQ(exported.status, 0) << exported.output;
   EXPECT_NE(exported.output.find("exported 3 tuned config(s) of 2 families"), std::string::npos)
       << exported.output;
@@ -94,25 +82,26 @@ static_assert(my::t::find_gemm("m=2048,n=4096,k=4096,dtype=bf16", "NVIDIA H200 s
                   ->config.block_m == 64);
 static_assert(my::t::find_softmax("rows=8", "cpu")->config.layout == "row");
 )";
-  const Finished compiled = run(fmt::format("{} -std=c++17 -Wall -Wextra -Werror -fsyntax-only {}",
-                                            CUTUNE_TEST_CXX, (dir_ / "use.cpp").string()));
+  const CommandResult compiled =
+      run_command(fmt::format("{} -std=c++17 -Wall -Wextra -Werror -fsyntax-only {}",
+                              CUTUNE_TEST_CXX, (dir_ / "use.cpp").string()));
   EXPECT_EQ(compiled.status, 0) << compiled.output;
 }
 
 TEST_F(ToolOnAStore, BadInputFailsWithAMessageNamingIt) {
-  const Finished nothing = run(tool(fmt::format("export --db {}", db_.string())));
+  const CommandResult nothing = run_command(tool(fmt::format("export --db {}", db_.string())));
   EXPECT_NE(nothing.status, 0);
   EXPECT_NE(nothing.output.find("--json FILE and/or --header FILE"), std::string::npos);
 
   const auto missing = dir_ / "missing.db";
-  const Finished absent = run(tool(fmt::format("show --db {}", missing.string())));
+  const CommandResult absent = run_command(tool(fmt::format("show --db {}", missing.string())));
   EXPECT_EQ(absent.status, 1);
   EXPECT_NE(absent.output.find(missing.string() + ": no such file"), std::string::npos)
       << absent.output;
   EXPECT_FALSE(std::filesystem::exists(missing));
 
-  const Finished bad_namespace = run(tool(fmt::format("export --db {} --header {} --namespace 1x",
-                                                      db_.string(), (dir_ / "h.hpp").string())));
+  const CommandResult bad_namespace = run_command(tool(fmt::format(
+      "export --db {} --header {} --namespace 1x", db_.string(), (dir_ / "h.hpp").string())));
   EXPECT_EQ(bad_namespace.status, 1);
   EXPECT_NE(bad_namespace.output.find("'1x' is not a C++ namespace name"), std::string::npos);
   EXPECT_FALSE(std::filesystem::exists(dir_ / "h.hpp"));

@@ -1,10 +1,15 @@
-// Helpers shared by the store tests: a private temporary folder and sample results.
+// Helpers shared by the store tests and the command-line tests: a private temporary folder,
+// running a command, reading a file, and sample results.
 #pragma once
 
 #include <fmt/core.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 
+#include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include "cutune/store.hpp"
@@ -33,6 +38,29 @@ class TempDir {
  private:
   std::filesystem::path path_;
 };
+
+struct CommandResult {
+  int status = -1;     // the exit status; -1 when the command was killed by a signal
+  std::string output;  // stdout, and stderr unless the command redirects it or keep_stderr_apart
+};
+
+// Runs a shell command and collects what it prints.
+inline CommandResult run_command(const std::string& command, bool keep_stderr_apart = false) {
+  FILE* pipe = popen((keep_stderr_apart ? command : command + " 2>&1").c_str(), "r");
+  CommandResult result;
+  if (pipe == nullptr) return result;
+  char buffer[4096];
+  while (std::size_t got = fread(buffer, 1, sizeof buffer, pipe)) result.output.append(buffer, got);
+  const int status = pclose(pipe);
+  result.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return result;
+}
+
+// The whole content of a file; empty when it cannot be read.
+inline std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
 
 inline TuningKey gemm_key(const std::string& problem = "m=2048,n=4096,k=4096,dtype=bf16") {
   return {"gemm", "src-1a2b", problem, "NVIDIA H200 sm_90", "nvcc 13.0, driver 580"};

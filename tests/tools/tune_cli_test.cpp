@@ -6,10 +6,8 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
 #include <string>
 
 #include "../store/store_testing.hpp"
@@ -20,6 +18,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
+using testing::read_text;
 using testing::TempDir;
 
 struct Finished {
@@ -28,13 +27,6 @@ struct Finished {
   std::string out;  // stdout
   std::string err;  // stderr
 };
-
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // Runs the tool with `arguments`, its caches under `dir` so that every compile is real.
 Finished run_tool(const TempDir& dir, const std::string& environment,
