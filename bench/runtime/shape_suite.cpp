@@ -8,7 +8,7 @@
 //       --shapes "m=64,n=64,k=64;m=256,n=256,k=256" --compare "m=192,n=192,k=96" --budget 12
 //   bench_runtime_shapes --family gemm --shapes "m=2048,n=4096,k=4096,dtype=bf16;..." ...
 //
-// The GEMM suite uses the GEMM runtime family's own pieces (runtime::resolve_gemm_problem, the
+// The GEMM suite uses the GEMM runtime family's own pieces (resolve_gemm_problem, the
 // version of its compiler; the evaluator writes the same device and toolchain as gemm_family()),
 // so every winner it records is what Runtime::get of gemm_family() finds. Everything it writes
 // (the store, compiled kernels) goes to --db's folder: compiled kernels to --cache-dir, default
@@ -33,6 +33,7 @@
 #include "cutune/spec.hpp"
 #ifdef CUTUNE_HAVE_GEMM_EVALUATOR
 #include "gemm/gemm_evaluator.hpp"
+#include "gemm/gemm_space.hpp"
 #include "registry.hpp"
 #include "runtime/gemm_cubins.hpp"
 #endif
@@ -71,7 +72,7 @@ Target gemm_target(const std::filesystem::path& cache_dir) {
   return {"gemm",
           version,
           cutune::find_tuning_space("gemm"),
-          [](const cutune::Problem& p) { return cutune::runtime::resolve_gemm_problem(p); },
+          [](const cutune::Problem& p) { return cutune::resolve_gemm_problem(p); },
           [options](const cutune::Problem& p) -> std::unique_ptr<cutune::Evaluator> {
             return std::make_unique<cutune::GemmEvaluator>(p, options);
           },

@@ -10,7 +10,8 @@ namespace cutune {
 const std::vector<BuiltinSpace>& builtin_spaces() {
   static const std::vector<BuiltinSpace> spaces = {
       {"gemm", "Hopper bf16/fp16 GEMM (src/kernels/gemm/device/hopper_gemm.cu)",
-       gemm_problem(2048, 4096, 4096, "bf16"), Device::h200(), make_gemm_space},
+       gemm_problem(2048, 4096, 4096, "bf16"), Device::h200(), resolve_gemm_problem,
+       make_gemm_space},
   };
   return spaces;
 }

@@ -16,6 +16,9 @@ struct BuiltinSpace {
   std::string summary;
   Problem example_problem;  // what a command shows when given no problem
   Device device;            // the device description the space is tuned against by default
+  // Fills the family's defaults into a problem (the key a tune and the runtime share); throws
+  // std::invalid_argument for a problem the family cannot run.
+  std::function<Problem(const Problem&)> resolve;
   std::function<std::unique_ptr<TuningSpace>()> make;
 };
 

@@ -17,27 +17,6 @@ constexpr std::size_t kLogExcerptChars = 2000;
 
 namespace runtime {
 
-Problem resolve_gemm_problem(const Problem& problem) {
-  Problem out = problem;
-  if (!out.has("dtype")) out.set("dtype", Value(std::string("bf16")));
-  std::vector<std::string> reasons;
-  try {
-    // The default config runs every problem the kernel can run, so what it violates is the
-    // problem's.
-    reasons = gemm::violations(gemm::GemmConfig{}, to_gemm_problem(out));
-  } catch (const std::invalid_argument&) {
-    throw;
-  } catch (const std::exception& error) {  // a missing argument (std::out_of_range)
-    throw std::invalid_argument(fmt::format("gemm problem {}: {}", out.canonical(), error.what()));
-  }
-  if (!reasons.empty()) {
-    std::string text;
-    for (const auto& reason : reasons) text += (text.empty() ? "" : "; ") + reason;
-    throw std::invalid_argument(fmt::format("gemm problem {}: {}", out.canonical(), text));
-  }
-  return out;
-}
-
 GemmCubins::GemmCubins(GemmCompileOptions options) : options_(std::move(options)) {
   GemmCompiler& first = compiler_for(resolve_gemm_problem(gemm_problem(2048, 4096, 4096)));
   version_ = first.source_version();

@@ -17,11 +17,6 @@
 
 namespace cutune::runtime {
 
-// The problem with the family's defaults filled in (dtype bf16). Throws std::invalid_argument
-// naming what the kernel cannot run (a missing or unsupported argument, k or n not a multiple
-// of 8).
-Problem resolve_gemm_problem(const Problem& problem);
-
 class GemmCubins {
  public:
   // Throws std::runtime_error when the kernel source or the CUTLASS headers are missing.

@@ -176,7 +176,7 @@ KernelFamily gemm_family(GemmFamilyOptions options) {
   // As GemmEvaluator::toolchain() writes it.
   f.toolchain =
       fmt::format("{}; driver {}", loader->cubins().compiler_toolchain(), device.driver_version);
-  f.resolve = [](const Problem& problem) { return runtime::resolve_gemm_problem(problem); };
+  f.resolve = [](const Problem& problem) { return resolve_gemm_problem(problem); };
   f.load = [loader](const Config& config, const Problem& problem, KernelOrigin origin) {
     return loader->load(config, problem, origin);
   };

@@ -29,29 +29,25 @@ std::string message_of(const std::function<void()>& f) {
 }
 
 TEST(GemmFamily, ResolveFillsTheDtypeAndKeepsWhatIsGiven) {
-  const Problem plain = runtime::resolve_gemm_problem(Problem::parse("m=256,n=512,k=1024"));
+  const Problem plain = resolve_gemm_problem(Problem::parse("m=256,n=512,k=1024"));
   EXPECT_EQ(plain.canonical(), "dtype=bf16,k=1024,m=256,n=512");
-  const Problem half =
-      runtime::resolve_gemm_problem(Problem::parse("m=256,n=512,k=1024,dtype=fp16"));
+  const Problem half = resolve_gemm_problem(Problem::parse("m=256,n=512,k=1024,dtype=fp16"));
   EXPECT_EQ(half.at("dtype").as_string(), "fp16");
-  const Problem layout =
-      runtime::resolve_gemm_problem(Problem::parse("m=256,n=512,k=1024,b_layout=n_by_k"));
+  const Problem layout = resolve_gemm_problem(Problem::parse("m=256,n=512,k=1024,b_layout=n_by_k"));
   EXPECT_EQ(layout.canonical(), "b_layout=n_by_k,dtype=bf16,k=1024,m=256,n=512");
 }
 
 TEST(GemmFamily, ResolveRejectsProblemsTheKernelCannotRun) {
-  EXPECT_THROW(runtime::resolve_gemm_problem(Problem::parse("m=256,n=512,k=1001")),
-               std::invalid_argument);
+  EXPECT_THROW(resolve_gemm_problem(Problem::parse("m=256,n=512,k=1001")), std::invalid_argument);
   EXPECT_NE(message_of([] {
-              runtime::resolve_gemm_problem(Problem::parse("m=256,n=512,k=1001"));
+              resolve_gemm_problem(Problem::parse("m=256,n=512,k=1001"));
             }).find("k = 1001 is not a multiple of 8"),
             std::string::npos);
-  EXPECT_NE(message_of([] {
-              runtime::resolve_gemm_problem(Problem::parse("m=256,k=512"));
-            }).find("gemm problem"),
-            std::string::npos);
-  EXPECT_THROW(runtime::resolve_gemm_problem(Problem::parse("m=256,k=512")), std::invalid_argument);
-  EXPECT_THROW(runtime::resolve_gemm_problem(Problem::parse("m=256,n=512,k=512,dtype=fp8")),
+  EXPECT_NE(
+      message_of([] { resolve_gemm_problem(Problem::parse("m=256,k=512")); }).find("gemm problem"),
+      std::string::npos);
+  EXPECT_THROW(resolve_gemm_problem(Problem::parse("m=256,k=512")), std::invalid_argument);
+  EXPECT_THROW(resolve_gemm_problem(Problem::parse("m=256,n=512,k=512,dtype=fp8")),
                std::invalid_argument);
 }
 
@@ -70,9 +66,9 @@ TEST(GemmFamilyCompile, CompilesPerDtypeThroughTheTunersCompiler) {
   options.cache_dir = CUTUNE_GEMM_TEST_CACHE;
   runtime::GemmCubins cubins(options);
   const auto space = make_gemm_space();
-  const Problem bf16 = runtime::resolve_gemm_problem(gemm_problem(256, 256, 256));
-  const Problem bf16_other = runtime::resolve_gemm_problem(gemm_problem(512, 1024, 2048));
-  const Problem fp16 = runtime::resolve_gemm_problem(gemm_problem(256, 256, 256, "fp16"));
+  const Problem bf16 = resolve_gemm_problem(gemm_problem(256, 256, 256));
+  const Problem bf16_other = resolve_gemm_problem(gemm_problem(512, 1024, 2048));
+  const Problem fp16 = resolve_gemm_problem(gemm_problem(256, 256, 256, "fp16"));
   const Config config = default_config(*space, bf16, Device::h200());
 
   const std::filesystem::path first = cubins.compile(config, bf16);
@@ -109,7 +105,7 @@ TEST(GemmFamily, AConfigThatDoesNotCompileNamesItselfAndTheLog) {
   runtime::GemmCubins cubins(options);
   EXPECT_EQ(cubins.compiler_toolchain(), "nvcc fake_nvcc_1; sm_90a -std=c++17 -O3");
   const auto space = make_gemm_space();
-  const Problem problem = runtime::resolve_gemm_problem(gemm_problem(256, 256, 256));
+  const Problem problem = resolve_gemm_problem(gemm_problem(256, 256, 256));
   const Config config = default_config(*space, problem, Device::h200());
   const std::string message = message_of([&] { cubins.compile(config, problem); });
   EXPECT_NE(message.find("gemm config " + config.to_string() +

@@ -19,6 +19,7 @@
 #include "evaluators.hpp"
 #include "progress.hpp"
 #include "registry.hpp"
+#include "store_options.hpp"
 
 namespace cutune::cli {
 namespace {
@@ -265,12 +266,9 @@ int run_tune(const TuneArgs& args) {
   if (const BuiltinSpace* builtin = find_builtin_space(args.spec);
       builtin != nullptr && !std::filesystem::exists(args.spec)) {
     space = find_tuning_space(builtin->name);
-    problem = args.problem.empty() ? builtin->example_problem : Problem::parse(args.problem);
-    // The example's non-numeric arguments are the family's defaults (the GEMM's dtype=bf16, as
-    // its runtime family resolves it), so that both write and read the same key.
-    for (const auto& [name, value] : builtin->example_problem.args()) {
-      if ((value.is_string() || value.is_bool()) && !problem.has(name)) problem.set(name, value);
-    }
+    // Resolved as the family's runtime resolves it, so that both write and read the same key.
+    problem = builtin->resolve(args.problem.empty() ? builtin->example_problem
+                                                    : Problem::parse(args.problem));
     target = make_builtin_target(builtin->name, problem);
     family = builtin->name;
     version = target.family_version;
@@ -285,19 +283,13 @@ int run_tune(const TuneArgs& args) {
   const TuningKey key{family, version, problem.canonical(), target.evaluator->device_name(),
                       target.evaluator->toolchain()};
   std::optional<Store> store;
-  if (!args.no_store)
-    store = Store::open(args.db.empty() ? Store::default_path() : std::filesystem::path(args.db));
+  if (!args.no_store) store = Store::open(store_path(args.db));
 
   WarmStart warm;
   warm.enabled = !args.no_warm_start && args.neighbours > 0 && store.has_value();
   if (warm.enabled) {
-    for (NearestWinner& w :
-         nearest_winners(*store, family, key.device, problem, space->space, args.neighbours + 1)) {
-      // The shape itself, tuned before, resumes from the store instead.
-      if (w.problem.canonical() != key.problem && warm.winners.size() < args.neighbours) {
-        warm.winners.push_back(std::move(w));
-      }
-    }
+    warm.winners =
+        nearest_winners(*store, family, key.device, problem, space->space, args.neighbours);
   }
 
   TuneOptions options;
@@ -353,7 +345,7 @@ const RegisterCommand registration{[](CLI::App& app) {
   sub->add_option("--budget", args->budget, "Configs to evaluate")->capture_default_str();
   sub->add_option("--time", args->seconds, "Wall-time budget in seconds (0: none)");
   sub->add_option("--seed", args->seed, "Random seed")->capture_default_str();
-  sub->add_option("--db", args->db, "Results store (default: $CUTUNE_DB or the user cache)");
+  add_db_option(*sub, args->db);
   sub->add_flag("--no-store", args->no_store, "Keep no results");
   sub->add_flag("--no-warm-start", args->no_warm_start,
                 "Do not start from the winners of the nearest shapes tuned in the store");

@@ -1,4 +1,4 @@
-// Command-line options of the commands that read the results store (show, export, dispatch).
+// Command-line options of the commands that use the results store (tune, show, export, dispatch).
 #pragma once
 
 #include <CLI/CLI.hpp>

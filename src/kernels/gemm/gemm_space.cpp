@@ -338,6 +338,20 @@ Problem gemm_problem(std::int64_t m, std::int64_t n, std::int64_t k, std::string
   return Problem({{"m", m}, {"n", n}, {"k", k}, {"dtype", std::move(dtype)}});
 }
 
+Problem resolve_gemm_problem(const Problem& problem) {
+  Problem out = problem;
+  if (!out.has("dtype")) out.set("dtype", Value(std::string("bf16")));
+  // The device's shared memory does not change what problems the kernel runs: the default
+  // description will do.
+  const std::vector<std::string> reasons = gemm_problem_errors(out, Device{});
+  if (!reasons.empty()) {
+    std::string text;
+    for (const auto& reason : reasons) text += (text.empty() ? "" : "; ") + reason;
+    throw std::invalid_argument("gemm problem " + out.canonical() + ": " + text);
+  }
+  return out;
+}
+
 gemm::GemmProblem to_gemm_problem(const Problem& problem) {
   gemm::GemmProblem g;
   g.m = problem.get_int("m");

@@ -21,6 +21,10 @@ Problem gemm_problem(std::int64_t m, std::int64_t n, std::int64_t k, std::string
 // Conversions to the kernel's own types. A missing problem argument throws std::out_of_range and an
 // unsupported one std::invalid_argument, each naming it; a Config of another space throws
 // ConfigError naming the missing knob.
+// The problem with the family's defaults filled in (dtype bf16): what a tune and the runtime key
+// results by. Throws std::invalid_argument naming what the kernel cannot run (a missing or
+// unsupported argument, k or n not a multiple of 8).
+Problem resolve_gemm_problem(const Problem& problem);
 gemm::GemmProblem to_gemm_problem(const Problem& problem);
 gemm::GemmConfig to_gemm_config(const Config& config);
 
