@@ -146,6 +146,10 @@ GemmLaunch::GemmLaunch(const GemmKernel& kernel, const GemmProblem& problem,
     tensor_b_ = encode_tensor_map(problem.dtype, operands.b, problem.k, problem.n,
                                   config.tile_k / config.cluster_m, 64, "B");
   }
+  // Variant 1 stores D through TMA: 16 x 64 boxes, 128-byte swizzle.
+  if ((config.variant & kVariantTmaStore) != 0) {
+    tensor_d_ = encode_tensor_map(problem.dtype, operands.d, problem.m, problem.n, 16, 64, "D");
+  }
 
   shared_bytes_ = shared_memory_bytes(config);
   check(cuFuncSetAttribute(kernel.gemm, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
@@ -189,13 +193,6 @@ void GemmLaunch::launch(CUstream stream) const {
   int k = static_cast<int>(problem_.k);
   CUdeviceptr d = operands_.d;
   CUdeviceptr workspace = operands_.workspace;
-  // Variant 1 takes D's tensor map as an extra last parameter: 16 x 64 boxes, 128-byte swizzle.
-  // (Encoded per launch, a microsecond of host time, since GemmLaunch has no member for it; the
-  // GPU is busy with the stream's earlier work meanwhile. Make it a member if the variant stays.)
-  CUtensorMap tensor_d{};
-  const bool tma_store = (config_.variant & kVariantTmaStore) != 0;
-  if (tma_store)
-    tensor_d = encode_tensor_map(problem_.dtype, d, problem_.m, problem_.n, 16, 64, "D");
   void* gemm_args[] = {const_cast<CUtensorMap*>(&tensor_a_),
                        const_cast<CUtensorMap*>(&tensor_b_),
                        &d,
@@ -203,7 +200,7 @@ void GemmLaunch::launch(CUstream stream) const {
                        &m,
                        &n,
                        &k,
-                       &tensor_d};
+                       const_cast<CUtensorMap*>(&tensor_d_)};
 
   std::array<CUlaunchAttribute, 2> attributes{};
   unsigned attribute_count = 0;

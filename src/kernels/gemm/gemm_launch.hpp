@@ -54,6 +54,7 @@ class GemmLaunch {
   GemmOperands operands_;
   CUtensorMap tensor_a_{};
   CUtensorMap tensor_b_{};
+  CUtensorMap tensor_d_{};  // variant 1 (TMA-store epilogue) only
   int grid_blocks_ = 0;
   int shared_bytes_ = 0;
   int reduce_blocks_ = 0;
