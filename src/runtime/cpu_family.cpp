@@ -62,7 +62,7 @@ class CpuLoader {
       throw std::runtime_error(
           fmt::format("config {} of {} does not compile{}: {}", config.to_string(), spec_.name,
                       result.status == eval::CompileResult::Status::timeout ? " in time" : "",
-                      result.log.substr(0, 2000)));
+                      eval::compile_failure_detail(result.log, result.log_file)));
     }
     void* handle = dlopen(result.output.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (handle == nullptr) {

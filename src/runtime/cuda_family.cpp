@@ -8,6 +8,7 @@
 #include "cutune/cuda.hpp"
 #include "cutune/runtime.hpp"
 #include "cutune/spec.hpp"
+#include "eval/backend_support.hpp"
 #include "runtime/cuda_context.hpp"
 
 namespace cutune {
@@ -42,9 +43,11 @@ class CudaLoader {
       return evaluator_.compile(std::span<const Config>(&config, 1));
     }();
     if (compiled.empty() || !compiled.front().ok()) {
-      throw std::runtime_error(
-          fmt::format("config {} of {} does not compile: {}", config.to_string(), spec_.name,
-                      compiled.empty() ? "" : compiled.front().log.substr(0, 2000)));
+      throw std::runtime_error(fmt::format(
+          "config {} of {} does not compile: {}", config.to_string(), spec_.name,
+          compiled.empty()
+              ? ""
+              : eval::compile_failure_detail(compiled.front().log, compiled.front().log_file)));
     }
     ContextScope scope(context_);
     CUmodule module = nullptr;

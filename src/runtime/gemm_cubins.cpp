@@ -6,15 +6,10 @@
 #include <stdexcept>
 #include <vector>
 
+#include "eval/backend_support.hpp"
 #include "gemm/gemm_space.hpp"
 
 namespace cutune {
-namespace {
-
-constexpr std::size_t kLogExcerptChars = 2000;
-
-}  // namespace
-
 namespace runtime {
 
 GemmCubins::GemmCubins(GemmCompileOptions options) : options_(std::move(options)) {
@@ -43,9 +38,9 @@ std::filesystem::path GemmCubins::compile(const Config& config, const Problem& p
   }
   const cuda::CompileResult& result = future.get();
   if (!result.ok()) {
-    throw std::runtime_error(fmt::format("gemm config {} does not compile for {}: {}",
-                                         config.to_string(), problem.canonical(),
-                                         result.log.substr(0, kLogExcerptChars)));
+    throw std::runtime_error(fmt::format(
+        "gemm config {} does not compile for {}: {}", config.to_string(), problem.canonical(),
+        eval::compile_failure_detail(result.log, result.log_file)));
   }
   return result.cubin;
 }

@@ -98,9 +98,10 @@ TEST_F(GemmSpaceTest, DefaultConfigPerSuiteShape) {
     SCOPED_TRACE(p.canonical());
     const Config chosen = default_config(*ts, p, device);
     const std::string name = gemm::to_string(to_gemm_config(chosen));
-    std::cout << c.m << "x" << c.n << "x" << c.k << ": " << eligible_seeds(*ts, p, device)[0]->name
-              << " -> " << name << "\n";
-    EXPECT_EQ(eligible_seeds(*ts, p, device)[0]->name, c.seed);
+    // Printed too, so that the default of each suite shape can be read off the test output.
+    const std::string& seed = eligible_seeds(*ts, p, device).at(0)->name;
+    std::cout << c.m << "x" << c.n << "x" << c.k << ": " << seed << " -> " << name << "\n";
+    EXPECT_EQ(seed, c.seed);
     EXPECT_EQ(name, c.config);
     EXPECT_TRUE(gemm::violations(to_gemm_config(chosen), to_gemm_problem(p)).empty());
     std::vector<std::string> errors;

@@ -95,9 +95,7 @@ std::vector<std::string> violations(const GemmConfig& config, const GemmProblem&
   // tile order or slicing.
   check_range(out, "swizzle", config.swizzle, 1, 16);
   check_range(out, "split_k", config.split_k, 1, 8);
-  if (config.variant < 0 || config.variant > 7) {
-    out.push_back("variant = " + std::to_string(config.variant) + " is not in 0..7");
-  }
+  check_range(out, "variant", config.variant, 0, 7);
   if (!out.empty()) return out;  // the rules below assume legal knob values
 
   if (config.schedule == Schedule::cooperative && config.tile_m < 128) {
