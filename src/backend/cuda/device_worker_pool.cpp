@@ -55,7 +55,12 @@ struct DeviceWorkerPool::Slot {
   // worker that cannot even start is an error of the setup, never a candidate's crash.
   const protocol::DeviceReport& greet(std::chrono::milliseconds limit) {
     if (client->running() && greeted_start == client->starts()) return report;
-    auto reply = client->request({{"op", "hello"}}, limit);
+    eval::WorkerReply reply;
+    try {
+      reply = client->request({{"op", "hello"}}, limit);
+    } catch (const std::runtime_error& e) {  // the worker program could not even be started
+      throw std::runtime_error(std::string("the CUDA device worker did not start: ") + e.what());
+    }
     if (reply.status != eval::WorkerReply::Status::ok || !reply.body.value("ok", false)) {
       client->stop();
       throw std::runtime_error("the CUDA device worker did not start: " +
