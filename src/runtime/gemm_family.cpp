@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "cutune/cuda/worker_protocol.hpp"
 #include "cutune/gemm.hpp"
 #include "gemm/gemm_space.hpp"
 #include "registry.hpp"
@@ -66,9 +67,8 @@ DeviceInfo current_device() {
       attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
   info.description.sm_count = attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
   check(cuDriverGetVersion(&info.driver_version), "cuDriverGetVersion");
-  // As GemmEvaluator::device_name() and device() write them.
-  info.key = fmt::format("{} (sm_{}{})", info.description.name, info.description.cc_major,
-                         info.description.cc_minor);
+  info.key = cuda::protocol::device_key(info.description.name, info.description.cc_major,
+                                        info.description.cc_minor);
   return info;
 }
 
@@ -173,9 +173,8 @@ KernelFamily gemm_family(GemmFamilyOptions options) {
   f.tuning = find_tuning_space("gemm");
   f.device = device.description;
   f.device_key = device.key;
-  // As GemmEvaluator::toolchain() writes it.
   f.toolchain =
-      fmt::format("{}; driver {}", loader->cubins().compiler_toolchain(), device.driver_version);
+      cuda::protocol::toolchain_key(loader->cubins().compiler_toolchain(), device.driver_version);
   f.resolve = [](const Problem& problem) { return resolve_gemm_problem(problem); };
   f.load = [loader](const Config& config, const Problem& problem, KernelOrigin origin) {
     return loader->load(config, problem, origin);

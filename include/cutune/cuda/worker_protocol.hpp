@@ -121,6 +121,16 @@ struct DeviceReport {
   std::string pci_bus_id;
 };
 
+// How a results store's key names a device, "NVIDIA H200 (sm_90)", and a toolchain on it,
+// "<compiler>; driver 13000". Every CUDA evaluator and runtime family writes them alike, so that
+// the runtime finds what tunes stored.
+inline std::string device_key(const std::string& name, int cc_major, int cc_minor) {
+  return name + " (sm_" + std::to_string(cc_major) + std::to_string(cc_minor) + ")";
+}
+inline std::string toolchain_key(const std::string& compiler, int driver_version) {
+  return compiler + "; driver " + std::to_string(driver_version);
+}
+
 // Default tolerance on the normwise relative error, max|x - ref| / max|ref|, per dtype.
 inline double default_tolerance(Dtype dtype) {
   switch (dtype) {

@@ -303,15 +303,15 @@ std::vector<Measurement> CudaEvaluator::retime(std::span<const Config> batch) {
 }
 
 std::string CudaEvaluator::device_name() const {
-  return impl_->report.name + " (sm_" + std::to_string(impl_->report.cc_major) +
-         std::to_string(impl_->report.cc_minor) + ")";
+  return proto::device_key(impl_->report.name, impl_->report.cc_major, impl_->report.cc_minor);
 }
 
 std::string CudaEvaluator::toolchain() const {
   std::string flags;
   for (const auto& flag : impl_->spec.compile.flags) flags += " " + flag;
-  return impl_->compiler->identity(impl_->compiler_kind) + "; driver " +
-         std::to_string(impl_->report.driver_version) + "; " + impl_->options.arch + flags;
+  return proto::toolchain_key(impl_->compiler->identity(impl_->compiler_kind),
+                              impl_->report.driver_version) +
+         "; " + impl_->options.arch + flags;
 }
 
 const CudaEvaluationStats& CudaEvaluator::stats() const { return impl_->stats; }

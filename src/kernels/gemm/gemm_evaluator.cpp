@@ -213,8 +213,7 @@ GemmEvaluator::GemmEvaluator(const Problem& problem, GemmEvaluatorOptions option
   for (std::size_t slot = 1; slot < impl_->workers->size(); ++slot) impl_->workers->device(slot);
   if (impl_->report.cc_major != 9 || impl_->report.cc_minor != 0) {
     throw std::runtime_error("the Hopper GEMM family needs an sm_90 GPU; the worker found " +
-                             impl_->report.name + " (sm_" + std::to_string(impl_->report.cc_major) +
-                             std::to_string(impl_->report.cc_minor) + ")");
+                             device_name());
   }
 }
 
@@ -235,12 +234,12 @@ Measurement GemmEvaluator::time_cublas(int scale) {
 }
 
 std::string GemmEvaluator::device_name() const {
-  return impl_->report.name + " (sm_" + std::to_string(impl_->report.cc_major) +
-         std::to_string(impl_->report.cc_minor) + ")";
+  return cuda::protocol::device_key(impl_->report.name, impl_->report.cc_major,
+                                    impl_->report.cc_minor);
 }
 
 std::string GemmEvaluator::toolchain() const {
-  return impl_->compiler.toolchain() + "; driver " + std::to_string(impl_->report.driver_version);
+  return cuda::protocol::toolchain_key(impl_->compiler.toolchain(), impl_->report.driver_version);
 }
 
 Device GemmEvaluator::device() const {
