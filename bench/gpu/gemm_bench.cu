@@ -31,6 +31,7 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -578,10 +579,8 @@ int run_benchmark(int argc, char** argv) {
       const GemmConfig& config = finalists[i]->config;
       GemmConfig base = config;
       base.variant = 0;
-      ab_entries.push_back({row.shape, cutune::gemm::to_string(base), config.variant, tflops, 0});
-    }
-    for (AbEntry& entry : ab_entries) {
-      if (entry.shape == row.shape) entry.cublas_tflops = row.cublas_tflops;
+      ab_entries.push_back(
+          {row.shape, cutune::gemm::to_string(base), config.variant, tflops, row.cublas_tflops});
     }
     rows.push_back(row);
     for (void* pointer : {static_cast<void*>(a), static_cast<void*>(b), static_cast<void*>(d),
@@ -616,12 +615,18 @@ int run_benchmark(int argc, char** argv) {
         retime_rounds);
     std::printf("%-18s %-34s %7s %8s %8s %7s %7s\n", "shape", "config", "variant", "TFLOP/s",
                 "cublas", "ratio", "vs_v0");
+    // Each (shape, config)'s variant-0 TFLOP/s, the yardstick of its other variants.
+    std::map<std::pair<std::string, std::string>, double> variant0_tflops;
     for (const AbEntry& entry : ab_entries) {
-      double base_tflops = 0;
-      for (const AbEntry& other : ab_entries) {
-        if (other.shape == entry.shape && other.base == entry.base && other.variant == 0) {
-          base_tflops = other.tflops;
-        }
+      if (entry.variant == 0) variant0_tflops[{entry.shape, entry.base}] = entry.tflops;
+    }
+    // Per variant: the log-ratios to variant 0 of the pairs that have one.
+    std::map<int, std::vector<double>> log_ratios;
+    for (const AbEntry& entry : ab_entries) {
+      const auto base = variant0_tflops.find({entry.shape, entry.base});
+      const double base_tflops = base != variant0_tflops.end() ? base->second : 0;
+      if (entry.variant != 0 && base_tflops > 0) {
+        log_ratios[entry.variant].push_back(std::log(entry.tflops / base_tflops));
       }
       char vs[16] = "-";
       if (base_tflops > 0) std::snprintf(vs, sizeof(vs), "%.3f", entry.tflops / base_tflops);
@@ -629,23 +634,11 @@ int run_benchmark(int argc, char** argv) {
                   entry.base.c_str(), entry.variant, entry.tflops, entry.cublas_tflops,
                   entry.tflops / entry.cublas_tflops, vs);
     }
-    // Per variant: geomean over the (shape, config) pairs that have a variant-0 twin.
-    for (int variant = 1; variant <= 7; ++variant) {
+    for (const auto& [variant, logs] : log_ratios) {
       double log_sum = 0;
-      int count = 0;
-      for (const AbEntry& entry : ab_entries) {
-        if (entry.variant != variant) continue;
-        for (const AbEntry& other : ab_entries) {
-          if (other.shape == entry.shape && other.base == entry.base && other.variant == 0) {
-            log_sum += std::log(entry.tflops / other.tflops);
-            ++count;
-          }
-        }
-      }
-      if (count > 0) {
-        std::printf("variant %d: geomean vs variant 0 %.3f over %d (shape, config) pairs\n",
-                    variant, std::exp(log_sum / count), count);
-      }
+      for (double log_ratio : logs) log_sum += log_ratio;
+      std::printf("variant %d: geomean vs variant 0 %.3f over %zu (shape, config) pairs\n", variant,
+                  std::exp(log_sum / static_cast<double>(logs.size())), logs.size());
     }
   }
   return 0;
