@@ -22,6 +22,7 @@
 // measured as soon as its cubin is ready, while the rest still compile.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -59,6 +60,19 @@ struct CudaEvaluationStats {
   // Tuner time per candidate that is neither compiling nor running the kernel.
   double overhead_ms_per_candidate() const;
 };
+
+// A spec kernel's launch for (config, problem) on `device`, from the spec's launch expressions:
+// grid, block and cluster dimensions whole numbers of at least 1, dynamic shared memory of at
+// least 0, all below 2^31.
+struct LaunchShape {
+  std::array<std::uint32_t, 3> grid{1, 1, 1};
+  std::array<std::uint32_t, 3> block{1, 1, 1};
+  std::array<std::uint32_t, 3> cluster{1, 1, 1};
+  std::uint32_t shared_bytes = 0;
+};
+// Throws std::invalid_argument naming the expression and its value when one breaks those rules.
+LaunchShape launch_shape(const KernelSpec& spec, const Config& config, const Problem& problem,
+                         const Device& device);
 
 class CudaEvaluator : public Evaluator {
  public:

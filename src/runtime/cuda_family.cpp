@@ -3,8 +3,6 @@
 #include <cuda.h>
 #include <fmt/format.h>
 
-#include <cmath>
-
 #include "cutune/cuda.hpp"
 #include "cutune/runtime.hpp"
 #include "cutune/spec.hpp"
@@ -72,25 +70,14 @@ class CudaLoader {
   }
 
  private:
-  // The spec's launch expressions for (config, problem); each a whole number below 2^31.
   CudaKernel::Shape shape_of(const Config& config, const Problem& problem) {
-    const Device& device = evaluator_.device();
-    auto value = [&](const Expression& e, double least) {
-      const double v = e.evaluate(config, problem, device);
-      if (!(v >= least) || v > 2147483647.0) {
-        throw std::runtime_error(fmt::format("config {} of {}: launch expression '{}' gives {}",
-                                             config.to_string(), spec_.name, e.text(), v));
-      }
-      return static_cast<std::uint32_t>(std::llround(v));
-    };
-    CudaKernel::Shape shape;
-    for (int axis = 0; axis < 3; ++axis) {
-      shape.grid[axis] = value(spec_.launch->grid[axis], 1);
-      shape.block[axis] = value(spec_.launch->block[axis], 1);
-      shape.cluster[axis] = value(spec_.launch->cluster[axis], 1);
+    try {
+      const LaunchShape launch = launch_shape(spec_, config, problem, evaluator_.device());
+      return {launch.grid, launch.block, launch.cluster, launch.shared_bytes};
+    } catch (const std::invalid_argument& e) {
+      throw std::runtime_error(
+          fmt::format("config {} of {}: {}", config.to_string(), spec_.name, e.what()));
     }
-    shape.shared_bytes = value(spec_.launch->shared_memory, 0);
-    return shape;
   }
 
   const KernelSpec& spec_;

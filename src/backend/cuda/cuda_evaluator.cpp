@@ -48,19 +48,28 @@ proto::Dtype dtype_named(const std::string& type, const KernelSpec& spec) {
   return found->second;
 }
 
-// Launch dimensions are whole numbers of at least 1 (0 for dynamic shared memory) below 2^31.
-std::optional<std::uint32_t> dimension(const Expression& e, const Config& config,
-                                       const Problem& problem, const Device& device, double least,
-                                       std::string& why) {
-  double value = e.evaluate(config, problem, device);
-  if (!(value >= least) || value > 2147483647.0) {
-    why = "launch expression '" + e.text() + "' gives " + std::to_string(value);
-    return std::nullopt;
-  }
-  return static_cast<std::uint32_t>(std::llround(value));
-}
-
 }  // namespace
+
+LaunchShape launch_shape(const KernelSpec& spec, const Config& config, const Problem& problem,
+                         const Device& device) {
+  auto dimension = [&](const Expression& e, double least) {
+    const double value = e.evaluate(config, problem, device);
+    if (!(value >= least) || value > 2147483647.0) {
+      throw std::invalid_argument("launch expression '" + e.text() + "' gives " +
+                                  std::to_string(value));
+    }
+    return static_cast<std::uint32_t>(std::llround(value));
+  };
+  const auto& launch = *spec.launch;
+  LaunchShape shape;
+  for (int axis = 0; axis < 3; ++axis) {
+    shape.grid[axis] = dimension(launch.grid[axis], 1);
+    shape.block[axis] = dimension(launch.block[axis], 1);
+    shape.cluster[axis] = dimension(launch.cluster[axis], 1);
+  }
+  shape.shared_bytes = dimension(launch.shared_memory, 0);
+  return shape;
+}
 
 double CudaEvaluationStats::overhead_ms_per_candidate() const {
   if (candidates == 0) return 0;
@@ -107,21 +116,20 @@ struct CudaEvaluator::Impl {
 
   // The launch of `config`, or why it has none.
   std::optional<proto::Launch> launch_of(const Config& config, std::string& why) const {
-    const auto& shape = *spec.launch;
-    proto::Launch launch;
-    for (int axis = 0; axis < 3; ++axis) {
-      auto grid = dimension(shape.grid[axis], config, problem, device, 1, why);
-      auto block = dimension(shape.block[axis], config, problem, device, 1, why);
-      auto cluster = dimension(shape.cluster[axis], config, problem, device, 1, why);
-      if (!grid || !block || !cluster) return std::nullopt;
-      launch.grid[axis] = *grid;
-      launch.block[axis] = *block;
-      launch.cluster[axis] = *cluster;
+    try {
+      const LaunchShape shape = launch_shape(spec, config, problem, device);
+      proto::Launch launch;
+      for (int axis = 0; axis < 3; ++axis) {
+        launch.grid[axis] = shape.grid[axis];
+        launch.block[axis] = shape.block[axis];
+        launch.cluster[axis] = shape.cluster[axis];
+      }
+      launch.dynamic_smem = shape.shared_bytes;
+      return launch;
+    } catch (const std::invalid_argument& e) {
+      why = e.what();
+      return std::nullopt;
     }
-    auto smem = dimension(shape.shared_memory, config, problem, device, 0, why);
-    if (!smem) return std::nullopt;
-    launch.dynamic_smem = *smem;
-    return launch;
   }
 
   proto::Timing timing(int scale) const {
