@@ -1,4 +1,4 @@
-// The GEMM runtime family's driver-free parts: problem resolution and the compile path.
+// The GEMM runtime family's driver-free part: the compile path.
 #include "runtime/gemm_cubins.hpp"
 
 #include <fmt/format.h>
