@@ -83,6 +83,8 @@ class Dispatcher {
   nlohmann::json to_json() const;
   // A C++17 header that compiles alone: the configs as a constexpr table of a struct of knobs and
   // constexpr pick_index(<numeric args in name order>), which agrees with pick() on every input.
+  // Strings are std::string_view. Throws std::invalid_argument when the namespace, a knob or a
+  // problem argument is not a usable C++ identifier (every other text is escaped).
   std::string cpp_header(std::string_view cpp_namespace) const;
 
   // The index of the config for a problem. Throws std::invalid_argument when the problem lacks a

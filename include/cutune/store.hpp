@@ -30,7 +30,8 @@ struct TuningKey {
 
   // Unambiguous text of all five fields (a JSON array); equal keys give equal text.
   std::string canonical() const;
-  // 16 hex digits of a 64-bit FNV-1a hash of canonical(): stable across runs and builds.
+  // 32 hex digits of the XXH3-128 of canonical(): stable across runs and builds. Not stored: the
+  // store keys rows by the five fields themselves.
   std::string hash() const;
 
   auto operator<=>(const TuningKey&) const = default;
@@ -118,8 +119,10 @@ std::string export_json(const std::vector<StoredResult>& results);
 // A self-contained C++17 header: per family, a struct of its knobs with their C++ types, a
 // constexpr table of (problem, device) -> config sorted fastest first, and a constexpr
 // find_<family>(problem, device). Knobs whose values are not uniformly bool, integer, number,
-// string or fixed-length integer list are given as their JSON text. cpp_namespace must be a
-// C++ namespace name ("a" or "a::b").
+// string or fixed-length integer list are given as their JSON text; strings are
+// std::string_view and keep every byte. Throws std::invalid_argument when cpp_namespace is not a
+// C++ namespace name ("a" or "a::b"), a knob name is not a usable C++ identifier, or a config is
+// not a JSON object; family names, problems, devices and versions are escaped, never refused.
 std::string export_cpp_header(const std::vector<StoredResult>& results,
                               std::string_view cpp_namespace);
 

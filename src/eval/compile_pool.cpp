@@ -8,28 +8,44 @@
 
 #include "child_process.hpp"
 #include "files.hpp"
-#include "hash.hpp"
+#include "hash/content_hash.hpp"
 
 namespace cutune::eval {
 namespace {
 
-void write_atomically(const std::filesystem::path& path, const std::string& text) {
-  auto tmp = path;
-  tmp += ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    out << text;
-  }
-  std::filesystem::rename(tmp, path);
+// What a cache entry was made from, written beside it: a file whose name matches but whose key does
+// not (a collision, a stale or planted file) is a miss, never a wrong object.
+std::string entry_key(const CompileRequest& request) {
+  return request.key + '\n' + request.extension;
 }
 
-// A temporary name unique across the threads and the processes sharing one cache folder.
-std::filesystem::path temporary_output(const std::filesystem::path& final_path) {
-  static std::atomic<unsigned long> counter{0};
-  auto tmp = final_path;
-  tmp += ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
-  tmp += final_path.extension();
-  return tmp;
+std::filesystem::path key_file_of(const std::filesystem::path& entry) {
+  auto path = entry;
+  path += ".key";
+  return path;
+}
+
+bool holds_entry(const std::filesystem::path& entry, const std::string& key) {
+  std::error_code error;
+  if (!std::filesystem::exists(entry, error)) return false;
+  try {
+    return read_file(key_file_of(entry)) == key;
+  } catch (const std::system_error&) {
+    return false;  // no key beside it: not an entry this cache can vouch for
+  }
+}
+
+// The key goes first, so that a reader who finds the entry finds the key it was made from.
+void publish(const std::filesystem::path& from, const std::filesystem::path& entry,
+             const std::string& key) {
+  write_atomically(key_file_of(entry), key);
+  std::filesystem::rename(from, entry);
+}
+
+void publish_text(const std::string& text, const std::filesystem::path& entry,
+                  const std::string& key) {
+  write_atomically(key_file_of(entry), key);
+  write_atomically(entry, text);
 }
 
 }  // namespace
@@ -51,7 +67,7 @@ CompilePool::~CompilePool() {
 }
 
 std::shared_future<CompileResult> CompilePool::submit(CompileRequest request) {
-  auto hash = Fnv1a().field(request.key).field(request.extension).hex();
+  auto hash = hash::content_hash(entry_key(request)).hex();
   std::lock_guard lock(mutex_);
   if (auto found = in_flight_.find(hash); found != in_flight_.end()) return found->second;
   Task task{std::move(request), hash, {}};
@@ -103,12 +119,13 @@ CompileResult CompilePool::run(const CompileRequest& request, const std::string&
   result.key_hash = hash;
   auto output = cache_dir_ / (hash + request.extension);
   auto error_log = cache_dir_ / (hash + ".error.log");
-  if (std::filesystem::exists(output)) {
+  const std::string key = entry_key(request);
+  if (holds_entry(output, key)) {
     result.output = output;
     result.cached = true;
     return result;
   }
-  if (std::filesystem::exists(error_log)) {
+  if (holds_entry(error_log, key)) {
     result.status = CompileResult::Status::error;
     result.log = read_file(error_log);
     result.log_file = error_log;
@@ -116,7 +133,7 @@ CompileResult CompilePool::run(const CompileRequest& request, const std::string&
     return result;
   }
 
-  auto tmp = temporary_output(output);
+  auto tmp = temporary_path(output);
   std::vector<std::string> argv;
   argv.reserve(request.command.size());
   for (auto arg : request.command) {
@@ -140,12 +157,12 @@ CompileResult CompilePool::run(const CompileRequest& request, const std::string&
     if (result.log.empty()) result.log = argv.front() + " ended with " + run.status.describe();
     // Only the compiler's own verdict is deterministic; a compiler killed by a signal is not.
     if (run.status.exited) {
-      write_atomically(error_log, result.log);
+      publish_text(result.log, error_log, key);
       result.log_file = error_log;
     }
     return result;
   }
-  std::filesystem::rename(tmp, output);
+  publish(tmp, output, key);
   result.output = output;
   return result;
 }

@@ -7,7 +7,12 @@
 //                               other tuner processes never see a half-written file
 //   <cache>/<hash>.error.log    the compiler's output for a source that failed to compile; a
 //                               compile error is deterministic, so the key is not compiled again
+//   <entry>.key                 the key each entry was made from, written before the entry; an
+//                               entry is served only when its key equals the request's, so a
+//                               collision or a stale or planted file is a miss, never a wrong
+//                               object
 //
+// <hash> is the XXH3-128 of the key and extension (hash/content_hash.hpp).
 // A timeout is not cached (the machine may only have been busy).
 #pragma once
 
@@ -39,7 +44,7 @@ struct CompileResult {
   std::filesystem::path output;    // the cached output when ok
   std::string log;                 // compiler output (kept for errors and timeouts)
   std::filesystem::path log_file;  // where an error's log is kept in the cache
-  std::string key_hash;            // 16 hex digits
+  std::string key_hash;            // 32 hex digits
   double wall_s = 0;               // time spent compiling; 0 when served from the cache
   bool cached = false;
 };

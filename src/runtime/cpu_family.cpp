@@ -11,18 +11,11 @@
 #include "cutune/spec.hpp"
 #include "eval/backend_support.hpp"
 #include "eval/compile_pool.hpp"
-#include "eval/hash.hpp"
+#include "eval/files.hpp"
+#include "hash/content_hash.hpp"
 
 namespace cutune {
 namespace {
-
-std::string read_text(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + path.string());
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 CpuOptions cpu_options(const std::filesystem::path& cache_dir) {
   CpuOptions options;
@@ -40,9 +33,11 @@ class CpuLoader {
         commands_(spec, spec.problem, cpu_options(options.cache_dir)),
         pool_(options.cache_dir.empty() ? eval::default_cache_dir("runtime")
                                         : options.cache_dir / "runtime") {
-    eval::Fnv1a base;
-    base.field(commands_.toolchain()).field(commands_.device_name()).field(read_text(spec.source));
-    for (const auto& depend : spec.compile.depends) base.field(read_text(depend));
+    hash::ContentHash base;
+    base.field(commands_.toolchain())
+        .field(commands_.device_name())
+        .field(eval::read_file(spec.source));
+    for (const auto& depend : spec.compile.depends) base.field(eval::read_file(depend));
     key_base_ = base.hex();
   }
 
@@ -51,7 +46,7 @@ class CpuLoader {
   std::unique_ptr<Kernel> load(const Config& config, KernelOrigin origin) {
     eval::CompileRequest request;
     request.command = commands_.compile_command(config);
-    eval::Fnv1a key;
+    hash::ContentHash key;
     key.field(key_base_);
     for (const auto& arg : request.command) key.field(arg);
     request.key = key.hex();

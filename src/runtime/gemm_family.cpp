@@ -85,10 +85,8 @@ class GemmLoader {
     if (const auto reasons =
             gemm::violations(knobs, shape, static_cast<int>(device_.description.smem_per_block));
         !reasons.empty()) {
-      std::string text;
-      for (const auto& reason : reasons) text += (text.empty() ? "" : "; ") + reason;
       throw std::runtime_error(fmt::format("gemm config {} cannot run {}: {}", config.to_string(),
-                                           problem.canonical(), text));
+                                           problem.canonical(), gemm::joined(reasons)));
     }
     const std::filesystem::path cubin = cubins_.compile(config, problem);
     ContextScope scope(device_.context);

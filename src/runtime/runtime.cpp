@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "cutune/dispatch.hpp"
+#include "hash/content_hash.hpp"
 
 namespace cutune {
 
@@ -43,16 +44,9 @@ std::string_view to_string(KernelOrigin origin) {
 
 namespace {
 
-// FNV-1a over the lookup text; the text itself is compared on a hit, so a collision costs a
+// The lookup text's content hash; the text itself is compared on a hit, so a collision costs a
 // fallback lookup, never a wrong kernel.
-std::uint64_t hash_text(std::string_view text) {
-  std::uint64_t state = 0xcbf29ce484222325ULL;
-  for (unsigned char c : text) {
-    state ^= c;
-    state *= 0x100000001b3ULL;
-  }
-  return state;
-}
+std::uint64_t hash_text(std::string_view text) { return hash::content_hash(text).low; }
 
 // Thrown from a background tune's progress callback to end it when the runtime shuts down.
 struct TuneCancelled {};

@@ -13,6 +13,11 @@ constexpr std::uint64_t kFnvPrime = 0x100000001b3ULL;
 // FNV-1a taken a 64-bit word at a time (a byte at a time costs 8 dependent multiplies per
 // integer, too slow for hashing a million candidates a second); the xor-shift carries the high
 // bits of each word back down so that words differing only in high bits still spread.
+// Not the content hash (hash/content_hash.hpp), on purpose: Config::hash() is what every store
+// keys its rows by (config_hash) and what exported headers and dispatch files name configs by, and
+// the store cannot recompute it (it depends on the space's knob order, which a store does not
+// hold), so a new algorithm would orphan every stored result. It also stays inline-fast for the
+// search's hot path, and no object is ever loaded on its say-so alone.
 std::uint64_t feed_word(std::uint64_t state, std::uint64_t word) {
   state ^= word;
   state *= kFnvPrime;

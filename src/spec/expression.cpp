@@ -7,7 +7,7 @@
 #include <set>
 #include <stdexcept>
 
-#include "names.hpp"
+#include "cppgen/cpp_writer.hpp"
 
 namespace cutune {
 namespace {
@@ -144,7 +144,7 @@ Expression compile_expression(const std::string& text, const Scope& scope) {
         auto choices = space.fragment(k).values(View::full);
         for (std::size_t i = 0; i < choices.size(); ++i) {
           auto constant = name + "_" + choices[i].as_string();
-          if (!is_identifier(constant)) continue;
+          if (!cppgen::is_identifier(constant)) continue;
           claim(constant, "choice of knob " + name);
           constants.emplace_back(constant, static_cast<double>(i));
         }

@@ -2,11 +2,12 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "cppgen/cpp_writer.hpp"
 #include "cutune/space.hpp"
 #include "cutune/spec.hpp"
 #include "eval/files.hpp"
-#include "eval/hash.hpp"
 #include "expression.hpp"
+#include "hash/content_hash.hpp"
 #include "json_locations.hpp"
 
 namespace cutune {
@@ -372,7 +373,14 @@ KernelSpec parse_spec(std::string_view text, const std::filesystem::path& origin
     auto knob = r.element(knobs, i);
     if (!knob.json.is_object())
       r.fail(knob, "expected a knob object, got " + Reader::describe(knob.json));
-    auto name = r.string(r.require(knob, "name"));
+    auto name_node = r.require(knob, "name");
+    auto name = r.string(name_node);
+    // A knob becomes a macro, an expression name and a member of exported headers.
+    if (!cppgen::is_usable_name(name)) {
+      r.fail(name_node, "knob name " + cppgen::string_literal(name) +
+                            " is not a C identifier usable in C++ (letters, digits and '_', not "
+                            "starting with a digit, not a C++ keyword)");
+    }
     auto fragment = read_fragment(r, knob, true);
     try {
       space.add(name, std::move(fragment));
@@ -381,6 +389,13 @@ KernelSpec parse_spec(std::string_view text, const std::filesystem::path& origin
     }
   }
   spec::Scope knob_scope{&space, problem_scope.problem};
+  try {
+    // The names knobs derive (A_0 for a list's elements, MODE_fast for a choice) must not be
+    // another knob's or argument's: compiling any expression claims them all.
+    (void)spec::compile_expression("0", knob_scope);
+  } catch (const std::invalid_argument& error) {
+    r.fail(knobs, error.what());
+  }
 
   if (auto constraints = Reader::member(root, "constraints")) {
     for (std::size_t i = 0; i < r.array(*constraints).size(); ++i) {
@@ -557,7 +572,7 @@ KernelSpec parse_spec(std::string_view text, const std::filesystem::path& origin
     r.fail(*launch, "only cuda specs have a launch shape");
   }
 
-  eval::Fnv1a version;
+  hash::StoredVersionHash version;
   version.field(text).field(eval::read_file(spec.source));
   for (const auto& depend : spec.compile.depends) version.field(eval::read_file(depend));
   if (spec.check && !spec.check->source.empty()) version.field(eval::read_file(spec.check->source));

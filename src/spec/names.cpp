@@ -1,23 +1,10 @@
-#include "names.hpp"
-
 #include <cctype>
 #include <sstream>
 
+#include "cppgen/cpp_writer.hpp"
 #include "cutune/spec.hpp"
 
 namespace cutune {
-namespace spec {
-
-bool is_identifier(const std::string& text) {
-  if (text.empty() || std::isdigit(static_cast<unsigned char>(text[0]))) return false;
-  for (char c : text) {
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
-  }
-  return true;
-}
-
-}  // namespace spec
-
 namespace {
 
 std::string definition_text(const Value& v) {
@@ -46,7 +33,7 @@ std::vector<std::string> knob_definitions(const Config& config) {
     const std::string& name = config.space().names()[k];
     const Value& v = config.at(k);
     out.push_back(name + "=" + definition_text(v));
-    if (v.is_string() && spec::is_identifier(name + "_" + v.as_string())) {
+    if (v.is_string() && cppgen::is_identifier(name + "_" + v.as_string())) {
       out.push_back(name + "_" + v.as_string() + "=1");
     }
     if (v.is_list()) {

@@ -14,11 +14,16 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "cppgen/cpp_writer.hpp"
 #include "cutune/store.hpp"
 
 namespace cutune {
 namespace {
 
+using cppgen::double_literal;
+using cppgen::integer_literal;
+using cppgen::string_literal;
+using cppgen::string_view_literal;
 using nlohmann::json;
 
 json parse_config(const StoredResult& result) {
@@ -29,109 +34,6 @@ json parse_config(const StoredResult& result) {
                     result.key.canonical(), result.config_json));
   }
   return config;
-}
-
-// --- C++ spelling ------------------------------------------------------------------------------
-
-// "std" too: a member named std would hide the namespace from the members after it.
-constexpr std::string_view kCppKeywords[] = {
-    "alignas",       "alignof",     "and",
-    "and_eq",        "asm",         "auto",
-    "bitand",        "bitor",       "bool",
-    "break",         "case",        "catch",
-    "char",          "char8_t",     "char16_t",
-    "char32_t",      "class",       "compl",
-    "concept",       "const",       "consteval",
-    "constexpr",     "constinit",   "const_cast",
-    "continue",      "co_await",    "co_return",
-    "co_yield",      "decltype",    "default",
-    "delete",        "do",          "double",
-    "dynamic_cast",  "else",        "enum",
-    "explicit",      "export",      "extern",
-    "false",         "float",       "for",
-    "friend",        "goto",        "if",
-    "inline",        "int",         "long",
-    "mutable",       "namespace",   "new",
-    "noexcept",      "not",         "not_eq",
-    "nullptr",       "operator",    "or",
-    "or_eq",         "private",     "protected",
-    "public",        "register",    "reinterpret_cast",
-    "requires",      "return",      "short",
-    "signed",        "sizeof",      "static",
-    "static_assert", "static_cast", "struct",
-    "switch",        "template",    "this",
-    "thread_local",  "throw",       "true",
-    "try",           "typedef",     "typeid",
-    "typename",      "union",       "unsigned",
-    "using",         "virtual",     "void",
-    "volatile",      "wchar_t",     "while",
-    "xor",           "xor_eq",      "final",
-    "override",      "import",      "module",
-    "std",
-};
-
-bool is_keyword(std::string_view word) {
-  return std::find(std::begin(kCppKeywords), std::end(kCppKeywords), word) !=
-         std::end(kCppKeywords);
-}
-
-bool is_identifier(std::string_view word) {
-  if (word.empty() || std::isdigit(static_cast<unsigned char>(word[0])) != 0) return false;
-  return std::all_of(word.begin(), word.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
-  });
-}
-
-// A legal identifier that is not reserved: other characters become '_', no "__", no leading '_'.
-std::string identifier(std::string_view name) {
-  std::string word;
-  for (const char c : name) {
-    const char kept = std::isalnum(static_cast<unsigned char>(c)) != 0 ? c : '_';
-    if (kept == '_' && (word.empty() || word.back() == '_')) continue;
-    word += kept;
-  }
-  while (!word.empty() && word.back() == '_') word.pop_back();
-  if (word.empty() || std::isdigit(static_cast<unsigned char>(word[0])) != 0 || is_keyword(word)) {
-    word.insert(0, "k_");
-  }
-  return word;
-}
-
-// Makes names distinct by numbering repeats: two knobs "tile-m" and "tile_m" both spell tile_m.
-std::string unique_identifier(std::string_view name, std::set<std::string>& taken) {
-  const std::string base = identifier(name);
-  std::string word = base;
-  for (int n = 2; !taken.insert(word).second; ++n) word = fmt::format("{}_{}", base, n);
-  return word;
-}
-
-// Octal escapes, unlike hex ones, end after three digits whatever follows.
-std::string string_literal(std::string_view text) {
-  std::string literal = "\"";
-  for (const char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
-      literal += '\\';
-      literal += c;
-    } else if (byte < 0x20 || byte >= 0x7f) {
-      literal += fmt::format("\\{:03o}", byte);
-    } else {
-      literal += c;
-    }
-  }
-  return literal + '"';
-}
-
-std::string double_literal(double value) {
-  std::string text = fmt::format("{}", value);
-  if (text.find_first_of(".e") == std::string::npos) text += ".0";
-  return text;
-}
-
-std::string integer_literal(std::int64_t value) {
-  // The literal 9223372036854775808 does not fit, so the minimum cannot be negated into place.
-  if (value == std::numeric_limits<std::int64_t>::min()) return "(-9223372036854775807 - 1)";
-  return fmt::format("{}", value);
 }
 
 bool fits_int64(const json& value) {
@@ -146,8 +48,7 @@ bool fits_int64(const json& value) {
 enum class KnobKind { boolean, integer, number, text, integer_list, json_text };
 
 struct Knob {
-  std::string name;   // as in the config
-  std::string field;  // as in the generated struct
+  std::string name;  // as in the config and the generated struct
   KnobKind kind = KnobKind::json_text;
   std::size_t list_size = 0;
 };
@@ -203,7 +104,7 @@ std::string cpp_value(const Knob& knob, const json& config) {
     case KnobKind::number:
       return double_literal(config.at(knob.name).get<double>());
     case KnobKind::text:
-      return string_literal(config.at(knob.name).get<std::string>());
+      return string_view_literal(config.at(knob.name).get<std::string>());
     case KnobKind::integer_list: {
       std::vector<std::string> elements;
       for (const json& element : config.at(knob.name)) {
@@ -212,23 +113,9 @@ std::string cpp_value(const Knob& knob, const json& config) {
       return fmt::format("{{{{{}}}}}", fmt::join(elements, ", "));
     }
     case KnobKind::json_text:
-      return string_literal(config.contains(knob.name) ? config.at(knob.name).dump() : "");
+      return string_view_literal(config.contains(knob.name) ? config.at(knob.name).dump() : "");
   }
   return {};
-}
-
-void check_namespace(std::string_view name) {
-  std::string_view rest = name;
-  for (;;) {
-    const auto end = rest.find("::");
-    const std::string_view part = rest.substr(0, end);
-    if (!is_identifier(part) || is_keyword(part)) {
-      throw std::invalid_argument(fmt::format(
-          "export: '{}' is not a C++ namespace name (part '{}' is not an identifier)", name, part));
-    }
-    if (end == std::string_view::npos) return;
-    rest.remove_prefix(end + 2);
-  }
 }
 
 struct Entry {
@@ -248,14 +135,10 @@ std::string family_section(std::string_view family, const std::string& prefix,
     configs.push_back(entry.config);
     for (const auto& [name, value] : entry.config.items()) names.insert(name);
   }
-  // Knobs already spelled as identifiers keep their names; the others yield on a clash.
-  std::set<std::string> fields;
-  for (const std::string& name : names) {
-    if (identifier(name) == name) fields.insert(name);
-  }
+  const std::string knob_context = fmt::format("export: family {}: knob", string_literal(family));
   std::vector<Knob> knobs;
   for (const std::string& name : names) {
-    Knob knob{name, identifier(name) == name ? name : unique_identifier(name, fields)};
+    Knob knob{cppgen::checked_identifier(name, knob_context)};
     knob.kind = kind_of(name, configs, knob.list_size);
     knobs.push_back(knob);
   }
@@ -263,11 +146,8 @@ std::string family_section(std::string_view family, const std::string& prefix,
   std::string out =
       fmt::format("// Family {}.\nstruct {}_config {{\n", string_literal(family), prefix);
   for (const Knob& knob : knobs) {
-    out += fmt::format("  {} {};{}\n", cpp_type(knob), knob.field,
-                       knob.kind == KnobKind::json_text || knob.name != knob.field
-                           ? fmt::format("  // {}{}", string_literal(knob.name),
-                                         knob.kind == KnobKind::json_text ? " as JSON text" : "")
-                           : "");
+    out += fmt::format("  {} {};{}\n", cpp_type(knob), knob.name,
+                       knob.kind == KnobKind::json_text ? "  // as JSON text" : "");
   }
   out += fmt::format(
       "}};\n\n"
@@ -286,11 +166,11 @@ std::string family_section(std::string_view family, const std::string& prefix,
     const TuningKey& key = entry.result->key;
     std::vector<std::string> values;
     for (const Knob& knob : knobs) values.push_back(cpp_value(knob, entry.config));
-    out +=
-        fmt::format("    {{{}, {}, {}, {}, {}, {}, {{{}}}}},\n", string_literal(key.problem),
-                    string_literal(key.device), string_literal(key.toolchain),
-                    string_literal(key.family_version), string_literal(entry.result->config_hash),
-                    double_literal(entry.result->measurement.time_ms), fmt::join(values, ", "));
+    out += fmt::format("    {{{}, {}, {}, {}, {}, {}, {{{}}}}},\n",
+                       string_view_literal(key.problem), string_view_literal(key.device),
+                       string_view_literal(key.toolchain), string_view_literal(key.family_version),
+                       string_view_literal(entry.result->config_hash),
+                       double_literal(entry.result->measurement.time_ms), fmt::join(values, ", "));
   }
   out += fmt::format(
       "}}}};\n\n"
@@ -333,7 +213,7 @@ std::string export_json(const std::vector<StoredResult>& results) {
 
 std::string export_cpp_header(const std::vector<StoredResult>& results,
                               std::string_view cpp_namespace) {
-  check_namespace(cpp_namespace);
+  cppgen::check_namespace(cpp_namespace, "export");
   std::map<std::string, std::vector<Entry>> families;
   for (const StoredResult& result : results) {
     families[result.key.family].push_back({&result, parse_config(result)});
@@ -350,7 +230,7 @@ std::string export_cpp_header(const std::vector<StoredResult>& results,
   std::set<std::string> prefixes;
   for (auto& [family, entries] : families) {
     out += '\n';
-    out += family_section(family, unique_identifier(family, prefixes), entries);
+    out += family_section(family, cppgen::unique_identifier(family, prefixes), entries);
   }
   return out + fmt::format("\n}}  // namespace {}\n", cpp_namespace);
 }

@@ -14,6 +14,7 @@
 #include <random>
 #include <thread>
 
+#include "hash/content_hash.hpp"
 #include "sqlite.hpp"
 
 namespace cutune {
@@ -210,13 +211,7 @@ std::string TuningKey::canonical() const {
   return nlohmann::json::array({family, family_version, problem, device, toolchain}).dump();
 }
 
-std::string TuningKey::hash() const {
-  std::uint64_t hash = 0xcbf29ce484222325ULL;
-  for (const unsigned char c : canonical()) {
-    hash = (hash ^ c) * 0x100000001b3ULL;
-  }
-  return fmt::format("{:016x}", hash);
-}
+std::string TuningKey::hash() const { return hash::content_hash(canonical()).hex(); }
 
 struct Store::Impl {
   // Prepared once per connection, after the schema is known to be there.

@@ -3,8 +3,6 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
-#include "eval/hash.hpp"
-
 namespace cutune::eval {
 namespace {
 
@@ -35,12 +33,6 @@ TEST(ChildProcess, NamesSignals) {
 
 TEST(ChildProcess, MissingProgramThrows) {
   EXPECT_THROW(run_with_limit({"/no/such/program"}, 1s), std::system_error);
-}
-
-TEST(Fnv1a, MatchesReferenceVectorsAndSeparatesFields) {
-  EXPECT_EQ(Fnv1a().hex(), "cbf29ce484222325");
-  EXPECT_EQ(Fnv1a().update("a").hex(), "af63dc4c8601ec8c");
-  EXPECT_NE(Fnv1a().field("ab").field("c").digest(), Fnv1a().field("a").field("bc").digest());
 }
 
 }  // namespace

@@ -105,6 +105,67 @@ TEST_F(CompilePoolTest, KillsACompileThatRunsPastItsLimit) {
   EXPECT_FALSE(std::filesystem::exists(dir_ / "cache" / (result.key_hash + ".error.log")));
 }
 
+int value_of(const std::filesystem::path& object) {
+  void* handle = ::dlopen(object.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) return -1;
+  auto value = reinterpret_cast<int (*)()>(::dlsym(handle, "value"));
+  const int result = value == nullptr ? -1 : value();
+  ::dlclose(handle);
+  return result;
+}
+
+TEST_F(CompilePoolTest, AnEntryWhoseStoredKeyDiffersIsRecompiledNotLoaded) {
+  auto source = write("k.cpp", "extern \"C\" int value() { return VALUE; }\n");
+  const CompileRequest wanted = shared_object(source, "VALUE=3");
+  const CompileRequest other = shared_object(source, "VALUE=4");
+  std::filesystem::path entry;
+  std::filesystem::path planted;
+  {
+    CompilePool pool(dir_ / "cache", 1);
+    entry = pool.submit(wanted).get().output;
+    planted = pool.submit(other).get().output;
+  }
+  ASSERT_EQ(value_of(entry), 3);
+  // Plant the other object, with the key it was made from, under the wanted entry's name: what a
+  // hash collision or a stale file from another key would look like.
+  std::filesystem::copy_file(planted, entry, std::filesystem::copy_options::overwrite_existing);
+  std::filesystem::copy_file(planted.string() + ".key", entry.string() + ".key",
+                             std::filesystem::copy_options::overwrite_existing);
+  ASSERT_EQ(value_of(entry), 4);
+
+  CompilePool pool(dir_ / "cache", 1);
+  const CompileResult again = pool.submit(wanted).get();
+  ASSERT_EQ(again.status, CompileResult::Status::ok) << again.log;
+  EXPECT_FALSE(again.cached);
+  EXPECT_EQ(value_of(again.output), 3);
+
+  // An entry with no key beside it (written by hand, or by an older cutune) is not trusted either.
+  std::filesystem::remove(entry.string() + ".key");
+  const CompileResult keyless = pool.submit(wanted).get();
+  EXPECT_FALSE(keyless.cached);
+  EXPECT_EQ(value_of(keyless.output), 3);
+  EXPECT_TRUE(pool.submit(wanted).get().cached);
+}
+
+TEST_F(CompilePoolTest, AnErrorLogWhoseStoredKeyDiffersIsNotServed) {
+  auto bad = write("bad.cpp", "int broken( { return 0; }\n");
+  auto good = write("k.cpp", "extern \"C\" int value() { return VALUE; }\n");
+  const CompileRequest wanted = shared_object(good, "VALUE=5");
+  CompilePool pool(dir_ / "cache", 1);
+  const CompileResult failed = pool.submit(shared_object(bad, "X=1")).get();
+  ASSERT_EQ(failed.status, CompileResult::Status::error);
+  // The failed key's log and key, planted as the wanted key's error log.
+  const CompileResult first = pool.submit(wanted).get();
+  std::filesystem::remove(first.output);
+  const auto planted_log = dir_ / "cache" / (first.key_hash + ".error.log");
+  std::filesystem::copy_file(failed.log_file, planted_log);
+  std::filesystem::copy_file(failed.log_file.string() + ".key", planted_log.string() + ".key");
+
+  const CompileResult again = pool.submit(wanted).get();
+  ASSERT_EQ(again.status, CompileResult::Status::ok) << again.log;
+  EXPECT_EQ(value_of(again.output), 5);
+}
+
 TEST_F(CompilePoolTest, SharesOneCompileBetweenIdenticalRequestsInFlight) {
   auto source = write("k.cpp", "extern \"C\" int value() { return VALUE; }\n");
   CompilePool pool(dir_ / "cache", 2);

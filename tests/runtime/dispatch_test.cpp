@@ -10,6 +10,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "cppgen/cpp_writer.hpp"
+#include "cppgen/hostile.hpp"
 #include "runtime_testing.hpp"
 
 namespace cutune::testing {
@@ -113,6 +115,53 @@ TEST(Dispatch, TreeFindsTheRegimesAndStaysWithinFewConfigs) {
   EXPECT_EQ(d.config(d.pick(Problem::parse("dtype=f32,m=700,n=100")))["block"], 64);
   EXPECT_EQ(d.config(d.pick(Problem::parse("dtype=f32,m=700,n=100")))["vector"], false);
   EXPECT_EQ(d.config(d.pick(Problem::parse("dtype=f32,m=30000,n=3000")))["block"], 256);
+}
+
+// The family, device and version reach the header's comments and the knob values its table: a
+// program that includes it compiles, runs no injected code and prints the values back exactly.
+TEST(Dispatch, HeaderEscapesHostileFamilyDeviceVersionAndKnobValues) {
+  TempDir dir;
+  auto store = Store::open(dir / "results.db");
+  const std::vector<std::string> hostile = hostile_strings();
+  const TuningKey base{hostile[0], hostile[4], "", hostile[1], hostile[3]};
+  for (std::size_t shape = 0; shape < hostile.size(); ++shape) {
+    for (std::size_t c = 0; c < hostile.size(); ++c) {
+      StoredResult r;
+      r.key = base;
+      r.key.problem = fmt::format("dtype=f32,m={},n=256", 64 << shape);
+      r.config_json = nlohmann::json{{"block", c}, {"layout", hostile[c]}}.dump();
+      r.config_hash = fmt::format("c{}", c);
+      r.measurement.outcome = Outcome::ok;
+      r.measurement.time_ms = c == shape ? 1.0 : 2.0;  // each config wins one shape
+      store.record(r);
+    }
+  }
+  const Dispatcher d = Dispatcher::fit(store, {.family = hostile[0], .max_configs = 16});
+  ASSERT_GT(d.config_count(), 1u);
+  std::ofstream(dir / "dispatch.hpp") << d.cpp_header("toy_rules");
+  std::string expected;
+  for (std::size_t i = 0; i < d.config_count(); ++i) {
+    expected += d.config(i)["layout"].get<std::string>() + "|";
+  }
+  const std::string main_cpp =
+      "#include <cstdio>\n#include \"dispatch.hpp\"\nint main() {\n"
+      "  for (const auto& c : toy_rules::kConfigs) {\n" +
+      print_statement("c.layout") + "  }\n}\n";
+  EXPECT_EQ(compile_and_run(dir.path(), main_cpp, CUTUNE_TEST_CXX), expected);
+}
+
+TEST(Dispatch, HeaderRefusesKnobsThatAreNotIdentifiers) {
+  for (const std::string knob : {"X Y", "class"}) {
+    TempDir dir;
+    auto store = Store::open(dir / "results.db");
+    for (int m : {64, 4096}) {
+      StoredResult r = toy_result(fmt::format("dtype=f32,m={},n=256", m), 16, false, 1.0);
+      r.config_json = nlohmann::json{{knob, 1}}.dump();
+      store.record(r);
+    }
+    const Dispatcher d = Dispatcher::fit(store, {.family = "toy"});
+    EXPECT_THROW((void)d.cpp_header("toy_rules"), cppgen::NameError) << knob;
+  }
 }
 
 TEST(Dispatch, FitIsDeterministicAndJsonRoundTrips) {

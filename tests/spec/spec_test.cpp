@@ -203,6 +203,38 @@ TEST_F(InlineSpec, SchemaErrorsNameLineAndWhatWasExpected) {
   EXPECT_NE(message.find("no such file"), std::string::npos) << message;
 }
 
+TEST_F(InlineSpec, KnobNamesMustBeIdentifiersUsableInCpp) {
+  // Line 9: a space, a keyword, a leading digit, std, a newline.
+  for (const std::string name : {"X Y", "class", "9a", "std", "a\\nb"}) {
+    const auto message =
+        error_of(std::string(minimal_head) + "  \"knobs\": [\n" +
+                 "    {\"name\": \"ok\", \"kind\": \"boolean\"},\n" + "    {\"name\": \"" + name +
+                 "\", \"kind\": \"boolean\"}\n  ]\n}");
+    EXPECT_EQ(message.rfind(at(9), 0), 0u) << message;
+    EXPECT_NE(message.find("knobs/1/name: knob name"), std::string::npos) << message;
+  }
+  EXPECT_NO_THROW(
+      parse(std::string(minimal_head) + R"js("knobs": [{"name": "X_Y", "kind": "boolean"}]})js"));
+}
+
+TEST_F(InlineSpec, KnobsWhoseDerivedNamesCollideAreRefused) {
+  // ORDER's elements are ORDER_0..ORDER_2; a knob named ORDER_1 would be defined twice.
+  auto message = error_of(std::string(minimal_head) + R"js(  "knobs": [
+    {"name": "ORDER", "kind": "permutation", "size": 3},
+    {"name": "ORDER_1", "kind": "boolean"}
+  ]
+})js");
+  EXPECT_EQ(message.rfind(at(7), 0), 0u) << message;
+  EXPECT_NE(message.find("ORDER_1"), std::string::npos) << message;
+  // MODE's choice "fast" is the name MODE_fast.
+  message = error_of(std::string(minimal_head) + R"js(  "knobs": [
+    {"name": "MODE", "kind": "enum", "choices": ["fast", "slow"]},
+    {"name": "MODE_fast", "kind": "integer", "min": 0, "max": 3}
+  ]
+})js");
+  EXPECT_NE(message.find("MODE_fast"), std::string::npos) << message;
+}
+
 TEST_F(InlineSpec, ExpressionErrorsNameTheExpressionAndTheNamesInScope) {
   auto message =
       error_of(std::string(minimal_head) +

@@ -6,6 +6,8 @@
 #include <set>
 #include <sstream>
 
+#include "cppgen/cpp_writer.hpp"
+#include "cppgen/hostile.hpp"
 #include "store_testing.hpp"
 
 namespace cutune {
@@ -29,22 +31,22 @@ TuningKey key_of(const std::string& family, const std::string& problem, const st
 }
 
 // Kinds the generator must tell apart: bool, integer, number (an integer in one config and a
-// fraction in another), string, fixed-length integer list, mixed kinds (JSON text), and names
-// that are not identifiers as they stand.
+// fraction in another), string, fixed-length integer list, mixed kinds (JSON text), and family
+// names that are not identifiers as they stand.
 std::vector<StoredResult> sample_results() {
   return {
       with_config(key_of("gemm", "m=1", "A"), "fast", 0.25,
                   R"({"block_m": 128, "swizzle": true, "layout": "row", "order": [0, 1, 2],
-                      "ratio": 0.5, "tile-m": 16, "tile_m": 17, "int": 3, "std": -4,
+                      "ratio": 0.5, "tile_m": 17, "count": 3,
                       "mixed": 1})"),
       with_config(key_of("gemm", "m=1", "A", "clang 16"), "slow", 0.75,
                   R"({"block_m": 64, "swizzle": false, "layout": "col", "order": [2, 1, 0],
-                      "ratio": 1, "tile-m": 8, "tile_m": 9, "int": 0, "std": 0,
+                      "ratio": 1, "tile_m": 9, "count": 0,
                       "mixed": "x"})"),
       with_config(key_of("gemm", "m=2", "A"), "other", 1.5,
                   R"({"block_m": -9223372036854775808, "swizzle": false, "layout": "a\"b\\c",
-                      "order": [1, 0, 2], "ratio": 2, "tile-m": 1, "tile_m": 2, "int": 1,
-                      "std": 1, "mixed": [1, {"a": null}]})"),
+                      "order": [1, 0, 2], "ratio": 2, "tile_m": 2, "count": 1,
+                      "mixed": [1, {"a": null}]})"),
       with_config(key_of("flash-attn v2", "q=\"1\"\n\xc3\xa9", "B"), "fa", 3.0, R"({})"),
       with_config(key_of("9lives", "n=9", "B"), "cat", 9.0, R"({"lives": 9})"),
   };
@@ -71,8 +73,7 @@ static_assert(fast->config_hash == "fast" && fast->time_ms == 0.25);
 static_assert(fast->toolchain == "g++ 12" && fast->family_version == "v1");
 static_assert(fast->config.block_m == 128 && fast->config.swizzle && fast->config.layout == "row");
 static_assert(fast->config.order[0] == 0 && fast->config.order[2] == 2);
-static_assert(fast->config.ratio == 0.5 && fast->config.tile_m == 17 && fast->config.tile_m_2 == 16);
-static_assert(fast->config.k_int == 3 && fast->config.k_std == -4);
+static_assert(fast->config.ratio == 0.5 && fast->config.tile_m == 17 && fast->config.count == 3);
 static_assert(fast->config.mixed == "1");
 constexpr const t::gemm_entry* other = t::find_gemm("m=2", "A");
 static_assert(other->config.block_m < -9223372036854775807 && other->config.ratio == 2.0);
@@ -108,6 +109,52 @@ TEST(ExportHeader, RejectsBadNamespaceAndBadConfig) {
   }
 }
 
+// Every text a store holds comes back byte for byte from a program that includes the header, and
+// none of it adds code (the first hostile string would call system() from a static initialiser).
+TEST(ExportHeader, EscapesEveryStoredStringAndTheProgramPrintsThemBack) {
+  TempDir dir;
+  const std::vector<std::string> hostile = testing::hostile_strings();
+  const std::size_t n = hostile.size();
+  std::vector<StoredResult> results;
+  std::string expected;
+  const std::string family = hostile[0];
+  for (std::size_t i = 0; i < n; ++i) {
+    // The problem's number prefix fixes the order of the table.
+    const TuningKey key{family, hostile[(i + 3) % n], fmt::format("{:02}", i) + hostile[i],
+                        hostile[(i + 1) % n], hostile[(i + 2) % n]};
+    StoredResult result = with_config(key, hostile[(i + 4) % n], 1.0,
+                                      nlohmann::json{{"mode", hostile[(i + 5) % n]}}.dump());
+    results.push_back(result);
+    for (const std::string& text : {key.problem, key.device, key.toolchain, key.family_version,
+                                    result.config_hash, hostile[(i + 5) % n]}) {
+      expected += text + "|";
+    }
+  }
+  std::ofstream(dir / "tuned.hpp") << export_cpp_header(results, "tuned");
+  const std::string prefix = "tuned::" + cppgen::mangled_identifier(family);
+  std::string main_cpp = "#include <cstdio>\n#include \"tuned.hpp\"\nint main() {\n";
+  main_cpp += "  for (const auto& e : " + prefix + "_entries) {\n";
+  for (const char* field : {"e.problem", "e.device", "e.toolchain", "e.family_version",
+                            "e.config_hash", "e.config.mode"}) {
+    main_cpp += testing::print_statement(field);
+  }
+  main_cpp += "  }\n}\n";
+  EXPECT_EQ(testing::compile_and_run(dir.path(), main_cpp, CUTUNE_TEST_CXX), expected);
+}
+
+TEST(ExportHeader, RefusesKnobNamesThatAreNotIdentifiersNamingTheKnob) {
+  for (const std::string knob : {"X Y", "class", "tile-m", "9lives", "std", "a\nb"}) {
+    const nlohmann::json config{{knob, 1}};
+    try {
+      export_cpp_header({with_config(gemm_key(), "h", 1.0, config.dump())}, "tuned");
+      FAIL() << "exported a knob named " << knob;
+    } catch (const cppgen::NameError& error) {
+      EXPECT_NE(std::string(error.what()).find(cppgen::string_literal(knob)), std::string::npos)
+          << error.what();
+    }
+  }
+}
+
 TEST(ExportJson, HoldsKeyConfigAndTiming) {
   const auto document = nlohmann::json::parse(export_json(sample_results()));
   EXPECT_EQ(document["format"], "cutune-best");
@@ -121,7 +168,7 @@ TEST(ExportJson, HoldsKeyConfigAndTiming) {
   EXPECT_EQ(first["family_version"], "v1");
   EXPECT_EQ(first["config_hash"], "fast");
   EXPECT_EQ(first["config"]["order"], nlohmann::json::array({0, 1, 2}));
-  EXPECT_EQ(first["config"]["tile-m"], 16);
+  EXPECT_EQ(first["config"]["tile_m"], 17);
   EXPECT_DOUBLE_EQ(first["time_ms"].get<double>(), 0.25);
   EXPECT_DOUBLE_EQ(first["iqr_spread"].get<double>(), 0.005);
   EXPECT_DOUBLE_EQ(first["spread"].get<double>(), 0.02);

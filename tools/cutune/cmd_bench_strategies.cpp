@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "command.hpp"
+#include "hash/content_hash.hpp"
 #include "cutune/replay.hpp"
 #include "cutune/strategy.hpp"
 #include "cutune/strategy_metrics.hpp"
@@ -98,7 +99,7 @@ std::string label_of(const fs::path& file) {
 }
 
 // Equal for two files that record the same measurements (one space in two formats).
-std::uint64_t fingerprint(const cutune::Recording& recording) {
+cutune::hash::Digest128 fingerprint(const cutune::Recording& recording) {
   std::vector<std::string> rows;
   rows.reserve(recording.entries.size());
   for (const auto& entry : recording.entries) {
@@ -109,17 +110,14 @@ std::uint64_t fingerprint(const cutune::Recording& recording) {
     rows.push_back(std::move(row));
   }
   std::sort(rows.begin(), rows.end());
-  std::uint64_t hash = 1469598103934665603ULL;
-  for (const std::string& row : rows) {
-    for (unsigned char c : row) hash = (hash ^ c) * 1099511628211ULL;
-    hash = (hash ^ '\n') * 1099511628211ULL;
-  }
-  return hash;
+  cutune::hash::ContentHash hash;
+  for (const std::string& row : rows) hash.field(row);
+  return hash.digest();
 }
 
 std::vector<BenchSpace> load_spaces(const std::vector<fs::path>& files, std::size_t budget) {
   std::vector<BenchSpace> spaces;
-  std::map<std::uint64_t, std::string> seen;
+  std::map<cutune::hash::Digest128, std::string> seen;
   for (const fs::path& file : files) {
     auto recorded = cutune::load_recorded_space(file);
     const std::string label = label_of(file);

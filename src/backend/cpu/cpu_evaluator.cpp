@@ -13,8 +13,8 @@
 #include "eval/child_process.hpp"
 #include "eval/compile_pool.hpp"
 #include "eval/files.hpp"
-#include "eval/hash.hpp"
 #include "eval/worker_client.hpp"
+#include "hash/content_hash.hpp"
 #include "protocol.hpp"
 
 namespace cutune {
@@ -119,7 +119,7 @@ struct CpuEvaluator::Impl {
   eval::CompileRequest request(const std::filesystem::path& source, const Config& config) {
     eval::CompileRequest out;
     out.command = command(source, config);
-    eval::Fnv1a key;
+    hash::ContentHash key;
     key.field(key_base).field(source_text(source));
     for (const auto& arg : out.command) key.field(arg);
     out.key = key.hex();
@@ -256,7 +256,7 @@ CpuEvaluator::CpuEvaluator(const KernelSpec& spec, Problem problem, CpuOptions o
   }
   impl.compiler_version = first_line(version.output);
   impl.machine = cpu_model();
-  eval::Fnv1a base;
+  hash::ContentHash base;
   base.field(version.output).field(impl.machine);
   for (const auto& depend : spec.compile.depends) base.field(eval::read_file(depend));
   impl.key_base = base.hex();

@@ -14,33 +14,13 @@
 
 #include "eval/child_process.hpp"
 #include "eval/compile_pool.hpp"
-#include "eval/hash.hpp"
+#include "eval/files.hpp"
+#include "hash/content_hash.hpp"
 #include "nvrtc_helper_output.hpp"
 
 namespace cutune::cuda {
 namespace fs = std::filesystem;
 namespace {
-
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + path.string());
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-// Other threads and processes see the whole file or none of it.
-void write_atomically(const fs::path& target, const std::string& contents) {
-  static std::atomic<unsigned> counter{0};
-  fs::path temporary = target;
-  temporary += ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
-  {
-    std::ofstream out(temporary, std::ios::binary);
-    out.write(contents.data(), static_cast<std::streamsize>(contents.size()));
-    if (!out.flush()) throw std::runtime_error("cannot write " + temporary.string());
-  }
-  fs::rename(temporary, target);
-}
 
 struct IncludeDirective {
   std::string name;
@@ -71,7 +51,7 @@ std::vector<IncludeDirective> includes_of(const std::string& text) {
 // Headers found in none of them (the toolkit's own) are covered by the compiler's identity.
 void hash_headers(const std::string& text, const fs::path& including_dir,
                   const std::vector<fs::path>& include_dirs, std::set<fs::path>& seen,
-                  eval::Fnv1a& hash) {
+                  hash::ContentHash& hash) {
   for (const auto& directive : includes_of(text)) {
     std::vector<fs::path> candidates;
     if (directive.quoted && !including_dir.empty()) candidates.push_back(including_dir);
@@ -81,7 +61,7 @@ void hash_headers(const std::string& text, const fs::path& including_dir,
       fs::path path = fs::weakly_canonical(dir / directive.name, error);
       if (error || !fs::is_regular_file(path, error)) continue;
       if (seen.insert(path).second) {
-        std::string header = read_text(path);
+        std::string header = eval::read_file(path);
         hash.field(path.string()).field(header);
         hash_headers(header, path.parent_path(), include_dirs, seen, hash);
       }
@@ -159,7 +139,7 @@ struct CubinCompiler::State {
       result.log = request.source_name + ": compile killed at its time limit of " +
                    std::to_string(options.time_limit.count()) + " ms\n" + raw.log;
       result.log_file = options.cache_dir / (raw.key_hash + ".timeout.log");
-      write_atomically(result.log_file, result.log);
+      eval::write_atomically(result.log_file, result.log);
       return result;
     }
     if (raw.status == eval::CompileResult::Status::error) {
@@ -172,7 +152,7 @@ struct CubinCompiler::State {
     if (request.compiler == CompilerKind::nvrtc && !request.name_expressions.empty()) {
       fs::path names = options.cache_dir / (raw.key_hash + ".names.json");
       if (raw.cached && fs::exists(names)) {
-        result.lowered_names = nlohmann::json::parse(read_text(names));
+        result.lowered_names = nlohmann::json::parse(eval::read_file(names));
       } else {
         // A cached cubin without its names (whoever compiled it never asked for the result, or
         // is writing them now) costs one more NVRTC run, into a scratch file.
@@ -186,7 +166,7 @@ struct CubinCompiler::State {
           fs::remove(scratch);
         }
         result.lowered_names = nvrtc_helper::lowered_names(output);
-        write_atomically(names, nlohmann::json(result.lowered_names).dump());
+        eval::write_atomically(names, nlohmann::json(result.lowered_names).dump());
       }
       for (const auto& expression : request.name_expressions) {
         if (!result.lowered_names.count(expression)) {
@@ -233,7 +213,7 @@ const std::string& CubinCompiler::identity(CompilerKind kind) {
 }
 
 std::string CubinCompiler::cache_key(const CompileRequest& request) {
-  eval::Fnv1a hash;
+  hash::ContentHash hash;
   hash.field("cutune-cubin-v1").field(identity(request.compiler)).field(request.arch);
   hash.field(request.source);
   for (const auto& [name, value] : request.defines) hash.field("-D").field(name).field(value);
@@ -251,8 +231,8 @@ std::shared_future<CompileResult> CubinCompiler::submit(const CompileRequest& re
                                 ": name expressions need NVRTC; give nvcc an extern \"C\" entry");
   }
   // The compilers read the source from a file named by its contents.
-  fs::path source = state_->sources_dir / (eval::Fnv1a().field(request.source).hex() + ".cu");
-  if (!fs::exists(source)) write_atomically(source, request.source);
+  fs::path source = state_->sources_dir / (hash::ContentHash().field(request.source).hex() + ".cu");
+  if (!fs::exists(source)) eval::write_atomically(source, request.source);
   eval::CompileRequest job{state_->command(request, source), cache_key(request), ".cubin",
                            state_->options.time_limit};
   auto raw = state_->pool.submit(std::move(job));

@@ -10,8 +10,9 @@
 
 #include "cutune/cuda/device_worker_pool.hpp"
 #include "eval/backend_support.hpp"
-#include "eval/hash.hpp"
+#include "eval/files.hpp"
 #include "gemm/gemm_space.hpp"
+#include "hash/content_hash.hpp"
 
 namespace cutune {
 namespace {
@@ -30,14 +31,6 @@ fs::path from_environment(const char* variable, const char* built_in) {
   return value != nullptr && *value != '\0' ? fs::path(value) : fs::path(built_in);
 }
 
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read the GEMM kernel source " + path.string());
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 std::string dtype_name(gemm::DType dtype) { return dtype == gemm::DType::bf16 ? "bf16" : "fp16"; }
 
 std::string layout_name(gemm::BLayout layout) {
@@ -47,13 +40,10 @@ std::string layout_name(gemm::BLayout layout) {
 // The problem as the kernel family sees it; throws std::invalid_argument naming what it cannot run.
 gemm::GemmProblem checked_problem(const Problem& problem) {
   const gemm::GemmProblem converted = to_gemm_problem(problem);
-  std::string reasons;
   // The default config is legal, so every violation left is the problem's.
-  for (const auto& reason : gemm::violations(gemm::GemmConfig{}, converted)) {
-    reasons += (reasons.empty() ? "" : "; ") + reason;
-  }
-  if (!reasons.empty()) {
-    throw std::invalid_argument("gemm problem " + problem.canonical() + ": " + reasons);
+  if (const auto reasons = gemm::violations(gemm::GemmConfig{}, converted); !reasons.empty()) {
+    throw std::invalid_argument("gemm problem " + problem.canonical() + ": " +
+                                gemm::joined(reasons));
   }
   return converted;
 }
@@ -90,7 +80,7 @@ GemmCompiler::GemmCompiler(const Problem& problem, GemmCompileOptions options)
   }
   if (options.cache_dir.empty()) options.cache_dir = eval::default_cache_dir("cuda");
   state_->problem = checked_problem(problem);
-  state_->source_text = read_text(options.source);
+  state_->source_text = eval::read_file(options.source);
   cuda::CubinCompiler::Options compile;
   compile.cache_dir = options.cache_dir;
   compile.jobs = options.jobs;
@@ -130,7 +120,7 @@ std::string GemmCompiler::toolchain() {
 }
 
 std::string GemmCompiler::source_version() const {
-  return eval::Fnv1a().field(state_->source_text).hex();
+  return hash::StoredVersionHash().field(state_->source_text).hex();
 }
 
 const gemm::GemmProblem& GemmCompiler::problem() const { return state_->problem; }
@@ -172,8 +162,7 @@ struct GemmEvaluator::Impl {
           gemm::violations(config, compiler.problem(), static_cast<int>(report.smem_optin_bytes));
       if (!reasons.empty()) {
         out[i].outcome = Outcome::invalid_config;
-        for (const auto& reason : reasons)
-          out[i].detail += (out[i].detail.empty() ? "" : "; ") + reason;
+        out[i].detail = gemm::joined(reasons);
         continue;
       }
       configs[i] = config;

@@ -116,11 +116,9 @@ GemmLaunch::GemmLaunch(const GemmKernel& kernel, const GemmProblem& problem,
   const int shared_limit = device_attribute(
       device, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, "shared memory query");
   if (const auto reasons = violations(config, problem, shared_limit); !reasons.empty()) {
-    std::string text = "hopper gemm: config " + to_string(config) + " cannot run " +
-                       std::to_string(problem.m) + "x" + std::to_string(problem.n) + "x" +
-                       std::to_string(problem.k) + ":";
-    for (const auto& reason : reasons) text += " " + reason + ";";
-    throw std::runtime_error(text);
+    throw std::runtime_error("hopper gemm: config " + to_string(config) + " cannot run " +
+                             std::to_string(problem.m) + "x" + std::to_string(problem.n) + "x" +
+                             std::to_string(problem.k) + ": " + joined(reasons));
   }
   constexpr std::int64_t kIntMax = 0x7fffffff;
   if (problem.m > kIntMax || problem.n > kIntMax || problem.k > kIntMax) {

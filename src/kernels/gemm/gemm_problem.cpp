@@ -139,6 +139,12 @@ bool fits(const GemmConfig& config, const GemmProblem& problem, int shared_memor
   return violations(config, problem, shared_memory_per_block).empty();
 }
 
+std::string joined(const std::vector<std::string>& violations) {
+  std::string text;
+  for (const std::string& reason : violations) text += (text.empty() ? "" : "; ") + reason;
+  return text;
+}
+
 std::size_t workspace_bytes(const GemmConfig& config, const GemmProblem& problem) {
   if (config.split_k == 1) return 0;
   return static_cast<std::size_t>(config.split_k) * static_cast<std::size_t>(problem.m) *

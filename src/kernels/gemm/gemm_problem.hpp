@@ -92,6 +92,9 @@ std::vector<std::string> violations(const GemmConfig& config, const GemmProblem&
 bool fits(const GemmConfig& config, const GemmProblem& problem,
           int shared_memory_per_block = kSm90SharedMemoryPerBlock);
 
+// Violations as one line for a message: "a; b; c".
+std::string joined(const std::vector<std::string>& violations);
+
 // Bytes of fp32 workspace that split-K needs (0 without split-K).
 std::size_t workspace_bytes(const GemmConfig& config, const GemmProblem& problem);
 
