@@ -68,6 +68,9 @@ class Store {
   // Throws StoreError when the file is missing (read_only), is not SQLite, is corrupt, holds
   // another program's tables, or was written by a newer schema.
   static Store open(const std::filesystem::path& path, OpenMode mode = OpenMode::read_write);
+  // A private store in memory that goes with this object: for drivers that replay recorded spaces
+  // through the real tune loop without a file. Throws StoreError when SQLite cannot create it.
+  static Store in_memory();
 
   // $CUTUNE_DB if set; else $XDG_CACHE_HOME/cutune/results.db if XDG_CACHE_HOME is an absolute
   // path; else ~/.cache/cutune/results.db.

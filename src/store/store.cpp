@@ -462,6 +462,15 @@ Store Store::open(const fs::path& path, OpenMode mode) {
   }
 }
 
+Store Store::in_memory() {
+  const fs::path name(":memory:");
+  try {
+    return Store(Impl::open_checked(name, OpenMode::read_write, "file::memory:"));
+  } catch (const sqlite::Error& error) {
+    open_failed(name, describe(error));
+  }
+}
+
 fs::path Store::default_path() {
   if (const char* db = std::getenv("CUTUNE_DB"); db != nullptr && *db != '\0') return db;
   const fs::path relative = fs::path("cutune") / "results.db";

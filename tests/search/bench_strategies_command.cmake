@@ -33,3 +33,22 @@ string(FIND "${svg}" "<polyline" at)
 if(at EQUAL -1)
   message(FATAL_ERROR "strategy_curves.svg has no curve")
 endif()
+# Searches run through tune() in batches of 32 by default; --batch 1 hands the evaluator one
+# candidate per call (the "per call" column) on every space.
+string(FIND "${output}" "budget 30, batch 32," at)
+if(at EQUAL -1)
+  message(FATAL_ERROR "the default batch is not 32:\n${output}")
+endif()
+execute_process(
+  COMMAND "${CUTUNE}" bench-strategies "${SPACES}" --budget 10 --repeats 1 --strategies random
+          --batch 1 --out "${OUT}/serial"
+  OUTPUT_VARIABLE serial ERROR_VARIABLE errors RESULT_VARIABLE status)
+if(NOT status EQUAL 0)
+  message(FATAL_ERROR "bench-strategies --batch 1 failed (${status}):\n${serial}\n${errors}")
+endif()
+string(REGEX MATCHALL " random +[-0-9.]+ +[^ ]+ +[^ ]+ +[0-9.]+ +[0-9.]+ +1\\.0\n" one_per_call
+       "${serial}")
+list(LENGTH one_per_call rows)
+if(NOT rows EQUAL 3)
+  message(FATAL_ERROR "--batch 1 did not measure one candidate per call on 3 spaces:\n${serial}")
+endif()

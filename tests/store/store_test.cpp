@@ -77,6 +77,15 @@ TEST(TuningKey, CanonicalTextSeparatesFieldsAndHashIsStable) {
             hash::content_hash(R"(["","","","",""])").hex());
 }
 
+TEST(Store, InMemoryStoresKeepResultsAndShareNothing) {
+  auto first = Store::in_memory();
+  auto second = Store::in_memory();
+  first.record(timed(gemm_key(), 128, 0.5));
+  ASSERT_EQ(first.results(gemm_key()).size(), 1u);
+  EXPECT_EQ(first.results(gemm_key())[0].measurement.time_ms, 0.5);
+  EXPECT_TRUE(second.results(gemm_key()).empty());
+}
+
 TEST(Store, RecordsAndReadsBackEveryField) {
   TempDir dir;
   auto store = Store::open(dir / "nested/folder/results.db");
