@@ -103,7 +103,7 @@ TEST_F(ToolOnAStore, BadInputFailsWithAMessageNamingIt) {
   const CommandResult bad_namespace = run_command(tool(fmt::format(
       "export --db {} --header {} --namespace 1x", db_.string(), (dir_ / "h.hpp").string())));
   EXPECT_EQ(bad_namespace.status, 1);
-  EXPECT_NE(bad_namespace.output.find("'1x' is not a C++ namespace name"), std::string::npos);
+  EXPECT_NE(bad_namespace.output.find("\"1x\" is not a C++ namespace name"), std::string::npos);
   EXPECT_FALSE(std::filesystem::exists(dir_ / "h.hpp"));
 }
 

@@ -444,7 +444,9 @@ void bench_strategies(const BenchOptions& options) {
              (out / "strategy_curves.csv").string(), (out / "strategy_curves.svg").string());
 }
 
-const cutune::cli::RegisterCommand registration{[](CLI::App& app) {
+}  // namespace
+
+void cutune::cli::add_bench_strategies_command(CLI::App& app) {
   auto* command = app.add_subcommand(
       "bench-strategies",
       "Compare search strategies on recorded spaces (Kernel Tuner cache or T4 files)");
@@ -471,6 +473,4 @@ const cutune::cli::RegisterCommand registration{[](CLI::App& app) {
                    "cores; 1: one at a time)")
       ->capture_default_str();
   command->callback([options] { bench_strategies(*options); });
-}};
-
-}  // namespace
+}

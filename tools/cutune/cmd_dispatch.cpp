@@ -71,9 +71,9 @@ void run_dispatch(const DispatchArgs& options) {
   print_report(dispatcher);
 }
 
-namespace {
+namespace {}  // namespace
 
-const RegisterCommand registration{[](CLI::App& app) {
+void add_dispatch_command(CLI::App& app) {
   auto* command = app.add_subcommand(
       "dispatch",
       "Fit a rule mapping any problem of a family to one of a few tuned configs, and report how "
@@ -89,7 +89,6 @@ const RegisterCommand registration{[](CLI::App& app) {
                       "Write a C++17 header with a constexpr pick() to this file");
   command->add_option("--namespace", options->cpp_namespace, "C++ namespace of the header");
   command->callback([options] { run_dispatch(*options); });
-}};
+}
 
-}  // namespace
 }  // namespace cutune::cli

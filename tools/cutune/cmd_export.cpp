@@ -68,7 +68,9 @@ void export_best(const ExportOptions& options) {
   if (best.empty()) fmt::print(stderr, "cutune: warning: nothing to export: no tuned configs\n");
 }
 
-const cutune::cli::RegisterCommand registration{[](CLI::App& app) {
+}  // namespace
+
+void cutune::cli::add_export_command(CLI::App& app) {
   auto* command = app.add_subcommand(
       "export", "Write the fastest config of every tuning key as JSON and/or a C++ header");
   auto options = std::make_shared<ExportOptions>();
@@ -113,6 +115,4 @@ const cutune::cli::RegisterCommand registration{[](CLI::App& app) {
     if (cpp_namespace->count() > 0) args.cpp_namespace = options->cpp_namespace;
     cutune::cli::run_dispatch(args);
   });
-}};
-
-}  // namespace
+}

@@ -65,7 +65,9 @@ void show(const ShowOptions& options) {
   print_table(rows);
 }
 
-const cutune::cli::RegisterCommand registration{[](CLI::App& app) {
+}  // namespace
+
+void cutune::cli::add_show_command(CLI::App& app) {
   auto* command = app.add_subcommand(
       "show", "List the fastest measured config of every tuning key in the results store");
   auto options = std::make_shared<ShowOptions>();
@@ -73,6 +75,4 @@ const cutune::cli::RegisterCommand registration{[](CLI::App& app) {
   cutune::cli::add_key_filter_options(*command, options->filter);
   command->add_flag("--json", options->json, "Print JSON (the format of `cutune export --json`)");
   command->callback([options] { show(*options); });
-}};
-
-}  // namespace
+}

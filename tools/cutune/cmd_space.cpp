@@ -87,7 +87,9 @@ void run_space(const SpaceOptions& options) {
   }
 }
 
-const RegisterCommand reg{[](CLI::App& app) {
+}  // namespace
+
+void add_space_command(CLI::App& app) {
   auto options = std::make_shared<SpaceOptions>();
   CLI::App* sub = app.add_subcommand(
       "space", "Draw from a built-in space and report how many distinct configs survive repair");
@@ -97,7 +99,6 @@ const RegisterCommand reg{[](CLI::App& app) {
   sub->add_option("--seed", options->seed, "Random seed");
   sub->add_flag("--json", options->json, "Print the report as JSON");
   sub->callback([options] { run_space(*options); });
-}};
+}
 
-}  // namespace
 }  // namespace cutune::cli

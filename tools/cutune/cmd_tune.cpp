@@ -329,7 +329,9 @@ int run_tune(const TuneArgs& args) {
   return report.best ? 0 : 2;
 }
 
-const RegisterCommand registration{[](CLI::App& app) {
+}  // namespace
+
+void add_tune_command(CLI::App& app) {
   auto args = std::make_shared<TuneArgs>();
   CLI::App* sub = app.add_subcommand(
       "tune", "Tune a kernel described by a spec file, or a built-in kernel family");
@@ -358,7 +360,6 @@ const RegisterCommand registration{[](CLI::App& app) {
     const int status = run_tune(*args);
     if (status != 0) throw CLI::RuntimeError(status);
   });
-}};
+}
 
-}  // namespace
 }  // namespace cutune::cli

@@ -1,23 +1,18 @@
-// Subcommands of the `cutune` tool register themselves here, one file each (cmd_*.cpp), so that
-// adding a command never touches main.cpp.
+// The subcommands of the `cutune` tool, one file each (cmd_*.cpp), each adding itself to the app
+// through one function. main.cpp lists them all: a command is one file and one line there, and no
+// registration depends on a static initialiser surviving the linker.
 #pragma once
 
 #include <CLI/CLI.hpp>
-#include <functional>
-#include <string>
-#include <vector>
 
 namespace cutune::cli {
 
-// Called with the top-level app; adds a subcommand and its callback.
-using CommandInstaller = std::function<void(CLI::App&)>;
-
-std::vector<CommandInstaller>& command_installers();
-
-struct RegisterCommand {
-  explicit RegisterCommand(CommandInstaller installer) {
-    command_installers().push_back(std::move(installer));
-  }
-};
+// Each adds its subcommand and its callback to the top-level app.
+void add_tune_command(CLI::App& app);
+void add_space_command(CLI::App& app);
+void add_show_command(CLI::App& app);
+void add_export_command(CLI::App& app);
+void add_dispatch_command(CLI::App& app);
+void add_bench_strategies_command(CLI::App& app);
 
 }  // namespace cutune::cli

@@ -4,17 +4,24 @@
 
 #include "command.hpp"
 
-namespace cutune::cli {
-std::vector<CommandInstaller>& command_installers() {
-  static std::vector<CommandInstaller> installers;
-  return installers;
-}
-}  // namespace cutune::cli
+namespace {
+
+// Every subcommand, in the order `cutune --help` lists them.
+constexpr void (*kCommands[])(CLI::App&) = {
+    cutune::cli::add_bench_strategies_command,
+    cutune::cli::add_dispatch_command,
+    cutune::cli::add_export_command,
+    cutune::cli::add_show_command,
+    cutune::cli::add_space_command,
+    cutune::cli::add_tune_command,
+};
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"cutune: an autotuner for compute kernels"};
   app.require_subcommand(1);
-  for (const auto& install : cutune::cli::command_installers()) install(app);
+  for (const auto add : kCommands) add(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
