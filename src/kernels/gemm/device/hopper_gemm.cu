@@ -172,6 +172,8 @@ static_assert(kStageBytes == rules::pipeline_bytes(kTileM, kTileN, kTileK, 1) - 
 constexpr int kConsumerWarps = rules::kConsumerWarps;
 constexpr int kEpilogueBuffers = rules::epilogue_buffers(kTileM, kTileN, kTileK, kStages, kSplitK);
 constexpr bool kTmaStore = kEpilogueBuffers > 0;
+// The staging ring's length, never 0 (split-K compiles the TMA-store code without running it).
+constexpr int kBoxRing = kTmaStore ? kEpilogueBuffers : 1;
 constexpr int kEpilogueBoxBytes = rules::kEpilogueBoxBytes;
 constexpr int kEpilogueBytes = kEpilogueBuffers * kConsumerWarps * kEpilogueBoxBytes;
 // The same formula as shared_memory_bytes() on the host; the kernel traps if it was given less.
@@ -193,8 +195,10 @@ constexpr int kConsumersPerStage = kPingpong ? 1 : 2;
 constexpr int kEmptyArrivals = kConsumersPerStage * kClusterSize;
 
 constexpr uint64_t kCacheHint = static_cast<uint64_t>(cute::TMA::CacheHintSm90::EVICT_NORMAL);
+#if CUTUNE_AB_HINTS
 constexpr uint64_t kEvictFirst = static_cast<uint64_t>(cute::TMA::CacheHintSm90::EVICT_FIRST);
 constexpr uint64_t kEvictLast = static_cast<uint64_t>(cute::TMA::CacheHintSm90::EVICT_LAST);
+#endif
 
 #define CUTUNE_MMA_NAME_(n, types) gmma::MMA_64x##n##x16_F32##types##_SS
 #define CUTUNE_MMA_NAME(n, types) CUTUNE_MMA_NAME_(n, types)
@@ -394,6 +398,7 @@ __device__ __forceinline__ uint32_t pack_pair(float x, float y) {
   return *reinterpret_cast<uint32_t*>(&pair);
 }
 
+#if CUTUNE_AB_STMATRIX
 // Four 8x8 16-bit matrices, one register of each per thread in the mma fragment layout (row
 // lane / 4, columns 2 * (lane % 4) + {0, 1}); lane l gives the address of row l % 8 of matrix l
 // / 8.
@@ -404,6 +409,7 @@ __device__ __forceinline__ void stmatrix_x4(void* row, uint32_t r0, uint32_t r1,
                "r"(r0), "r"(r1), "r"(r2), "r"(r3)
                : "memory");
 }
+#endif
 
 __device__ __forceinline__ uint32_t dynamic_shared_bytes() {
   uint32_t bytes;
@@ -619,9 +625,9 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
         for (int mb = 0; mb < kMmaBlocks; ++mb) {
 #pragma unroll
           for (int chunk = 0; chunk < kNChunks; ++chunk, ++epilogue_box) {
-            uint8_t* box = boxes + (epilogue_box % kEpilogueBuffers) * kEpilogueBoxBytes;
+            uint8_t* box = boxes + (epilogue_box % kBoxRing) * kEpilogueBoxBytes;
             // The store that last read this box must be done with it.
-            if (lane == 0) tma_store_wait_read<kEpilogueBuffers - 1>();
+            if (lane == 0) tma_store_wait_read<kBoxRing - 1>();
             __syncwarp();
 #if CUTUNE_AB_STMATRIX
             // Matrices (rows 0-7, units j), (8-15, j), (0-7, j+1), (8-15, j+1): lane l addresses
