@@ -113,7 +113,7 @@ compile_missing() {  # dir cutlass
   export cutlass=$2
   (cd "$dir" && while read -r out rest; do [[ -s "cubins/$out" ]] || echo "$out $rest"; done < jobs.txt |
     xargs -r -P "$(nproc)" -L 1 sh -c '
-      out=$0 source=$1; shift 2
+      out=$0 source=$1; shift
       nvcc -std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a -cubin -Xptxas -v -I"$cutlass" "$@" \
         -o "cubins/$out.tmp" "$source" > "cubins/$out.log" 2>&1 && mv "cubins/$out.tmp" "cubins/$out" ||
         { echo "compile failed: $out"; cat "cubins/$out.log"; rm -f "cubins/$out.tmp"; }')
@@ -148,6 +148,8 @@ run() {
   OUT="${OUT:-$bundle/out}"
   mkdir -p "$OUT"
   export OUT bundle
+  # gemm_bench links the toolkit's libcublasLt.so.13, which the loader may not know of.
+  export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}/usr/local/cuda/lib64"
   nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader || true
   local start
   start=$(date +%s)
