@@ -133,7 +133,7 @@ bench_run() {  # tag cubin_dir configs_file shapes dtype layout reps rounds
     set -e
     [[ $status -eq 0 ]] && break
     local culprit
-    culprit=$(grep '^begin ' "$log" | tail -1 | awk '{print $3}')
+    culprit=$(grep '^begin ' "$log" | tail -1 | awk '{print $3}' || true)
     if [[ -z "$culprit" ]]; then
       tail -5 "$log"; echo "$tag: gemm_bench failed (status $status) naming no candidate"; return 0
     fi
