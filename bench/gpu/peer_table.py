@@ -16,6 +16,16 @@ import os
 import sys
 
 
+SUITE = ["2048x4096x4096", "4096x4096x4096", "8192x8192x8192", "1024x8192x8192", "128x8192x8192",
+         "8192x8192x1024", "4096x14336x4096"]
+
+
+def order(row):
+    """The suite's order, then any other shape; bf16 layout 0 first."""
+    rank = SUITE.index(row["shape"]) if row["shape"] in SUITE else len(SUITE)
+    return (row["dtype"] != "bf16", row["layout"], rank, row["shape"])
+
+
 def read_lines(path):
     with open(path) as f:
         return [json.loads(line) for line in f if line.startswith("{")]
@@ -49,7 +59,7 @@ def collect(folders):
                 row = rows.setdefault((line["shape"], "bf16", "layout0"),
                                       {"shape": line["shape"], "dtype": "bf16", "layout": "0"})
                 row.update({f"py_{key}": value for key, value in line.items() if key != "shape"})
-    return list(rows.values())
+    return sorted(rows.values(), key=order)
 
 
 def cell(row, key, digits):

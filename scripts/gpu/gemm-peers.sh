@@ -9,8 +9,10 @@
 #   scripts/gpu/gemm-peers.sh              on the GPU machine, from the repository root
 #   python3 bench/gpu/peer_table.py OUT... anywhere: merges the runs' folders into one table
 #
-# Environment: SHAPES (MxNxK,... or all | first4 | last3; default all), TUNE_BUDGET (configs per
-# tune, 100), PEERS (cublas,triton,helion; empty: the C++ columns only), HELION_SHAPES (default
+# Environment: SHAPES (MxNxK,... or all | part1 | part2; default all; a 600 s call holds one
+# part: part1 is S3, 4096^3, 1024x8192x8192 and 128x8192x8192 with Helion at S3, part2 the three
+# largest), TUNE_BUDGET (configs per tune, 100), STOP_AFTER (seconds after which no further tune
+# starts, so that the peers and the table still come within a call's limit; 420), PEERS (cublas,triton,helion; empty: the C++ columns only), HELION_SHAPES (default
 # 2048x4096x4096: Helion's autotune costs about 80 s of GPU per shape), DTYPE (bf16 | fp16),
 # LAYOUT (0: B is K x N; 1: B is N x K, x @ W.T), REPS (30), ROUNDS (5), OUT (build/gemm-peers/out).
 # The Python peers run only for bf16, layout 0; elsewhere cuBLASLt is the peer. Helion comes from
@@ -27,8 +29,8 @@ suite=(2048x4096x4096 4096x4096x4096 8192x8192x8192 1024x8192x8192 128x8192x8192
        4096x14336x4096)
 case "${SHAPES:-all}" in
   all) shapes=("${suite[@]}") ;;
-  first4) shapes=("${suite[@]:0:4}") ;;
-  last3) shapes=("${suite[@]:4}") ;;
+  part1) shapes=("${suite[0]}" "${suite[1]}" "${suite[3]}" "${suite[4]}") ;;
+  part2) shapes=("${suite[2]}" "${suite[5]}" "${suite[6]}") ;;
   *) IFS=, read -r -a shapes <<< "$SHAPES" ;;
 esac
 dtype="${DTYPE:-bf16}"
@@ -62,6 +64,7 @@ for shape in "${shapes[@]}"; do
   problem="m=$m,n=$n,k=$k,dtype=$dtype"
   [[ "$layout" == 1 ]] && problem="$problem,b_layout=n_by_k"
   tag="${shape}_${dtype}_layout$layout"
+  (( $(elapsed) < ${STOP_AFTER:-420} )) || { echo "=== $tag: skipped, out of time"; continue; }
   export XDG_CACHE_HOME="$work/cache_$tag"  # a cold compile cache for every tune
   echo "=== $tag: tune (budget ${TUNE_BUDGET:-100}) from $(elapsed) s"
   "$bin/cutune" tune gemm --problem "$problem" --db "$work/$tag.db" --budget "${TUNE_BUDGET:-100}" \
