@@ -16,6 +16,7 @@
 // usage error or a failure of cuBLASLt or the device; a config's failure is a line, not an exit.
 #include <cuda.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -57,7 +58,13 @@ Args parse_args(int argc, char** argv) {
     } else if (flag == "--config") {
       const auto equals = value.find('=');
       if (equals == std::string::npos) throw std::invalid_argument("--config needs NAME=JSON");
-      args.configs.emplace_back(value.substr(0, equals), value.substr(equals + 1));
+      const std::string name = value.substr(0, equals);
+      const bool taken = std::any_of(args.configs.begin(), args.configs.end(),
+                                     [&](const auto& config) { return config.first == name; });
+      if (taken || name == "cublas") {
+        throw std::invalid_argument("--config name '" + name + "' is taken");
+      }
+      args.configs.emplace_back(name, value.substr(equals + 1));
     } else if (flag == "--reps") {
       args.reps = std::stoi(value);
     } else if (flag == "--rounds") {
