@@ -80,7 +80,12 @@ GemmCompiler::GemmCompiler(const Problem& problem, GemmCompileOptions options)
   }
   if (options.cache_dir.empty()) options.cache_dir = eval::default_cache_dir("cuda");
   state_->problem = checked_problem(problem);
-  state_->source_text = eval::read_file(options.source);
+  // The kernel includes ../gemm_rules.hpp, which a worker compiling the text in a scratch folder
+  // cannot find: the rules go ahead of it (the kernel skips its include once they are defined),
+  // so that the compile and the source hash both cover them.
+  const fs::path rules = options.source.parent_path().parent_path() / "gemm_rules.hpp";
+  state_->source_text = eval::read_file(rules) + "#line 1 \"" + options.source.filename().string() +
+                        "\"\n" + eval::read_file(options.source);
   cuda::CubinCompiler::Options compile;
   compile.cache_dir = options.cache_dir;
   compile.jobs = options.jobs;
