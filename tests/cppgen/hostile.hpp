@@ -15,8 +15,8 @@ namespace cutune::testing {
 inline std::vector<std::string> hostile_strings() {
   using namespace std::string_literals;
   return {
-      // Ends a // comment and runs code in a program that includes the header.
-      "x\nextern \"C\" int system(const char*); inline int pwned = system(\"false\");\n//",
+      // Ends a // comment: a program that includes the header would print PWNED at start-up.
+      "x\nextern \"C\" int puts(const char*); inline int pwned = puts(\"PWNED\");\n//",
       "carriage\rreturn",
       "nul\0byte"s,
       "quote\" back\\slash \\",

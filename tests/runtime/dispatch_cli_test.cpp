@@ -5,6 +5,7 @@
 
 #include <fstream>
 
+#include "cppgen/hostile.hpp"
 #include "cutune/dispatch.hpp"
 #include "store/store_testing.hpp"
 
@@ -39,6 +40,44 @@ TEST(DispatchCli, WritesJsonAndHeaderAndPrintsTheHeldOutReport) {
       fmt::format("{} dispatch --db {} --family conv", CUTUNE_TOOL, (dir / "results.db").string()));
   EXPECT_NE(bad_status, 0);
   EXPECT_NE(bad_out.find("no tuned shape of family 'conv'"), std::string::npos) << bad_out;
+}
+
+// A store whose family, device and version hold a comment-ending injection and whose knob values
+// hold every hostile string: both dispatch paths and the plain export write headers that compile
+// and run no injected code.
+TEST(DispatchCli, HostileStoredStringsReachNoGeneratedCode) {
+  TempDir dir;
+  const std::vector<std::string> hostile = hostile_strings();
+  {
+    auto store = Store::open(dir / "results.db");
+    for (std::size_t shape = 0; shape < 3; ++shape) {
+      for (std::size_t c = 0; c < hostile.size(); ++c) {
+        StoredResult r = timed(
+            {hostile[0], hostile[0], fmt::format("m={}", 64 << shape), hostile[0], hostile[3]},
+            static_cast<int>(c), c == shape ? 1.0 : 2.0);
+        r.config_json = nlohmann::json{{"layout", hostile[c]}}.dump();
+        store.record(r);
+      }
+    }
+  }
+  // The family name reaches the command line through a file: the shell keeps its newlines.
+  std::ofstream(dir / "family.txt") << hostile[0];
+  const std::string db = (dir / "results.db").string();
+  const std::string family = "\"$(cat " + (dir / "family.txt").string() + ")\"";
+  for (const std::string& command :
+       {fmt::format("{} dispatch --db {} --family {} --header {}", CUTUNE_TOOL, db, family,
+                    (dir / "d.hpp").string()),
+        fmt::format("{} export --dispatch --db {} --family {} --header {}", CUTUNE_TOOL, db, family,
+                    (dir / "d.hpp").string()),
+        fmt::format("{} export --db {} --header {}", CUTUNE_TOOL, db, (dir / "d.hpp").string())}) {
+    std::filesystem::remove(dir / "d.hpp");
+    const auto [status, out] = run_command(command);
+    ASSERT_EQ(status, 0) << command << "\n" << out;
+    const std::string main_cpp =
+        "#include <cstdio>\n#include \"d.hpp\"\nint main() {\n"
+        "  std::puts(\"ran\");\n}\n";
+    EXPECT_EQ(compile_and_run(dir.path(), main_cpp, CUTUNE_TEST_CXX), "ran\n") << command;
+  }
 }
 
 TEST(DispatchCli, ExportDispatchWritesWhatDispatchWrites) {
