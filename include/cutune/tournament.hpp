@@ -47,6 +47,10 @@ struct RatioInterval {
 RatioInterval paired_ratio(const std::vector<TimedRound>& rounds, std::size_t reference,
                            std::size_t candidate, double confidence = 0.95);
 
+// Config i's times over the rounds as one Measurement (median, quartiles, extremes; repetitions
+// = rounds), or its check's failure.
+Measurement timing_over_rounds(const PairedRounds& rounds, std::size_t i);
+
 enum class FinalistRole { default_config, seed, search, finishing };
 std::string_view to_string(FinalistRole role);
 
@@ -71,8 +75,9 @@ struct TournamentResult {
   std::size_t winner = 0;           // index into finalists
   std::vector<TimedRound> rounds;   // every timed round, device state included
   int warmup_rounds = 0;
-  std::string steady_state;  // the backend's account of its warm-up
-  double seconds = 0.0;      // wall time of the tournament
+  std::string steady_state;            // the backend's account of its warm-up
+  double seconds = 0.0;                // wall time of the tournament
+  std::vector<std::string> finishing;  // the tune's finishing pass: one line per knob reset
 
   const Finalist& winning() const { return finalists.at(winner); }
   // The default's time over the winner's, from the same rounds (1 when the default won).

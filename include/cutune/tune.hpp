@@ -34,6 +34,10 @@ struct TuneOptions {
   std::size_t batch_size = 0;  // candidates per evaluator call; 0: twice the hardware threads
   std::size_t retime_top = 3;  // the fastest few by search time that enter the tournament
   TournamentOptions tournament;
+  // After the tournament, reset the winner's knobs to the default's one at a time while paired
+  // rounds show no loss (at most this many tried): the simplest config as fast is deployed.
+  bool finishing = true;
+  std::size_t finishing_max_resets = 6;
   std::vector<Config> warm_start;  // configs to try first (e.g. winners of nearby shapes)
   std::string tune_id;             // names this run in the store; empty: generated
 };
@@ -75,7 +79,7 @@ struct TuneReport {
 // The tournament as JSON, as the store's decision keeps it: finalists_json is an array of
 // {"config_hash", "config", "role", "outcome", "detail", "time_ms", "ratio", "ratio_low",
 // "ratio_high", "rounds"}; rounds_json is {"rounds", "warmup_rounds", "steady_state", "seconds",
-// "sm_clock_mhz": [..], "power_w": [..]}, null where unknown.
+// "sm_clock_mhz": [..], "power_w": [..], "finishing": [..]}, null where unknown.
 nlohmann::json finalists_json(const TournamentResult& result);
 nlohmann::json rounds_json(const TournamentResult& result);
 

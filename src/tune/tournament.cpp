@@ -36,34 +36,13 @@ void merge(PairedRounds& all, PairedRounds more) {
 
 bool beats(const RatioInterval& ratio, double margin) { return ratio.low > 1.0 + margin; }
 
-// Each finalist's times over the rounds as one Measurement (median, quartiles, extremes), or its
-// failure; and its ratio against the default.
+// Each finalist's times over the rounds and its ratio against the default.
 void score(std::vector<Finalist>& finalists, const PairedRounds& rounds, double confidence) {
   for (std::size_t i = 0; i < finalists.size(); ++i) {
-    Finalist& f = finalists[i];
-    f.vs_default = {};
-    if (!rounds.checks.at(i).ok()) {
-      f.measurement = rounds.checks[i];
-      continue;
-    }
-    std::vector<double> times;
-    for (const TimedRound& round : rounds.rounds) {
-      if (!std::isnan(round.times_ms.at(i))) times.push_back(round.times_ms[i]);
-    }
-    if (times.empty()) {
-      f.measurement = {.outcome = Outcome::crash, .detail = "the tournament timed it in no round"};
-      continue;
-    }
-    const TimingSummary summary = summarize_timings(std::move(times));
-    f.measurement = rounds.checks[i];
-    f.measurement.time_ms = summary.median_ms;
-    f.measurement.iqr_spread = summary.iqr_spread();
-    f.measurement.spread = summary.range_spread();
-    f.measurement.min_ms = summary.min_ms;
-    f.measurement.max_ms = summary.max_ms;
-    f.measurement.repetitions = summary.repetitions;
-    f.measurement.detail = "median of the tournament's paired rounds";
-    f.vs_default = paired_ratio(rounds.rounds, 0, i, confidence);
+    finalists[i].measurement = timing_over_rounds(rounds, i);
+    finalists[i].vs_default = finalists[i].measurement.ok()
+                                  ? paired_ratio(rounds.rounds, 0, i, confidence)
+                                  : RatioInterval{};
   }
 }
 
@@ -129,6 +108,25 @@ RatioInterval paired_ratio(const std::vector<TimedRound>& rounds, std::size_t re
   out.low = ratios[static_cast<std::size_t>(k - 1)];
   out.high = ratios[static_cast<std::size_t>(n - k)];
   return out;
+}
+
+Measurement timing_over_rounds(const PairedRounds& rounds, std::size_t i) {
+  if (!rounds.checks.at(i).ok()) return rounds.checks[i];
+  std::vector<double> times;
+  for (const TimedRound& round : rounds.rounds) {
+    if (!std::isnan(round.times_ms.at(i))) times.push_back(round.times_ms[i]);
+  }
+  if (times.empty()) return {.outcome = Outcome::crash, .detail = "timed in no round"};
+  const TimingSummary summary = summarize_timings(std::move(times));
+  Measurement m = rounds.checks[i];
+  m.time_ms = summary.median_ms;
+  m.iqr_spread = summary.iqr_spread();
+  m.spread = summary.range_spread();
+  m.min_ms = summary.min_ms;
+  m.max_ms = summary.max_ms;
+  m.repetitions = summary.repetitions;
+  m.detail = "median of paired rounds";
+  return m;
 }
 
 std::string_view to_string(FinalistRole role) {

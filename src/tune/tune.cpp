@@ -11,6 +11,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "finishing.hpp"
+
 namespace cutune {
 
 std::optional<double> TuneReport::speedup() const {
@@ -58,7 +60,8 @@ nlohmann::json rounds_json(const TournamentResult& result) {
           {"steady_state", result.steady_state},
           {"seconds", result.seconds},
           {"sm_clock_mhz", clocks},
-          {"power_w", power}};
+          {"power_w", power},
+          {"finishing", result.finishing}};
 }
 
 namespace {
@@ -264,6 +267,10 @@ class TuneRun {
       enter(ranked[i]->config, FinalistRole::search);
     }
     TournamentResult result = run_tournament(evaluator_, std::move(finalists), options_.tournament);
+    if (options_.finishing) {
+      finishing::finish(evaluator_, space_.space, problem_, device_, options_.tournament,
+                        options_.finishing_max_resets, result);
+    }
     std::vector<std::int64_t> rows;
     for (const Finalist& f : result.finalists) rows.push_back(persist(f.config, f.measurement));
 

@@ -129,5 +129,46 @@ TEST(Tournament, CrownsTheTrulyFastestThroughDriftAndOutliersWhereSequentialReti
   EXPECT_LT(sequential_right, 95);
 }
 
+// A stand-in device without noise: time = 1 ms, halved when fast = 1; the knob `extra` costs
+// nothing either way.
+class QuietDevice : public Evaluator {
+ public:
+  std::vector<Measurement> evaluate(std::span<const Config> batch) override {
+    std::vector<Measurement> out;
+    for (const Config& config : batch) {
+      Measurement m;
+      m.time_ms = config.get_int("fast") == 1 ? 0.5 : 1.0;
+      out.push_back(m);
+    }
+    return out;
+  }
+  std::string device_name() const override { return "quiet stand-in"; }
+  std::string toolchain() const override { return "none"; }
+};
+
+TEST(Tournament, TheFinishingPassResetsTheKnobsThatDoNotPayToTheDefault) {
+  TuningSpace ts;
+  ts.space.add("fast", enum_fragment({0, 1}, {}, 0));
+  ts.space.add("extra", enum_fragment({0, 1, 2}, {}, 0));
+  const Problem problem = Problem::parse("n=1");
+  TuneOptions options;
+  options.strategy = "exhaustive";
+  options.max_evaluations = 2;  // the default, then the warm start: fast, with extra = 2
+  options.warm_start = {ts.space.complete({{"fast", Value(1)}, {"extra", Value(2)}})};
+  QuietDevice device;
+  const TuningKey key{"toy", "1", problem.canonical(), device.device_name(), device.toolchain()};
+  const TuneReport report = tune(ts, problem, Device::host_cpu(), device, nullptr, key, options);
+  ASSERT_TRUE(report.best && report.tournament);
+  EXPECT_EQ(report.best->config.get_int("fast"), 1);
+  EXPECT_EQ(report.best->config.get_int("extra"), 0);  // reset: as fast, and the default's
+  EXPECT_EQ(report.tournament->winning().role, FinalistRole::finishing);
+  EXPECT_DOUBLE_EQ(*report.speedup(), 2.0);
+
+  options.finishing = false;
+  const TuneReport unfinished =
+      tune(ts, problem, Device::host_cpu(), device, nullptr, key, options);
+  EXPECT_EQ(unfinished.best->config.get_int("extra"), 2);
+}
+
 }  // namespace
 }  // namespace cutune

@@ -245,39 +245,26 @@ void print_tournament(const TuneReport& report) {
   if (!report.tournament) return;
   const TournamentResult& t = *report.tournament;
   fmt::print(
-      "
-      tournament
-      : {} finalists, {} paired rounds after {} warm - up rounds,
-        { : .2f} s
-        "
-        "({} of the tune)
-        steady state
-      : {} ",
-        t.finalists.size(),
-        t.rounds.size(), t.warmup_rounds, report.tournament_seconds,
-        percent(report.seconds > 0 ? report.tournament_seconds / report.seconds : NAN),
-        t.steady_state);
-  fmt::print("{:>6}  {:<9}  {:>12}  {:>24}  {}
-", "", "role", "time (ms)", "default / it [95% CI]",
+      "\ntournament: {} finalists, {} paired rounds after {} warm-up rounds, {:.2f} s ({} of the "
+      "tune)\n  steady state: {}\n",
+      t.finalists.size(), t.rounds.size(), t.warmup_rounds, report.tournament_seconds,
+      percent(report.seconds > 0 ? report.tournament_seconds / report.seconds : NAN),
+      t.steady_state);
+  fmt::print("{:>6}  {:<9}  {:>12}  {:>24}  {}\n", "", "role", "time (ms)", "default / it [95% CI]",
              "config");
   for (std::size_t i = 0; i < t.finalists.size(); ++i) {
     const Finalist& f = t.finalists[i];
-    const std::string mark = i == t.winner ? "winner" : "";
-    if (!f.measurement.ok()) {
-      fmt::print(
-          "{:>6}  {:<9}  {:>12}  {:>24}  {}
-          ", mark, to_string(f.role),
-          to_string(f.measurement.outcome),
-          "-", f.config.to_string());
-      continue;
-    }
-    fmt::print(
-        "{:>6}  {:<9}  {:>12.5g}  {:>24}  {}
-        ", mark, to_string(f.role), f.measurement.time_ms,
-        fmt::format("{:.3f} [{:.3f}, {:.3f}]", f.vs_default.median, f.vs_default.low,
-                    f.vs_default.high),
-        f.config.to_string());
+    const bool ok = f.measurement.ok();
+    fmt::print("{:>6}  {:<9}  {:>12}  {:>24}  {}\n", i == t.winner ? "winner" : "",
+               to_string(f.role),
+               ok ? fmt::format("{:.5g}", f.measurement.time_ms)
+                  : std::string(to_string(f.measurement.outcome)),
+               ok ? fmt::format("{:.3f} [{:.3f}, {:.3f}]", f.vs_default.median, f.vs_default.low,
+                                f.vs_default.high)
+                  : std::string("-"),
+               f.config.to_string());
   }
+  for (const std::string& line : t.finishing) fmt::print("  finishing: {}\n", line);
 }
 
 void print_report(const TuneReport& report, const TuningKey& key, std::size_t show) {
