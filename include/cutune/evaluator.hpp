@@ -21,6 +21,7 @@ struct TimedRound {
   std::vector<double> times_ms;  // one per config, in the order asked; NaN where it failed
   double sm_clock_mhz = NAN;     // device state during the round; NaN where the backend has none
   double power_w = NAN;
+  double reference_ms = NAN;  // the backend's reference (cuBLASLt for the GEMM) in the same round
 };
 
 // What time_rounds() measured. Each config is checked once before its first round; one that

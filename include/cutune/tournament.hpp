@@ -51,15 +51,21 @@ RatioInterval paired_ratio(const std::vector<TimedRound>& rounds, std::size_t re
 // = rounds), or its check's failure.
 Measurement timing_over_rounds(const PairedRounds& rounds, std::size_t i);
 
+// Ratios reference_ms / candidate_r over the rounds where the backend timed its reference (the
+// GEMM's cuBLASLt) and the candidate: tuned / reference in throughput terms.
+RatioInterval reference_ratio(const std::vector<TimedRound>& rounds, std::size_t candidate,
+                              double confidence = 0.95);
+
 enum class FinalistRole { default_config, seed, search, finishing };
 std::string_view to_string(FinalistRole role);
 
 struct Finalist {
   Config config;
   FinalistRole role = FinalistRole::search;
-  Measurement measurement{};   // its times over the rounds (median, quartiles), or its failure
-  RatioInterval vs_default{};  // speedup over the default, from the same rounds
-  RatioInterval vs_winner{};   // the winner's time / its time: how far behind the winner it is
+  Measurement measurement{};     // its times over the rounds (median, quartiles), or its failure
+  RatioInterval vs_default{};    // speedup over the default, from the same rounds
+  RatioInterval vs_winner{};     // the winner's time / its time: how far behind the winner it is
+  RatioInterval vs_reference{};  // the backend's reference time / its time (rounds = 0: none)
 };
 
 struct TournamentOptions {

@@ -38,6 +38,9 @@ struct TuneOptions {
   // rounds show no loss (at most this many tried): the simplest config as fast is deployed.
   bool finishing = true;
   std::size_t finishing_max_resets = 6;
+  // No reset starts once the tournament and the pass together have taken this share of the
+  // search's wall time (the tune's time before the tournament).
+  double finishing_share = 0.10;
   std::vector<Config> warm_start;  // configs to try first (e.g. winners of nearby shapes)
   std::string tune_id;             // names this run in the store; empty: generated
 };
@@ -78,8 +81,9 @@ struct TuneReport {
 
 // The tournament as JSON, as the store's decision keeps it: finalists_json is an array of
 // {"config_hash", "config", "role", "outcome", "detail", "time_ms", "ratio", "ratio_low",
-// "ratio_high", "rounds"}; rounds_json is {"rounds", "warmup_rounds", "steady_state", "seconds",
-// "sm_clock_mhz": [..], "power_w": [..], "finishing": [..]}, null where unknown.
+// "ratio_high", "rounds", "vs_reference": {"ratio", "low", "high", "rounds"}}; rounds_json is
+// {"rounds", "warmup_rounds", "steady_state", "seconds", "sm_clock_mhz": [..], "power_w": [..],
+// "reference_ms": [..], "finishing": [..]}, null where unknown.
 nlohmann::json finalists_json(const TournamentResult& result);
 nlohmann::json rounds_json(const TournamentResult& result);
 

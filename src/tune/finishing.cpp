@@ -5,7 +5,8 @@
 namespace cutune::finishing {
 
 void finish(Evaluator& evaluator, const Space& space, const Problem& problem, const Device& device,
-            const TournamentOptions& options, std::size_t max_resets, TournamentResult& result) {
+            const TournamentOptions& options, std::size_t max_resets,
+            std::chrono::steady_clock::time_point deadline, TournamentResult& result) {
   if (result.winner == 0 || !result.winning().measurement.ok()) return;
   const Config reference = result.finalists.front().config;
   Config current = result.winning().config;
@@ -19,6 +20,10 @@ void finish(Evaluator& evaluator, const Space& space, const Problem& problem, co
     if (!normalized.config || !(*normalized.config == reset)) {
       result.finishing.push_back(fmt::format("{}: skipped, the space repairs the reset", name));
       continue;
+    }
+    if (std::chrono::steady_clock::now() >= deadline) {
+      result.finishing.push_back(fmt::format("{}: not tried, out of the finishing budget", name));
+      break;
     }
     ++tried;
     const std::vector<Config> trio{reference, current, reset};
@@ -40,6 +45,7 @@ void finish(Evaluator& evaluator, const Space& space, const Problem& problem, co
     finalist.measurement = timing_over_rounds(rounds, 2);
     finalist.vs_default = vs_default;
     finalist.vs_winner = paired_ratio(rounds.rounds, 2, 2, options.confidence);
+    finalist.vs_reference = reference_ratio(rounds.rounds, 2, options.confidence);
     result.finalists.push_back(std::move(finalist));
     result.winner = result.finalists.size() - 1;
   }

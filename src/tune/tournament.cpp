@@ -40,9 +40,10 @@ bool beats(const RatioInterval& ratio, double margin) { return ratio.low > 1.0 +
 void score(std::vector<Finalist>& finalists, const PairedRounds& rounds, double confidence) {
   for (std::size_t i = 0; i < finalists.size(); ++i) {
     finalists[i].measurement = timing_over_rounds(rounds, i);
-    finalists[i].vs_default = finalists[i].measurement.ok()
-                                  ? paired_ratio(rounds.rounds, 0, i, confidence)
-                                  : RatioInterval{};
+    const bool ok = finalists[i].measurement.ok();
+    finalists[i].vs_default = ok ? paired_ratio(rounds.rounds, 0, i, confidence) : RatioInterval{};
+    finalists[i].vs_reference =
+        ok ? reference_ratio(rounds.rounds, i, confidence) : RatioInterval{};
   }
 }
 
@@ -89,14 +90,10 @@ Choice choose(const std::vector<Finalist>& finalists, const PairedRounds& rounds
 
 }  // namespace
 
-RatioInterval paired_ratio(const std::vector<TimedRound>& rounds, std::size_t reference,
-                           std::size_t candidate, double confidence) {
-  std::vector<double> ratios;
-  for (const TimedRound& round : rounds) {
-    const double a = round.times_ms.at(reference);
-    const double b = round.times_ms.at(candidate);
-    if (a > 0 && b > 0) ratios.push_back(a / b);
-  }
+namespace {
+
+// The median of the ratios and its order-statistic interval.
+RatioInterval interval_of(std::vector<double> ratios, double confidence) {
   RatioInterval out;
   out.rounds = static_cast<int>(ratios.size());
   if (ratios.empty()) return out;
@@ -108,6 +105,29 @@ RatioInterval paired_ratio(const std::vector<TimedRound>& rounds, std::size_t re
   out.low = ratios[static_cast<std::size_t>(k - 1)];
   out.high = ratios[static_cast<std::size_t>(n - k)];
   return out;
+}
+
+}  // namespace
+
+RatioInterval paired_ratio(const std::vector<TimedRound>& rounds, std::size_t reference,
+                           std::size_t candidate, double confidence) {
+  std::vector<double> ratios;
+  for (const TimedRound& round : rounds) {
+    const double a = round.times_ms.at(reference);
+    const double b = round.times_ms.at(candidate);
+    if (a > 0 && b > 0) ratios.push_back(a / b);
+  }
+  return interval_of(std::move(ratios), confidence);
+}
+
+RatioInterval reference_ratio(const std::vector<TimedRound>& rounds, std::size_t candidate,
+                              double confidence) {
+  std::vector<double> ratios;
+  for (const TimedRound& round : rounds) {
+    const double b = round.times_ms.at(candidate);
+    if (round.reference_ms > 0 && b > 0) ratios.push_back(round.reference_ms / b);
+  }
+  return interval_of(std::move(ratios), confidence);
 }
 
 Measurement timing_over_rounds(const PairedRounds& rounds, std::size_t i) {

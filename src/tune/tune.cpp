@@ -43,7 +43,12 @@ nlohmann::json finalists_json(const TournamentResult& result) {
                    {"ratio", number(f.vs_default.median)},
                    {"ratio_low", number(f.vs_default.low)},
                    {"ratio_high", number(f.vs_default.high)},
-                   {"rounds", f.vs_default.rounds}});
+                   {"rounds", f.vs_default.rounds},
+                   {"vs_reference",
+                    {{"ratio", number(f.vs_reference.median)},
+                     {"low", number(f.vs_reference.low)},
+                     {"high", number(f.vs_reference.high)},
+                     {"rounds", f.vs_reference.rounds}}}});
   }
   return out;
 }
@@ -51,7 +56,9 @@ nlohmann::json finalists_json(const TournamentResult& result) {
 nlohmann::json rounds_json(const TournamentResult& result) {
   nlohmann::json clocks = nlohmann::json::array();
   nlohmann::json power = nlohmann::json::array();
+  nlohmann::json reference = nlohmann::json::array();
   for (const TimedRound& round : result.rounds) {
+    reference.push_back(number(round.reference_ms));
     clocks.push_back(number(round.sm_clock_mhz));
     power.push_back(number(round.power_w));
   }
@@ -61,6 +68,7 @@ nlohmann::json rounds_json(const TournamentResult& result) {
           {"seconds", result.seconds},
           {"sm_clock_mhz", clocks},
           {"power_w", power},
+          {"reference_ms", reference},
           {"finishing", result.finishing}};
 }
 
@@ -268,8 +276,13 @@ class TuneRun {
     }
     TournamentResult result = run_tournament(evaluator_, std::move(finalists), options_.tournament);
     if (options_.finishing) {
+      // The pass stops starting resets once tournament and pass reach their share of the search.
+      const auto deadline = std::chrono::steady_clock::now() +
+                            std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                std::chrono::duration<double>(std::max(
+                                    0.0, options_.finishing_share * start - (elapsed() - start))));
       finishing::finish(evaluator_, space_.space, problem_, device_, options_.tournament,
-                        options_.finishing_max_resets, result);
+                        options_.finishing_max_resets, deadline, result);
     }
     std::vector<std::int64_t> rows;
     for (const Finalist& f : result.finalists) rows.push_back(persist(f.config, f.measurement));

@@ -155,6 +155,7 @@ TEST(Tournament, TheFinishingPassResetsTheKnobsThatDoNotPayToTheDefault) {
   options.strategy = "exhaustive";
   options.max_evaluations = 2;  // the default, then the warm start: fast, with extra = 2
   options.warm_start = {ts.space.complete({{"fast", Value(1)}, {"extra", Value(2)}})};
+  options.finishing_share = 1e6;  // the in-process search takes microseconds
   QuietDevice device;
   const TuningKey key{"toy", "1", problem.canonical(), device.device_name(), device.toolchain()};
   const TuneReport report = tune(ts, problem, Device::host_cpu(), device, nullptr, key, options);

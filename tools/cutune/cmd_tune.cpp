@@ -265,6 +265,10 @@ void print_tournament(const TuneReport& report) {
                f.config.to_string());
   }
   for (const std::string& line : t.finishing) fmt::print("  finishing: {}\n", line);
+  if (const RatioInterval& r = t.winning().vs_reference; r.rounds > 0) {
+    fmt::print("  winner against the reference in the same rounds: {:.3f}x [{:.3f}, {:.3f}]\n",
+               r.median, r.low, r.high);
+  }
 }
 
 void print_report(const TuneReport& report, const TuningKey& key, std::size_t show) {
