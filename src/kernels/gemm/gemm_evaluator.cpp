@@ -203,8 +203,8 @@ struct GemmEvaluator::Impl {
         std::to_string(r.reps) + " times from a flushed L2, median kept";
     for (std::size_t j = 0; j < sent.size() && j < reply.candidate_outcomes.size(); ++j) {
       Measurement& check = out.checks[sent[j]];
-      check.outcome = outcome_from_string(reply.candidate_outcomes[j]).value_or(Outcome::crash);
       check.detail = reply.candidate_details.at(j);
+      check.outcome = cuda::outcome_named(reply.candidate_outcomes[j], check.detail);
     }
     const auto known = [](double x) { return x > 0 ? x : NAN; };
     for (std::size_t round = 0; round < out.rounds.size() && round < reply.round_ms.size();
