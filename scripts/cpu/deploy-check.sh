@@ -19,7 +19,7 @@ for i in $(seq 1 "$runs"); do
   "$tool" tune "$root/examples/cpu/matmul/matmul.json" --seed "$i" --db "$db" --json "$@" \
     >"$work/report$i.json" 2>"$work/stderr$i.txt"
   "$tool" show --json --db "$db" >"$work/show$i.json"
-  "$tool" export --db "$db" --json "$work/export$i.json"
+  "$tool" export --db "$db" --json "$work/export$i.json" >/dev/null
   python3 - "$work" "$i" <<'PY' || failures=$((failures + 1))
 import json, sys
 work, i = sys.argv[1], sys.argv[2]
