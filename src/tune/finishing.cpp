@@ -6,7 +6,9 @@ namespace cutune::finishing {
 
 void finish(Evaluator& evaluator, const Space& space, const Problem& problem, const Device& device,
             const TournamentOptions& options, std::size_t max_resets,
-            std::chrono::steady_clock::time_point deadline, TournamentResult& result) {
+            std::chrono::steady_clock::time_point deadline, double reset_seconds,
+            TournamentResult& result) {
+  using Clock = std::chrono::steady_clock;
   if (result.winner == 0 || !result.winning().measurement.ok()) return;
   const Config reference = result.finalists.front().config;
   Config current = result.winning().config;
@@ -21,8 +23,13 @@ void finish(Evaluator& evaluator, const Space& space, const Problem& problem, co
       result.finishing.push_back(fmt::format("{}: skipped, the space repairs the reset", name));
       continue;
     }
-    if (std::chrono::steady_clock::now() >= deadline) {
-      result.finishing.push_back(fmt::format("{}: not tried, out of the finishing budget", name));
+    const auto started = Clock::now();
+    if (started + std::chrono::duration_cast<Clock::duration>(
+                      std::chrono::duration<double>(reset_seconds)) >
+        deadline) {
+      result.finishing.push_back(
+          fmt::format("{}: not tried, a reset (about {:.1f} s) would overrun the finishing budget",
+                      name, reset_seconds));
       break;
     }
     ++tried;
@@ -39,6 +46,7 @@ void finish(Evaluator& evaluator, const Space& space, const Problem& problem, co
         "{:.3f}])",
         name, reference.at(knob).to_string(), kept ? "kept" : "dropped", vs_current.median,
         vs_current.low, vs_current.high, vs_default.median, vs_default.low, vs_default.high));
+    reset_seconds = std::chrono::duration<double>(Clock::now() - started).count();
     if (!kept) continue;
     current = reset;
     Finalist finalist{.config = reset, .role = FinalistRole::finishing};

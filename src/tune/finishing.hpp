@@ -19,10 +19,12 @@ namespace cutune::finishing {
 // least 1, while it still beats the default as the tournament requires (interval low end above
 // 1 + margin). A reset that the space would repair into another config (a constraint ties the
 // knob to others) is skipped. A kept reset joins the finalists (role finishing) as the winner,
-// with its ratios from the last rounds it was timed in. No reset starts after `deadline`. Never
+// with its ratios from the last rounds it was timed in. A reset starts only when it is expected to
+// end by `deadline`, taking `reset_seconds` (then the last reset's own time) as its cost. Never
 // throws for a failing config.
 void finish(Evaluator& evaluator, const Space& space, const Problem& problem, const Device& device,
             const TournamentOptions& options, std::size_t max_resets,
-            std::chrono::steady_clock::time_point deadline, TournamentResult& result);
+            std::chrono::steady_clock::time_point deadline, double reset_seconds,
+            TournamentResult& result);
 
 }  // namespace cutune::finishing

@@ -282,7 +282,7 @@ class TuneRun {
                                 std::chrono::duration<double>(std::max(
                                     0.0, options_.finishing_share * start - (elapsed() - start))));
       finishing::finish(evaluator_, space_.space, problem_, device_, options_.tournament,
-                        options_.finishing_max_resets, deadline, result);
+                        options_.finishing_max_resets, deadline, reset_estimate(result), result);
     }
     std::vector<std::int64_t> rows;
     for (const Finalist& f : result.finalists) rows.push_back(persist(f.config, f.measurement));
@@ -301,6 +301,22 @@ class TuneRun {
     report_.tournament_seconds = elapsed() - start;
     if (winner.measurement.ok() && store_ != nullptr) record_decision(result, rows);
     report_.tournament = std::move(result);
+  }
+
+  // What one finishing reset should cost before any was timed: compiling a config (the median
+  // compile time of the search's fresh measurements; a GEMM config's compile dwarfs its rounds)
+  // plus rounds of three configs at the tournament's pace.
+  double reset_estimate(const TournamentResult& result) const {
+    std::vector<double> compiles;
+    for (const Evaluated& e : report_.evaluated) {
+      if (!e.from_store) compiles.push_back(e.measurement.compile_s);
+    }
+    double compile = 0.0;
+    if (!compiles.empty()) {
+      std::nth_element(compiles.begin(), compiles.begin() + compiles.size() / 2, compiles.end());
+      compile = compiles[compiles.size() / 2];
+    }
+    return compile + result.seconds * 3.0 / static_cast<double>(result.finalists.size());
   }
 
   void record_decision(const TournamentResult& result, const std::vector<std::int64_t>& rows) {
