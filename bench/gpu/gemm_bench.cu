@@ -6,13 +6,15 @@
 //   gemm_bench defines CONFIGS DTYPE LAYOUT
 //       prints "NAME -DCUTUNE_...=..." per configuration, for compiling the cubins
 //   gemm_bench run --cubins DIR --configs FILE --shapes MxNxK[,...] [--dtype bf16|fp16]
-//       [--layout 0|1] [--reps N] [--exclude NAME[,...]] [--csv FILE] [--ab 1] [--rounds N]
+//       [--layout 0|1] [--reps N] [--exclude NAME[,...]] [--csv FILE] [--ab LABEL] [--rounds N]
 //
-// --ab 1 re-times every configuration that passed (not just the best few) and ends with an A/B
-// table per shape: base configuration, variant (the "_vN" suffix, 0 without), TFLOP/s, ratio to
-// cuBLAS and to the same configuration's variant 0.
+// A candidate is a configuration name (gemm_problem.hpp's to_string), optionally followed by
+// "@LABEL" naming the kernel build it came from (DIR/NAME@LABEL.cubin), so that builds of one
+// configuration from different kernel sources can be compared. --ab LABEL re-times every
+// candidate that passed (not just the best few) and ends with an A/B table per shape: config,
+// label, TFLOP/s, ratio to cuBLAS and to the same configuration built as LABEL.
 //
-// CONFIGS holds one configuration name (gemm_problem.hpp's to_string) per line; '#' comments.
+// CONFIGS holds one candidate per line; '#' comments.
 // Before each launch it prints "begin SHAPE CONFIG", so a wrapper can tell which configuration
 // faulted or hung (a launch still running after kLaunchDeadline exits the process with code 3).
 
@@ -325,7 +327,7 @@ struct Timed {
 struct AbEntry {
   std::string shape;
   std::string base;
-  int variant;
+  std::string label;
   double tflops;
   double cublas_tflops;
 };
@@ -352,6 +354,7 @@ int run_benchmark(int argc, char** argv) {
   BLayout layout = BLayout::k_by_n;
   int reps = 30;
   bool ab = false;
+  std::string yardstick;  // --ab's label
   int retime_rounds = kRetimeRounds;
   std::vector<AbEntry> ab_entries;
   for (int i = 2; i < argc; ++i) {
@@ -375,7 +378,8 @@ int run_benchmark(int argc, char** argv) {
     } else if (flag == "--csv") {
       csv_path = value;
     } else if (flag == "--ab") {
-      ab = value == "1";
+      ab = true;
+      yardstick = value;
     } else if (flag == "--rounds") {
       retime_rounds = std::max(1, std::stoi(value));
     } else {
@@ -404,7 +408,7 @@ int run_benchmark(int argc, char** argv) {
     if (std::find(excluded.begin(), excluded.end(), name) != excluded.end()) continue;
     Candidate candidate;
     candidate.name = name;
-    candidate.config = cutune::gemm::parse_config(name);
+    candidate.config = cutune::gemm::parse_config(name.substr(0, name.find('@')));
     const std::string path = cubin_dir + "/" + name + ".cubin";
     if (cuModuleLoad(&candidate.module, path.c_str()) != CUDA_SUCCESS) {
       std::printf("skip %s: cannot load %s\n", name.c_str(), path.c_str());
@@ -576,11 +580,14 @@ int run_benchmark(int argc, char** argv) {
         row.best_config = finalists[i]->name;
       }
       if (finalists[i]->name == default_name) row.default_tflops = tflops;
-      const GemmConfig& config = finalists[i]->config;
-      GemmConfig base = config;
-      base.variant = 0;
-      ab_entries.push_back(
-          {row.shape, cutune::gemm::to_string(base), config.variant, tflops, row.cublas_tflops});
+      const std::string& name = finalists[i]->name;
+      const std::size_t at = name.find('@');
+      ab_entries.push_back({row.shape, name.substr(0, at),
+                            at == std::string::npos ? "-" : name.substr(at + 1), tflops,
+                            row.cublas_tflops});
+    }
+    if (csv != nullptr) {
+      std::fprintf(csv, "%s,cublas,retimed,,,%.2f,\n", row.shape.c_str(), row.cublas_tflops);
     }
     rows.push_back(row);
     for (void* pointer : {static_cast<void*>(a), static_cast<void*>(b), static_cast<void*>(d),
@@ -608,37 +615,37 @@ int run_benchmark(int argc, char** argv) {
       "the sweep; ratio = ours / cublas; default = %s / cublas)\n",
       retime_rounds, kCublasAlgorithms, default_name.c_str());
   if (ab) {
-    // Variants: 1 TMA-store epilogue, 2 one 3-D TMA for B, 4 cuBLAS-like wgmma issue; sums combine.
     std::printf(
-        "\nA/B (re-timed, median of %d rounds alternating with cuBLAS; vs_v0 = this / the "
-        "same config without variant)\n",
-        retime_rounds);
-    std::printf("%-18s %-34s %7s %8s %8s %7s %7s\n", "shape", "config", "variant", "TFLOP/s",
-                "cublas", "ratio", "vs_v0");
-    // Each (shape, config)'s variant-0 TFLOP/s, the yardstick of its other variants.
-    std::map<std::pair<std::string, std::string>, double> variant0_tflops;
+        "\nA/B (re-timed, median of %d rounds alternating with cuBLAS; vs_%s = this / the "
+        "same config built as %s)\n",
+        retime_rounds, yardstick.c_str(), yardstick.c_str());
+    std::printf("%-18s %-34s %-12s %8s %8s %7s %7s\n", "shape", "config", "label", "TFLOP/s",
+                "cublas", "ratio", "vs");
+    // Each (shape, config)'s TFLOP/s as the yardstick build, against which its other builds read.
+    std::map<std::pair<std::string, std::string>, double> yardstick_tflops;
     for (const AbEntry& entry : ab_entries) {
-      if (entry.variant == 0) variant0_tflops[{entry.shape, entry.base}] = entry.tflops;
+      if (entry.label == yardstick) yardstick_tflops[{entry.shape, entry.base}] = entry.tflops;
     }
-    // Per variant: the log-ratios to variant 0 of the pairs that have one.
-    std::map<int, std::vector<double>> log_ratios;
+    // Per label: the log-ratios to the yardstick of the pairs that have one.
+    std::map<std::string, std::vector<double>> log_ratios;
     for (const AbEntry& entry : ab_entries) {
-      const auto base = variant0_tflops.find({entry.shape, entry.base});
-      const double base_tflops = base != variant0_tflops.end() ? base->second : 0;
-      if (entry.variant != 0 && base_tflops > 0) {
-        log_ratios[entry.variant].push_back(std::log(entry.tflops / base_tflops));
+      const auto base = yardstick_tflops.find({entry.shape, entry.base});
+      const double base_tflops = base != yardstick_tflops.end() ? base->second : 0;
+      if (entry.label != yardstick && base_tflops > 0) {
+        log_ratios[entry.label].push_back(std::log(entry.tflops / base_tflops));
       }
       char vs[16] = "-";
       if (base_tflops > 0) std::snprintf(vs, sizeof(vs), "%.3f", entry.tflops / base_tflops);
-      std::printf("%-18s %-34s %7d %8.1f %8.1f %7.3f %7s\n", entry.shape.c_str(),
-                  entry.base.c_str(), entry.variant, entry.tflops, entry.cublas_tflops,
+      std::printf("%-18s %-34s %-12s %8.1f %8.1f %7.3f %7s\n", entry.shape.c_str(),
+                  entry.base.c_str(), entry.label.c_str(), entry.tflops, entry.cublas_tflops,
                   entry.tflops / entry.cublas_tflops, vs);
     }
-    for (const auto& [variant, logs] : log_ratios) {
+    for (const auto& [label, logs] : log_ratios) {
       double log_sum = 0;
       for (double log_ratio : logs) log_sum += log_ratio;
-      std::printf("variant %d: geomean vs variant 0 %.3f over %zu (shape, config) pairs\n", variant,
-                  std::exp(log_sum / static_cast<double>(logs.size())), logs.size());
+      std::printf("%s: geomean vs %s %.3f over %zu (shape, config) pairs\n", label.c_str(),
+                  yardstick.c_str(), std::exp(log_sum / static_cast<double>(logs.size())),
+                  logs.size());
     }
   }
   return 0;
@@ -650,8 +657,8 @@ int print_defines(int argc, char** argv) {
   const BLayout layout = parse_layout(argv[4]);
   for (const auto& name : read_config_names(argv[2])) {
     std::printf("%s", name.c_str());
-    for (const auto& define :
-         cutune::gemm::compile_defines(cutune::gemm::parse_config(name), dtype, layout)) {
+    for (const auto& define : cutune::gemm::compile_defines(
+             cutune::gemm::parse_config(name.substr(0, name.find('@'))), dtype, layout)) {
       std::printf(" -D%s", define.c_str());
     }
     std::printf("\n");

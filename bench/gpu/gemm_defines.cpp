@@ -1,6 +1,7 @@
 // Prints "NAME -DCUTUNE_...=..." for every configuration name in CONFIGS, like
-// `gemm_bench defines`, but as plain C++ (g++ builds it in seconds), so that scripts can start the
-// kernel compiles while nvcc still builds the benchmark.
+// `gemm_bench defines` (a name may end in "@LABEL", which selects no define), but as plain C++ (g++
+// builds it in seconds), so that scripts can start the kernel compiles while nvcc still builds the
+// benchmark.
 //
 //   gemm_defines CONFIGS DTYPE(bf16|fp16) LAYOUT(0|1)
 
@@ -37,7 +38,8 @@ int main(int argc, char** argv) {
       }
       if (name.empty()) continue;
       std::printf("%s", name.c_str());
-      for (const auto& define : compile_defines(parse_config(name), dtype, layout)) {
+      for (const auto& define :
+           compile_defines(parse_config(name.substr(0, name.find('@'))), dtype, layout)) {
         std::printf(" -D%s", define.c_str());
       }
       std::printf("\n");

@@ -199,9 +199,8 @@ void bench_gemm(CUstream stream) {
   CUtensorMap map_b = raw_tensor_map(b, k, n, config.tile_k / config.cluster_m, 64);
   CUdeviceptr raw_d = d_raw, raw_workspace = 0;
   int raw_m = static_cast<int>(m), raw_n = static_cast<int>(n), raw_k = static_cast<int>(k);
-  // A kernel built with the TMA-store epilogue variant takes D's tensor map last; the default
-  // config does not read it, and a kernel without the parameter never looks at it.
-  CUtensorMap map_d{};
+  // The TMA-store epilogue writes D through its tensor map, in 16 x 64 boxes (gemm_launch.cpp).
+  CUtensorMap map_d = raw_tensor_map(d_raw, m, n, cutune::gemm::rules::kEpilogueBoxRows, 64);
   void* raw_args[] = {&map_a, &map_b, &raw_d, &raw_workspace, &raw_m, &raw_n, &raw_k, &map_d};
   std::array<CUlaunchAttribute, 2> attributes{};
   unsigned attribute_count = 0;

@@ -1,149 +1,222 @@
 #!/usr/bin/env bash
-# A/B of the Hopper GEMM kernel's experimental variants against the kernel as measured, in one
-# call on the GPU machine (CUDA 13, nvcc, cuBLAS; CUTLASS headers in third_party/cutlass/include;
-# no network, no CMake dependencies).
+# A/B of Hopper GEMM kernel builds in one call on the GPU machine, from a self-contained bundle of
+# prebuilt binaries (it needs the CUDA toolkit's libcuda and libcublasLt):
 #
-#   scripts/gpu/gemm-ab.sh [--shapes MxNxK,...] [--variants "0 1 2 4 5 7"] [--configs FILE]
-#                          [--layout 0|1] [--reps N] [--rounds N] [--build-only | --prebuilt]
+#   scripts/gpu/gemm-ab.sh build DIR   # here: nvcc builds gemm_bench and every cubin into DIR
+#   bash DIR/run.sh                    # there: checks, then timing; logs and CSV to $OUT
 #
-# --build-only compiles everything (no GPU needed; nvcc 13 here builds what the H200 runs);
-# --prebuilt runs what an earlier --build-only left in build/gemm-ab (carry that folder), so that
-# the GPU machine spends no time compiling.
+# A cubin the build did not finish (BUILD_SECONDS bounds it: two shared cores compile about four
+# a minute) is compiled by run.sh from the bundled sources, with nvcc and the CUTLASS headers in
+# $CUTLASS or third_party/cutlass/include under the current folder.
 #
-# Variants (GemmConfig::variant, CUTUNE_VARIANT in device/hopper_gemm.cu): 0 the kernel as is,
-# 1 TMA-store epilogue through shared memory, 2 one 3-D TMA for B (layout 0), 4 cuBLAS-like wgmma
-# issue (two batches per k-block, no drain), 5 = 1+4, 7 all three. Every (config, variant) is compiled to its
-# own cubin in parallel with the benchmark's own build, checked against cuBLAS on fresh inputs,
-# timed, then re-timed in rounds alternating with cuBLAS; the A/B table comes last. A faulting or
-# hanging candidate is dropped and the benchmark rerun without it. Logs and CSV go to $OUT (or
-# build/gemm-ab/out).
+# Builds ("labels"): old0 / old1 = main's kernel as it was before the TMA-store epilogue became
+# the only epilogue (CUTUNE_VARIANT 0 and 1, from `git show main:...`), new = this tree's kernel,
+# and one per TEMPORARY switch of this tree's kernel (CUTUNE_AB_*, see device/hopper_gemm.cu).
+# Every candidate (config@label) is first checked against cuBLAS on a ragged 1000x2056x1064 (bf16
+# and fp16, both B layouts; the old builds in bf16 layout 0 only), then each suite shape times its
+# configs (the shape's default_config and the best known) in rounds alternating with cuBLAS (L2
+# flushed before each launch, medians). A candidate that faults or hangs is reported and dropped,
+# and the rest rerun. The table of ratios to cuBLAS per label and shape comes last.
 set -euo pipefail
 
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-shapes="2048x4096x4096,4096x4096x4096,8192x8192x1024,128x8192x8192,4096x14336x4096"
-variants="0 1 2 4 5 7"
-configs_file=""
-layout=0
-reps=30
-rounds=9
-build_only=0
-prebuilt=0
-while [[ $# -gt 0 ]]; do
-  case "$1" in
-    --shapes) shapes="$2"; shift 2 ;;
-    --variants) variants="$2"; shift 2 ;;
-    --configs) configs_file="$2"; shift 2 ;;
-    --layout) layout="$2"; shift 2 ;;
-    --reps) reps="$2"; shift 2 ;;
-    --rounds) rounds="$2"; shift 2 ;;
-    --build-only) build_only=1; shift ;;
-    --prebuilt) prebuilt=1; shift ;;
-    *) echo "gemm-ab.sh: unknown argument $1" >&2; exit 64 ;;
-  esac
-done
+mode="${1:-}"
+labels=(old0 old1 new stsm hints serp)
+declare -A label_defines=([old0]="" [old1]="-DCUTUNE_VARIANT=1" [new]=""
+  [stsm]="-DCUTUNE_AB_STMATRIX=1" [hints]="-DCUTUNE_AB_HINTS=1" [serp]="-DCUTUNE_AB_SERPENTINE=1")
+new_labels=(new stsm hints serp)
+large=128x256x64_s4_c2x1_coop_rn8_k1
+skinny=128x128x64_s6_c1x1_ping_rn8_k2
+small_k=128x192x64_s5_c1x1_ping_rn8_k1
+# shape -> configs: default_config first (gemm_space.cpp's seeds), then the best known.
+declare -A shape_configs=(
+  [2048x4096x4096]="${large}_pdl $large 128x256x64_s4_c1x1_coop_rn2_k1"
+  [4096x4096x4096]="${large}_pdl $large"
+  [8192x8192x8192]="${large}_pdl $large"
+  [1024x8192x8192]="${large}_pdl $large"
+  [128x8192x8192]="$skinny"
+  [8192x8192x1024]="$small_k $large"
+  [4096x14336x4096]="${large}_pdl $large"
+)
+shapes=(2048x4096x4096 4096x4096x4096 8192x8192x8192 1024x8192x8192 128x8192x8192 8192x8192x1024
+  4096x14336x4096)
+# The check's configs in fp16 and layout 1: one per epilogue path (two staging boxes, one box,
+# split-K's fp32 slices).
+check_configs="$large $small_k $skinny"
 
-build="$root/build/gemm-ab"
-out="${OUT:-$build/out}"
-cubins="$build/cubins_layout$layout"
-cutlass="$root/third_party/cutlass/include"
-kernel="$root/src/kernels/gemm/device/hopper_gemm.cu"
-mkdir -p "$build" "$out" "$cubins"
-[[ -d "$cutlass/cute" ]] || { echo "gemm-ab.sh: no CUTLASS headers in $cutlass" >&2; exit 1; }
-# C++17: nvcc 13's front end fails on some of gcc 12's C++20 library headers.
-std=-std=c++17
-start=$(date +%s)
+all_configs() { for s in "${shapes[@]}"; do tr ' ' '\n' <<< "${shape_configs[$s]}"; done | sort -u; }
 
-# Base configurations: the default (cuBLAS's own choice in our terms: 128 rows x 256 columns per
-# CTA, 2 CTAs along M sharing B, cooperative), and the suite's best per shape (docs/perf.md).
-bases="$build/bases.txt"
-if [[ -n "$configs_file" ]]; then
-  grep -v '^[[:space:]]*\(#\|$\)' "$configs_file" > "$bases"
-else
-  cat > "$bases" <<'EOF'
-128x256x64_s4_c2x1_coop_rn8_k1
-128x256x64_s4_c1x1_coop_rn8_k1
-256x128x64_s4_c1x2_coop_rn8_k1
-128x192x64_s5_c1x1_ping_rn8_k1
-128x128x64_s6_c1x1_ping_rn8_k2
-EOF
-fi
-configs="$build/configs.txt"
-: > "$configs"
-while read -r base; do
-  for v in $variants; do
-    if [[ "$v" == 0 ]]; then echo "$base"; else echo "${base}_v$v"; fi
+build() {
+  local dir="$1" root
+  root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+  local cutlass="$root/third_party/cutlass/include"
+  [[ -d "$cutlass/cute" ]] || { echo "gemm-ab.sh: no CUTLASS headers in $cutlass" >&2; exit 1; }
+  rm -rf "$dir" && mkdir -p "$dir/src/device" "$dir/cubins"
+  cp "$root/src/kernels/gemm/device/hopper_gemm.cu" "$dir/src/device/"
+  cp "$root/src/kernels/gemm/gemm_rules.hpp" "$dir/src/"
+  git -C "$root" show main:src/kernels/gemm/device/hopper_gemm.cu > "$dir/src/main_hopper_gemm.cu"
+  cp "${BASH_SOURCE[0]}" "$dir/gemm-ab.sh"
+  printf '#!/usr/bin/env bash\nexec bash "$(dirname "${BASH_SOURCE[0]}")/gemm-ab.sh" run "$(dirname "${BASH_SOURCE[0]}")"\n' \
+    > "$dir/run.sh"
+  # C++17: nvcc 13's front end fails on some of gcc 12's C++20 library headers.
+  g++ -std=c++17 -O1 -I"$root/src/kernels" -o "$dir/gemm_defines" "$root/bench/gpu/gemm_defines.cpp" \
+    "$root/src/kernels/gemm/gemm_problem.cpp"
+  # One line per cubin: "FILE SOURCE EXTRA_DEFINES... CONFIG_DEFINES...", paths inside DIR.
+  local jobs="$dir/jobs.txt"
+  : > "$jobs"
+  add_jobs() {  # dtype layout label configs...
+    local dtype=$1 layout=$2 label=$3 source
+    shift 3
+    [[ $label == old* ]] && source=src/main_hopper_gemm.cu || source=src/device/hopper_gemm.cu
+    printf '%s\n' "$@" | sed "s/\$/@$label/" > "$dir/names.tmp"
+    "$dir/gemm_defines" "$dir/names.tmp" "$dtype" "$layout" | while read -r name defines; do
+      echo "$dtype$layout/$name.cubin $source ${label_defines[$label]} $defines"
+    done >> "$jobs"
+  }
+  local configs
+  configs=$(all_configs)
+  for label in "${labels[@]}"; do
+    # shellcheck disable=SC2086
+    add_jobs bf16 0 "$label" $configs
   done
-done < "$bases" >> "$configs"
-echo "gemm-ab: $(wc -l < "$configs") candidates ($(wc -l < "$bases") configs x variants: $variants)"
+  for combo in "bf16 1" "fp16 0" "fp16 1"; do
+    for label in "${new_labels[@]}"; do
+      # shellcheck disable=SC2086
+      add_jobs $combo "$label" $check_configs
+    done
+  done
+  rm -f "$dir/names.tmp"
+  mkdir -p "$dir/cubins/bf160" "$dir/cubins/bf161" "$dir/cubins/fp160" "$dir/cubins/fp161"
+  echo "gemm-ab: $(wc -l < "$jobs") cubins"
+  (nvcc -std=c++17 -O2 -gencode=arch=compute_90a,code=sm_90a -I"$root/src/kernels" -o "$dir/gemm_bench" \
+     "$root/bench/gpu/gemm_bench.cu" "$root/src/kernels/gemm/gemm_launch.cpp" \
+     "$root/src/kernels/gemm/gemm_problem.cpp" -lcublasLt -lcuda > "$dir/bench_build.log" 2>&1 ||
+     echo "gemm_bench build failed" >> "$dir/bench_build.log") &
+  local bench_pid=$!
+  timeout "${BUILD_SECONDS:-100000}" bash -c "$(declare -f compile_missing); compile_missing '$dir' '$cutlass'" ||
+    echo "gemm-ab: stopped after BUILD_SECONDS; run.sh compiles the rest"
+  wait "$bench_pid"
+  if grep -q "build failed" "$dir/bench_build.log"; then cat "$dir/bench_build.log"; exit 1; fi
+  # Registers and spills per cubin (ptxas), compactly.
+  for log in "$dir"/cubins/*/*.log; do
+    entry=$(grep -A3 "entry function 'cutune_gemm' " "$log" || true)
+    echo "$(basename "$(dirname "$log")")/$(basename "$log" .cubin.log):" \
+      "$(echo "$entry" | grep -o 'Used [0-9]* registers' | head -1)," \
+      "$(echo "$entry" | grep -o '[0-9]* bytes spill stores' | head -1)"
+  done > "$dir/registers.txt"
+  grep -v " 0 bytes spill stores" "$dir/registers.txt" || echo "gemm-ab: no spills"
+  du -sh "$dir"
+}
 
-bench="$build/gemm_bench"
-if [[ $prebuilt == 1 ]]; then
-  [[ -x "$bench" ]] || { echo "gemm-ab.sh: --prebuilt but no $bench" >&2; exit 1; }
-  missing=$(while read -r name; do [[ -s "$cubins/$name.cubin" ]] || echo "$name"; done < "$configs")
-  [[ -z "$missing" ]] || { echo "gemm-ab.sh: --prebuilt but no cubin for: $missing" >&2; exit 1; }
-else
-# 1. The defines tool (g++, seconds), then the benchmark (nvcc, in the background) and every
-#    kernel cubin in parallel.
-g++ "$std" -O1 -I"$root/src/kernels" -o "$build/gemm_defines" "$root/bench/gpu/gemm_defines.cpp" \
-  "$root/src/kernels/gemm/gemm_problem.cpp"
-"$build/gemm_defines" "$configs" bf16 "$layout" > "$build/defines.txt"
+# Compiles every cubin of DIR/jobs.txt not yet in DIR/cubins, all cores at once.
+compile_missing() {  # dir cutlass
+  local dir=$1
+  export cutlass=$2
+  (cd "$dir" && while read -r out rest; do [[ -s "cubins/$out" ]] || echo "$out $rest"; done < jobs.txt |
+    xargs -r -P "$(nproc)" -L 1 sh -c '
+      out=$0 source=$1; shift
+      nvcc -std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a -cubin -Xptxas -v -I"$cutlass" "$@" \
+        -o "cubins/$out.tmp" "$source" > "cubins/$out.log" 2>&1 && mv "cubins/$out.tmp" "cubins/$out" ||
+        { echo "compile failed: $out"; cat "cubins/$out.log"; rm -f "cubins/$out.tmp"; }')
+}
 
-(nvcc "$std" -O2 -gencode=arch=compute_90a,code=sm_90a -I"$root/src/kernels" -o "$bench" \
-   "$root/bench/gpu/gemm_bench.cu" "$root/src/kernels/gemm/gemm_launch.cpp" \
-   "$root/src/kernels/gemm/gemm_problem.cpp" -lcublasLt -lcuda > "$build/bench_build.log" 2>&1 &&
-   echo ok > "$build/bench_build.status" || echo failed > "$build/bench_build.status") &
-bench_pid=$!
+# One gemm_bench run; a candidate that faults or hangs takes the CUDA context with it, so the run
+# is repeated without it (it is reported on the console and in $OUT/dropped.txt).
+bench_run() {  # tag cubin_dir configs_file shapes dtype layout reps rounds
+  local tag=$1 cubins=$2 configs=$3 shape=$4 dtype=$5 layout=$6 reps=$7 rounds=$8
+  local log="$OUT/$tag.log" excluded="" status=1
+  for _ in 1 2 3 4 5 6 7 8; do
+    set +e
+    timeout 240 "$bundle/gemm_bench" run --cubins "$cubins" --configs "$configs" --shapes "$shape" \
+      --dtype "$dtype" --layout "$layout" --reps "$reps" --rounds "$rounds" --ab new \
+      --exclude "${excluded:-none}" --csv "$OUT/$tag.csv" > "$log" 2>&1
+    status=$?
+    set -e
+    [[ $status -eq 0 ]] && break
+    local culprit
+    culprit=$(grep '^begin ' "$log" | tail -1 | awk '{print $3}' || true)
+    if [[ -z "$culprit" ]]; then
+      tail -5 "$log"; echo "$tag: gemm_bench failed (status $status) naming no candidate"; return 0
+    fi
+    echo "$tag: $culprit faulted or hung (status $status); dropped, rerunning" | tee -a "$OUT/dropped.txt"
+    excluded="${excluded:+$excluded,}$culprit"
+  done
+  grep -E '^(wrong|error|skip)' "$log" | sed "s/^/$tag: /" || true
+}
 
-jobs=$(( $(nproc) > 2 ? $(nproc) - 1 : 1 ))
-export kernel cubins cutlass std
-xargs -P "$jobs" -L 1 sh -c '
-  name=$0
-  if [ ! -s "$cubins/$name.cubin" ] || [ "$kernel" -nt "$cubins/$name.cubin" ]; then
-    nvcc $std -O3 -gencode=arch=compute_90a,code=sm_90a -cubin -Xptxas -v -I"$cutlass" "$@" \
-      -o "$cubins/$name.cubin" "$kernel" > "$cubins/$name.log" 2>&1 ||
-      { echo "compile failed: $name"; cat "$cubins/$name.log"; rm -f "$cubins/$name.cubin"; }
-  fi' < "$build/defines.txt"
-echo "gemm-ab: kernels compiled at $(( $(date +%s) - start )) s"
-wait "$bench_pid" || true
-if [[ "$(cat "$build/bench_build.status" 2>/dev/null)" != ok ]]; then
-  cat "$build/bench_build.log"; echo "gemm-ab: building gemm_bench failed" >&2; exit 1
-fi
-echo "gemm-ab: gemm_bench built at $(( $(date +%s) - start )) s"
-# Registers and spills per candidate (ptxas), compactly.
-for log in "$cubins"/*.log; do
-  name=$(basename "$log" .log)
-  entry=$(grep -A3 "entry function 'cutune_gemm' " "$log" || true)
-  regs=$(echo "$entry" | grep -o 'Used [0-9]* registers' | head -1 | awk '{print $2}')
-  spill=$(echo "$entry" | grep -o '[0-9]* bytes spill stores' | head -1 | awk '{print $1}')
-  echo "  $name: ${regs:-?} regs, ${spill:-?} B spill stores"
-done | sort
-fi
-[[ $build_only == 1 ]] && exit 0
-
-# 2. Run; a candidate that faults or hangs kills the CUDA context: rerun without it.
-excluded=""
-log="$out/gemm_ab.log"
-status=1
-for attempt in 1 2 3 4 5 6; do
-  set +e
-  "$bench" run --cubins "$cubins" --configs "$configs" --shapes "$shapes" --dtype bf16 \
-    --layout "$layout" --reps "$reps" --rounds "$rounds" --ab 1 \
-    --exclude "${excluded:-none}" --csv "$out/gemm_ab.csv" > "$log" 2>&1
-  status=$?
-  set -e
-  [[ $status -eq 0 ]] && break
-  grep -E '^(fault|hang|wrong|error)' "$log" || true
-  culprit=$(grep '^begin ' "$log" | tail -1 | awk '{print $3}')
-  if [[ -z "$culprit" ]]; then
-    tail -20 "$log"; echo "gemm_bench failed (status $status) without naming a candidate" >&2; exit 1
+run() {
+  bundle="$(cd "$1" && pwd)"
+  OUT="${OUT:-$bundle/out}"
+  mkdir -p "$OUT"
+  export OUT bundle
+  # gemm_bench links the toolkit's libcublasLt.so.13, which the loader may not know of.
+  export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}/usr/local/cuda/lib64"
+  nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader || true
+  local start
+  start=$(date +%s)
+  local missing
+  missing=$(cd "$bundle" && while read -r out _; do [[ -s "cubins/$out" ]] || echo "$out"; done < jobs.txt | wc -l)
+  if [[ $missing -gt 0 ]]; then
+    echo "--- compiling the $missing cubins the bundle lacks"
+    compile_missing "$bundle" "$(cd "${CUTLASS:-third_party/cutlass/include}" && pwd)"
+    echo "compiled at $(( $(date +%s) - start )) s"
   fi
-  echo "=== $culprit faulted or hung; rerunning without it"
-  excluded="${excluded:+$excluded,}$culprit"
-done
-echo "--- checks (any wrong/error/skip lines; the full log is $log)"
-grep -E '^(wrong|error|skip|fault|hang)' "$log" || echo "(none: every candidate that fits matched cuBLAS)"
-[[ -n "$excluded" ]] && echo "excluded after a fault or hang: $excluded"
-echo "gemm-ab: total $(( $(date +%s) - start )) s"
-# The compact table, last.
-sed -n '/^A\/B (re-timed/,$p' "$log"
-exit "$status"
+  echo "--- checks against cuBLAS, 1000x2056x1064 (wrong/error/skip lines, if any)"
+  for combo in bf16:0 bf16:1 fp16:0 fp16:1; do
+    local dtype=${combo%:*} layout=${combo#*:}
+    ls "$bundle/cubins/$dtype$layout" | sed -n 's/\.cubin$//p' > "$OUT/check_$dtype$layout.txt"
+    bench_run "check_$dtype$layout" "$bundle/cubins/$dtype$layout" "$OUT/check_$dtype$layout.txt" \
+      1000x2056x1064 "$dtype" "$layout" 3 1
+    echo "check $dtype layout $layout: $(grep -c '^ok ' "$OUT/check_$dtype$layout.log" || true) ok," \
+      "$(grep -c '^wrong\|^error' "$OUT/check_$dtype$layout.log" || true) wrong/error"
+  done
+  echo "--- timing (bf16, layout 0) at $(( $(date +%s) - start )) s"
+  for shape in "${shapes[@]}"; do
+    for config in ${shape_configs[$shape]}; do
+      for label in "${labels[@]}"; do echo "$config@$label"; done
+    done > "$OUT/time_$shape.txt"
+    bench_run "time_$shape" "$bundle/cubins/bf160" "$OUT/time_$shape.txt" "$shape" bf16 0 30 7
+    echo "$shape done at $(( $(date +%s) - start )) s"
+  done
+  echo "--- A/B per shape (gemm_bench's tables)"
+  for shape in "${shapes[@]}"; do sed -n '/^A\/B (re-timed/,$p' "$OUT/time_$shape.log"; done
+  echo "--- ratio to cuBLAS per label (best of the shape's configs; re-timed medians)"
+  python3 - "$OUT" "${labels[@]}" <<'EOF' || echo "(no python3: read the A/B tables above)"
+import csv, math, sys, glob
+out, labels = sys.argv[1], sys.argv[2:]
+best, cublas, shapes = {}, {}, []
+for path in sorted(glob.glob(out + "/time_*.csv")):
+    for row in csv.reader(open(path)):
+        if len(row) < 6 or row[2] != "retimed":
+            continue
+        shape, name, tflops = row[0], row[1], float(row[5])
+        if shape not in shapes:
+            shapes.append(shape)
+        if name == "cublas":
+            cublas[shape] = tflops
+            continue
+        label = name.split("@")[1] if "@" in name else "-"
+        best[(shape, label)] = max(best.get((shape, label), 0), tflops)
+print("%-18s %8s " % ("shape", "cublas") + " ".join("%7s" % l for l in labels))
+logs = {l: [] for l in labels}
+for shape in shapes:
+    cells = []
+    for l in labels:
+        t = best.get((shape, l))
+        if t and shape in cublas:
+            logs[l].append(math.log(t / cublas[shape]))
+            cells.append("%7.3f" % (t / cublas[shape]))
+        else:
+            cells.append("%7s" % "-")
+    print("%-18s %8.1f " % (shape, cublas.get(shape, 0)) + " ".join(cells))
+print("%-18s %8s " % ("geomean", "") + " ".join(
+    "%7.3f" % math.exp(sum(v) / len(v)) if v else "%7s" % "-" for v in logs.values()))
+EOF
+  [[ -s "$OUT/dropped.txt" ]] && { echo "dropped after a fault or hang:"; cat "$OUT/dropped.txt"; }
+  echo "gemm-ab: total $(( $(date +%s) - start )) s"
+}
+
+case "$mode" in
+  build) build "${2:?build needs a folder}" ;;
+  run) run "${2:?run needs the bundle folder}" ;;
+  *) echo "usage: gemm-ab.sh build DIR | run DIR" >&2; exit 64 ;;
+esac

@@ -26,9 +26,26 @@ TEST(GemmProblem, DefaultConfigFitsTheSuiteShapes) {
   }
 }
 
-TEST(GemmProblem, SharedMemoryCountsStagesBarriersAndAlignment) {
-  // 128x256x64 bf16: 48 KiB of A and B per stage, two 8-byte barriers, 1 KiB alignment slack.
-  EXPECT_EQ(shared_memory_bytes(GemmConfig{}), 1024 + 4 * (49152 + 16));
+TEST(GemmProblem, SharedMemoryCountsStagesBarriersAlignmentAndEpilogue) {
+  // 128x256x64 bf16: 48 KiB of A and B per stage, two 8-byte barriers, 1 KiB alignment slack, and
+  // two 2 KiB epilogue staging boxes for each of the 8 consumer warps.
+  EXPECT_EQ(epilogue_buffers(GemmConfig{}), 2);
+  EXPECT_EQ(shared_memory_bytes(GemmConfig{}), 1024 + 4 * (49152 + 16) + 2 * 8 * 2048);
+  // Split-K writes fp32 slices from registers: no staging.
+  GemmConfig split;
+  split.split_k = 2;
+  EXPECT_EQ(epilogue_buffers(split), 0);
+  EXPECT_EQ(shared_memory_bytes(split), 1024 + 4 * (49152 + 16));
+  // 128x128x32 stages are 16400 bytes: 13 leave room for one box per warp but not two, and 14
+  // fit on their own (230624 bytes) but not with the epilogue's one box per warp, so 14 is illegal.
+  GemmConfig tight;
+  tight.tile_n = 128;
+  tight.tile_k = 32;
+  tight.stages = 13;
+  EXPECT_EQ(epilogue_buffers(tight), 1);
+  EXPECT_TRUE(violations(tight, kSquare).empty());
+  tight.stages = 14;
+  EXPECT_TRUE(mentions(violations(tight, kSquare), "stages = 14 needs"));
   GemmConfig five_stages;
   five_stages.stages = 5;
   EXPECT_GT(shared_memory_bytes(five_stages), kSm90SharedMemoryPerBlock);

@@ -72,9 +72,10 @@ TEST_F(GemmSpaceTest, SharedMemoryRepairSpreadsOverflowingDepths) {
     }
     repaired.insert({got.tile_k, got.stages});
   }
-  // 128x256 fits 12 depths: 2..9 stages of 32, 2..4 of 64, 2 of 128. The 15 stage counts at
-  // tile_k = 128 reach all 12 (lowering stages alone reached one: 2 stages of 128).
-  EXPECT_EQ(repaired.size(), 12u);
+  // 128x256 fits 11 depths next to the epilogue's staging boxes: 2..8 stages of 32, 2..4 of 64,
+  // 2 of 128. The 15 stage counts at tile_k = 128 reach all 11 (lowering stages alone reached
+  // one: 2 stages of 128).
+  EXPECT_EQ(repaired.size(), 11u);
 }
 
 // default_config per suite shape (bf16, H200), from the measurements in docs/perf.md.

@@ -42,6 +42,10 @@ void check(CUresult code, const char* call);
 bool is_sticky(CUresult code);
 double milliseconds_since(std::chrono::steady_clock::time_point start);
 
+// Nearest-even conversions of a float to the bits of a half and a bfloat16.
+std::uint16_t float_to_half(float value);
+std::uint16_t float_to_bf16(float value);
+
 // SplitMix64: fast enough to fill hundreds of millions of elements; the seed fixes the values.
 class Random {
  public:

@@ -33,7 +33,7 @@ fs::path from_environment(const char* variable, const char* built_in) {
 
 std::string read_text(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read the GEMM kernel source " + path.string());
+  if (!in) throw std::runtime_error("cannot read the GEMM kernel source or rules " + path.string());
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
@@ -91,7 +91,12 @@ GemmCompiler::GemmCompiler(const Problem& problem, GemmCompileOptions options)
   }
   if (options.cache_dir.empty()) options.cache_dir = eval::default_cache_dir("cuda");
   state_->problem = checked_problem(problem);
-  state_->source_text = read_text(options.source);
+  // The kernel includes ../gemm_rules.hpp, which a worker compiling the text in a scratch folder
+  // cannot find: the rules go ahead of it (the kernel skips its include once they are defined),
+  // so that the compile and the source hash both cover them.
+  const fs::path rules = options.source.parent_path().parent_path() / "gemm_rules.hpp";
+  state_->source_text = read_text(rules) + "#line 1 \"" + options.source.filename().string() +
+                        "\"\n" + read_text(options.source);
   cuda::CubinCompiler::Options compile;
   compile.cache_dir = options.cache_dir;
   compile.jobs = options.jobs;

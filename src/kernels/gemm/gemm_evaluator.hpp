@@ -29,6 +29,7 @@ struct GemmCompileOptions {
   std::chrono::milliseconds time_limit{std::chrono::seconds(300)};
   std::string nvcc = "nvcc";
   // Empty: $CUTUNE_GEMM_SOURCE / $CUTUNE_CUTLASS_INCLUDE, else the paths of this build's tree.
+  // The source's grandparent folder must hold gemm_rules.hpp (as src/kernels/gemm does).
   std::filesystem::path source;
   std::filesystem::path cutlass_include;
   std::string arch = "sm_90a";
@@ -37,7 +38,7 @@ struct GemmCompileOptions {
 // Compiles GEMM configs to cubins; needs nvcc and the CUTLASS headers, no GPU.
 class GemmCompiler {
  public:
-  // Throws std::runtime_error when the kernel source cannot be read.
+  // Throws std::runtime_error when the kernel source or gemm_rules.hpp cannot be read.
   GemmCompiler(const Problem& problem, GemmCompileOptions options = {});
   ~GemmCompiler();
 
@@ -46,7 +47,7 @@ class GemmCompiler {
   cuda::CompileRequest request(const gemm::GemmConfig& config) const;
   // "nvcc <build>; sm_90a -std=c++17 -O3": part of the results store's key.
   std::string toolchain();
-  // A hash of the kernel source: the family version of the results store's key.
+  // A hash of the kernel source and its rules header: the family version of the store's key.
   std::string source_version() const;
   const gemm::GemmProblem& problem() const;
 

@@ -55,18 +55,6 @@ CUtensorMap encode_tensor_map(DType dtype, CUdeviceptr base, std::int64_t rows,
                          swizzle, what.c_str());
 }
 
-// Variant 2: B (K x N row-major) as 64-column chunks, dims (column in chunk, k, chunk) with
-// strides (n * 2 bytes, 128 bytes), so that one box of `box_chunks` chunks x `box_rows` rows lands
-// in shared memory as the kernel's [chunk][k][64] layout. Needs n % 64 == 0.
-CUtensorMap encode_b_3d_map(DType dtype, CUdeviceptr base, std::int64_t k, std::int64_t n,
-                            int box_rows, int box_chunks) {
-  return encode_tiled<3>(
-      dtype, base, {64, static_cast<cuuint64_t>(k), static_cast<cuuint64_t>(n / 64)},
-      {static_cast<cuuint64_t>(n) * 2, 128},
-      {64, static_cast<cuuint32_t>(box_rows), static_cast<cuuint32_t>(box_chunks)},
-      CU_TENSOR_MAP_SWIZZLE_128B, "cuTensorMapEncodeTiled for B (3-D)");
-}
-
 // A cluster of `size` blocks along x.
 CUlaunchAttribute cluster_attribute(int size) {
   CUlaunchAttribute cluster{};
@@ -139,16 +127,15 @@ GemmLaunch::GemmLaunch(const GemmKernel& kernel, const GemmProblem& problem,
   if (problem.b_layout == BLayout::n_by_k) {
     tensor_b_ = encode_tensor_map(problem.dtype, operands.b, problem.n, problem.k,
                                   config.tile_n / config.cluster_m, atom_k, "B");
-  } else if (uses_b_3d_map(config, problem)) {
-    tensor_b_ = encode_b_3d_map(problem.dtype, operands.b, problem.k, problem.n, config.tile_k,
-                                config.tile_n / 64 / config.cluster_m);
   } else {
     tensor_b_ = encode_tensor_map(problem.dtype, operands.b, problem.k, problem.n,
                                   config.tile_k / config.cluster_m, 64, "B");
   }
-  // Variant 1 stores D through TMA: 16 x 64 boxes, 128-byte swizzle.
-  if ((config.variant & kVariantTmaStore) != 0) {
-    tensor_d_ = encode_tensor_map(problem.dtype, operands.d, problem.m, problem.n, 16, 64, "D");
+  // The epilogue stores D through TMA in 16 x 64 boxes (128-byte swizzle); split-K writes its
+  // fp32 workspace from registers instead and has no staging boxes.
+  if (epilogue_buffers(config) > 0) {
+    tensor_d_ = encode_tensor_map(problem.dtype, operands.d, problem.m, problem.n,
+                                  rules::kEpilogueBoxRows, 64, "D");
   }
 
   shared_bytes_ = shared_memory_bytes(config);

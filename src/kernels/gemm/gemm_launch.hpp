@@ -54,7 +54,7 @@ class GemmLaunch {
   GemmOperands operands_;
   CUtensorMap tensor_a_{};
   CUtensorMap tensor_b_{};
-  CUtensorMap tensor_d_{};  // variant 1 (TMA-store epilogue) only
+  CUtensorMap tensor_d_{};  // the TMA-store epilogue; unused with split-K
   int grid_blocks_ = 0;
   int shared_bytes_ = 0;
   int reduce_blocks_ = 0;

@@ -1,31 +1,22 @@
 #include "gemm/gemm_problem.hpp"
 
-#include <algorithm>
 #include <cstdio>
 #include <cstring>
-#include <initializer_list>
 #include <stdexcept>
 
 namespace cutune::gemm {
 namespace {
 
-constexpr int kElementBytes = 2;  // bf16 and fp16
-constexpr int kSwizzleAtomBytes = 1024;
-constexpr int kBarrierBytes = 8;
-
-bool one_of(int value, std::initializer_list<int> legal) {
-  return std::find(legal.begin(), legal.end(), value) != legal.end();
-}
-
-std::string legal_set(std::initializer_list<int> legal) {
+template <int N>
+std::string legal_set(const int (&legal)[N]) {
   std::string text = "{";
   for (int value : legal) text += (text.size() > 1 ? ", " : "") + std::to_string(value);
   return text + "}";
 }
 
-void check_knob(std::vector<std::string>& out, const char* knob, int value,
-                std::initializer_list<int> legal) {
-  if (!one_of(value, legal)) {
+template <int N>
+void check_knob(std::vector<std::string>& out, const char* knob, int value, const int (&legal)[N]) {
+  if (!rules::one_of(value, legal)) {
     out.push_back(std::string(knob) + " = " + std::to_string(value) + " is not in " +
                   legal_set(legal));
   }
@@ -40,62 +31,34 @@ void check_range(std::vector<std::string>& out, const char* knob, int value, int
 
 }  // namespace
 
-namespace {
-
-int pipeline_shared_bytes(const GemmConfig& config) {
-  const int stage_bytes = (config.tile_m + config.tile_n) * config.tile_k * kElementBytes;
-  // Each stage has a "full" and an "empty" barrier.
-  return kSwizzleAtomBytes + config.stages * (stage_bytes + 2 * kBarrierBytes);
-}
-
-constexpr int kConsumerWarps = 8;
-constexpr int kEpilogueBoxBytes = 16 * 64 * kElementBytes;
-
-}  // namespace
-
 int epilogue_buffers(const GemmConfig& config) {
-  if ((config.variant & kVariantTmaStore) == 0 || config.split_k > 1) return 0;
-  const int base = pipeline_shared_bytes(config);
-  for (int buffers : {2, 1}) {
-    if (base + buffers * kConsumerWarps * kEpilogueBoxBytes <= kSm90SharedMemoryPerBlock) {
-      return buffers;
-    }
-  }
-  return 0;
-}
-
-bool uses_b_3d_map(const GemmConfig& config, const GemmProblem& problem) {
-  const int chunks = config.tile_n / 64;
-  return (config.variant & kVariantB3d) != 0 && problem.b_layout == BLayout::k_by_n &&
-         chunks >= 2 && chunks % config.cluster_m == 0 && problem.n % 64 == 0;
+  return rules::epilogue_buffers(config.tile_m, config.tile_n, config.tile_k, config.stages,
+                                 config.split_k);
 }
 
 int shared_memory_bytes(const GemmConfig& config) {
-  return pipeline_shared_bytes(config) +
-         epilogue_buffers(config) * kConsumerWarps * kEpilogueBoxBytes;
+  return rules::shared_bytes(config.tile_m, config.tile_n, config.tile_k, config.stages,
+                             config.split_k);
 }
 
 int accumulators_per_thread(const GemmConfig& config) {
-  const int rows_per_warpgroup =
-      config.schedule == Schedule::cooperative ? config.tile_m / 2 : config.tile_m;
-  // A warpgroup's 128 threads hold its rows_per_warpgroup x tile_n fp32 results.
-  return rows_per_warpgroup * config.tile_n / 128;
+  return rules::accumulators_per_thread(config.tile_m, config.tile_n,
+                                        config.schedule == Schedule::pingpong);
 }
 
 std::vector<std::string> violations(const GemmConfig& config, const GemmProblem& problem,
                                     int shared_memory_per_block) {
   std::vector<std::string> out;
-  check_knob(out, "tile_m", config.tile_m, {64, 128, 256});
-  check_knob(out, "tile_n", config.tile_n, {64, 128, 192, 256});
-  check_knob(out, "tile_k", config.tile_k, {32, 64, 128});
-  check_range(out, "stages", config.stages, 2, 16);
-  check_knob(out, "cluster_m", config.cluster_m, {1, 2});
-  check_knob(out, "cluster_n", config.cluster_n, {1, 2});
+  check_knob(out, "tile_m", config.tile_m, rules::kTileM);
+  check_knob(out, "tile_n", config.tile_n, rules::kTileN);
+  check_knob(out, "tile_k", config.tile_k, rules::kTileK);
+  check_range(out, "stages", config.stages, rules::kMinStages, rules::kMaxStages);
+  check_knob(out, "cluster_m", config.cluster_m, rules::kClusterExtent);
+  check_knob(out, "cluster_n", config.cluster_n, rules::kClusterExtent);
   // The kernel divides by both (grouped raster, K slices), so every count in range gives its own
   // tile order or slicing.
-  check_range(out, "swizzle", config.swizzle, 1, 16);
-  check_range(out, "split_k", config.split_k, 1, 8);
-  check_range(out, "variant", config.variant, 0, 7);
+  check_range(out, "swizzle", config.swizzle, rules::kMinSwizzle, rules::kMaxSwizzle);
+  check_range(out, "split_k", config.split_k, rules::kMinSplitK, rules::kMaxSplitK);
   if (!out.empty()) return out;  // the rules below assume legal knob values
 
   if (config.schedule == Schedule::cooperative && config.tile_m < 128) {
@@ -172,7 +135,6 @@ std::vector<std::string> compile_defines(const GemmConfig& config, DType dtype, 
       define("CUTUNE_DTYPE", static_cast<int>(dtype)),
       define("CUTUNE_B_LAYOUT", static_cast<int>(b_layout)),
   };
-  if (config.variant != 0) defines.push_back(define("CUTUNE_VARIANT", config.variant));
   return defines;
 }
 
@@ -182,8 +144,7 @@ std::string to_string(const GemmConfig& config) {
          std::to_string(config.cluster_m) + "x" + std::to_string(config.cluster_n) +
          (config.schedule == Schedule::cooperative ? "_coop" : "_ping") + "_r" +
          (config.raster == Raster::along_m ? "m" : "n") + std::to_string(config.swizzle) + "_k" +
-         std::to_string(config.split_k) + (config.fast_launch ? "_pdl" : "") +
-         (config.variant != 0 ? "_v" + std::to_string(config.variant) : "");
+         std::to_string(config.split_k) + (config.fast_launch ? "_pdl" : "");
 }
 
 }  // namespace cutune::gemm
@@ -200,9 +161,8 @@ GemmConfig parse_config(const std::string& name) {
                                  &config.cluster_m, &config.cluster_n, schedule, &raster,
                                  &config.swizzle, &config.split_k, &consumed);
   if (fields != 10) {
-    throw std::invalid_argument(
-        "gemm config name '" + name +
-        "' does not match TMxTNxTK_sS_cCMxCN_{coop|ping}_r{m|n}W_kK[_pdl][_vV]");
+    throw std::invalid_argument("gemm config name '" + name +
+                                "' does not match TMxTNxTK_sS_cCMxCN_{coop|ping}_r{m|n}W_kK[_pdl]");
   }
   if (std::strcmp(schedule, "coop") == 0) {
     config.schedule = Schedule::cooperative;
@@ -221,11 +181,6 @@ GemmConfig parse_config(const std::string& name) {
   if (rest.rfind("_pdl", 0) == 0) {
     config.fast_launch = true;
     rest = rest.substr(4);
-  }
-  if (rest.rfind("_v", 0) == 0 && rest.size() > 2 &&
-      rest.find_first_not_of("0123456789", 2) == std::string::npos && rest.size() <= 4) {
-    config.variant = std::stoi(rest.substr(2));
-    rest.clear();
   }
   if (!rest.empty()) {
     throw std::invalid_argument("gemm config name '" + name + "': unexpected suffix '" + rest +

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "gemm/gemm_rules.hpp"
+
 namespace cutune::gemm {
 
 enum class DType { bf16 = 0, fp16 = 1 };
@@ -51,35 +53,21 @@ struct GemmConfig {
   // Programmatic dependent launch: the next kernel's prologue overlaps this one's tail. A seed-only
   // mode, legal only with a 2x1 cluster, the cooperative schedule and no split-K.
   bool fast_launch = false;
-  // Experimental kernel variants, bit flags (device/hopper_gemm.cu, CUTUNE_VARIANT): 1 TMA-store
-  // epilogue, 2 one 3-D TMA for B in layout 0, 4 cuBLAS-like wgmma issue. 0, the default, is the
-  // kernel as measured; to_string() appends "_v<bits>" only when nonzero.
-  int variant = 0;
 };
 
-inline constexpr int kVariantTmaStore = 1;
-inline constexpr int kVariantB3d = 2;
-inline constexpr int kVariantSplitIssue = 4;
+// The limits of gemm_rules.hpp, under the names the host code has always used.
+inline constexpr int kSm90SharedMemoryPerBlock = rules::kSharedMemoryPerBlock;
+inline constexpr int kThreadsPerBlock = rules::kThreadsPerBlock;
+inline constexpr int kMaxAccumulatorsPerThread = rules::kMaxAccumulatorsPerThread;
 
-// The opt-in shared memory limit of one block on sm_90 (227 KiB).
-inline constexpr int kSm90SharedMemoryPerBlock = 232448;
-// Threads per block: one producer warpgroup and two consumer warpgroups.
-inline constexpr int kThreadsPerBlock = 384;
-// Most fp32 accumulators one consumer thread may hold and still leave room for addressing within
-// the consumer's register budget (232 after setmaxnreg) without spilling.
-inline constexpr int kMaxAccumulatorsPerThread = 192;
-
-// Dynamic shared memory the kernel needs: the pipeline stages, their barriers, and slack to align
-// the first stage to the 1024-byte swizzle atom (plus variant 1's epilogue staging boxes).
+// Dynamic shared memory the kernel needs: the pipeline stages, their barriers, slack to align the
+// first stage to the 1024-byte swizzle atom, and the epilogue's staging boxes
+// (rules::shared_bytes, which the kernel's static_asserts read too).
 int shared_memory_bytes(const GemmConfig& config);
 
-// Variant 1: staging boxes (16 x 64 elements) per consumer warp, 2, 1 or 0 (variant inactive:
-// split-K, or the boxes do not fit next to the stages). Mirrors kEpilogueBuffers in the kernel.
+// Epilogue staging boxes (16 x 64 elements) per consumer warp: 2, 1, or 0 with split-K (whose
+// fp32 slices bypass shared memory). Whether D gets a tensor map follows from it.
 int epilogue_buffers(const GemmConfig& config);
-
-// Variant 2: whether B goes through one 3-D tensor map for `problem` (else the 2-D one). Mirrors
-// kB3d and the kernel's run-time n % 64 test.
-bool uses_b_3d_map(const GemmConfig& config, const GemmProblem& problem);
 
 // fp32 accumulators one consumer thread holds.
 int accumulators_per_thread(const GemmConfig& config);
@@ -102,7 +90,7 @@ int work_units(const GemmConfig& config, const GemmProblem& problem);
 std::vector<std::string> compile_defines(const GemmConfig& config, DType dtype, BLayout b_layout);
 
 // A compact, stable name such as "128x256x64_s4_c2x1_coop_rn8_k1" ("_pdl" appended with
-// fast_launch, then "_v<bits>" with a nonzero variant), read back by parse_config.
+// fast_launch), read back by parse_config.
 std::string to_string(const GemmConfig& config);
 
 // The configuration that to_string() wrote as `name`. Throws std::invalid_argument naming the part

@@ -2,14 +2,20 @@
 
 #include <algorithm>
 #include <array>
+#include <iterator>
 #include <stdexcept>
 
 namespace cutune {
 namespace {
 
-const std::vector<Value> kTileM = {64, 128, 256};
-const std::vector<Value> kTileN = {64, 128, 192, 256};
-const std::vector<Value> kTileK = {32, 64, 128};
+namespace rules = gemm::rules;
+
+// The legal values of gemm_rules.hpp (which the kernel's static_asserts read) as knob values.
+template <int N>
+std::vector<Value> values_of(const int (&legal)[N]) {
+  return std::vector<Value>(std::begin(legal), std::end(legal));
+}
+
 constexpr const char* kCooperative = "cooperative";
 constexpr const char* kPingpong = "pingpong";
 
@@ -316,16 +322,18 @@ void add_seeds(TuningSpace& ts) {
 std::unique_ptr<TuningSpace> make_gemm_space() {
   auto ts = std::make_unique<TuningSpace>();
   Space& space = ts->space;
-  space.add("tile_m", enum_fragment(kTileM, {}, 128))
-      .add("tile_n", enum_fragment(kTileN, {}, 128))
-      .add("tile_k", enum_fragment(kTileK, {}, 64))
-      .add("stages", integer_fragment(2, 16, 1, 4))
-      .add("cluster_m", power_of_two_fragment(1, 2, 1))
-      .add("cluster_n", power_of_two_fragment(1, 2, 1))
+  space.add("tile_m", enum_fragment(values_of(rules::kTileM), {}, 128))
+      .add("tile_n", enum_fragment(values_of(rules::kTileN), {}, 128))
+      .add("tile_k", enum_fragment(values_of(rules::kTileK), {}, 64))
+      .add("stages", integer_fragment(rules::kMinStages, rules::kMaxStages, 1, 4))
+      .add("cluster_m",
+           power_of_two_fragment(rules::kClusterExtent[0], rules::kClusterExtent[1], 1))
+      .add("cluster_n",
+           power_of_two_fragment(rules::kClusterExtent[0], rules::kClusterExtent[1], 1))
       .add("schedule", enum_fragment({kCooperative, kPingpong}))
       .add("raster", enum_fragment({"along_m", "along_n"}))
-      .add("swizzle", integer_fragment(1, 16, 1, 1))
-      .add("split_k", integer_fragment(1, 8, 1, 1))
+      .add("swizzle", integer_fragment(rules::kMinSwizzle, rules::kMaxSwizzle, 1, 1))
+      .add("split_k", integer_fragment(rules::kMinSplitK, rules::kMaxSplitK, 1, 1))
       // Seed-only: true enters only through the eligibility-gated fast_launch seed.
       .add("fast_launch", boolean_fragment(false, {false}));
   add_constraints(space, Knobs(space));

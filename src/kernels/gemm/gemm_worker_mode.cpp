@@ -8,8 +8,6 @@
 // each repetition). A launch the driver refuses is the candidate's launch_error; a sticky error
 // ends the worker as for any kernel. A request with rounds > 0 times several candidates and
 // cuBLASLt in paired rounds (GemmRequest::rounds) for the tune's final tournament.
-#include <cublasLt.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -21,6 +19,7 @@
 #include <vector>
 
 #include "backend/cuda/worker_host.hpp"
+#include "gemm/gemm_cublas.hpp"
 #include "gemm/gemm_launch.hpp"
 
 namespace cutune::gemm {
@@ -28,17 +27,6 @@ namespace {
 
 namespace proto = cuda::protocol;
 using namespace cuda::worker;
-
-// cuBLASLt's workspace, as in bench/gpu/gemm_bench.cu: enough for its split-K algorithms.
-constexpr std::size_t kCublasWorkspaceBytes = std::size_t{64} << 20;
-
-// A cuBLAS failure is the worker's problem, not a candidate's: the request fails as a whole.
-void check_cublas(cublasStatus_t status, const char* what) {
-  if (status != CUBLAS_STATUS_SUCCESS) {
-    throw std::runtime_error(std::string("cuBLASLt ") + what + " failed with status " +
-                             std::to_string(static_cast<int>(status)));
-  }
-}
 
 GemmProblem problem_of(const proto::GemmRequest& request) {
   GemmProblem problem;
@@ -72,82 +60,13 @@ proto::Dtype element_type(DType dtype) {
   return dtype == DType::bf16 ? proto::Dtype::bf16 : proto::Dtype::f16;
 }
 
-// cuBLASLt for D = A * B in row-major terms: D^T = B^T * A^T in its column-major terms.
-class Cublas {
- public:
-  explicit Cublas(const GemmProblem& p) {
-    const cudaDataType type = p.dtype == DType::bf16 ? CUDA_R_16BF : CUDA_R_16F;
-    check_cublas(cublasLtCreate(&handle_), "create");
-    check_cublas(cublasLtMatmulDescCreate(&operation_, CUBLAS_COMPUTE_32F, CUDA_R_32F),
-                 "operation");
-    // Row-major N x K is column-major K x N: transposing it gives the B^T cuBLAS multiplies by.
-    const cublasOperation_t op_b = p.b_layout == BLayout::n_by_k ? CUBLAS_OP_T : CUBLAS_OP_N;
-    const cublasOperation_t op_a = CUBLAS_OP_N;
-    check_cublas(
-        cublasLtMatmulDescSetAttribute(operation_, CUBLASLT_MATMUL_DESC_TRANSA, &op_b, sizeof op_b),
-        "TRANSA");
-    check_cublas(
-        cublasLtMatmulDescSetAttribute(operation_, CUBLASLT_MATMUL_DESC_TRANSB, &op_a, sizeof op_a),
-        "TRANSB");
-    const auto u = [](std::int64_t x) { return static_cast<std::uint64_t>(x); };
-    if (p.b_layout == BLayout::n_by_k) {
-      check_cublas(cublasLtMatrixLayoutCreate(&b_, type, u(p.k), u(p.n), p.k), "layout of B");
-    } else {
-      check_cublas(cublasLtMatrixLayoutCreate(&b_, type, u(p.n), u(p.k), p.n), "layout of B");
-    }
-    check_cublas(cublasLtMatrixLayoutCreate(&a_, type, u(p.k), u(p.m), p.k), "layout of A");
-    check_cublas(cublasLtMatrixLayoutCreate(&d_, type, u(p.n), u(p.m), p.n), "layout of D");
-    check_cublas(cublasLtMatmulPreferenceCreate(&preference_), "preference");
-    const std::size_t limit = kCublasWorkspaceBytes;
-    check_cublas(cublasLtMatmulPreferenceSetAttribute(
-                     preference_, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &limit, sizeof limit),
-                 "workspace preference");
-    int returned = 0;
-    check_cublas(cublasLtMatmulAlgoGetHeuristic(handle_, operation_, b_, a_, d_, d_, preference_, 1,
-                                                &heuristic_, &returned),
-                 "heuristic");
-    if (returned == 0) throw std::runtime_error("cuBLASLt offers no algorithm for the problem");
-    workspace_ = DeviceBuffer(kCublasWorkspaceBytes);
-  }
-  Cublas(const Cublas&) = delete;
-  Cublas& operator=(const Cublas&) = delete;
-  ~Cublas() {
-    cublasLtMatmulPreferenceDestroy(preference_);
-    cublasLtMatrixLayoutDestroy(a_);
-    cublasLtMatrixLayoutDestroy(b_);
-    cublasLtMatrixLayoutDestroy(d_);
-    cublasLtMatmulDescDestroy(operation_);
-    cublasLtDestroy(handle_);
-  }
-
-  void run(CUdeviceptr a, CUdeviceptr b, CUdeviceptr d, CUstream stream) const {
-    const float alpha = 1.0f;
-    const float beta = 0.0f;
-    const auto pointer = [](CUdeviceptr p) { return reinterpret_cast<void*>(p); };
-    check_cublas(cublasLtMatmul(handle_, operation_, &alpha, pointer(b), b_, pointer(a), a_, &beta,
-                                pointer(d), d_, pointer(d), d_, &heuristic_.algo,
-                                pointer(workspace_.pointer), kCublasWorkspaceBytes, stream),
-                 "matmul");
-  }
-
- private:
-  cublasLtHandle_t handle_ = nullptr;
-  cublasLtMatmulDesc_t operation_ = nullptr;
-  cublasLtMatrixLayout_t a_ = nullptr;
-  cublasLtMatrixLayout_t b_ = nullptr;
-  cublasLtMatrixLayout_t d_ = nullptr;
-  cublasLtMatmulPreference_t preference_ = nullptr;
-  cublasLtMatmulHeuristicResult_t heuristic_{};
-  DeviceBuffer workspace_;
-};
-
 // Everything kept while requests share a problem and seed.
 struct Operands {
   std::string key;
   GemmProblem problem;
   DeviceBuffer a, b, d, split_k;
   std::vector<std::byte> expected;  // cuBLAS's D
-  std::unique_ptr<Cublas> cublas;
+  std::unique_ptr<CublasGemm> cublas;
 };
 
 class GemmMode : public Mode {
@@ -165,7 +84,7 @@ class GemmMode : public Mode {
     if (request.rounds > 0) {
       run_rounds(request, reply);
     } else if (request.cublas_only) {
-      const Cublas& cublas = *operands_.cublas;
+      const CublasGemm& cublas = *operands_.cublas;
       host_.time(
           [&] {
             cublas.run(operands_.a.pointer, operands_.b.pointer, operands_.d.pointer,
@@ -273,7 +192,7 @@ class GemmMode : public Mode {
     per_round.min_reps = std::max(1, request.reps);
     per_round.max_reps = per_round.min_reps;
     per_round.graph = "off";
-    const Cublas& cublas = *operands_.cublas;
+    const CublasGemm& cublas = *operands_.cublas;
     const auto time_once = [&](const std::function<void()>& launch) {
       proto::MeasureReply timed;
       host_.time(launch, per_round, timed);
@@ -338,7 +257,7 @@ class GemmMode : public Mode {
     operands_.d = DeviceBuffer(elements(problem.m, problem.n) * proto::dtype_size(dtype));
     // The uploads ran on the legacy stream and may still be in flight.
     check(cuCtxSynchronize(), "cuCtxSynchronize");
-    operands_.cublas = std::make_unique<Cublas>(problem);
+    operands_.cublas = std::make_unique<CublasGemm>(problem);
     check(cuMemsetD8Async(operands_.d.pointer, 0xff, operands_.d.bytes, host_.stream()),
           "cuMemsetD8Async");
     operands_.cublas->run(operands_.a.pointer, operands_.b.pointer, operands_.d.pointer,

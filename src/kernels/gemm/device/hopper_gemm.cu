@@ -4,9 +4,11 @@
 //
 // One persistent block per SM: a producer warpgroup streams A and B tiles with TMA into a ring of
 // shared-memory stages guarded by mbarriers (multicast across a thread-block cluster), and two
-// consumer warpgroups multiply them with wgmma and store the result. Every knob arrives as a -D
-// macro (see gemm_problem.hpp, compile_defines()); the host side is gemm_launch.cpp, which builds
-// the tensor maps and launch geometry this file expects.
+// consumer warpgroups multiply them with wgmma and store the result through shared memory with TMA.
+// Every knob arrives as a -D macro (see gemm_problem.hpp, compile_defines()); the host side is
+// gemm_launch.cpp, which builds the tensor maps and launch geometry this file expects. Legal
+// values, limits and the shared-memory formula come from gemm_rules.hpp, which the host rules read
+// too; the tuner's compiler prepends its text, so the include below is for standalone builds.
 //
 // Built from CuTe/CUTLASS arch-level pieces only (TMA copy, wgmma, barriers, register
 // reconfiguration) so that one configuration compiles in seconds.
@@ -23,6 +25,10 @@
 #include <cute/arch/mma_sm90_desc.hpp>
 #include <cute/arch/mma_sm90_gmma.hpp>
 #include <utility>
+
+#ifndef CUTUNE_GEMM_RULES_HPP
+#include "../gemm_rules.hpp"
+#endif
 
 // Defaults select the family's default configuration, so the file compiles on its own.
 #ifndef CUTUNE_TILE_M
@@ -64,27 +70,28 @@
 #ifndef CUTUNE_B_LAYOUT
 #define CUTUNE_B_LAYOUT 0
 #endif
-// Experimental variants, bit flags (0 = the kernel as measured in docs/perf.md; see
-// gemm_problem.hpp, GemmConfig::variant, which must agree on every rule below):
-//   1  TMA-store epilogue: consumers stage bf16 results per warp in shared memory (128B-swizzled
-//      16 x 64 boxes, double-buffered when they fit) and one lane stores each box with TMA, instead
-//      of 4-byte st.global per thread. Needs the D tensor map as an extra kernel parameter.
-//      Without split-K only, and only when the staging buffers fit next to the stages.
-//   2  B (layout 0) through one 3-D tensor map (64 columns x K rows x N/64 chunks): one TMA per
-//      stage instead of one per 64-column chunk; with a 2-CTA cluster along M each CTA multicasts
-//      whole chunks rather than half the K rows of every chunk. Used when N % 64 == 0 and the
-//      chunks split evenly over the cluster; otherwise the 2-D path.
-//   4  Consumer issue pattern as in cuBLAS's SASS: each k-block's wgmmas go out in two batches;
-//      after the first, wait for the previous k-block and free its stage, probe the next stage
-//      without blocking, then issue the second batch. No wgmma drain when a stage is late (the
-//      default drains with wait_group 0 to free a stage early).
-#ifndef CUTUNE_VARIANT
-#define CUTUNE_VARIANT 0
+// TEMPORARY A/B switches (issue 11, phase 1), each 0 = off; removed or made knobs once the H200
+// has measured them (see docs/perf.md, "Log: prediction, change, outcome"):
+//   CUTUNE_AB_STMATRIX  the epilogue writes each staging box with 4 stmatrix.x4 per warp instead
+//                       of 16 32-bit st.shared per thread.
+//   CUTUNE_AB_HINTS     TMA cache hints by reuse: B evict-first and A evict-last when one M tile
+//                       row covers the problem (skinny M: B streamed once, A reused by every CTA).
+//   CUTUNE_AB_SERPENTINE the grouped raster walks alternate groups in reverse, so that the tiles
+//                       at a group boundary, concurrent in time, share operands in L2.
+#ifndef CUTUNE_AB_STMATRIX
+#define CUTUNE_AB_STMATRIX 0
+#endif
+#ifndef CUTUNE_AB_HINTS
+#define CUTUNE_AB_HINTS 0
+#endif
+#ifndef CUTUNE_AB_SERPENTINE
+#define CUTUNE_AB_SERPENTINE 0
 #endif
 
 namespace {
 
 namespace gmma = cute::SM90::GMMA;
+namespace rules = cutune::gemm::rules;
 
 constexpr int kTileM = CUTUNE_TILE_M;
 constexpr int kTileN = CUTUNE_TILE_N;
@@ -99,10 +106,6 @@ constexpr int kSwizzle = CUTUNE_SWIZZLE;
 constexpr int kSplitK = CUTUNE_SPLIT_K;
 constexpr bool kFastLaunch = CUTUNE_FAST_LAUNCH == 1;
 constexpr bool kBIsKMajor = CUTUNE_B_LAYOUT == 1;
-constexpr bool kTmaStoreVariant = (CUTUNE_VARIANT & 1) != 0;
-constexpr bool kB3dVariant = (CUTUNE_VARIANT & 2) != 0;
-constexpr bool kSplitIssueVariant = (CUTUNE_VARIANT & 4) != 0;
-static_assert(CUTUNE_VARIANT >= 0 && CUTUNE_VARIANT <= 7, "CUTUNE_VARIANT: bits 1, 2, 4");
 
 #if CUTUNE_DTYPE == 0
 using Element = __nv_bfloat16;
@@ -116,23 +119,24 @@ using Element2 = __half2;
 #error "CUTUNE_DTYPE must be 0 (bf16) or 1 (fp16)"
 #endif
 
-static_assert(kTileM == 64 || kTileM == 128 || kTileM == 256, "CUTUNE_TILE_M: 64, 128 or 256");
-static_assert(kTileN == 64 || kTileN == 128 || kTileN == 192 || kTileN == 256,
-              "CUTUNE_TILE_N: 64, 128, 192 or 256");
-static_assert(kTileK == 32 || kTileK == 64 || kTileK == 128, "CUTUNE_TILE_K: 32, 64 or 128");
-static_assert(kStages >= 2 && kStages <= 16, "CUTUNE_STAGES: 2..16");
-static_assert((kClusterM == 1 || kClusterM == 2) && (kClusterN == 1 || kClusterN == 2),
-              "CUTUNE_CLUSTER_M and CUTUNE_CLUSTER_N: 1 or 2");
+static_assert(rules::one_of(kTileM, rules::kTileM), "CUTUNE_TILE_M: see rules::kTileM");
+static_assert(rules::one_of(kTileN, rules::kTileN), "CUTUNE_TILE_N: see rules::kTileN");
+static_assert(rules::one_of(kTileK, rules::kTileK), "CUTUNE_TILE_K: see rules::kTileK");
+static_assert(kStages >= rules::kMinStages && kStages <= rules::kMaxStages, "CUTUNE_STAGES");
+static_assert(rules::one_of(kClusterM, rules::kClusterExtent) &&
+                  rules::one_of(kClusterN, rules::kClusterExtent),
+              "CUTUNE_CLUSTER_M and CUTUNE_CLUSTER_N: see rules::kClusterExtent");
 // Any group width and any slice count: Schedule::unit divides by them (no shifts), and the
 // reduction loops over the slices.
-static_assert(kSwizzle >= 1 && kSwizzle <= 16, "CUTUNE_SWIZZLE: 1..16");
-static_assert(kSplitK >= 1 && kSplitK <= 8, "CUTUNE_SPLIT_K: 1..8");
+static_assert(kSwizzle >= rules::kMinSwizzle && kSwizzle <= rules::kMaxSwizzle, "CUTUNE_SWIZZLE");
+static_assert(kSplitK >= rules::kMinSplitK && kSplitK <= rules::kMaxSplitK, "CUTUNE_SPLIT_K");
 static_assert(kPingpong || kTileM >= 128, "the cooperative schedule needs CUTUNE_TILE_M >= 128");
 static_assert(!kFastLaunch || (kClusterM == 2 && kClusterN == 1 && !kPingpong && kSplitK == 1),
               "CUTUNE_FAST_LAUNCH needs a 2x1 cluster, the cooperative schedule and no split-K");
 
 constexpr int kWarpgroupThreads = 128;
-constexpr int kThreads = 3 * kWarpgroupThreads;
+constexpr int kThreads = rules::kThreadsPerBlock;
+static_assert(kThreads == 3 * kWarpgroupThreads, "one producer and two consumer warpgroups");
 constexpr int kProducerRegisters = 40;
 constexpr int kConsumerRegisters = 232;
 
@@ -140,42 +144,45 @@ constexpr int kConsumerRegisters = 232;
 constexpr int kWarpgroupRows = kPingpong ? kTileM : kTileM / 2;
 constexpr int kMmaBlocks = kWarpgroupRows / 64;
 constexpr int kAccumulators = kTileN / 2;  // fp32 results per thread of one 64 x kTileN block
-static_assert(kMmaBlocks * kAccumulators <= 192, "too many accumulators per consumer thread");
+static_assert(kMmaBlocks * kAccumulators ==
+              rules::accumulators_per_thread(kTileM, kTileN, kPingpong));
+static_assert(kMmaBlocks * kAccumulators <= rules::kMaxAccumulatorsPerThread,
+              "too many accumulators per consumer thread");
 
 // Shared memory layout of one stage. A K-major operand (A, and B when kBIsKMajor) is stored as
 // kTileK / kAtomK chunks of [rows][kAtomK] whose rows are one swizzle span wide (128 bytes, or 64
 // when kTileK is 32). An N-major B is stored as kTileN / 64 chunks of [kTileK][64], 128-byte rows.
-constexpr int kElementBytes = 2;
+constexpr int kElementBytes = rules::kElementBytes;
 constexpr int kAtomK = kTileK < 64 ? kTileK : 64;
 constexpr int kKChunks = kTileK / kAtomK;
 constexpr int kNChunks = kTileN / 64;
 constexpr int kABytes = kTileM * kTileK * kElementBytes;
 constexpr int kBBytes = kTileN * kTileK * kElementBytes;
 constexpr int kStageBytes = kABytes + kBBytes;
-constexpr int kSwizzleAtomBytes = 1024;
+constexpr int kSwizzleAtomBytes = rules::kSwizzleAtomBytes;
 static_assert(kABytes % kSwizzleAtomBytes == 0 && kBBytes % kSwizzleAtomBytes == 0,
               "every tile must start on a swizzle atom");
-constexpr int kPipelineSharedBytes = kSwizzleAtomBytes + kStages * (kStageBytes + 2 * 8);
+static_assert(kStageBytes == rules::pipeline_bytes(kTileM, kTileN, kTileK, 1) - kSwizzleAtomBytes -
+                                 2 * rules::kBarrierBytes,
+              "the stage layout below and rules::pipeline_bytes must agree");
 
-// Variant 1: per consumer warp, kEpilogueBuffers staging boxes of 16 rows x 64 columns (2 KiB,
-// 128-byte swizzle), placed after the stages; two if they fit, else one, else the variant is off.
-constexpr int kSharedLimit = 232448;  // sm_90 opt-in limit per block
-constexpr int kConsumerWarps = 8;
-constexpr int kEpilogueBoxRows = 16;
-constexpr int kEpilogueBoxBytes = kEpilogueBoxRows * 64 * kElementBytes;
-constexpr int kEpilogueBuffers =
-    !kTmaStoreVariant || kSplitK > 1                                               ? 0
-    : kPipelineSharedBytes + 2 * kConsumerWarps* kEpilogueBoxBytes <= kSharedLimit ? 2
-    : kPipelineSharedBytes + kConsumerWarps* kEpilogueBoxBytes <= kSharedLimit     ? 1
-                                                                                   : 0;
-[[maybe_unused]] constexpr bool kTmaStore = kEpilogueBuffers > 0;
+// The epilogue's staging: per consumer warp, kEpilogueBuffers boxes of 16 rows x 64 columns
+// (2 KiB, 128-byte swizzle) after the stages; none with split-K (fp32 slices go to the workspace
+// from registers).
+constexpr int kConsumerWarps = rules::kConsumerWarps;
+constexpr int kEpilogueBuffers = rules::epilogue_buffers(kTileM, kTileN, kTileK, kStages, kSplitK);
+constexpr bool kTmaStore = kEpilogueBuffers > 0;
+// The staging ring's length, never 0 (split-K compiles the TMA-store code without running it).
+constexpr int kBoxRing = kTmaStore ? kEpilogueBuffers : 1;
+constexpr int kEpilogueBoxBytes = rules::kEpilogueBoxBytes;
 constexpr int kEpilogueBytes = kEpilogueBuffers * kConsumerWarps * kEpilogueBoxBytes;
-// Mirrors shared_memory_bytes() in gemm_problem.hpp; the kernel traps if it was given less.
-constexpr int kSharedBytes = kPipelineSharedBytes + kEpilogueBytes;
-
-// Variant 2: B chunks per CTA in one 3-D TMA (all kTileK rows of kB3dChunks 64-column chunks).
-constexpr bool kB3d = kB3dVariant && !kBIsKMajor && kNChunks >= 2 && kNChunks % kClusterM == 0;
-constexpr int kB3dChunks = kNChunks / kClusterM;
+// The same formula as shared_memory_bytes() on the host; the kernel traps if it was given less.
+constexpr int kSharedBytes = rules::shared_bytes(kTileM, kTileN, kTileK, kStages, kSplitK);
+static_assert(kSharedBytes == kStages * kStageBytes + kSwizzleAtomBytes + kEpilogueBytes +
+                                  kStages * 2 * rules::kBarrierBytes,
+              "the shared memory layout below and rules::shared_bytes must agree");
+static_assert(kSharedBytes <= rules::kSharedMemoryPerBlock,
+              "stages, tiles and epilogue staging exceed sm_90's shared memory per block");
 
 // Each CTA of a cluster loads its share of a multicast operand: A is shared by the kClusterN CTAs
 // of one cluster row, B by the kClusterM CTAs of one cluster column.
@@ -188,6 +195,10 @@ constexpr int kConsumersPerStage = kPingpong ? 1 : 2;
 constexpr int kEmptyArrivals = kConsumersPerStage * kClusterSize;
 
 constexpr uint64_t kCacheHint = static_cast<uint64_t>(cute::TMA::CacheHintSm90::EVICT_NORMAL);
+#if CUTUNE_AB_HINTS
+constexpr uint64_t kEvictFirst = static_cast<uint64_t>(cute::TMA::CacheHintSm90::EVICT_FIRST);
+constexpr uint64_t kEvictLast = static_cast<uint64_t>(cute::TMA::CacheHintSm90::EVICT_LAST);
+#endif
 
 #define CUTUNE_MMA_NAME_(n, types) gmma::MMA_64x##n##x16_F32##types##_SS
 #define CUTUNE_MMA_NAME(n, types) CUTUNE_MMA_NAME_(n, types)
@@ -304,7 +315,14 @@ struct Schedule {
     const int group_across = min(across_tiles - first_across, kSwizzle);
     const int in_group = tile % (kSwizzle * along_tiles);
     const int across = first_across + in_group % group_across;
+#if CUTUNE_AB_SERPENTINE
+    // Odd groups walk "along" backwards: the last tiles of one group and the first of the next,
+    // in flight together, then sit side by side and share the operand along the raster.
+    const int step = in_group / group_across;
+    const int along = group % 2 == 0 ? step : along_tiles - 1 - step;
+#else
     const int along = in_group / group_across;
+#endif
     WorkUnit work;
     work.tile_m = kRasterAlongM ? along : across;
     work.tile_n = kRasterAlongM ? across : along;
@@ -324,12 +342,12 @@ __device__ __forceinline__ uint16_t multicast_mask(int first_rank, int rank_step
 // A 2-D TMA load into this CTA, or, when kMulticast, into the same offset of every CTA in `mask`.
 template <bool kMulticast>
 __device__ __forceinline__ void load_2d(const CUtensorMap* map, uint64_t* barrier, uint16_t mask,
-                                        void* destination, int inner, int outer) {
+                                        void* destination, int inner, int outer,
+                                        uint64_t hint = kCacheHint) {
   if constexpr (kMulticast) {
-    cute::SM90_TMA_LOAD_MULTICAST_2D::copy(map, barrier, mask, kCacheHint, destination, inner,
-                                           outer);
+    cute::SM90_TMA_LOAD_MULTICAST_2D::copy(map, barrier, mask, hint, destination, inner, outer);
   } else {
-    cute::SM90_TMA_LOAD_2D::copy(map, barrier, kCacheHint, destination, inner, outer);
+    cute::SM90_TMA_LOAD_2D::copy(map, barrier, hint, destination, inner, outer);
   }
 }
 
@@ -349,8 +367,7 @@ __device__ __forceinline__ void issue_k_steps(const Element* a, const Element* b
   }
 }
 
-#if (CUTUNE_VARIANT & 1)
-// Variant 1's TMA store pieces, each with a compiler memory barrier.
+// The TMA store pieces of the epilogue, each with a compiler memory barrier.
 __device__ __forceinline__ void fence_shared_for_async_proxy() {
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 }
@@ -380,6 +397,18 @@ __device__ __forceinline__ uint32_t pack_pair(float x, float y) {
   pair.y = Element(y);
   return *reinterpret_cast<uint32_t*>(&pair);
 }
+
+#if CUTUNE_AB_STMATRIX
+// Four 8x8 16-bit matrices, one register of each per thread in the mma fragment layout (row
+// lane / 4, columns 2 * (lane % 4) + {0, 1}); lane l gives the address of row l % 8 of matrix l
+// / 8.
+__device__ __forceinline__ void stmatrix_x4(void* row, uint32_t r0, uint32_t r1, uint32_t r2,
+                                            uint32_t r3) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(
+                   cute::cast_smem_ptr_to_uint(row)),
+               "r"(r0), "r"(r1), "r"(r2), "r"(r3)
+               : "memory");
+}
 #endif
 
 __device__ __forceinline__ uint32_t dynamic_shared_bytes() {
@@ -390,15 +419,13 @@ __device__ __forceinline__ uint32_t dynamic_shared_bytes() {
 
 }  // namespace
 
+// D is written through tensor_d (or, with split-K, by cutune_gemm_splitk_reduce); `d` stays in the
+// parameter list so that every cubin of the family takes the same arguments (gemm_launch.cpp).
 extern "C" __global__ void __launch_bounds__(kThreads, 1)
     cutune_gemm(const __grid_constant__ CUtensorMap tensor_a,
-                const __grid_constant__ CUtensorMap tensor_b, Element* __restrict__ d,
-                float* __restrict__ workspace, int m, int n, int k
-#if (CUTUNE_VARIANT & 1)
-                ,
-                const __grid_constant__ CUtensorMap tensor_d
-#endif
-    ) {
+                const __grid_constant__ CUtensorMap tensor_b,
+                [[maybe_unused]] Element* __restrict__ d, float* __restrict__ workspace, int m,
+                int n, int k, const __grid_constant__ CUtensorMap tensor_d) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   extern __shared__ uint8_t shared_raw[];
   if (dynamic_shared_bytes() < kSharedBytes) __trap();
@@ -411,7 +438,7 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
   auto stage_b = [&](int stage) {
     return reinterpret_cast<Element*>(shared + stage * kStageBytes + kABytes);
   };
-  // Variant 1's staging boxes follow the stages (1024-byte aligned), the barriers follow them.
+  // The epilogue's staging boxes follow the stages (1024-byte aligned), the barriers follow them.
   [[maybe_unused]] uint8_t* epilogue_shared = shared + kStages * kStageBytes;
   uint64_t* full = reinterpret_cast<uint64_t*>(shared + kStages * kStageBytes + kEpilogueBytes);
   uint64_t* empty = full + kStages;
@@ -424,9 +451,7 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
   if (threadIdx.x == 0) {
     cute::prefetch_tma_descriptor(&tensor_a);
     cute::prefetch_tma_descriptor(&tensor_b);
-#if (CUTUNE_VARIANT & 1)
     if constexpr (kTmaStore) cute::prefetch_tma_descriptor(&tensor_d);
-#endif
     for (int stage = 0; stage < kStages; ++stage) {
       Barrier::init(&full[stage], 1);
       Barrier::init(&empty[stage], kEmptyArrivals);
@@ -458,9 +483,16 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
     // fell behind the consumers.
     if (threadIdx.x / 32 == 0) {
       const bool leader = cute::elect_one_sync();
-      // Variant 2: the host built a 3-D map for B exactly when this holds (gemm_launch.cpp).
-      const bool b_3d = kB3d && n % 64 == 0;
       const uint16_t a_mask = kClusterN == 1 ? 0 : multicast_mask(cluster_m, kClusterM, kClusterN);
+#if CUTUNE_AB_HINTS
+      // One cluster row of tiles: every CTA rereads A, and each B tile is read by one cluster.
+      const bool skinny = schedule.tiles_m == 1;
+      const uint64_t a_hint = skinny ? kEvictLast : kCacheHint;
+      const uint64_t b_hint = skinny ? kEvictFirst : kCacheHint;
+#else
+      const uint64_t a_hint = kCacheHint;
+      const uint64_t b_hint = kCacheHint;
+#endif
       const uint16_t b_mask =
           kClusterM == 1 ? 0 : multicast_mask(cluster_n * kClusterM, 1, kClusterM);
       int iteration = 0;
@@ -480,7 +512,7 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
             for (int chunk = 0; chunk < kKChunks; ++chunk) {
               load_2d<(kClusterN > 1)>(&tensor_a, &full[stage], a_mask, a + chunk * kTileM * kAtomK,
-                                       k0 + chunk * kAtomK, a_row);
+                                       k0 + chunk * kAtomK, a_row, a_hint);
             }
             if constexpr (kBIsKMajor) {
               b += cluster_m * kBRowsPerLoad * kAtomK;
@@ -488,25 +520,14 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
               for (int chunk = 0; chunk < kKChunks; ++chunk) {
                 load_2d<(kClusterM > 1)>(&tensor_b, &full[stage], b_mask,
                                          b + chunk * kTileN * kAtomK, k0 + chunk * kAtomK,
-                                         n0 + cluster_m * kBRowsPerLoad);
-              }
-            } else if (kB3d && b_3d) {
-              // One box of kB3dChunks whole chunks; the peer loads the others.
-              const int first_chunk = cluster_m * kB3dChunks;
-              Element* destination = b + first_chunk * kTileK * 64;
-              if constexpr (kClusterM > 1) {
-                cute::SM90_TMA_LOAD_MULTICAST_3D::copy(&tensor_b, &full[stage], b_mask, kCacheHint,
-                                                       destination, 0, k0, n0 / 64 + first_chunk);
-              } else {
-                cute::SM90_TMA_LOAD_3D::copy(&tensor_b, &full[stage], kCacheHint, destination, 0,
-                                             k0, n0 / 64 + first_chunk);
+                                         n0 + cluster_m * kBRowsPerLoad, b_hint);
               }
             } else {
               b += cluster_m * kBRowsPerLoad * 64;
 #pragma unroll
               for (int chunk = 0; chunk < kNChunks; ++chunk) {
                 load_2d<(kClusterM > 1)>(&tensor_b, &full[stage], b_mask, b + chunk * kTileK * 64,
-                                         n0 + chunk * 64, k0 + cluster_m * kBRowsPerLoad);
+                                         n0 + chunk * 64, k0 + cluster_m * kBRowsPerLoad, b_hint);
               }
             }
           }
@@ -536,7 +557,7 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
 
     int iteration = 0;
     int local_unit = 0;
-    [[maybe_unused]] int epilogue_box = 0;  // variant 1: staging boxes used so far
+    [[maybe_unused]] int epilogue_box = 0;  // staging boxes used so far (none with split-K)
     for (int index = cluster; index < schedule.units; index += clusters, ++local_unit) {
       const WorkUnit work = schedule.unit(index);
       if (kPingpong && local_unit % 2 != consumer) {
@@ -554,66 +575,35 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
       if (kPingpong && local_unit > 0) {
         named_barrier_sync(kMathOrderBarrier + consumer, 2 * kWarpgroupThreads);
       }
-      if constexpr (kSplitIssueVariant) {
-        // Variant 4. Two batches per k-block; the wgmma queue is never drained inside the loop.
-        constexpr int kSteps = kTileK / 16;
-        constexpr int kFirstSteps = kSteps / 2;
-        bool landed = false;  // this thread already saw the stage of `iteration` land
-        for (int kb = 0; kb < work.k_blocks; ++kb, ++iteration) {
-          const int stage = iteration % kStages;
-          if (!landed) Barrier::wait(&full[stage], (iteration / kStages) & 1);
-          const Element* a = stage_a(stage);
-          const Element* b = stage_b(stage);
-          fence_accumulators(acc);
-          cute::warpgroup_arrive();
-          issue_k_steps<0, kFirstSteps>(a, b, row_offset, acc);
-          cute::warpgroup_commit_batch();
-          fence_accumulators(acc);
-          if (kb > 0) {
-            // Only this k-block's first batch may still run: the previous k-block is done.
-            cute::warpgroup_wait<1>();
-            release((iteration - 1) % kStages);
-          }
-          const int next = iteration + 1;
-          landed = kb + 1 < work.k_blocks &&
-                   Barrier::test_wait(&full[next % kStages], (next / kStages) & 1, 1);
-          fence_accumulators(acc);
-          cute::warpgroup_arrive();
-          issue_k_steps<kFirstSteps, kSteps>(a, b, row_offset, acc);
-          cute::warpgroup_commit_batch();
-          fence_accumulators(acc);
+      bool previous_released = true;
+      for (int kb = 0; kb < work.k_blocks; ++kb, ++iteration) {
+        const int stage = iteration % kStages;
+        const uint32_t phase = (iteration / kStages) & 1;
+        // When this stage has not landed yet, free the previous one now instead of after this
+        // one lands, so that the producer can refill it sooner. (On the H200 suite this measured
+        // neither faster nor slower; see docs/perf.md, run 4.)
+        if (kb > 0 && !all_in_warpgroup(Barrier::test_wait(&full[stage], phase, 1),
+                                        kStageVoteBarrier + consumer)) {
+          cute::warpgroup_wait<0>();
+          release((iteration - 1) % kStages);
+          previous_released = true;
         }
-      } else {
-        bool previous_released = true;
-        for (int kb = 0; kb < work.k_blocks; ++kb, ++iteration) {
-          const int stage = iteration % kStages;
-          const uint32_t phase = (iteration / kStages) & 1;
-          // When this stage has not landed yet, free the previous one now instead of after this
-          // one lands, so that the producer can refill it sooner. (On the H200 suite this measured
-          // neither faster nor slower; see docs/perf.md, run 4.)
-          if (kb > 0 && !all_in_warpgroup(Barrier::test_wait(&full[stage], phase, 1),
-                                          kStageVoteBarrier + consumer)) {
-            cute::warpgroup_wait<0>();
-            release((iteration - 1) % kStages);
-            previous_released = true;
-          }
-          Barrier::wait(&full[stage], phase);
-          const Element* a = stage_a(stage);
-          const Element* b = stage_b(stage);
-          fence_accumulators(acc);
-          cute::warpgroup_arrive();
-          issue_k_steps<0, kTileK / 16>(a, b, row_offset, acc);
-          cute::warpgroup_commit_batch();
-          fence_accumulators(acc);
-          if (!previous_released) {
-            // Keep one batch in flight: the previous stage's MMAs are done once one batch remains.
-            // (Waiting for this batch and freeing its stage at once measured 1-2% slower.)
-            cute::warpgroup_wait<1>();
-            release((iteration - 1) % kStages);
-          }
-          previous_released = false;
+        Barrier::wait(&full[stage], phase);
+        const Element* a = stage_a(stage);
+        const Element* b = stage_b(stage);
+        fence_accumulators(acc);
+        cute::warpgroup_arrive();
+        issue_k_steps<0, kTileK / 16>(a, b, row_offset, acc);
+        cute::warpgroup_commit_batch();
+        fence_accumulators(acc);
+        if (!previous_released) {
+          // Keep one batch in flight: the previous stage's MMAs are done once one batch remains.
+          // (Waiting for this batch and freeing its stage at once measured 1-2% slower.)
+          cute::warpgroup_wait<1>();
+          release((iteration - 1) % kStages);
         }
-      }  // default issue pattern
+        previous_released = false;
+      }
       if (kPingpong && index + clusters < schedule.units) {
         // The next tile is the other warpgroup's.
         named_barrier_arrive(kMathOrderBarrier + 1 - consumer, 2 * kWarpgroupThreads);
@@ -625,9 +615,8 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
       // pairs 8*j + 2*(lane%4) of the warpgroup's accumulator fragment.
       const int m0 = (work.tile_m * kClusterM + cluster_m) * kTileM + row_offset;
       const int n0 = (work.tile_n * kClusterN + cluster_n) * kTileN;
-#if (CUTUNE_VARIANT & 1)
       if constexpr (kTmaStore) {
-        // Variant 1: each warp writes its 16 rows x 64 columns of one chunk into a staging box
+        // Each warp writes its 16 rows x 64 columns of one chunk into a staging box
         // (128-byte swizzle: 16-byte unit j of row r sits at unit j ^ (r % 8), conflict-free),
         // and one lane stores the box with TMA, which clips rows and columns outside D.
         uint8_t* boxes =
@@ -636,10 +625,24 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
         for (int mb = 0; mb < kMmaBlocks; ++mb) {
 #pragma unroll
           for (int chunk = 0; chunk < kNChunks; ++chunk, ++epilogue_box) {
-            uint8_t* box = boxes + (epilogue_box % kEpilogueBuffers) * kEpilogueBoxBytes;
+            uint8_t* box = boxes + (epilogue_box % kBoxRing) * kEpilogueBoxBytes;
             // The store that last read this box must be done with it.
-            if (lane == 0) tma_store_wait_read<kEpilogueBuffers - 1>();
+            if (lane == 0) tma_store_wait_read<kBoxRing - 1>();
             __syncwarp();
+#if CUTUNE_AB_STMATRIX
+            // Matrices (rows 0-7, units j), (8-15, j), (0-7, j+1), (8-15, j+1): lane l addresses
+            // row l % 8 of matrix l / 8, i.e. box row r below, 16-byte unit j + l / 16.
+            const int r = (lane / 8) % 2 * 8 + lane % 8;
+#pragma unroll
+            for (int j = 0; j < 8; j += 2) {
+              const int index = (chunk * 8 + j) * 4;
+              stmatrix_x4(box + r * 128 + (((j + lane / 16) ^ (r % 8)) << 4),
+                          pack_pair(acc[mb][index], acc[mb][index + 1]),
+                          pack_pair(acc[mb][index + 2], acc[mb][index + 3]),
+                          pack_pair(acc[mb][index + 4], acc[mb][index + 5]),
+                          pack_pair(acc[mb][index + 6], acc[mb][index + 7]));
+            }
+#else
 #pragma unroll
             for (int half = 0; half < 2; ++half) {
               const int r = lane / 4 + half * 8;
@@ -651,6 +654,7 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
                     pack_pair(acc[mb][index], acc[mb][index + 1]);
               }
             }
+#endif
             fence_shared_for_async_proxy();
             __syncwarp();
             if (lane == 0) {
@@ -658,44 +662,32 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
             }
           }
         }
-      } else
-#endif
-      {  // direct stores from registers
+      } else {
+        // Split-K: this slice's fp32 partial sums, straight from registers to the workspace.
 #pragma unroll
         for (int mb = 0; mb < kMmaBlocks; ++mb) {
 #pragma unroll
           for (int half = 0; half < 2; ++half) {
             const int row = m0 + mb * 64 + warp * 16 + lane / 4 + half * 8;
             if (row >= m) continue;
+            float* slice = workspace + static_cast<size_t>(work.split) * m * n;
 #pragma unroll
             for (int j = 0; j < kTileN / 8; ++j) {
               const int col = n0 + j * 8 + (lane % 4) * 2;
               if (col >= n) continue;
-              const float x = acc[mb][j * 4 + half * 2];
-              const float y = acc[mb][j * 4 + half * 2 + 1];
-              const size_t offset = static_cast<size_t>(row) * n + col;
-              if constexpr (kSplitK == 1) {
-                Element2 pair;
-                pair.x = Element(x);
-                pair.y = Element(y);
-                *reinterpret_cast<Element2*>(d + offset) = pair;
-              } else {
-                *reinterpret_cast<float2*>(workspace + static_cast<size_t>(work.split) * m * n +
-                                           offset) = make_float2(x, y);
-              }
+              *reinterpret_cast<float2*>(slice + static_cast<size_t>(row) * n + col) =
+                  make_float2(acc[mb][j * 4 + half * 2], acc[mb][j * 4 + half * 2 + 1]);
             }
           }
         }
-      }  // direct stores
+      }
     }
   }
 
-#if (CUTUNE_VARIANT & 1)
-  // Variant 1: the last TMA stores must finish reading shared memory (and writing D).
+  // The last TMA stores must finish reading shared memory (and writing D).
   if constexpr (kTmaStore) {
     if (warpgroup > 0 && threadIdx.x % 32 == 0) tma_store_wait_all();
   }
-#endif
   // No CTA may exit while a peer can still multicast into it or arrive on its barriers.
   if constexpr (kClusterSize > 1) cute::cluster_sync();
 #else

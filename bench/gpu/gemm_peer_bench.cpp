@@ -1,0 +1,224 @@
+// The C++ columns of the GEMM peer table (scripts/gpu/gemm-peers.sh): configs of the Hopper GEMM
+// family against cuBLASLt on one problem, in one process, with the method of graph_timer.hpp.
+//
+//   gemm_peer_bench --problem m=2048,n=4096,k=4096,dtype=bf16[,b_layout=n_by_k]
+//                   --config NAME=JSON [--config NAME=JSON ...] [--reps 30] [--rounds 5]
+//                   [--seed 1] [--ramp-seconds 2]
+//
+// JSON is a config as `cutune show --json` / `cutune export --json` and the tune report print it
+// (an object of knobs). Each config is compiled through the runtime's compile path (GemmCubins:
+// the tuner's compiler and cache, so the cubin a tune measured is the one timed here), launched
+// through GemmLaunch, and checked against cuBLASLt as the device worker checks it: the worker's
+// random non-zero inputs, D poisoned with NaN, the worker's comparison and tolerance. Then, after a
+// clock ramp, `rounds` rounds each time cuBLASLt and every config that passed, `reps` graph
+// replays each, so that each ratio to cuBLAS is paired within a round. Prints one JSON line per
+// column ("cublas" first); a config that fails is a line with its outcome and no time. Exit 1 on a
+// usage error or a failure of cuBLASLt or the device; a config's failure is a line, not an exit.
+#include <cuda.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "backend/cuda/worker_host.hpp"
+#include "gemm/gemm_cublas.hpp"
+#include "gemm/gemm_launch.hpp"
+#include "gemm/gemm_space.hpp"
+#include "graph_timer.hpp"
+#include "runtime/gemm_cubins.hpp"
+
+namespace {
+
+using namespace cutune;
+using cuda::worker::check;
+using cuda::worker::DeviceBuffer;
+using nlohmann::json;
+
+struct Args {
+  std::string problem;
+  std::vector<std::pair<std::string, std::string>> configs;  // name, JSON
+  int reps = 30;
+  int rounds = 5;
+  std::uint64_t seed = 1;
+  double ramp_seconds = 2;
+};
+
+Args parse_args(int argc, char** argv) {
+  Args args;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string flag = argv[i], value = argv[i + 1];
+    if (flag == "--problem") {
+      args.problem = value;
+    } else if (flag == "--config") {
+      const auto equals = value.find('=');
+      if (equals == std::string::npos) throw std::invalid_argument("--config needs NAME=JSON");
+      const std::string name = value.substr(0, equals);
+      const bool taken = std::any_of(args.configs.begin(), args.configs.end(),
+                                     [&](const auto& config) { return config.first == name; });
+      if (taken || name == "cublas") {
+        throw std::invalid_argument("--config name '" + name + "' is taken");
+      }
+      args.configs.emplace_back(name, value.substr(equals + 1));
+    } else if (flag == "--reps") {
+      args.reps = std::stoi(value);
+    } else if (flag == "--rounds") {
+      args.rounds = std::stoi(value);
+    } else if (flag == "--seed") {
+      args.seed = std::stoull(value);
+    } else if (flag == "--ramp-seconds") {
+      args.ramp_seconds = std::stod(value);
+    } else {
+      throw std::invalid_argument("unknown flag " + flag);
+    }
+  }
+  if (argc % 2 == 0 || args.problem.empty()) {
+    throw std::invalid_argument("usage: gemm_peer_bench --problem ARGS [--config NAME=JSON]...");
+  }
+  if (args.reps < 30 || args.rounds < 1) throw std::invalid_argument("--reps >= 30, --rounds >= 1");
+  return args;
+}
+
+// A column of the table: cuBLAS, or one config with its launch and check.
+struct Column {
+  std::string name;
+  json line;  // what is printed; "ms" and the ratio are added after timing
+  std::unique_ptr<gemm::GemmLaunch> launch;
+  std::unique_ptr<bench::CapturedLaunch> graph;
+  std::vector<double> times;         // every replay of every round
+  std::vector<double> round_ratios;  // cuBLAS's round median / this column's
+};
+
+int run(const Args& args) {
+  const Problem problem = resolve_gemm_problem(Problem::parse(args.problem));
+  const gemm::GemmProblem shape = to_gemm_problem(problem);
+  const double flops = 2.0 * static_cast<double>(shape.m) * shape.n * shape.k;
+  const auto dtype =
+      shape.dtype == gemm::DType::bf16 ? cuda::protocol::Dtype::bf16 : cuda::protocol::Dtype::f16;
+  const std::unique_ptr<TuningSpace> space = make_gemm_space();
+  runtime::GemmCubins cubins{GemmCompileOptions{}};
+
+  check(cuInit(0), "cuInit");
+  CUdevice device = 0;
+  CUcontext context = nullptr;
+  check(cuDeviceGet(&device, 0), "cuDeviceGet");
+  check(cuDevicePrimaryCtxRetain(&context, device), "cuDevicePrimaryCtxRetain");  // cuBLASLt's too
+  check(cuCtxSetCurrent(context), "cuCtxSetCurrent");
+  CUstream stream = nullptr;
+  check(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+
+  cuda::worker::Random rng(args.seed);
+  const auto upload = [&](std::int64_t rows, std::int64_t columns) {
+    const auto values = cuda::worker::random_values(dtype, rows * columns, rng);
+    DeviceBuffer buffer(values.size());
+    check(cuMemcpyHtoD(buffer.pointer, values.data(), values.size()), "cuMemcpyHtoD");
+    return buffer;
+  };
+  const DeviceBuffer a = upload(shape.m, shape.k), b = upload(shape.k, shape.n);
+  const DeviceBuffer d(static_cast<std::size_t>(shape.m * shape.n) *
+                       cuda::protocol::dtype_size(dtype));
+  const auto read_d = [&] {
+    check(cuStreamSynchronize(stream), "cuStreamSynchronize");
+    std::vector<std::byte> host(d.bytes);
+    check(cuMemcpyDtoH(host.data(), d.pointer, host.size()), "cuMemcpyDtoH");
+    return host;
+  };
+  const gemm::CublasGemm cublas(shape);
+  const auto run_cublas = [&] { cublas.run(a.pointer, b.pointer, d.pointer, stream); };
+  check(cuMemsetD8Async(d.pointer, 0xff, d.bytes, stream), "cuMemsetD8Async");
+  run_cublas();
+  const std::vector<std::byte> expected = read_d();
+
+  std::vector<Column> columns(1);
+  columns[0].name = "cublas";
+  columns[0].line = {{"algorithm", "cuBLASLt heuristic #1, 64 MiB workspace"}};
+  columns[0].graph = std::make_unique<bench::CapturedLaunch>(stream, run_cublas);
+  std::map<std::string, DeviceBuffer> workspaces;
+  std::vector<json> failed;
+  for (const auto& [name, text] : args.configs) {
+    json line = {{"column", name}, {"outcome", "ok"}};
+    try {
+      const Config config = space->space.from_json(json::parse(text));
+      const gemm::GemmConfig gemm_config = to_gemm_config(config);
+      line["config"] = gemm::to_string(gemm_config);
+      line["config_json"] = config.to_json();
+      CUmodule module = nullptr;
+      check(cuModuleLoad(&module, cubins.compile(config, problem).c_str()), "cuModuleLoad");
+      DeviceBuffer& workspace = workspaces[name];
+      workspace = DeviceBuffer(gemm::workspace_bytes(gemm_config, shape));
+      auto launch = std::make_unique<gemm::GemmLaunch>(
+          gemm::GemmKernel::load(module), shape, gemm_config,
+          gemm::GemmOperands{a.pointer, b.pointer, d.pointer, workspace.pointer}, device);
+      check(cuMemsetD8Async(d.pointer, 0xff, d.bytes, stream), "cuMemsetD8Async");
+      launch->launch(stream);
+      const auto result = cuda::worker::compare(read_d(), expected, dtype,
+                                                static_cast<std::uint64_t>(shape.m * shape.n));
+      line["max_rel_error"] = result.max_rel_error;
+      if (!result.problem.empty() ||
+          !(result.max_rel_error <= cuda::protocol::default_tolerance(dtype))) {
+        line["outcome"] = "wrong_result";
+        line["detail"] = result.problem;
+      } else {
+        Column column{name, line, std::move(launch), nullptr, {}, {}};
+        const gemm::GemmLaunch& bound = *column.launch;
+        column.graph =
+            std::make_unique<bench::CapturedLaunch>(stream, [&] { bound.launch(stream); });
+        columns.push_back(std::move(column));
+        continue;
+      }
+    } catch (const cuda::worker::CudaError&) {
+      throw;  // the context is gone: no later column could be trusted
+    } catch (const std::exception& error) {
+      line["outcome"] = "error";
+      line["detail"] = error.what();
+    }
+    failed.push_back(line);
+  }
+
+  bench::GraphTimer timer(stream);
+  timer.ramp(*columns[0].graph, args.ramp_seconds);
+  for (int round = 0; round < args.rounds; ++round) {
+    double cublas_ms = 0;
+    for (Column& column : columns) {
+      const std::vector<float> times = timer.time(*column.graph, args.reps);
+      column.times.insert(column.times.end(), times.begin(), times.end());
+      const double round_ms = bench::median({times.begin(), times.end()});
+      if (&column == &columns[0]) cublas_ms = round_ms;
+      column.round_ratios.push_back(cublas_ms / round_ms);
+    }
+  }
+  std::vector<json> lines;
+  for (Column& column : columns) {
+    const double ms = bench::median(column.times);
+    column.line["column"] = column.name;
+    column.line["ms"] = ms;
+    column.line["tflops"] = flops / ms * 1e-9;
+    column.line["vs_cublas"] = bench::median(column.round_ratios);
+    column.line["replays"] = column.times.size();
+    lines.push_back(column.line);
+  }
+  lines.insert(lines.end(), failed.begin(), failed.end());
+  for (json& line : lines) {
+    line["problem"] = problem.canonical();
+    line["shape"] =
+        std::to_string(shape.m) + "x" + std::to_string(shape.n) + "x" + std::to_string(shape.k);
+    std::printf("%s\n", line.dump().c_str());
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(parse_args(argc, argv));
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "gemm_peer_bench: %s\n", error.what());
+    return 1;
+  }
+}

@@ -1,0 +1,124 @@
+"""Merges the output folders of scripts/gpu/gemm-peers.sh runs (say one with SHAPES=first4 and
+one with SHAPES=last3) into one table: TFLOP/s and the ratio to cuBLAS for cutune tuned, cutune
+default_config, Triton and Helion. Our columns are divided by the cuBLASLt of the same
+gemm_peer_bench process, the Python peers by torch's cuBLAS of the same peers.py process, each
+ratio paired within timing rounds; "torch/C++" shows that the two cuBLAS figures agree.
+
+    python3 bench/gpu/peer_table.py OUT [OUT...] [--write DIR]
+
+Prints a markdown table and writes table.md and table.json to DIR (default: the first OUT).
+Standard library only, so it runs anywhere.
+"""
+import glob
+import json
+import math
+import os
+import sys
+
+
+SUITE = ["2048x4096x4096", "4096x4096x4096", "8192x8192x8192", "1024x8192x8192", "128x8192x8192",
+         "8192x8192x1024", "4096x14336x4096"]
+
+
+def order(row):
+    """The suite's order, then any other shape; bf16 layout 0 first."""
+    rank = SUITE.index(row["shape"]) if row["shape"] in SUITE else len(SUITE)
+    return (row["dtype"] != "bf16", row["layout"], rank, row["shape"])
+
+
+def read_lines(path):
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.startswith("{")]
+
+
+def collect(folders):
+    rows = {}  # (shape, dtype, layout) -> merged fields; a later folder overrides an earlier one
+    for folder in folders:
+        for path in sorted(glob.glob(os.path.join(folder, "bench_*.jsonl"))):
+            tag = os.path.basename(path)[len("bench_"):-len(".jsonl")]
+            shape, dtype, layout = tag.split("_")
+            row = rows.setdefault((shape, dtype, layout), {"shape": shape, "dtype": dtype, "layout": layout[-1]})
+            for line in read_lines(path):
+                column = line["column"]
+                for field in ("tflops", "vs_cublas", "config", "outcome", "detail", "max_rel_error"):
+                    if field in line:
+                        row[f"{column}_{field}"] = line[field]
+            try:
+                with open(os.path.join(folder, f"tune_{tag}.json")) as f:
+                    tune = json.load(f)
+                row["tune_s"] = tune.get("seconds")
+                row["tune_configs"] = tune.get("evaluated")
+                row["tune_within_2pct_s"] = tune.get("seconds_to_within_2pct")
+            except (OSError, ValueError):
+                pass
+        peers = os.path.join(folder, "peers.jsonl")
+        if os.path.exists(peers):
+            for line in read_lines(peers):
+                if "shape" not in line:
+                    continue
+                row = rows.setdefault((line["shape"], "bf16", "layout0"),
+                                      {"shape": line["shape"], "dtype": "bf16", "layout": "0"})
+                row.update({f"py_{key}": value for key, value in line.items() if key != "shape"})
+    return sorted(rows.values(), key=order)
+
+
+def cell(row, key, digits):
+    value = row.get(key)
+    return f"{value:.{digits}f}" if isinstance(value, (int, float)) else "-"
+
+
+COLUMNS = [  # header, key, digits
+    ("shape", "shape", None), ("dtype", "dtype", None), ("B", "layout", None),
+    ("cuBLASLt (C++) TF/s", "cublas_tflops", 0),
+    ("tuned TF/s", "tuned_tflops", 0), ("tuned/cuB", "tuned_vs_cublas", 3),
+    ("default TF/s", "default_tflops", 0), ("default/cuB", "default_vs_cublas", 3),
+    ("cuBLAS (torch) TF/s", "py_cublas_tflops", 0), ("torch/C++ cuB", "torch_vs_cpp", 3),
+    ("Triton TF/s", "py_triton_tflops", 0), ("Triton/cuB", "py_triton_vs_cublas", 3),
+    ("Helion TF/s", "py_helion_tflops", 0), ("Helion/cuB", "py_helion_vs_cublas", 3),
+    ("tune s", "tune_s", 1), ("configs", "tune_configs", 0), ("tuned config", "tuned_config", None),
+]
+
+
+def geomean(values):
+    values = [v for v in values if isinstance(v, (int, float)) and v > 0]
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
+
+
+def main(argv):
+    write = None
+    if "--write" in argv:
+        index = argv.index("--write")
+        write = argv[index + 1]
+        argv = argv[:index] + argv[index + 2:]
+    if not argv:
+        sys.exit("usage: peer_table.py OUT [OUT...] [--write DIR]")
+    rows = collect(argv)
+    for row in rows:
+        if row.get("py_cublas_tflops") and row.get("cublas_tflops"):
+            row["torch_vs_cpp"] = row["py_cublas_tflops"] / row["cublas_tflops"]
+    lines = ["| " + " | ".join(header for header, _, _ in COLUMNS) + " |",
+             "|" + "---|" * len(COLUMNS)]
+    for row in rows:
+        lines.append("| " + " | ".join(str(row.get(key, "-")) if digits is None else cell(row, key, digits)
+                                       for _, key, digits in COLUMNS) + " |")
+    for dtype_layout in sorted({(r["dtype"], r["layout"]) for r in rows}):
+        group = [r for r in rows if (r["dtype"], r["layout"]) == dtype_layout]
+        summary = {key: geomean([r.get(key) for r in group])
+                   for key in ("tuned_vs_cublas", "default_vs_cublas", "py_triton_vs_cublas", "py_helion_vs_cublas")}
+        lines.append("")
+        lines.append(f"geomean over {len(group)} shapes, {dtype_layout[0]}, B layout {dtype_layout[1]}: " +
+                     ", ".join(f"{key} {value:.3f}" for key, value in summary.items() if value))
+    failures = [f"{r['shape']} {column}: {r[column + '_outcome']} {r.get(column + '_detail', '')}"
+                for r in rows for column in ("tuned", "default") if r.get(column + "_outcome", "ok") != "ok"]
+    lines += [""] + ["failed: " + text for text in failures] if failures else []
+    text = "\n".join(lines) + "\n"
+    print(text, end="")
+    target = write or argv[0]
+    with open(os.path.join(target, "table.md"), "w") as f:
+        f.write(text)
+    with open(os.path.join(target, "table.json"), "w") as f:
+        json.dump(rows, f, indent=1)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,194 @@
+// The worker's helpers that a measuring tool outside the worker also needs (bench/gpu's
+// gemm_peer_bench): driver error names and checks, seeded input values and the comparison with a
+// reference, so that both fill and judge a kernel the same way. Declared in worker_host.hpp.
+#include <cuda.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "cutune/cuda/worker_protocol.hpp"
+#include "worker_host.hpp"
+
+namespace proto = cutune::cuda::protocol;
+
+namespace {
+
+// --- element conversion for filling and comparing ---
+
+double half_to_double(std::uint16_t half) {
+  int exponent = (half >> 10) & 31;
+  int mantissa = half & 1023;
+  double magnitude;
+  if (exponent == 0) {
+    magnitude = std::ldexp(mantissa, -24);
+  } else if (exponent == 31) {
+    magnitude = mantissa ? std::numeric_limits<double>::quiet_NaN()
+                         : std::numeric_limits<double>::infinity();
+  } else {
+    magnitude = std::ldexp(mantissa | 1024, exponent - 25);
+  }
+  return (half & 0x8000) ? -magnitude : magnitude;
+}
+
+double bf16_to_double(std::uint16_t value) {
+  std::uint32_t bits = static_cast<std::uint32_t>(value) << 16;
+  float result;
+  std::memcpy(&result, &bits, 4);
+  return result;
+}
+
+double element(const std::vector<std::byte>& data, proto::Dtype dtype, std::size_t i) {
+  auto read = [&](auto sample) {
+    std::memcpy(&sample, data.data() + i * sizeof sample, sizeof sample);
+    return sample;
+  };
+  switch (dtype) {
+    case proto::Dtype::f64:
+      return read(double{});
+    case proto::Dtype::f32:
+      return read(float{});
+    case proto::Dtype::f16:
+      return half_to_double(read(std::uint16_t{}));
+    case proto::Dtype::bf16:
+      return bf16_to_double(read(std::uint16_t{}));
+    case proto::Dtype::i32:
+      return read(std::int32_t{});
+    case proto::Dtype::i64:
+      return static_cast<double>(read(std::int64_t{}));
+    case proto::Dtype::u32:
+      return read(std::uint32_t{});
+  }
+  return 0;
+}
+
+}  // namespace
+
+namespace cutune::cuda::worker {
+
+std::uint16_t float_to_half(float value) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &value, 4);
+  std::uint16_t sign = static_cast<std::uint16_t>((bits >> 16) & 0x8000);
+  float magnitude = std::fabs(value);
+  if (std::isnan(value)) return sign | 0x7e00;
+  if (magnitude >= 65520.0f) return sign | 0x7c00;
+  if (magnitude < 6.103515625e-05f) {  // below the smallest normal: a subnormal half
+    return sign | static_cast<std::uint16_t>(std::lrint(magnitude * 16777216.0f));
+  }
+  int exponent = 0;
+  float fraction = std::frexp(magnitude, &exponent);  // magnitude = fraction * 2^exponent
+  long mantissa = std::lrint((fraction * 2.0f - 1.0f) * 1024.0f);
+  int field = exponent + 14;
+  if (mantissa == 1024) {
+    mantissa = 0;
+    ++field;
+  }
+  return sign | static_cast<std::uint16_t>(field << 10) | static_cast<std::uint16_t>(mantissa);
+}
+
+std::uint16_t float_to_bf16(float value) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &value, 4);
+  if (std::isnan(value)) return static_cast<std::uint16_t>((bits >> 16) | 0x0040);
+  bits += 0x7fff + ((bits >> 16) & 1);  // round to nearest even
+  return static_cast<std::uint16_t>(bits >> 16);
+}
+
+std::string error_name(CUresult code) {
+  const char* name = nullptr;
+  const char* text = nullptr;
+  cuGetErrorName(code, &name);
+  cuGetErrorString(code, &text);
+  return std::string(name ? name : "CUDA_ERROR_?") + " (" + (text ? text : "no description") + ")";
+}
+
+void check(CUresult code, const char* call) {
+  if (code != CUDA_SUCCESS) throw CudaError(code, std::string(call) + ": " + error_name(code));
+}
+
+// Errors after which the context is corrupt: every later call fails with the same error.
+bool is_sticky(CUresult code) {
+  switch (code) {
+    case CUDA_ERROR_ILLEGAL_ADDRESS:
+    case CUDA_ERROR_ILLEGAL_INSTRUCTION:
+    case CUDA_ERROR_MISALIGNED_ADDRESS:
+    case CUDA_ERROR_INVALID_ADDRESS_SPACE:
+    case CUDA_ERROR_INVALID_PC:
+    case CUDA_ERROR_LAUNCH_FAILED:
+    case CUDA_ERROR_HARDWARE_STACK_ERROR:
+    case CUDA_ERROR_ASSERT:
+    case CUDA_ERROR_LAUNCH_TIMEOUT:
+    case CUDA_ERROR_ECC_UNCORRECTABLE:
+    case CUDA_ERROR_CONTEXT_IS_DESTROYED:
+      return true;
+    default:
+      return false;
+  }
+}
+
+double milliseconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+// Random values away from zero, so that a kernel that skips work cannot pass by accident (the
+// values docs/spec-format.md promises): reals in +-[0.1, 1), integers in [1, 15].
+std::vector<std::byte> random_values(proto::Dtype dtype, std::uint64_t count, Random& rng) {
+  std::vector<std::byte> data(count * proto::dtype_size(dtype));
+  for (std::uint64_t i = 0; i < count; ++i) {
+    std::uint64_t bits = rng.next();
+    float real = 0.1f + static_cast<float>(bits >> 40) * (0.9f / 16777216.0f);
+    if (bits & 1) real = -real;
+    std::int64_t integer = static_cast<std::int64_t>((bits >> 1) % 15) + 1;
+    std::byte* out = data.data() + i * proto::dtype_size(dtype);
+    auto put = [&](auto value) { std::memcpy(out, &value, sizeof value); };
+    switch (dtype) {
+      case proto::Dtype::f64:
+        put(static_cast<double>(real));
+        break;
+      case proto::Dtype::f32:
+        put(real);
+        break;
+      case proto::Dtype::f16:
+        put(float_to_half(real));
+        break;
+      case proto::Dtype::bf16:
+        put(float_to_bf16(real));
+        break;
+      case proto::Dtype::i32:
+        put(static_cast<std::int32_t>(integer));
+        break;
+      case proto::Dtype::i64:
+        put(integer);
+        break;
+      case proto::Dtype::u32:
+        put(static_cast<std::uint32_t>(integer));
+        break;
+    }
+  }
+  return data;
+}
+
+// Normwise relative error max|x - ref| / max|ref|; any non-finite output where the reference is
+// finite fails outright (poisoned outputs are NaN, so an element never written fails too).
+Comparison compare(const std::vector<std::byte>& got, const std::vector<std::byte>& want,
+                   proto::Dtype dtype, std::uint64_t count) {
+  double max_diff = 0, max_ref = 0;
+  for (std::uint64_t i = 0; i < count; ++i) {
+    double x = element(got, dtype, i), r = element(want, dtype, i);
+    if (!std::isfinite(x) && std::isfinite(r)) {
+      return {std::numeric_limits<double>::max(),
+              "non-finite value " + std::to_string(x) + " at element " + std::to_string(i)};
+    }
+    max_diff = std::max(max_diff, std::fabs(x - r));
+    max_ref = std::max(max_ref, std::fabs(r));
+  }
+  return {max_ref > 0 ? max_diff / max_ref : max_diff, {}};
+}
+
+}  // namespace cutune::cuda::worker
