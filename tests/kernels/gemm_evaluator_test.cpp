@@ -184,47 +184,46 @@ TEST(GemmCompiler, CompilesConfigsToCubinsAndCachesThem) {
 
 #else
 
-// On an sm_90 GPU only: the default config checks against cuBLASLt and is timed, a config that
-// breaks the kernel's rules is rejected before compiling, and cuBLASLt itself is timed.
-TEST(GemmEvaluatorGpu, MeasuresConfigsAndCublasOnTheDevice) {
-  TempDir cache;
-  GemmEvaluatorOptions options;
-  options.compile.cache_dir = cache.path();
-  options.budget_ms = 10;
-  const Problem problem = gemm_problem(512, 1024, 1024);
-  GemmEvaluator evaluator(problem, options);
-  const auto space = make_gemm_space();
-  const Config plain = default_config(*space, problem, evaluator.device());
-  Config too_deep = space->space.default_config();
-  too_deep.set(space->space.index_of("tile_n"), 256);
-  too_deep.set(space->space.index_of("stages"), 8);
-  const std::vector<Config> batch{plain, too_deep};
-  const auto results = evaluator.evaluate(batch);
+// On an sm_90 GPU only: one evaluator on a small problem, the family's default config and one
+// that breaks the kernel's rules (rejected before compiling).
+class GemmEvaluatorGpu : public ::testing::Test {
+ protected:
+  static GemmEvaluatorOptions options(const TempDir& cache) {
+    GemmEvaluatorOptions o;
+    o.compile.cache_dir = cache.path();
+    o.budget_ms = 10;
+    return o;
+  }
+  std::vector<Config> plain_and_too_deep() const {
+    Config too_deep = space_->space.default_config();
+    too_deep.set(space_->space.index_of("tile_n"), 256);
+    too_deep.set(space_->space.index_of("stages"), 8);
+    return {default_config(*space_, problem_, evaluator_.device()), too_deep};
+  }
+  TempDir cache_;
+  const Problem problem_ = gemm_problem(512, 1024, 1024);
+  GemmEvaluator evaluator_{problem_, options(cache_)};
+  const std::unique_ptr<TuningSpace> space_ = make_gemm_space();
+};
+
+// The default config checks against cuBLASLt and is timed, and cuBLASLt itself is timed.
+TEST_F(GemmEvaluatorGpu, MeasuresConfigsAndCublasOnTheDevice) {
+  const auto results = evaluator_.evaluate(plain_and_too_deep());
   ASSERT_EQ(results.size(), 2u);
   EXPECT_TRUE(results[0].ok()) << results[0].detail;
   EXPECT_GT(results[0].time_ms, 0);
   EXPECT_LE(results[0].max_rel_error, 2e-2);
   EXPECT_EQ(results[1].outcome, Outcome::invalid_config) << results[1].detail;
-  const Measurement cublas = evaluator.time_cublas(1);
+  const Measurement cublas = evaluator_.time_cublas(1);
   EXPECT_TRUE(cublas.ok()) << cublas.detail;
   EXPECT_GT(cublas.time_ms, 0);
-  EXPECT_NE(evaluator.device_name().find("sm_90"), std::string::npos);
+  EXPECT_NE(evaluator_.device_name().find("sm_90"), std::string::npos);
 }
 
-// On an sm_90 GPU only: the tournament's paired rounds time every finalist and cuBLASLt in each
-// round, after a warm-up, with the SM clock read per round.
-TEST(GemmEvaluatorGpu, TimesFinalistsAndCublasInPairedRounds) {
-  TempDir cache;
-  GemmEvaluatorOptions options;
-  options.compile.cache_dir = cache.path();
-  const Problem problem = gemm_problem(512, 1024, 1024);
-  GemmEvaluator evaluator(problem, options);
-  const auto space = make_gemm_space();
-  const Config plain = default_config(*space, problem, evaluator.device());
-  Config too_deep = space->space.default_config();
-  too_deep.set(space->space.index_of("tile_n"), 256);
-  too_deep.set(space->space.index_of("stages"), 8);
-  const PairedRounds paired = evaluator.time_rounds(std::vector<Config>{plain, too_deep}, 6);
+// The tournament's paired rounds time every finalist and cuBLASLt in each round, after a
+// warm-up, with the SM clock read per round.
+TEST_F(GemmEvaluatorGpu, TimesFinalistsAndCublasInPairedRounds) {
+  const PairedRounds paired = evaluator_.time_rounds(plain_and_too_deep(), 6);
   ASSERT_EQ(paired.checks.size(), 2u);
   EXPECT_TRUE(paired.checks[0].ok()) << paired.checks[0].detail;
   EXPECT_EQ(paired.checks[1].outcome, Outcome::invalid_config);
