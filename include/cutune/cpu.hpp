@@ -70,6 +70,10 @@ class CpuEvaluator : public Evaluator {
   std::vector<Measurement> evaluate(std::span<const Config> batch) override;
   // Five times the timing budget and repetitions of the spec.
   std::vector<Measurement> retime(std::span<const Config> batch) override;
+  // All configs loaded in one worker; untimed rounds until the first config's time settles, then
+  // every round times each config a few times from a flushed cache (the spec's flush_cache) in a
+  // rotated order. A worker that dies or hangs fails every config of the call with its reason.
+  PairedRounds time_rounds(std::span<const Config> configs, int rounds) override;
   std::string device_name() const override;
   std::string toolchain() const override;
 

@@ -7,6 +7,7 @@
 // use one per thread or process; any number of them may open the same file at once.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -46,6 +47,30 @@ struct StoredResult {
   double timestamp = 0.0;  // seconds since the Unix epoch
 };
 
+// What one tune decided for its key (cutune/tournament.hpp): the config it deploys, measured in
+// the same paired rounds as the default and the other finalists. The latest decision of a key is
+// what best_per_key(), deployed() and everything built on them hand out.
+struct Decision {
+  TuningKey key;
+  std::string tune_id;
+  std::string winner_hash;
+  std::string winner_json;
+  std::int64_t winner_measurement = 0;  // the row (record()'s id) of the winner's rounds
+  std::string default_hash;
+  std::string seed_hash;     // the heuristic seed the default came from; empty when none
+  double speedup = NAN;      // median paired ratio default / winner
+  double speedup_low = NAN;  // its order-statistic confidence interval
+  double speedup_high = NAN;
+  int rounds = 0;
+  // Per finalist: {"config_hash", "config", "role", "outcome", "time_ms", "ratio", "ratio_low",
+  // "ratio_high"}, a JSON array.
+  std::string finalists_json = "[]";
+  // The rounds' device state: {"warmup_rounds", "steady_state", "sm_clock_mhz": [..], "power_w":
+  // [..]} (null where the backend has none), a JSON object.
+  std::string rounds_json = "{}";
+  double timestamp = 0.0;
+};
+
 // Restricts keys() and best_per_key(); an empty field matches anything.
 struct KeyFilter {
   std::string family = {};
@@ -82,8 +107,21 @@ class Store {
 
   const std::filesystem::path& path() const;
 
-  // Appends one measurement and commits it. config_json must be a JSON object.
-  void record(const StoredResult& result);
+  // Appends one measurement and commits it; returns its row id (for Decision). config_json must
+  // be a JSON object.
+  std::int64_t record(const StoredResult& result);
+
+  // Appends one decision and commits it. Throws StoreError when winner_measurement is not a row
+  // of this key holding winner_hash, or a JSON field is not JSON.
+  void record_decision(const Decision& decision);
+
+  // The latest decision recorded under the key; none for a key tuned before decisions were kept
+  // (or never tuned).
+  std::optional<Decision> decision(const TuningKey& key);
+
+  // What the key deploys: the latest decision's winner (the measurement it was decided on); for a
+  // key without a decision, the fastest config as best(key, 1) judges it.
+  std::optional<StoredResult> deployed(const TuningKey& key);
 
   // The latest measurement of this config under this key (of any outcome), for resuming.
   std::optional<Measurement> find(const TuningKey& key, std::string_view config_hash);
@@ -102,7 +140,7 @@ class Store {
   // Keys that hold at least one measurement, sorted.
   std::vector<TuningKey> keys(const KeyFilter& filter = {});
 
-  // The fastest config of every key that has one, as best(key, 1), sorted by key.
+  // What every key that has one deploys, as deployed(key), sorted by key.
   std::vector<StoredResult> best_per_key(const KeyFilter& filter = {});
 
  private:

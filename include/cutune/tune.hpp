@@ -1,12 +1,14 @@
 // One tune: a strategy proposes, the space normalizes, duplicates are skipped, the evaluator
-// measures, the store keeps every result as it arrives, and the top few are re-timed before the
-// winner is chosen.
+// measures, the store keeps every result as it arrives, and a final tournament of the default,
+// the seeds and the top few (cutune/tournament.hpp) chooses the winner, which the store records
+// as the key's decision.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -19,6 +21,7 @@
 #include "cutune/problem.hpp"
 #include "cutune/store.hpp"
 #include "cutune/strategy.hpp"
+#include "cutune/tournament.hpp"
 
 namespace cutune {
 
@@ -28,8 +31,16 @@ struct TuneOptions {
   std::size_t max_evaluations = 100;  // new configs measured (results found in the store count)
   double max_seconds = 0.0;           // wall-time budget; 0 means none
   std::uint64_t seed = 0;
-  std::size_t batch_size = 0;      // candidates per evaluator call; 0: twice the hardware threads
-  std::size_t retime_top = 3;      // re-timed with more repetitions before the winner is chosen
+  std::size_t batch_size = 0;  // candidates per evaluator call; 0: twice the hardware threads
+  std::size_t retime_top = 3;  // the fastest few by search time that enter the tournament
+  TournamentOptions tournament;
+  // After the tournament, reset the winner's knobs to the default's one at a time while paired
+  // rounds show no loss (at most this many tried): the simplest config as fast is deployed.
+  bool finishing = true;
+  std::size_t finishing_max_resets = 6;
+  // No reset starts once the tournament and the pass together have taken this share of the
+  // search's wall time (the tune's time before the tournament).
+  double finishing_share = 0.10;
   std::vector<Config> warm_start;  // configs to try first (e.g. winners of nearby shapes)
   std::string tune_id;             // names this run in the store; empty: generated
 };
@@ -51,7 +62,7 @@ struct TuneProgress {
 
 struct TuneReport {
   std::vector<Evaluated> evaluated;   // in arrival order, the default config first
-  std::optional<Evaluated> best;      // fastest correct config after re-timing
+  std::optional<Evaluated> best;      // the tournament's winner, timed over its rounds
   std::optional<Evaluated> baseline;  // the default config's measurement
   std::map<Outcome, std::size_t> outcomes;
   std::size_t dropped_by_normalizer = 0;  // illegal after repair, or a ConfigError
@@ -59,11 +70,22 @@ struct TuneReport {
   std::size_t duplicates_skipped = 0;
   std::size_t resumed = 0;
   double seconds = 0.0;
-  double seconds_to_best = 0.0;  // when the eventual winner was first measured
+  double seconds_to_best = 0.0;                // when the eventual winner was first measured
+  std::optional<TournamentResult> tournament;  // none when no config ran correctly
+  double tournament_seconds = 0.0;             // part of `seconds`
 
-  // baseline time / best time, when both exist.
+  // The tournament's median paired ratio default / winner; without a tournament of both (the
+  // default failed), the default's search time over the winner's.
   std::optional<double> speedup() const;
 };
+
+// The tournament as JSON, as the store's decision keeps it: finalists_json is an array of
+// {"config_hash", "config", "role", "outcome", "detail", "time_ms", "ratio", "ratio_low",
+// "ratio_high", "rounds", "vs_reference": {"ratio", "low", "high", "rounds"}}; rounds_json is
+// {"rounds", "warmup_rounds", "steady_state", "seconds", "sm_clock_mhz": [..], "power_w": [..],
+// "reference_ms": [..], "finishing": [..]}, null where unknown.
+nlohmann::json finalists_json(const TournamentResult& result);
+nlohmann::json rounds_json(const TournamentResult& result);
 
 struct TuneCallbacks {
   std::function<void(const TuneProgress&)> on_progress;

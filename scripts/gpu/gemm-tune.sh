@@ -22,6 +22,11 @@
 #   2. default_config alone against cuBLASLt on each suite shape (a tune with budget 1).
 #   3. short tunes of the other suite shapes, started until $SHORT_UNTIL s (default 430) have
 #      passed.
+# Every tune ends in the final tournament (docs/tournament.md): per shape the table gives the
+# winner's paired ratio against the default with its 95 % interval, tuned/cuBLAS from the same
+# rounds (cuBLASLt is timed inside them), and the tournament's share of the tune's wall time.
+# S3_REPEATS=3 repeats the S3 tune (fresh store and cache each) for the spread of tuned/cuBLAS;
+# SKIP_SUITE=1 leaves out steps 2 and 3 (three S3 tunes and the suite do not fit one call).
 # The table comes last; logs and JSON reports go to $OUT (or build/gemm-tune/out).
 set -uo pipefail
 
@@ -95,29 +100,37 @@ tune() {
 
 S3_BUDGET="${S3_BUDGET:-100}"
 S3_SECONDS="${S3_SECONDS:-240}"
-echo "=== S3: 2048x4096x4096 bf16, budget $S3_BUDGET configs or $S3_SECONDS s, cold cache"
-tune s3 m=2048,n=4096,k=4096,dtype=bf16 --budget "$S3_BUDGET" --time "$S3_SECONDS" --show 10
-echo "S3 done at $(elapsed) s"
+S3_REPEATS="${S3_REPEATS:-1}"
+for repeat in $(seq 1 "$S3_REPEATS"); do
+  name=s3
+  (( repeat == 1 )) || name="s3_repeat$repeat"
+  (( repeat == 1 )) || export XDG_CACHE_HOME="$work/cache$repeat"  # cold again
+  echo "=== S3 ($name): 2048x4096x4096 bf16, budget $S3_BUDGET configs or $S3_SECONDS s, cold cache"
+  tune "$name" m=2048,n=4096,k=4096,dtype=bf16 --budget "$S3_BUDGET" --time "$S3_SECONDS" --show 10
+  echo "$name done at $(elapsed) s"
+done
+export XDG_CACHE_HOME="$work/cache"
 
 shapes=(2048x4096x4096 4096x4096x4096 8192x8192x8192 1024x8192x8192 128x8192x8192
         8192x8192x1024 4096x14336x4096)
 problem_of() { IFS=x read -r m n k <<< "$1"; echo "m=$m,n=$n,k=$k,dtype=bf16"; }
+[[ "${SKIP_SUITE:-0}" == 1 ]] && shapes_to_run=() || shapes_to_run=("${shapes[@]}")
 echo "=== default_config alone vs cuBLASLt"
-for shape in "${shapes[@]}"; do
+for shape in "${shapes_to_run[@]}"; do
   tune "default_$shape" "$(problem_of "$shape")" --budget 1
 done
 echo "defaults done at $(elapsed) s"
 
 echo "=== short tunes of the other suite shapes (warm compile cache)"
-for shape in "${shapes[@]:1}"; do
+for shape in "${shapes_to_run[@]:1}"; do
   (( $(elapsed) < ${SHORT_UNTIL:-430} )) || { echo "  out of time before $shape"; break; }
   tune "short_$shape" "$(problem_of "$shape")" --budget 40 --time 35
 done
 echo "all done at $(elapsed) s"
 
-python3 - "$out" "${shapes[@]}" <<'EOF' | tee "$out/summary.txt"
+python3 - "$out" "$S3_REPEATS" "${shapes[@]}" <<'EOF' | tee "$out/summary.txt"
 import json, os, sys
-out, shapes = sys.argv[1], sys.argv[2:]
+out, repeats, shapes = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
 def load(name):
     path = os.path.join(out, name + ".json")
     try:
@@ -145,6 +158,42 @@ if s3:
     print("winning config:", json.dumps(best.get("config")))
 else:
     print("no report")
+
+def winner(r):
+    t = (r or {}).get("tournament")
+    return t["finalists"][t["winner"]] if t else None
+def interval(ratio, low, high):
+    return f"{ratio:.3f} [{low:.3f}, {high:.3f}]" if ratio else "-"
+def vs_default(r):
+    w = winner(r)
+    return interval(w["ratio"], w["ratio_low"], w["ratio_high"]) if w else "-"
+def vs_cublas(r):
+    w = winner(r)
+    v = (w or {}).get("vs_reference") or {}
+    return interval(v.get("ratio"), v.get("low"), v.get("high")) if v.get("rounds") else "-"
+def share(r):
+    t = (r or {}).get("tournament")
+    return f"{100 * t['share_of_wall_time']:.1f}%" if t else "-"
+
+print("\n=== final tournament (paired rounds, cuBLASLt inside them)")
+runs = ["s3"] + [f"s3_repeat{i}" for i in range(2, repeats + 1)]
+print(f"{'run':<17}{'winner/default [95% CI]':>26}{'tuned/cuBLAS [95% CI]':>26}{'share':>8}{'rounds':>8}")
+same_rounds = []
+for name in runs + ["short_" + s for s in shapes[1:]]:
+    r = load(name)
+    if not r:
+        continue
+    w = winner(r)
+    v = ((w or {}).get("vs_reference") or {}).get("ratio")
+    if name.startswith("s3") and v:
+        same_rounds.append(v)
+    print(f"{name:<17}{vs_default(r):>26}{vs_cublas(r):>26}{share(r):>8}"
+          f"{str((w or {}).get('rounds', '-')):>8}")
+if len(same_rounds) > 1:
+    mean = sum(same_rounds) / len(same_rounds)
+    spread = max(abs(x / mean - 1) for x in same_rounds)
+    print(f"S3 tuned/cuBLAS over {len(same_rounds)} tunes: "
+          + ", ".join(f"{x:.3f}" for x in same_rounds) + f"; within +-{100 * spread:.1f}% of their mean")
 print("\n=== suite: TFLOP/s, re-timed (5x budget), cuBLASLt timed likewise in the same worker")
 print(f"{'shape':<17}{'cuBLAS':>8}{'default':>9}{'def/cuB':>9}{'tuned':>8}{'tun/cuB':>9}{'configs':>9}")
 for shape in shapes:

@@ -267,12 +267,18 @@ Gathered gather(Store& store, const DispatchOptions& options) {
                     options.version.empty() ? "" : " at version '" + options.version + "'"));
   }
 
-  // Per problem text: the latest measurement of every config (over toolchains, the fastest).
+  // Per problem text: the latest measurement of every config (over toolchains, the fastest), and
+  // the config the tunes decided on (Store::decision; over toolchains, the latest).
   std::map<std::string, std::map<std::string, Cell>> measured;
+  std::map<std::string, std::pair<double, std::string>> decided;  // timestamp, winner hash
   std::map<std::string, TuningKey> key_of_problem;
   std::map<std::string, nlohmann::json> config_by_hash;
   for (const TuningKey& key : keys) {
     key_of_problem.try_emplace(key.problem, key);
+    if (auto d = store.decision(key)) {
+      auto [it, inserted] = decided.try_emplace(key.problem, d->timestamp, d->winner_hash);
+      if (!inserted && d->timestamp > it->second.first) it->second = {d->timestamp, d->winner_hash};
+    }
     std::map<std::string, Cell> latest;
     for (const StoredResult& r : store.results(key)) {
       Cell cell{r.measurement.ok() ? Cell::State::ok : Cell::State::failed, r.measurement.time_ms};
@@ -301,6 +307,14 @@ Gathered gather(Store& store, const DispatchOptions& options) {
       if (cell.state == Cell::State::ok && cell.time_ms < winner_ms) {
         winner = hash;
         winner_ms = cell.time_ms;
+      }
+    }
+    // A decided shape deploys its decision (the rule above only for shapes tuned before them).
+    if (auto d = decided.find(problem_text); d != decided.end()) {
+      if (auto cell = by_config.find(d->second.second);
+          cell != by_config.end() && cell->second.state == Cell::State::ok) {
+        winner = d->second.second;
+        winner_ms = cell->second.time_ms;
       }
     }
     if (winner.empty()) continue;  // nothing ran correctly on this shape

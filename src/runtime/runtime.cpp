@@ -160,21 +160,22 @@ struct Runtime::Impl {
     return std::move(n.config);
   }
 
-  // The fastest stored config of the key; with the family's own toolchain first, then any other
-  // toolchain (a deployment's compiler may differ from the tuning machine's).
+  // What the key deploys (Store::deployed: its latest decision); with the family's own toolchain
+  // first, then any other toolchain (a deployment's compiler may differ from the tuning
+  // machine's), the fastest of those.
   std::optional<StoredResult> stored_winner(const KernelFamily& f, const std::string& problem) {
     std::lock_guard lock(store_mutex);
     if (!store) return std::nullopt;
     try {
       const TuningKey key{f.name, f.version, problem, f.device_key, f.toolchain};
-      if (auto best = store->best(key, 1); !best.empty()) return best.front();
+      if (auto deployed = store->deployed(key)) return deployed;
       std::optional<StoredResult> winner;
       for (const TuningKey& other : store->keys({.family = f.name, .device = f.device_key})) {
         if (other.family_version != f.version || other.problem != problem) continue;
-        auto best = store->best(other, 1);
-        if (!best.empty() &&
-            (!winner || best.front().measurement.time_ms < winner->measurement.time_ms)) {
-          winner = best.front();
+        auto deployed = store->deployed(other);
+        if (deployed && deployed->measurement.ok() &&
+            (!winner || deployed->measurement.time_ms < winner->measurement.time_ms)) {
+          winner = std::move(deployed);
         }
       }
       return winner;

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <random>
 #include <thread>
 
@@ -69,6 +70,41 @@ CREATE VIEW best_per_key AS
     WHERE l.outcome = 'ok')
   WHERE position = 1;
 )sql";
+
+// Decisions came after schema version 1 was released, without a version change: a store without
+// them gets them when opened for writing (older cutune builds ignore the table), and one opened
+// read-only is read by the rule that came before (best_per_key). deployed_per_key holds the rule
+// once: a key's latest decision names the measurement it deploys; a key without one deploys its
+// best_per_key row.
+constexpr const char* kDecisionsSchema = R"sql(
+CREATE TABLE IF NOT EXISTS decisions(
+  id INTEGER PRIMARY KEY,
+  key_id INTEGER NOT NULL REFERENCES tuning_keys(id),
+  tune_id TEXT NOT NULL,
+  winner_hash TEXT NOT NULL,
+  winner_json TEXT NOT NULL,
+  winner_measurement INTEGER NOT NULL REFERENCES measurements(id),
+  default_hash TEXT NOT NULL,
+  seed_hash TEXT NOT NULL,
+  speedup REAL,
+  speedup_low REAL,
+  speedup_high REAL,
+  rounds INTEGER NOT NULL,
+  finalists TEXT NOT NULL,
+  rounds_detail TEXT NOT NULL,
+  timestamp REAL NOT NULL);
+CREATE INDEX IF NOT EXISTS decisions_by_key ON decisions(key_id, id);
+CREATE VIEW IF NOT EXISTS deployed_per_key AS
+  SELECT m.* FROM measurements m JOIN decisions d ON d.winner_measurement = m.id
+    WHERE d.id = (SELECT max(id) FROM decisions WHERE key_id = d.key_id)
+  UNION ALL
+  SELECT m.* FROM measurements m
+    WHERE m.id IN (SELECT b.id FROM best_per_key b
+                   WHERE b.key_id NOT IN (SELECT key_id FROM decisions));
+)sql";
+constexpr std::string_view kDecisionColumns =
+    "tune_id, winner_hash, winner_json, winner_measurement, default_hash, seed_hash, speedup, "
+    "speedup_low, speedup_high, rounds, finalists, rounds_detail, timestamp";
 
 // Columns of measurements added after schema version 1 was first released, without a version
 // change: a store without them is migrated when opened for writing (ALTER TABLE ADD COLUMN, NULL
@@ -218,7 +254,7 @@ struct Store::Impl {
   struct Statements {
     // has_added_columns is false only for a store opened read-only that predates kAddedColumns;
     // its insert (never run) leaves them out.
-    Statements(const sqlite::Connection& db, bool has_added_columns)
+    Statements(const sqlite::Connection& db, bool has_added_columns, bool has_decisions)
         : insert_key(db,
                      "INSERT INTO tuning_keys(family, family_version, problem, device, toolchain) "
                      "VALUES(?1, ?2, ?3, ?4, ?5) ON CONFLICT DO NOTHING"),
@@ -245,9 +281,25 @@ struct Store::Impl {
                                "device = ?2) ORDER BY {}",
                                kKeyOrder)),
           best_per_key(db,
-                       results_query(has_added_columns, "best_per_key",
+                       results_query(has_added_columns, deployed_source(has_decisions),
                                      "(?1 = '' OR k.family = ?1) AND (?2 = '' OR k.device = ?2)",
-                                     kKeyOrder)) {}
+                                     kKeyOrder)),
+          deployed(db, results_query(has_added_columns, deployed_source(has_decisions),
+                                     "m.key_id = ?1", "m.id")) {
+      if (!has_decisions) return;  // a read-only store from before decisions: none to read
+      insert_decision.emplace(
+          db, fmt::format("INSERT INTO decisions(key_id, {}) SELECT m.key_id, ?6, ?7, ?8, ?9, "
+                          "?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18 FROM measurements m WHERE "
+                          "m.id = ?9 AND m.config_hash = ?7 AND m.key_id = {}",
+                          kDecisionColumns, kKeyIdOfParameters));
+      decision.emplace(db, fmt::format("SELECT {} FROM decisions WHERE key_id = ?1 ORDER BY id "
+                                       "DESC LIMIT 1",
+                                       kDecisionColumns));
+    }
+
+    static std::string_view deployed_source(bool has_decisions) {
+      return has_decisions ? "deployed_per_key" : "best_per_key";
+    }
 
     sqlite::Statement insert_key;
     sqlite::Statement insert_measurement;
@@ -258,6 +310,9 @@ struct Store::Impl {
     sqlite::Statement best;
     sqlite::Statement keys;
     sqlite::Statement best_per_key;
+    sqlite::Statement deployed;
+    std::optional<sqlite::Statement> insert_decision;
+    std::optional<sqlite::Statement> decision;
   };
 
   Impl(fs::path path_in, OpenMode mode_in, const std::string& uri, int flags)
@@ -280,6 +335,7 @@ struct Store::Impl {
       if (mode == OpenMode::read_only) fail("empty database: no cutune results store in it");
       create_schema();
       add_missing_columns();  // when an older cutune created it first
+      add_decisions();
       return;
     }
     if (std::find(tables.begin(), tables.end(), "cutune_meta") == tables.end()) {
@@ -309,8 +365,13 @@ struct Store::Impl {
     if (mode == OpenMode::read_write) {
       enable_wal();
       add_missing_columns();
+      add_decisions();
     }
     has_added_columns = retry_while_busy([&] { return missing_added_columns(db).empty(); });
+    has_decisions = retry_while_busy([&] {
+      const std::vector<std::string> names = table_names(db);
+      return std::find(names.begin(), names.end(), "decisions") != names.end();
+    });
   }
 
   // A store written before kAddedColumns gets them, NULL in its rows. Another writer may be
@@ -322,6 +383,22 @@ struct Store::Impl {
       for (const std::string_view column : missing_added_columns(db)) {
         db.execute(fmt::format("ALTER TABLE measurements ADD COLUMN {} REAL", column).c_str());
       }
+      transaction.commit();
+    });
+  }
+
+  // kDecisionsSchema is idempotent; it runs under the write lock like every migration.
+  void add_decisions() {
+    const auto present = [&] {
+      sqlite::Statement statement(
+          db, "SELECT count(*) FROM sqlite_schema WHERE name IN ('decisions', 'deployed_per_key')");
+      statement.step();
+      return statement.integer(0) == 2;
+    };
+    if (retry_while_busy(present)) return;
+    retry_while_busy([&] {
+      WriteTransaction transaction(db);
+      db.execute(kDecisionsSchema);
       transaction.commit();
     });
   }
@@ -400,7 +477,8 @@ struct Store::Impl {
                                                   : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
     auto impl = std::make_unique<Impl>(path, mode, uri, flags);
     impl->check_or_create_schema();
-    impl->sql = std::make_unique<Statements>(impl->db, impl->has_added_columns);
+    impl->sql =
+        std::make_unique<Statements>(impl->db, impl->has_added_columns, impl->has_decisions);
     return impl;
   }
 
@@ -417,6 +495,7 @@ struct Store::Impl {
   OpenMode mode;
   sqlite::Connection db;
   bool has_added_columns = true;  // see kAddedColumns
+  bool has_decisions = true;      // see kDecisionsSchema
   std::unique_ptr<Statements> sql;
 };
 
@@ -491,7 +570,7 @@ fs::path Store::default_path() {
   return fs::path(home) / ".cache" / relative;
 }
 
-void Store::record(const StoredResult& result) {
+std::int64_t Store::record(const StoredResult& result) {
   const auto config = nlohmann::json::parse(result.config_json, nullptr, false);
   if (!config.is_object()) {
     impl_->fail(fmt::format("record: config {} of key {}: config_json is not a JSON object: '{}'",
@@ -504,7 +583,7 @@ void Store::record(const StoredResult& result) {
   }
   auto& sql = *impl_->sql;
   try {
-    retry_while_busy([&] {
+    return retry_while_busy([&] {
       WriteTransaction transaction(impl_->db);
       {
         sqlite::Use use(sql.insert_key);
@@ -531,11 +610,101 @@ void Store::record(const StoredResult& result) {
         insert.bind(19, m.max_ms);
         insert.step();
       }
+      const std::int64_t id = sqlite3_last_insert_rowid(impl_->db.handle());
       transaction.commit();
+      return id;
     });
   } catch (const sqlite::Error& error) {
     impl_->fail("record", error);
   }
+}
+
+void Store::record_decision(const Decision& d) {
+  const auto is_json = [](const std::string& text, bool object) {
+    const auto parsed = nlohmann::json::parse(text, nullptr, false);
+    return object ? parsed.is_object() : parsed.is_array();
+  };
+  if (!is_json(d.winner_json, true) || !is_json(d.finalists_json, false) ||
+      !is_json(d.rounds_json, true)) {
+    impl_->fail(
+        fmt::format("record_decision: key {}: winner_json and rounds_json must be JSON "
+                    "objects and finalists_json a JSON array",
+                    d.key.canonical()));
+  }
+  if (!impl_->sql->insert_decision) impl_->fail("record_decision: the store has no decisions");
+  auto& insert = *impl_->sql->insert_decision;
+  bool inserted = false;
+  try {
+    retry_while_busy([&] {
+      WriteTransaction transaction(impl_->db);
+      sqlite::Use use(insert);
+      bind_key(insert, d.key);
+      insert.bind(6, d.tune_id);
+      insert.bind(7, d.winner_hash);
+      insert.bind(8, d.winner_json);
+      insert.bind(9, d.winner_measurement);
+      insert.bind(10, d.default_hash);
+      insert.bind(11, d.seed_hash);
+      insert.bind(12, d.speedup);
+      insert.bind(13, d.speedup_low);
+      insert.bind(14, d.speedup_high);
+      insert.bind(15, static_cast<std::int64_t>(d.rounds));
+      insert.bind(16, d.finalists_json);
+      insert.bind(17, d.rounds_json);
+      insert.bind(18, d.timestamp);
+      insert.step();
+      inserted = sqlite3_changes(impl_->db.handle()) == 1;
+      transaction.commit();
+    });
+  } catch (const sqlite::Error& error) {
+    impl_->fail("record_decision", error);
+  }
+  if (!inserted) {
+    impl_->fail(
+        fmt::format("record_decision: key {}: measurement {} is not a row of config {} "
+                    "under this key",
+                    d.key.canonical(), d.winner_measurement, d.winner_hash));
+  }
+}
+
+std::optional<Decision> Store::decision(const TuningKey& key) {
+  if (!impl_->sql->decision) return std::nullopt;
+  auto& statement = *impl_->sql->decision;
+  return impl_->read("decision", [&]() -> std::optional<Decision> {
+    const auto id = impl_->key_id(key);
+    if (!id) return std::nullopt;
+    sqlite::Use use(statement);
+    statement.bind(1, *id);
+    if (!statement.step()) return std::nullopt;
+    Decision d;
+    d.key = key;
+    d.tune_id = statement.text(0);
+    d.winner_hash = statement.text(1);
+    d.winner_json = statement.text(2);
+    d.winner_measurement = statement.integer(3);
+    d.default_hash = statement.text(4);
+    d.seed_hash = statement.text(5);
+    d.speedup = statement.real(6);
+    d.speedup_low = statement.real(7);
+    d.speedup_high = statement.real(8);
+    d.rounds = static_cast<int>(statement.integer(9));
+    d.finalists_json = statement.text(10);
+    d.rounds_json = statement.text(11);
+    d.timestamp = statement.real(12);
+    return d;
+  });
+}
+
+std::optional<StoredResult> Store::deployed(const TuningKey& key) {
+  auto& statement = impl_->sql->deployed;
+  return impl_->read("deployed", [&]() -> std::optional<StoredResult> {
+    const auto id = impl_->key_id(key);
+    if (!id) return std::nullopt;
+    sqlite::Use use(statement);
+    statement.bind(1, *id);
+    if (!statement.step()) return std::nullopt;
+    return impl_->read_result(statement);
+  });
 }
 
 std::optional<Measurement> Store::find(const TuningKey& key, std::string_view config_hash) {

@@ -4,16 +4,72 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <ctime>
 #include <random>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
+
+#include "finishing.hpp"
 
 namespace cutune {
 
 std::optional<double> TuneReport::speedup() const {
+  if (tournament && tournament->finalists.front().measurement.ok() &&
+      tournament->winning().measurement.ok()) {
+    return tournament->speedup().median;
+  }
   if (!best || !baseline || !baseline->measurement.ok()) return std::nullopt;
   return baseline->measurement.time_ms / best->measurement.time_ms;
+}
+
+namespace {
+
+// JSON has no NaN: an unknown number is null.
+nlohmann::json number(double x) { return std::isnan(x) ? nlohmann::json() : nlohmann::json(x); }
+
+}  // namespace
+
+nlohmann::json finalists_json(const TournamentResult& result) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const Finalist& f : result.finalists) {
+    out.push_back({{"config_hash", f.config.hash_hex()},
+                   {"config", f.config.to_json()},
+                   {"role", to_string(f.role)},
+                   {"outcome", to_string(f.measurement.outcome)},
+                   {"detail", f.measurement.ok() ? std::string() : f.measurement.detail},
+                   {"time_ms", number(f.measurement.time_ms)},
+                   {"ratio", number(f.vs_default.median)},
+                   {"ratio_low", number(f.vs_default.low)},
+                   {"ratio_high", number(f.vs_default.high)},
+                   {"rounds", f.vs_default.rounds},
+                   {"vs_reference",
+                    {{"ratio", number(f.vs_reference.median)},
+                     {"low", number(f.vs_reference.low)},
+                     {"high", number(f.vs_reference.high)},
+                     {"rounds", f.vs_reference.rounds}}}});
+  }
+  return out;
+}
+
+nlohmann::json rounds_json(const TournamentResult& result) {
+  nlohmann::json clocks = nlohmann::json::array();
+  nlohmann::json power = nlohmann::json::array();
+  nlohmann::json reference = nlohmann::json::array();
+  for (const TimedRound& round : result.rounds) {
+    reference.push_back(number(round.reference_ms));
+    clocks.push_back(number(round.sm_clock_mhz));
+    power.push_back(number(round.power_w));
+  }
+  return {{"rounds", result.rounds.size()},
+          {"warmup_rounds", result.warmup_rounds},
+          {"steady_state", result.steady_state},
+          {"seconds", result.seconds},
+          {"sm_clock_mhz", clocks},
+          {"power_w", power},
+          {"reference_ms", reference},
+          {"finishing", result.finishing}};
 }
 
 namespace {
@@ -106,9 +162,8 @@ class TuneRun {
       }
     }
     std::vector<std::string> errors;
-    for (Config& seed : seed_configs(space_, problem_, device_, &errors)) {
-      points.push_back(std::move(seed));
-    }
+    seeds_ = seed_configs(space_, problem_, device_, &errors);
+    points.insert(points.end(), seeds_.begin(), seeds_.end());
     for (const std::string& error : errors) drop(error);
     return points;
   }
@@ -182,39 +237,106 @@ class TuneRun {
     }
   }
 
-  void persist(const Config& config, const Measurement& m) {
-    if (store_ == nullptr) return;
-    store_->record(StoredResult{key_, config.hash_hex(), config.to_string(), m, tune_id_,
-                                static_cast<double>(std::time(nullptr))});
+  // The row id in the store; 0 without one.
+  std::int64_t persist(const Config& config, const Measurement& m) {
+    if (store_ == nullptr) return 0;
+    return store_->record(StoredResult{key_, config.hash_hex(), config.to_string(), m, tune_id_,
+                                       static_cast<double>(std::time(nullptr))});
   }
 
-  // Re-times the fastest few with more repetitions; the winner is the fastest re-timed config
-  // that stayed correct (falling back to the search's own best when every re-time failed).
+  // The final tournament (cutune/tournament.hpp): the default, every seed that ran correctly in
+  // the search and the fastest few by search time, timed together in paired rounds; the winner,
+  // every finalist's rounds and the decision go to the store.
   void choose_winner() {
     std::vector<const Evaluated*> ranked;
     for (const Evaluated& e : report_.evaluated) {
       if (e.measurement.ok()) ranked.push_back(&e);
     }
     if (ranked.empty()) return;
+    const double start = elapsed();
     std::sort(ranked.begin(), ranked.end(), [](const Evaluated* a, const Evaluated* b) {
       return a->measurement.time_ms < b->measurement.time_ms;
     });
-    ranked.resize(std::min(ranked.size(), std::max<std::size_t>(1, options_.retime_top)));
-    std::vector<Config> top;
-    for (const Evaluated* e : ranked) top.push_back(e->config);
-    const std::vector<Measurement> retimed = evaluator_.retime(top);
-
-    std::optional<Evaluated> winner;
-    for (std::size_t i = 0; i < top.size() && i < retimed.size(); ++i) {
-      persist(top[i], retimed[i]);
-      if (!retimed[i].ok()) continue;
-      if (!winner || retimed[i].time_ms < winner->measurement.time_ms) {
-        winner = Evaluated{top[i], retimed[i], false, ranked[i]->at_seconds};
+    std::vector<Finalist> finalists;
+    std::unordered_set<std::uint64_t> entered;
+    const auto enter = [&](const Config& config, FinalistRole role) {
+      if (entered.insert(config.hash()).second)
+        finalists.push_back({.config = config, .role = role});
+    };
+    enter(report_.baseline->config, FinalistRole::default_config);
+    for (const Config& seed : seeds_) {
+      const auto it = index_by_hash_.find(seed.hash());
+      if (it != index_by_hash_.end() && report_.evaluated[it->second].measurement.ok()) {
+        enter(seed, FinalistRole::seed);
       }
     }
-    if (!winner) winner = *ranked.front();
-    report_.seconds_to_best = winner->at_seconds;
-    report_.best = std::move(winner);
+    const std::size_t top = std::max<std::size_t>(1, options_.retime_top);
+    for (std::size_t i = 0; i < ranked.size() && i < top; ++i) {
+      enter(ranked[i]->config, FinalistRole::search);
+    }
+    TournamentResult result = run_tournament(evaluator_, std::move(finalists), options_.tournament);
+    if (options_.finishing) {
+      // The pass stops starting resets once tournament and pass reach their share of the search.
+      const auto deadline = std::chrono::steady_clock::now() +
+                            std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                std::chrono::duration<double>(std::max(
+                                    0.0, options_.finishing_share * start - (elapsed() - start))));
+      finishing::finish(evaluator_, space_.space, problem_, device_, options_.tournament,
+                        options_.finishing_max_resets, deadline, reset_estimate(result), result);
+    }
+    std::vector<std::int64_t> rows;
+    for (const Finalist& f : result.finalists) rows.push_back(persist(f.config, f.measurement));
+
+    const Finalist& winner = result.winning();
+    const auto first = index_by_hash_.find(winner.config.hash());
+    const double found_at =
+        first != index_by_hash_.end() ? report_.evaluated[first->second].at_seconds : elapsed();
+    if (winner.measurement.ok()) {
+      report_.best = Evaluated{winner.config, winner.measurement, false, found_at};
+    } else {
+      // Every finalist failed in the rounds: the search's own fastest, undecided.
+      report_.best = *ranked.front();
+    }
+    report_.seconds_to_best = report_.best->at_seconds;
+    report_.tournament_seconds = elapsed() - start;
+    if (winner.measurement.ok() && store_ != nullptr) record_decision(result, rows);
+    report_.tournament = std::move(result);
+  }
+
+  // What one finishing reset should cost before any was timed: compiling a config (the median
+  // compile time of the search's fresh measurements; a GEMM config's compile dwarfs its rounds)
+  // plus rounds of three configs at the tournament's pace.
+  double reset_estimate(const TournamentResult& result) const {
+    std::vector<double> compiles;
+    for (const Evaluated& e : report_.evaluated) {
+      if (!e.from_store) compiles.push_back(e.measurement.compile_s);
+    }
+    double compile = 0.0;
+    if (!compiles.empty()) {
+      std::nth_element(compiles.begin(), compiles.begin() + compiles.size() / 2, compiles.end());
+      compile = compiles[compiles.size() / 2];
+    }
+    return compile + result.seconds * 3.0 / static_cast<double>(result.finalists.size());
+  }
+
+  void record_decision(const TournamentResult& result, const std::vector<std::int64_t>& rows) {
+    const Finalist& winner = result.winning();
+    Decision d;
+    d.key = key_;
+    d.tune_id = tune_id_;
+    d.winner_hash = winner.config.hash_hex();
+    d.winner_json = winner.config.to_string();
+    d.winner_measurement = rows.at(result.winner);
+    d.default_hash = result.finalists.front().config.hash_hex();
+    d.seed_hash = seeds_.empty() ? std::string() : seeds_.front().hash_hex();
+    d.speedup = result.speedup().median;
+    d.speedup_low = result.speedup().low;
+    d.speedup_high = result.speedup().high;
+    d.rounds = static_cast<int>(result.rounds.size());
+    d.finalists_json = finalists_json(result).dump();
+    d.rounds_json = rounds_json(result).dump();
+    d.timestamp = static_cast<double>(std::time(nullptr));
+    store_->record_decision(d);
   }
 
   const TuningSpace& space_;
@@ -230,6 +352,7 @@ class TuneRun {
   TuneReport report_;
   std::unordered_map<std::uint64_t, std::size_t> index_by_hash_;
   std::optional<double> best_ms_;
+  std::vector<Config> seeds_;  // the eligible heuristic seeds, pinned in the tournament
 };
 
 }  // namespace

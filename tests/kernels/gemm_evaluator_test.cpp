@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -73,6 +74,38 @@ TEST(GemmRequestProtocol, RoundTripsThroughJson) {
   EXPECT_TRUE(back.cublas_only);
   EXPECT_DOUBLE_EQ(back.timing.budget_ms, 250);
   EXPECT_EQ(back.timing.max_reps, 2500);
+}
+
+// The final tournament's paired rounds travel in the same request and reply.
+TEST(GemmRequestProtocol, PairedRoundsRoundTripThroughJson) {
+  cuda::protocol::GemmRequest request;
+  request.rounds = 15;
+  request.reps = 3;
+  request.candidates = {{"/cache/a.cubin", "128x256x64_s4_c1x1_coop_rn2_k1"},
+                        {"/cache/b.cubin", "64x256x64_s5_c1x2_ping_rm2_k2"}};
+  const auto back =
+      nlohmann::json::parse(nlohmann::json(request).dump()).get<cuda::protocol::GemmRequest>();
+  EXPECT_EQ(back.rounds, 15);
+  EXPECT_EQ(back.reps, 3);
+  ASSERT_EQ(back.candidates.size(), 2u);
+  EXPECT_EQ(back.candidates[1].cubin, "/cache/b.cubin");
+  EXPECT_EQ(back.candidates[1].config, "64x256x64_s5_c1x2_ping_rm2_k2");
+
+  cuda::protocol::MeasureReply reply;
+  reply.candidate_outcomes = {"ok", "wrong_result"};
+  reply.candidate_details = {"", "D: relative error"};
+  reply.round_ms = {{0.11, -1}, {0.12, -1}};
+  reply.round_reference_ms = {0.1, 0.1};
+  reply.round_sm_clock_mhz = {1980, 1965};
+  reply.round_power_w = {650.5, 0};
+  reply.warmup_rounds = 4;
+  const auto answer =
+      nlohmann::json::parse(nlohmann::json(reply).dump()).get<cuda::protocol::MeasureReply>();
+  EXPECT_EQ(answer.candidate_outcomes, reply.candidate_outcomes);
+  EXPECT_EQ(answer.round_ms, reply.round_ms);
+  EXPECT_EQ(answer.round_sm_clock_mhz[1], 1965);
+  EXPECT_DOUBLE_EQ(answer.round_power_w[0], 650.5);
+  EXPECT_EQ(answer.warmup_rounds, 4);
 }
 
 TEST(GemmRequestProtocol, MissingFieldsTakeTheirDefaults) {
@@ -151,31 +184,57 @@ TEST(GemmCompiler, CompilesConfigsToCubinsAndCachesThem) {
 
 #else
 
-// On an sm_90 GPU only: the default config checks against cuBLASLt and is timed, a config that
-// breaks the kernel's rules is rejected before compiling, and cuBLASLt itself is timed.
-TEST(GemmEvaluatorGpu, MeasuresConfigsAndCublasOnTheDevice) {
-  TempDir cache;
-  GemmEvaluatorOptions options;
-  options.compile.cache_dir = cache.path();
-  options.budget_ms = 10;
-  const Problem problem = gemm_problem(512, 1024, 1024);
-  GemmEvaluator evaluator(problem, options);
-  const auto space = make_gemm_space();
-  const Config plain = default_config(*space, problem, evaluator.device());
-  Config too_deep = space->space.default_config();
-  too_deep.set(space->space.index_of("tile_n"), 256);
-  too_deep.set(space->space.index_of("stages"), 8);
-  const std::vector<Config> batch{plain, too_deep};
-  const auto results = evaluator.evaluate(batch);
+// On an sm_90 GPU only: one evaluator on a small problem, the family's default config and one
+// that breaks the kernel's rules (rejected before compiling).
+class GemmEvaluatorGpu : public ::testing::Test {
+ protected:
+  static GemmEvaluatorOptions options(const TempDir& cache) {
+    GemmEvaluatorOptions o;
+    o.compile.cache_dir = cache.path();
+    o.budget_ms = 10;
+    return o;
+  }
+  std::vector<Config> plain_and_too_deep() const {
+    Config too_deep = space_->space.default_config();
+    too_deep.set(space_->space.index_of("tile_n"), 256);
+    too_deep.set(space_->space.index_of("stages"), 8);
+    return {default_config(*space_, problem_, evaluator_.device()), too_deep};
+  }
+  TempDir cache_;
+  const Problem problem_ = gemm_problem(512, 1024, 1024);
+  GemmEvaluator evaluator_{problem_, options(cache_)};
+  const std::unique_ptr<TuningSpace> space_ = make_gemm_space();
+};
+
+// The default config checks against cuBLASLt and is timed, and cuBLASLt itself is timed.
+TEST_F(GemmEvaluatorGpu, MeasuresConfigsAndCublasOnTheDevice) {
+  const auto results = evaluator_.evaluate(plain_and_too_deep());
   ASSERT_EQ(results.size(), 2u);
   EXPECT_TRUE(results[0].ok()) << results[0].detail;
   EXPECT_GT(results[0].time_ms, 0);
   EXPECT_LE(results[0].max_rel_error, 2e-2);
   EXPECT_EQ(results[1].outcome, Outcome::invalid_config) << results[1].detail;
-  const Measurement cublas = evaluator.time_cublas(1);
+  const Measurement cublas = evaluator_.time_cublas(1);
   EXPECT_TRUE(cublas.ok()) << cublas.detail;
   EXPECT_GT(cublas.time_ms, 0);
-  EXPECT_NE(evaluator.device_name().find("sm_90"), std::string::npos);
+  EXPECT_NE(evaluator_.device_name().find("sm_90"), std::string::npos);
+}
+
+// The tournament's paired rounds time every finalist and cuBLASLt in each round, after a
+// warm-up, with the SM clock read per round.
+TEST_F(GemmEvaluatorGpu, TimesFinalistsAndCublasInPairedRounds) {
+  const PairedRounds paired = evaluator_.time_rounds(plain_and_too_deep(), 6);
+  ASSERT_EQ(paired.checks.size(), 2u);
+  EXPECT_TRUE(paired.checks[0].ok()) << paired.checks[0].detail;
+  EXPECT_EQ(paired.checks[1].outcome, Outcome::invalid_config);
+  EXPECT_GE(paired.warmup_rounds, 3);
+  ASSERT_EQ(paired.rounds.size(), 6u);
+  for (const TimedRound& round : paired.rounds) {
+    EXPECT_GT(round.times_ms[0], 0);
+    EXPECT_TRUE(std::isnan(round.times_ms[1]));
+    EXPECT_GT(round.reference_ms, 0);
+    EXPECT_GT(round.sm_clock_mhz, 0);  // NVML comes with the driver
+  }
 }
 
 #endif  // CUTUNE_GEMM_GPU_TESTS

@@ -421,6 +421,9 @@ TEST(Store, StoreWithoutRobustSpreadReadsReadOnlyAndIsLeftAlone) {
     EXPECT_TRUE(std::isnan(best[0].measurement.max_ms));
     EXPECT_EQ(store.best(gemm_key(), 1).at(0).config_hash, "cfg-128");
     EXPECT_TRUE(store.find(gemm_key(), "cfg-128").has_value());
+    // No decisions before they were kept: the fastest is deployed, as it was.
+    EXPECT_FALSE(store.decision(gemm_key()).has_value());
+    EXPECT_EQ(store.deployed(gemm_key())->config_hash, "cfg-128");
   }
   EXPECT_EQ(read_bytes(path), before);
   EXPECT_EQ(raw_sql(path, kAddedColumnsQuery), "0");
@@ -434,6 +437,10 @@ TEST(Store, StoreWithoutRobustSpreadGainsItsColumnsWhenOpenedForWriting) {
   {
     auto store = Store::open(path);
     EXPECT_EQ(raw_sql(path, kAddedColumnsQuery), "3");
+    EXPECT_EQ(raw_sql(path,
+                      "SELECT count(*) FROM sqlite_schema WHERE name IN ('decisions', "
+                      "'deployed_per_key')"),
+              "2");
     store.record(timed(gemm_key(), 64, 0.6));
     const auto results = store.results(gemm_key());
     ASSERT_EQ(results.size(), 2u);

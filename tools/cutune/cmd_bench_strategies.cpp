@@ -200,6 +200,9 @@ Run run_one(const BenchSpace& space, const std::string& strategy_name, cutune::E
   options.seed = seed;
   options.batch_size = batch;
   options.tune_id = "bench-strategies";
+  // The curve is the search's; the finishing pass would measure configs past the budget. The
+  // tournament stays (replayed times cost nothing) so the driver is the one tunes run.
+  options.finishing = false;
   const cutune::TuneReport report =
       cutune::tune(space.recorded->tuning_space(), {}, {}, evaluator, &store, key, options);
   std::vector<cutune::Measurement> measurements;

@@ -112,6 +112,12 @@ std::optional<double> seconds_to_within(const TuneReport& report, double toleran
   return std::nullopt;
 }
 
+// The default as the report compares it: timed in the tournament's rounds when there was one.
+const Measurement* default_measurement(const TuneReport& report) {
+  if (report.tournament) return &report.tournament->finalists.front().measurement;
+  return report.baseline ? &report.baseline->measurement : nullptr;
+}
+
 std::size_t count_encoder_errors(const TuneReport& report, const Space& space) {
   std::size_t errors = 0;
   for (const Evaluated& e : report.evaluated) {
@@ -132,7 +138,7 @@ nlohmann::json comparison_json(const TuneReport& report, const Comparison& c) {
     return m.ok() ? nlohmann::json(tflops(c.flop_count, m.time_ms)) : nlohmann::json();
   };
   if (report.best) out["best_tflops"] = rate(report.best->measurement);
-  if (report.baseline) out["default_tflops"] = rate(report.baseline->measurement);
+  if (const Measurement* m = default_measurement(report)) out["default_tflops"] = rate(*m);
   if (c.reference) {
     out["reference"] = {{"name", c.reference_name},
                         {"outcome", to_string(c.reference->outcome)},
@@ -156,7 +162,7 @@ void print_comparison(const TuneReport& report, const Comparison& c) {
     fmt::print("\n");
   };
   if (report.best) line("best", report.best->measurement);
-  if (report.baseline) line("default", report.baseline->measurement);
+  if (const Measurement* m = default_measurement(report)) line("default", *m);
   if (c.reference) {
     if (c.reference->ok()) {
       line(c.reference_name.c_str(), *c.reference);
@@ -165,6 +171,11 @@ void print_comparison(const TuneReport& report, const Comparison& c) {
                  c.reference->detail);
     }
   }
+}
+
+// A fraction as a percentage; "-" when unknown (a store row or recording without repetitions).
+std::string percent(double fraction) {
+  return std::isnan(fraction) ? std::string("-") : fmt::format("{:.1f}%", 100.0 * fraction);
 }
 
 nlohmann::json report_json(const TuneReport& report, const TuningKey& key, const Store* store) {
@@ -201,24 +212,69 @@ nlohmann::json report_json(const TuneReport& report, const TuningKey& key, const
                    {"max_ms", m.max_ms}};
   }
   if (auto s = report.speedup()) out["speedup_over_default"] = *s;
+  if (report.tournament) {
+    const TournamentResult& t = *report.tournament;
+    out["speedup_interval"] = {t.speedup().low, t.speedup().high};
+    out["tournament"] = {{"winner", t.winner},
+                         {"finalists", finalists_json(t)},
+                         {"rounds", rounds_json(t)},
+                         {"seconds", report.tournament_seconds},
+                         {"share_of_wall_time",
+                          report.seconds > 0 ? report.tournament_seconds / report.seconds : 0.0}};
+  }
   return out;
 }
 
-// A fraction as a percentage; "-" when unknown (a store row or recording without repetitions).
-std::string percent(double fraction) {
-  return std::isnan(fraction) ? std::string("-") : fmt::format("{:.1f}%", 100.0 * fraction);
+// The winner first (what the store deploys), then the rest by search time.
+std::vector<const Evaluated*> ranking(const TuneReport& report) {
+  std::vector<const Evaluated*> ok;
+  if (report.best) ok.push_back(&*report.best);
+  for (const Evaluated& e : report.evaluated) {
+    if (e.measurement.ok() && !(report.best && e.config.hash() == report.best->config.hash())) {
+      ok.push_back(&e);
+    }
+  }
+  std::sort(ok.begin() + (report.best ? 1 : 0), ok.end(),
+            [](const Evaluated* a, const Evaluated* b) {
+              return a->measurement.time_ms < b->measurement.time_ms;
+            });
+  return ok;
+}
+
+void print_tournament(const TuneReport& report) {
+  if (!report.tournament) return;
+  const TournamentResult& t = *report.tournament;
+  fmt::print(
+      "\ntournament: {} finalists, {} paired rounds after {} warm-up rounds, {:.2f} s ({} of the "
+      "tune)\n  steady state: {}\n",
+      t.finalists.size(), t.rounds.size(), t.warmup_rounds, report.tournament_seconds,
+      percent(report.seconds > 0 ? report.tournament_seconds / report.seconds : NAN),
+      t.steady_state);
+  fmt::print("{:>6}  {:<9}  {:>12}  {:>24}  {}\n", "", "role", "time (ms)", "default / it [95% CI]",
+             "config");
+  for (std::size_t i = 0; i < t.finalists.size(); ++i) {
+    const Finalist& f = t.finalists[i];
+    const bool ok = f.measurement.ok();
+    fmt::print("{:>6}  {:<9}  {:>12}  {:>24}  {}\n", i == t.winner ? "winner" : "",
+               to_string(f.role),
+               ok ? fmt::format("{:.5g}", f.measurement.time_ms)
+                  : std::string(to_string(f.measurement.outcome)),
+               ok ? fmt::format("{:.3f} [{:.3f}, {:.3f}]", f.vs_default.median, f.vs_default.low,
+                                f.vs_default.high)
+                  : std::string("-"),
+               f.config.to_string());
+  }
+  for (const std::string& line : t.finishing) fmt::print("  finishing: {}\n", line);
+  if (const RatioInterval& r = t.winning().vs_reference; r.rounds > 0) {
+    fmt::print("  winner against the reference in the same rounds: {:.3f}x [{:.3f}, {:.3f}]\n",
+               r.median, r.low, r.high);
+  }
 }
 
 void print_report(const TuneReport& report, const TuningKey& key, std::size_t show) {
-  std::vector<const Evaluated*> ok;
-  for (const Evaluated& e : report.evaluated) {
-    if (e.measurement.ok()) ok.push_back(&e);
-  }
-  std::sort(ok.begin(), ok.end(), [](const Evaluated* a, const Evaluated* b) {
-    return a->measurement.time_ms < b->measurement.time_ms;
-  });
+  const std::vector<const Evaluated*> ok = ranking(report);
   fmt::print("\n{} on {} ({}), problem {}\n", key.family, key.device, key.toolchain, key.problem);
-  // spread: (p75 - p25) / median of the repetitions, robust to a preempted one.
+  // spread: (p75 - p25) / median of the repetitions (the winner's: of its tournament rounds).
   fmt::print("{:>4}  {:>12}  {:>8}  {}\n", "rank", "time (ms)", "spread", "config");
   for (std::size_t i = 0; i < ok.size() && i < show; ++i) {
     fmt::print("{:>4}  {:>12.5g}  {:>8}  {}\n", i + 1, ok[i]->measurement.time_ms,
@@ -236,22 +292,29 @@ void print_report(const TuneReport& report, const TuningKey& key, std::size_t sh
   fmt::print("outcomes: {}\n", outcomes);
   if (report.baseline) {
     const Measurement& m = report.baseline->measurement;
-    fmt::print("default config: {}\n",
+    fmt::print("default config in the search: {}\n",
                m.ok() ? fmt::format("{:.5g} ms", m.time_ms)
                       : fmt::format("{} ({})", to_string(m.outcome), m.detail));
   }
+  print_tournament(report);
   if (!report.best) {
     fmt::print("no config passed the check\n");
     return;
   }
   const Measurement& best = report.best->measurement;
-  fmt::print("best after re-timing: {:.5g} ms (spread {}", best.time_ms, percent(best.iqr_spread));
+  fmt::print("winner: {:.5g} ms (spread {}", best.time_ms, percent(best.iqr_spread));
   if (!std::isnan(best.min_ms) && !std::isnan(best.max_ms))
     fmt::print(", min {:.5g}, max {:.5g} ms", best.min_ms, best.max_ms);
   fmt::print("), found at {:.1f} s", report.seconds_to_best);
   if (auto within = seconds_to_within(report, 0.02))
     fmt::print(" (within 2% at {:.1f} s)", *within);
-  if (auto s = report.speedup()) fmt::print(", {:.2f}x the default config", *s);
+  if (auto s = report.speedup()) {
+    fmt::print(", {:.3f}x the default config", *s);
+    if (report.tournament) {
+      fmt::print(" [{:.3f}, {:.3f}] over {} paired rounds", report.tournament->speedup().low,
+                 report.tournament->speedup().high, report.tournament->speedup().rounds);
+    }
+  }
   fmt::print("\nwinning config:\n{}\n", report.best->config.to_json().dump(2));
 }
 

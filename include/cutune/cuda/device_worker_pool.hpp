@@ -14,6 +14,9 @@
 
 namespace cutune::cuda {
 
+// A worker's outcome name as an Outcome; an unknown name is a crash, and `detail` then says so.
+Outcome outcome_named(const std::string& name, std::string& detail);
+
 struct DeviceResult {
   Measurement measurement;
   protocol::MeasureReply reply;  // the worker's own answer (clocks, min/max); default after a kill

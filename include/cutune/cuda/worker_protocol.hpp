@@ -88,6 +88,22 @@ struct MeasureReply {
   double worker_ms = 0;  // time the worker spent on the request, from receipt to reply
   double kernel_ms = 0;  // of which running the candidate: check launch, warm-up, timed repetitions
   std::string detail;
+  // Paired rounds (a GemmRequest with rounds > 0): per candidate its check's outcome and detail;
+  // per round each candidate's median of its L2-flushed launches (-1: failed its check) and
+  // cuBLASLt's, with the SM clock and board power read after the round (0: NVML could not tell).
+  std::vector<std::string> candidate_outcomes;
+  std::vector<std::string> candidate_details;
+  std::vector<std::vector<double>> round_ms;
+  std::vector<double> round_reference_ms;
+  std::vector<int> round_sm_clock_mhz;
+  std::vector<double> round_power_w;
+  int warmup_rounds = 0;
+};
+
+// One candidate of a GEMM paired-rounds request.
+struct GemmCandidate {
+  std::string cubin;
+  std::string config;
 };
 
 // A configuration of the built-in Hopper GEMM family (src/kernels/gemm) on one problem. The worker
@@ -107,6 +123,12 @@ struct GemmRequest {
   bool time = true;                 // false: only check correctness
   bool cublas_only = false;         // time cuBLASLt on the problem instead (cubin, config unused)
   Timing timing;
+  // rounds > 0: paired rounds of `candidates` and cuBLASLt instead (cubin, config unused): each
+  // checked, untimed rounds until cuBLASLt's time and the SM clock settle, then `rounds` rounds
+  // timing each `reps` times from a flushed L2 in an order rotated from round to round.
+  std::vector<GemmCandidate> candidates;
+  int rounds = 0;
+  int reps = 5;
 };
 
 struct DeviceReport {
@@ -180,10 +202,13 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Timing, warmup, warmup_ms, budge
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(MeasureReply, id, outcome, time_ms, min_ms, max_ms,
                                                 p25_ms, p75_ms, repetitions, graph, max_rel_error,
                                                 sm_clock_start_mhz, sm_clock_end_mhz, worker_ms,
-                                                kernel_ms, detail)
+                                                kernel_ms, detail, candidate_outcomes,
+                                                candidate_details, round_ms, round_reference_ms,
+                                                round_sm_clock_mhz, round_power_w, warmup_rounds)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(GemmCandidate, cubin, config)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(GemmRequest, id, cubin, config, m, n, k, dtype,
                                                 b_layout, seed, tolerance, time, cublas_only,
-                                                timing)
+                                                timing, candidates, rounds, reps)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DeviceReport, name, cc_major, cc_minor, sm_count,
                                                 regs_per_sm, l2_bytes, smem_optin_bytes,
                                                 driver_version, pci_bus_id)

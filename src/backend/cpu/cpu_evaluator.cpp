@@ -1,3 +1,4 @@
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -129,39 +130,31 @@ struct CpuEvaluator::Impl {
   }
 
   Measurement measure(const std::filesystem::path& object, const proto::Timing& timing) {
-    proto::MeasureRequest request;
-    request.id = next_id++;
-    request.candidate = {object.string(), spec.entry};
-    request.reference = reference;
-    request.buffers = buffers;
-    request.scalars = scalars;
-    request.seed = options.seed;
-    request.tolerance = tolerance;
-    request.timing = timing;
     auto limit = std::chrono::milliseconds(static_cast<long long>(spec.timing.timeout_s * 1e3));
-    auto reply = worker.request(request, limit);
+    auto reply = worker.request(measure_request(object, timing), limit);
     ++stats.measured;
 
-    Measurement m;
     if (reply.status == eval::WorkerReply::Status::timeout) {
-      m.outcome = Outcome::hang;
-      m.detail = reply.detail;
-      return m;
+      return {.outcome = Outcome::hang, .detail = reply.detail};
     }
     if (reply.status == eval::WorkerReply::Status::died) {
-      m.outcome = Outcome::crash;
-      m.detail = reply.detail;
-      return m;
+      return {.outcome = Outcome::crash, .detail = reply.detail};
     }
     auto answer = reply.body.get<proto::MeasureReply>();
     stats.kernel_s += answer.kernel_ms / 1e3;
     stats.flush_s += answer.flush_ms / 1e3;
     stats.worker_s += answer.worker_ms / 1e3;
+    return from_reply(answer);
+  }
+
+  // A worker's answer for one candidate as a Measurement (its timing, when it has one).
+  Measurement from_reply(const proto::MeasureReply& answer) const {
+    Measurement m;
     if (answer.max_rel_error >= 0) m.max_rel_error = answer.max_rel_error;
     m.detail = answer.detail;
     if (answer.outcome == "ok") {
       m.outcome = Outcome::ok;
-      m.take_timing(answer);
+      if (answer.repetitions > 0) m.take_timing(answer);
     } else if (answer.outcome == "wrong_result") {
       m.outcome = Outcome::wrong_result;
       m.detail += " (max relative error " + short_number(answer.max_rel_error) + ", tolerance " +
@@ -173,33 +166,119 @@ struct CpuEvaluator::Impl {
     return m;
   }
 
-  std::vector<Measurement> run(std::span<const Config> batch, const proto::Timing& timing) {
-    auto start = Clock::now();
+  // Compiles a batch in the pool; a config that did not compile gets its failure, one that did
+  // its object's path (and an ok Measurement, to be filled by the worker).
+  struct Compiled {
+    Measurement failure;
+    std::filesystem::path object;
+  };
+  std::vector<Compiled> compile(std::span<const Config> batch) {
     std::vector<eval::CompileRequest> requests;
     requests.reserve(batch.size());
     for (const auto& config : batch) requests.push_back(request(spec.source, config));
     auto compile_start = Clock::now();
     auto compiled = pool.compile(requests);
     stats.compile_wall_s += seconds_since(compile_start);
+    std::vector<Compiled> out;
+    for (const auto& result : compiled) {
+      Compiled c;
+      stats.compile_s += result.wall_s;
+      c.failure.compile_s = result.wall_s;
+      if (result.status == eval::CompileResult::Status::error) {
+        c.failure.outcome = Outcome::compile_error;
+        c.failure.detail = eval::compile_failure_detail(result.log, result.log_file);
+      } else if (result.status == eval::CompileResult::Status::timeout) {
+        c.failure.outcome = Outcome::compile_timeout;
+        c.failure.detail =
+            "the compiler was killed after " + short_number(spec.compile.timeout_s) + " s";
+      } else {
+        c.object = result.output;
+      }
+      out.push_back(std::move(c));
+    }
+    return out;
+  }
 
+  std::vector<Measurement> run(std::span<const Config> batch, const proto::Timing& timing) {
+    auto start = Clock::now();
     std::vector<Measurement> out;
     out.reserve(batch.size());
-    for (const auto& result : compiled) {
-      Measurement m;
-      stats.compile_s += result.wall_s;
-      if (result.status == eval::CompileResult::Status::error) {
-        m.outcome = Outcome::compile_error;
-        m.detail = eval::compile_failure_detail(result.log, result.log_file);
-      } else if (result.status == eval::CompileResult::Status::timeout) {
-        m.outcome = Outcome::compile_timeout;
-        m.detail = "the compiler was killed after " + short_number(spec.compile.timeout_s) + " s";
-      } else {
-        m = measure(result.output, timing);
-      }
-      m.compile_s = result.wall_s;
+    for (Compiled& c : compile(batch)) {
+      Measurement m = c.object.empty() ? std::move(c.failure) : measure(c.object, timing);
+      m.compile_s = c.failure.compile_s;
       out.push_back(std::move(m));
     }
     stats.candidates += batch.size();
+    stats.worker_starts = worker.starts();
+    stats.wall_s += seconds_since(start);
+    return out;
+  }
+
+  proto::MeasureRequest measure_request(const std::filesystem::path& object,
+                                        const proto::Timing& timing) {
+    proto::MeasureRequest request;
+    request.id = next_id++;
+    request.candidate = {object.string(), spec.entry};
+    request.reference = reference;
+    request.buffers = buffers;
+    request.scalars = scalars;
+    request.seed = options.seed;
+    request.tolerance = tolerance;
+    request.timing = timing;
+    return request;
+  }
+
+  PairedRounds rounds(std::span<const Config> configs, int count) {
+    auto start = Clock::now();
+    PairedRounds out;
+    std::vector<Compiled> compiled = compile(configs);
+    proto::RoundsRequest request;
+    request.base = measure_request({}, timing(1));
+    request.rounds = count;
+    std::vector<std::size_t> sent;  // config index of each candidate in the request
+    for (std::size_t i = 0; i < compiled.size(); ++i) {
+      out.checks.push_back(compiled[i].failure);
+      if (compiled[i].object.empty()) continue;
+      request.candidates.push_back({compiled[i].object.string(), spec.entry});
+      sent.push_back(i);
+    }
+    out.steady_state = fmt::format(
+        "untimed rounds until the first config's round time moved by under {:.0f}% (at most {}); "
+        "each round times every config {} times from a {} cache, median kept",
+        request.settled * 100, request.max_warmup_rounds, request.reps,
+        spec.timing.flush_cache ? "flushed" : "warm");
+    // Every round of every candidate, each bounded as one measurement would be.
+    const auto limit = std::chrono::milliseconds(static_cast<long long>(
+        spec.timing.timeout_s * 1e3 *
+        static_cast<double>(std::max<std::size_t>(1, sent.size()) *
+                            static_cast<std::size_t>(count + request.max_warmup_rounds))));
+    auto reply = worker.request(request, limit);
+    out.rounds.assign(static_cast<std::size_t>(count), TimedRound{});
+    for (TimedRound& round : out.rounds) round.times_ms.assign(configs.size(), NAN);
+    if (reply.status != eval::WorkerReply::Status::ok) {
+      const Outcome outcome =
+          reply.status == eval::WorkerReply::Status::timeout ? Outcome::hang : Outcome::crash;
+      for (std::size_t i : sent) out.checks[i] = {.outcome = outcome, .detail = reply.detail};
+    } else {
+      auto answer = reply.body.get<proto::RoundsReply>();
+      if (answer.checks.size() != sent.size()) {
+        for (std::size_t i : sent) {
+          out.checks[i] = {.outcome = Outcome::launch_error,
+                           .detail = "the worker refused: " + reply.body.value("detail", "")};
+        }
+      }
+      stats.kernel_s += answer.kernel_ms / 1e3;
+      stats.flush_s += answer.flush_ms / 1e3;
+      stats.worker_s += answer.worker_ms / 1e3;
+      out.warmup_rounds = answer.warmup_rounds;
+      for (std::size_t j = 0; j < sent.size() && j < answer.checks.size(); ++j) {
+        out.checks[sent[j]] = from_reply(answer.checks[j]);
+        for (std::size_t r = 0; r < answer.times_ms.size() && r < out.rounds.size(); ++r) {
+          const double t = answer.times_ms[r].at(j);
+          if (t >= 0) out.rounds[r].times_ms[sent[j]] = t;
+        }
+      }
+    }
     stats.worker_starts = worker.starts();
     stats.wall_s += seconds_since(start);
     return out;
@@ -285,6 +364,10 @@ std::vector<Measurement> CpuEvaluator::evaluate(std::span<const Config> batch) {
 
 std::vector<Measurement> CpuEvaluator::retime(std::span<const Config> batch) {
   return impl_->run(batch, impl_->timing(5));
+}
+
+PairedRounds CpuEvaluator::time_rounds(std::span<const Config> configs, int rounds) {
+  return impl_->rounds(configs, rounds);
 }
 
 std::string CpuEvaluator::device_name() const { return "cpu: " + impl_->machine; }

@@ -1,5 +1,6 @@
 // The messages between CpuEvaluator and `cutune-cpu-worker`, one JSON object per line each way:
 //   {"op":"measure", ...MeasureRequest}  ->  MeasureReply
+//   {"op":"rounds", ...RoundsRequest}    ->  RoundsReply
 //   {"op":"quit"}                        ->  (the worker exits with status 0)
 // A kernel that crashes takes the worker with it; one that hangs never lets it reply. Both are
 // the parent's to notice (eval::WorkerClient), so neither has a reply here.
@@ -74,6 +75,29 @@ struct MeasureReply {
   std::string detail;
 };
 
+// Paired rounds (Evaluator::time_rounds): every candidate is checked as a measure request without
+// timing would check it, then untimed warm-up rounds run until the first candidate's round time
+// settles, then `rounds` rounds time each candidate `reps` times (cache flushed before each run,
+// as measure does) in an order rotated from round to round; a round's time is the median.
+struct RoundsRequest {
+  MeasureRequest base;  // buffers, scalars, seed, reference, tolerance, timing.flush_cache
+  std::vector<Kernel> candidates;
+  int rounds = 15;
+  int reps = 3;
+  int max_warmup_rounds = 20;
+  double settled = 0.03;  // warm-up ends when two rounds in a row differ by less than this
+};
+
+struct RoundsReply {
+  std::uint64_t id = 0;
+  std::vector<MeasureReply> checks;           // per candidate: outcome, detail, max_rel_error
+  std::vector<std::vector<double>> times_ms;  // [round][candidate]; -1 where the check failed
+  int warmup_rounds = 0;
+  double kernel_ms = 0;
+  double flush_ms = 0;
+  double worker_ms = 0;
+};
+
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Kernel, object, entry)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Buffer, type, count, role, fill)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Timing, warmup, budget_ms, min_reps, max_reps,
@@ -99,6 +123,28 @@ inline void from_json(const nlohmann::json& j, MeasureRequest& r) {
   r.tolerance = j.value("tolerance", 0.0);
   r.time = j.value("time", true);
   r.timing = j.value("timing", Timing{});
+}
+
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RoundsReply, id, checks, times_ms, warmup_rounds,
+                                                kernel_ms, flush_ms, worker_ms)
+
+inline void to_json(nlohmann::json& j, const RoundsRequest& r) {
+  j = r.base;
+  j["op"] = "rounds";
+  j["candidates"] = r.candidates;
+  j["rounds"] = r.rounds;
+  j["reps"] = r.reps;
+  j["max_warmup_rounds"] = r.max_warmup_rounds;
+  j["settled"] = r.settled;
+}
+
+inline void from_json(const nlohmann::json& j, RoundsRequest& r) {
+  j.get_to(r.base);
+  j.at("candidates").get_to(r.candidates);
+  r.rounds = j.value("rounds", 15);
+  r.reps = j.value("reps", 3);
+  r.max_warmup_rounds = j.value("max_warmup_rounds", 20);
+  r.settled = j.value("settled", 0.03);
 }
 
 }  // namespace cutune::cpu::protocol

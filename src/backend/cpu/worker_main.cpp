@@ -145,10 +145,52 @@ class Worker {
     proto::MeasureReply reply;
     reply.id = request.id;
     prepare(request);
+    auto candidate = check(request.candidate, request, reply);
+    if (candidate && request.time) time(candidate.entry, request, reply);
+    return finish(reply, start);
+  }
 
-    auto candidate = load(request.candidate, reply);
-    if (!candidate) return finish(reply, start);
+  proto::RoundsReply rounds(const proto::RoundsRequest& request) {
+    auto start = Clock::now();
+    const proto::MeasureRequest& base = request.base;
+    proto::RoundsReply reply;
+    reply.id = base.id;
+    prepare(base);
+    std::vector<Loaded> loaded;
+    for (const proto::Kernel& kernel : request.candidates) {
+      reply.checks.emplace_back();
+      loaded.push_back(check(kernel, base, reply.checks.back()));
+      reply.kernel_ms += reply.checks.back().kernel_ms;
+    }
+    // Untimed rounds until the first candidate's round time stops moving: the caches, the
+    // branch predictors and the core's frequency are then where they stay for the timed rounds.
+    double previous = -1;
+    while (reply.warmup_rounds < request.max_warmup_rounds) {
+      const std::vector<double> times = round(loaded, request, reply.warmup_rounds, reply);
+      ++reply.warmup_rounds;
+      const double now = times.empty() ? -1 : times.front();
+      if (previous > 0 && now > 0 && std::abs(now - previous) <= request.settled * previous) break;
+      previous = now;
+    }
+    for (int r = 0; r < request.rounds; ++r)
+      reply.times_ms.push_back(round(loaded, request, r, reply));
+    reply.worker_ms = ms_since(start);
+    return reply;
+  }
 
+ private:
+  struct Loaded {
+    std::shared_ptr<void> handle;
+    Entry entry = nullptr;
+    explicit operator bool() const { return entry != nullptr; }
+  };
+
+  // Loads a kernel and, when there is a reference, runs it once and compares its outputs. An
+  // empty Loaded means the reply says why it failed; otherwise the reply's outcome is "ok".
+  Loaded check(const proto::Kernel& kernel, const proto::MeasureRequest& request,
+               proto::MeasureReply& reply) {
+    auto candidate = load(kernel, reply);
+    if (!candidate) return candidate;
     reset_buffers();
     if (request.reference) {
       auto t0 = Clock::now();
@@ -163,22 +205,46 @@ class Worker {
           reply.detail = std::isfinite(error) ? "output differs from the reference"
                                               : "output holds NaN or infinity";
           reply.max_rel_error = std::isfinite(error) ? error : std::numeric_limits<double>::max();
-          return finish(reply, start);
+          return {};
         }
         reply.max_rel_error = std::max(reply.max_rel_error, error);
       }
     }
     reply.outcome = "ok";
-    if (request.time) time(candidate.entry, request, reply);
-    return finish(reply, start);
+    return candidate;
   }
 
- private:
-  struct Loaded {
-    std::shared_ptr<void> handle;
-    Entry entry = nullptr;
-    explicit operator bool() const { return entry != nullptr; }
-  };
+  // One paired round: each loaded candidate, starting at a rotating place, `reps` runs (the
+  // median kept); -1 for a candidate that did not load or failed its check.
+  std::vector<double> round(const std::vector<Loaded>& loaded, const proto::RoundsRequest& request,
+                            int index, proto::RoundsReply& reply) {
+    std::vector<double> times(loaded.size(), -1);
+    for (std::size_t i = 0; i < loaded.size(); ++i) {
+      const std::size_t at = (i + static_cast<std::size_t>(index)) % loaded.size();
+      if (!loaded[at]) continue;
+      std::vector<double> runs;
+      for (int rep = 0; rep < std::max(1, request.reps); ++rep) {
+        runs.push_back(timed_run(loaded[at].entry, request.base, reply.kernel_ms, reply.flush_ms));
+      }
+      times[at] = summarize_timings(std::move(runs)).median_ms;
+    }
+    return times;
+  }
+
+  // One call of a kernel, from a flushed cache when the timing asks for one.
+  double timed_run(Entry entry, const proto::MeasureRequest& request, double& kernel_ms,
+                   double& flush_ms) {
+    if (request.timing.flush_cache) {
+      auto f0 = Clock::now();
+      flusher_.flush(buffers_);
+      flush_ms += ms_since(f0);
+    }
+    auto t0 = Clock::now();
+    entry(pointers_.data(), request.scalars.data());
+    const double run = ms_since(t0);
+    kernel_ms += run;
+    return run;
+  }
 
   static proto::MeasureReply& finish(proto::MeasureReply& reply, Clock::time_point start) {
     reply.worker_ms = ms_since(start);
@@ -280,18 +346,10 @@ class Worker {
     double total = 0;
     while (static_cast<int>(runs.size()) < timing.max_reps &&
            (static_cast<int>(runs.size()) < timing.min_reps || total < timing.budget_ms)) {
-      if (timing.flush_cache) {
-        auto f0 = Clock::now();
-        flusher_.flush(buffers_);
-        reply.flush_ms += ms_since(f0);
-      }
-      auto t0 = Clock::now();
-      entry(pointers_.data(), request.scalars.data());
-      double run = ms_since(t0);
+      const double run = timed_run(entry, request, reply.kernel_ms, reply.flush_ms);
       runs.push_back(run);
       total += run;
     }
-    reply.kernel_ms += total;
     const TimingSummary summary = summarize_timings(std::move(runs));
     summary.copy_to(reply);
   }
@@ -320,8 +378,13 @@ int run() {
       auto message = nlohmann::json::parse(line);
       auto op = message.value("op", std::string());
       if (op == "quit") break;
-      if (op != "measure") throw std::invalid_argument("unknown op '" + op + "'");
-      reply = worker.measure(message.get<proto::MeasureRequest>());
+      if (op == "measure") {
+        reply = worker.measure(message.get<proto::MeasureRequest>());
+      } else if (op == "rounds") {
+        reply = worker.rounds(message.get<proto::RoundsRequest>());
+      } else {
+        throw std::invalid_argument("unknown op '" + op + "'");
+      }
     } catch (const std::exception& error) {
       // A request the worker cannot serve is the tuner's bug, not the candidate's: say so.
       reply = {{"outcome", "error"}, {"detail", error.what()}};

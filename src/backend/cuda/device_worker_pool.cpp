@@ -10,7 +10,6 @@
 
 namespace cutune::cuda {
 namespace fs = std::filesystem;
-namespace {
 
 Outcome outcome_named(const std::string& name, std::string& detail) {
   if (name == "ok") return Outcome::ok;
@@ -20,6 +19,8 @@ Outcome outcome_named(const std::string& name, std::string& detail) {
   detail = "worker answered an unknown outcome '" + name + "': " + detail;
   return Outcome::crash;
 }
+
+namespace {
 
 Measurement from_reply(const protocol::MeasureReply& reply) {
   Measurement m;

@@ -103,6 +103,7 @@ class Host {
   virtual CUstream stream() const = 0;
   virtual const protocol::DeviceReport& report() const = 0;
   virtual int sm_clock_mhz() const = 0;
+  virtual double power_w() const = 0;  // board power draw; 0 when NVML could not tell
   // The module of a cubin, loaded once and cached. Throws LaunchRefused when it does not load.
   virtual CUmodule module(const std::string& cubin) = 0;
   // Warms up, then times repetitions of `launch_once` (which enqueues one run on stream()) as the

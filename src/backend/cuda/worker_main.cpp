@@ -35,7 +35,8 @@ namespace {
 
 constexpr int kStickyExitCode = 3;
 
-// SM clock readings through NVML, loaded at run time: the worker still runs without it.
+// SM clock and power readings through NVML, loaded at run time: the worker still runs without
+// it (both read 0).
 class SmClock {
  public:
   explicit SmClock(const std::string& pci_bus_id) {
@@ -46,6 +47,8 @@ class SmClock {
         dlsym(library_, "nvmlDeviceGetHandleByPciBusId_v2"));
     clock_info_ =
         reinterpret_cast<int (*)(void*, int, unsigned*)>(dlsym(library_, "nvmlDeviceGetClockInfo"));
+    power_usage_ =
+        reinterpret_cast<int (*)(void*, unsigned*)>(dlsym(library_, "nvmlDeviceGetPowerUsage"));
     if (!init || !by_bus || !clock_info_ || init() != 0) return;
     if (by_bus(pci_bus_id.c_str(), &device_) != 0) {
       // NVML may want the 8-digit PCI domain that CUDA writes with 4.
@@ -58,11 +61,19 @@ class SmClock {
     if (device_ == nullptr || clock_info_(device_, kNvmlClockSm, &value) != 0) return 0;
     return static_cast<int>(value);
   }
+  double watts() const {
+    unsigned milliwatts = 0;
+    if (device_ == nullptr || power_usage_ == nullptr || power_usage_(device_, &milliwatts) != 0) {
+      return 0;
+    }
+    return milliwatts / 1000.0;
+  }
 
  private:
   void* library_ = nullptr;
   void* device_ = nullptr;
   int (*clock_info_)(void*, int, unsigned*) = nullptr;
+  int (*power_usage_)(void*, unsigned*) = nullptr;
 };
 
 }  // namespace
@@ -118,6 +129,7 @@ class Worker : public Host {
   CUdevice device() const override { return device_; }
   CUstream stream() const override { return stream_; }
   int sm_clock_mhz() const override { return clock_->mhz(); }
+  double power_w() const override { return clock_->watts(); }
 
   CUmodule module(const std::string& cubin) override {
     auto found = modules_.find(cubin);

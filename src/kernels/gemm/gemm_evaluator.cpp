@@ -1,6 +1,7 @@
 #include "gemm/gemm_evaluator.hpp"
 
 #include <atomic>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <mutex>
@@ -157,6 +158,63 @@ struct GemmEvaluator::Impl {
     return r;
   }
 
+  PairedRounds rounds(std::span<const Config> configs, int count) {
+    PairedRounds out;
+    out.checks.assign(configs.size(), Measurement{});
+    out.rounds.assign(static_cast<std::size_t>(std::max(0, count)), TimedRound{});
+    for (TimedRound& round : out.rounds) round.times_ms.assign(configs.size(), NAN);
+    proto::GemmRequest r = request(1);
+    r.rounds = count;
+    std::vector<std::size_t> sent;  // config index of each candidate in the request
+    for (std::size_t i = 0; i < configs.size(); ++i) {
+      const gemm::GemmConfig config = to_gemm_config(configs[i]);
+      const auto reasons =
+          gemm::violations(config, compiler.problem(), static_cast<int>(report.smem_optin_bytes));
+      if (!reasons.empty()) {
+        out.checks[i] = {.outcome = Outcome::invalid_config, .detail = reasons.front()};
+        continue;
+      }
+      const cuda::CompileResult compiled = compiler.submit(configs[i]).get();
+      if (!compiled.ok()) {
+        out.checks[i] = failed_compile(compiled);
+        continue;
+      }
+      r.candidates.push_back({compiled.cubin.string(), gemm::to_string(config)});
+      sent.push_back(i);
+    }
+    // The watchdog allows four times the budget: about 25 ms per candidate and round, warm-up
+    // rounds (at most 40) included.
+    r.timing.budget_ms = 25.0 * static_cast<double>((count + 40) * (sent.size() + 1));
+    const cuda::DeviceResult result = workers->measure(0, r);
+    if (!result.measurement.ok()) {
+      for (std::size_t i : sent) out.checks[i] = result.measurement;
+      return out;
+    }
+    const proto::MeasureReply& reply = result.reply;
+    out.warmup_rounds = reply.warmup_rounds;
+    out.steady_state =
+        "untimed rounds until cuBLASLt's time moved by under 2 % and the SM clock "
+        "by under 1 %; each round times every config and cuBLASLt " +
+        std::to_string(r.reps) + " times from a flushed L2, median kept";
+    for (std::size_t j = 0; j < sent.size() && j < reply.candidate_outcomes.size(); ++j) {
+      Measurement& check = out.checks[sent[j]];
+      check.detail = reply.candidate_details.at(j);
+      check.outcome = cuda::outcome_named(reply.candidate_outcomes[j], check.detail);
+    }
+    const auto known = [](double x) { return x > 0 ? x : NAN; };
+    for (std::size_t round = 0; round < out.rounds.size() && round < reply.round_ms.size();
+         ++round) {
+      TimedRound& timed = out.rounds[round];
+      for (std::size_t j = 0; j < sent.size(); ++j) {
+        timed.times_ms[sent[j]] = known(reply.round_ms[round].at(j));
+      }
+      timed.reference_ms = known(reply.round_reference_ms.at(round));
+      timed.sm_clock_mhz = known(reply.round_sm_clock_mhz.at(round));
+      timed.power_w = known(reply.round_power_w.at(round));
+    }
+    return out;
+  }
+
   std::vector<Measurement> run(std::span<const Config> batch, int scale) {
     std::vector<Measurement> out(batch.size());
     std::vector<std::optional<gemm::GemmConfig>> configs(batch.size());
@@ -219,6 +277,10 @@ std::vector<Measurement> GemmEvaluator::evaluate(std::span<const Config> batch) 
 
 std::vector<Measurement> GemmEvaluator::retime(std::span<const Config> batch) {
   return impl_->run(batch, kRetimeScale);
+}
+
+PairedRounds GemmEvaluator::time_rounds(std::span<const Config> configs, int rounds) {
+  return impl_->rounds(configs, rounds);
 }
 
 Measurement GemmEvaluator::time_cublas(int scale) {

@@ -78,6 +78,10 @@ class GemmEvaluator : public Evaluator {
 
   std::vector<Measurement> evaluate(std::span<const Config> batch) override;
   std::vector<Measurement> retime(std::span<const Config> batch) override;
+  // One request to the first worker (gemm_worker_mode.cpp): every config and cuBLASLt (each
+  // round's reference_ms) in paired rounds after a warm-up that waits for cuBLASLt's time and the
+  // SM clock to settle; each round's SM clock and power from NVML (NaN without it).
+  PairedRounds time_rounds(std::span<const Config> configs, int rounds) override;
   // cuBLASLt (its first heuristic algorithm) on the same problem, data and timing: the reference
   // to compare with, timed in the same worker. `scale` multiplies the timing budget.
   Measurement time_cublas(int scale = 5);

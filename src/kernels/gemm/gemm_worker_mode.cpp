@@ -6,8 +6,12 @@
 // cache, GemmLaunch (tensor maps, persistent grid, cluster), D poisoned with NaN, one launch,
 // the normwise relative error against cuBLAS, then the worker's timing loop (L2 flushed before
 // each repetition). A launch the driver refuses is the candidate's launch_error; a sticky error
-// ends the worker as for any kernel.
+// ends the worker as for any kernel. A request with rounds > 0 times several candidates and
+// cuBLASLt in paired rounds (GemmRequest::rounds) for the tune's final tournament.
+#include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -77,7 +81,9 @@ class GemmMode : public Mode {
     reply.id = request.id;
     reply.sm_clock_start_mhz = host_.sm_clock_mhz();
     const auto start = std::chrono::steady_clock::now();
-    if (request.cublas_only) {
+    if (request.rounds > 0) {
+      run_rounds(request, reply);
+    } else if (request.cublas_only) {
       const CublasGemm& cublas = *operands_.cublas;
       host_.time(
           [&] {
@@ -96,14 +102,28 @@ class GemmMode : public Mode {
 
  private:
   void run_candidate(const proto::GemmRequest& request, proto::MeasureReply& reply) {
+    std::optional<GemmLaunch> launch =
+        check_candidate(request.cubin, request.config, request, reply);
+    if (launch && request.time) {
+      host_.time([&] { launch->launch(host_.stream()); }, request.timing, reply);
+    }
+  }
+
+  // Loads, launches once and compares with cuBLAS; the launch when the reply's outcome is "ok".
+  // The split-K workspace must already be large enough when `reserve` is false.
+  std::optional<GemmLaunch> check_candidate(const std::string& cubin, const std::string& name,
+                                            const proto::GemmRequest& request,
+                                            proto::MeasureReply& reply, bool reserve = true) {
     try {
-      const GemmConfig config = parse_config(request.config);
-      const GemmKernel kernel = GemmKernel::load(host_.module(request.cubin));
+      const GemmConfig config = parse_config(name);
+      const GemmKernel kernel = GemmKernel::load(host_.module(cubin));
       const std::size_t workspace = workspace_bytes(config, operands_.problem);
-      if (workspace > operands_.split_k.bytes) operands_.split_k = DeviceBuffer(workspace);
+      if (reserve && workspace > operands_.split_k.bytes) {
+        operands_.split_k = DeviceBuffer(workspace);
+      }
       const GemmOperands buffers{operands_.a.pointer, operands_.b.pointer, operands_.d.pointer,
                                  operands_.split_k.pointer};
-      const GemmLaunch launch(kernel, operands_.problem, config, buffers, host_.device());
+      GemmLaunch launch(kernel, operands_.problem, config, buffers, host_.device());
       check(cuMemsetD8Async(operands_.d.pointer, 0xff, operands_.d.bytes, host_.stream()),
             "cuMemsetD8Async");
       launch.launch(host_.stream());
@@ -123,12 +143,10 @@ class GemmMode : public Mode {
                                     ? "relative error " + std::to_string(result.max_rel_error) +
                                           " above tolerance " + std::to_string(limit)
                                     : result.problem);
-        return;
-      }
-      if (request.time) {
-        host_.time([&] { launch.launch(host_.stream()); }, request.timing, reply);
+        return std::nullopt;
       }
       reply.outcome = "ok";
+      return launch;
     } catch (const CudaError&) {
       throw;
     } catch (const std::invalid_argument& error) {  // a config name that does not parse
@@ -143,6 +161,76 @@ class GemmMode : public Mode {
       reply.outcome = "launch_error";
       reply.detail = error.what();
     }
+    return std::nullopt;
+  }
+
+  // Paired rounds (GemmRequest::rounds): the split-K workspace sized once for every candidate
+  // (the launches keep its address), each candidate checked, then untimed rounds until cuBLASLt's
+  // round time moves by under 2 % and the SM clock by under 1 % (at least 3, at most 40: clocks
+  // and power settle), then the timed rounds.
+  void run_rounds(const proto::GemmRequest& request, proto::MeasureReply& reply) {
+    std::size_t workspace = 0;
+    for (const proto::GemmCandidate& c : request.candidates) {
+      try {
+        workspace = std::max(workspace, workspace_bytes(parse_config(c.config), operands_.problem));
+      } catch (const std::invalid_argument&) {
+        // check_candidate reports it.
+      }
+    }
+    if (workspace > operands_.split_k.bytes) operands_.split_k = DeviceBuffer(workspace);
+    std::vector<std::optional<GemmLaunch>> launches;
+    for (const proto::GemmCandidate& c : request.candidates) {
+      proto::MeasureReply check_reply;
+      launches.push_back(check_candidate(c.cubin, c.config, request, check_reply, false));
+      reply.candidate_outcomes.push_back(check_reply.outcome);
+      reply.candidate_details.push_back(check_reply.detail);
+    }
+    proto::Timing per_round;  // `reps` flushed launches after one untimed, no graph
+    per_round.warmup = 1;
+    per_round.warmup_ms = 0;
+    per_round.budget_ms = 0;
+    per_round.min_reps = std::max(1, request.reps);
+    per_round.max_reps = per_round.min_reps;
+    per_round.graph = "off";
+    const CublasGemm& cublas = *operands_.cublas;
+    const auto time_once = [&](const std::function<void()>& launch) {
+      proto::MeasureReply timed;
+      host_.time(launch, per_round, timed);
+      return timed.time_ms;
+    };
+    const auto round = [&](int index, std::vector<double>& times) {
+      times.assign(launches.size(), -1);
+      for (std::size_t i = 0; i < launches.size(); ++i) {
+        const std::size_t at = (i + static_cast<std::size_t>(index)) % launches.size();
+        if (launches[at]) times[at] = time_once([&] { launches[at]->launch(host_.stream()); });
+      }
+      return time_once([&] {
+        cublas.run(operands_.a.pointer, operands_.b.pointer, operands_.d.pointer, host_.stream());
+      });
+    };
+    std::vector<double> times;
+    double previous_ms = -1;
+    int previous_mhz = -1;
+    constexpr int kMinWarmup = 3;
+    constexpr int kMaxWarmup = 40;
+    while (reply.warmup_rounds < kMaxWarmup) {
+      const double reference_ms = round(reply.warmup_rounds, times);
+      const int mhz = host_.sm_clock_mhz();
+      ++reply.warmup_rounds;
+      const bool settled = previous_ms > 0 &&
+                           std::abs(reference_ms - previous_ms) <= 0.02 * previous_ms &&
+                           std::abs(mhz - previous_mhz) <= 0.01 * std::max(previous_mhz, 1);
+      if (settled && reply.warmup_rounds >= kMinWarmup) break;
+      previous_ms = reference_ms;
+      previous_mhz = mhz;
+    }
+    for (int r = 0; r < request.rounds; ++r) {
+      reply.round_reference_ms.push_back(round(r, times));
+      reply.round_ms.push_back(times);
+      reply.round_sm_clock_mhz.push_back(host_.sm_clock_mhz());
+      reply.round_power_w.push_back(host_.power_w());
+    }
+    reply.outcome = "ok";
   }
 
   void prepare(const GemmProblem& problem, std::uint64_t seed) {

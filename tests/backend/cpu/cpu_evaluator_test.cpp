@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "cutune/cpu.hpp"
 #include "cutune/space.hpp"
@@ -147,6 +148,46 @@ TEST_F(CpuEvaluatorTest, StencilIsCheckedAgainstAReferenceConfig) {
   }
   auto retimed = evaluator.retime(std::vector<Config>{space.default_config()});
   EXPECT_EQ(retimed[0].outcome, Outcome::ok);
+}
+
+// The final tournament's rounds: every finalist timed in each round by one worker, failures kept
+// apart with their reasons and no times.
+TEST_F(CpuEvaluatorTest, TimesConfigsInPairedRoundsAndKeepsFailuresApart) {
+  auto spec = load_spec(examples / "cpu/faults/faults.json");
+  CpuEvaluator evaluator(spec, {}, options());
+  const auto configs = modes(spec.tuning->space, {"fast", "slow", "compile_error", "wrong"});
+  const PairedRounds paired = evaluator.time_rounds(configs, 9);
+  ASSERT_EQ(paired.checks.size(), 4u);
+  EXPECT_EQ(paired.checks[0].outcome, Outcome::ok) << paired.checks[0].detail;
+  EXPECT_EQ(paired.checks[1].outcome, Outcome::ok) << paired.checks[1].detail;
+  EXPECT_EQ(paired.checks[2].outcome, Outcome::compile_error);
+  EXPECT_EQ(paired.checks[3].outcome, Outcome::wrong_result);
+  EXPECT_GE(paired.warmup_rounds, 2);  // two rounds at least, to see the time settle
+  EXPECT_FALSE(paired.steady_state.empty());
+  ASSERT_EQ(paired.rounds.size(), 9u);
+  int slow_was_slower = 0;
+  for (const TimedRound& round : paired.rounds) {
+    ASSERT_EQ(round.times_ms.size(), 4u);
+    EXPECT_GT(round.times_ms[0], 0.0);
+    EXPECT_TRUE(std::isnan(round.times_ms[2]));
+    EXPECT_TRUE(std::isnan(round.times_ms[3]));
+    EXPECT_TRUE(std::isnan(round.sm_clock_mhz));  // no device state on the CPU
+    slow_was_slower += round.times_ms[1] > round.times_ms[0];
+  }
+  EXPECT_GE(slow_was_slower, 7);  // 16 passes against one: only a preempted round reverses it
+}
+
+// A finalist that takes the worker down fails every finalist of the call, with the reason.
+TEST_F(CpuEvaluatorTest, ACrashInTheRoundsFailsEveryFinalistOfTheCall) {
+  auto spec = load_spec(examples / "cpu/faults/faults.json");
+  CpuEvaluator evaluator(spec, {}, options());
+  const PairedRounds paired =
+      evaluator.time_rounds(modes(spec.tuning->space, {"fast", "segfault"}), 3);
+  for (const Measurement& check : paired.checks) EXPECT_EQ(check.outcome, Outcome::crash);
+  EXPECT_NE(paired.checks[0].detail.find("SIGSEGV"), std::string::npos) << paired.checks[0].detail;
+  // The next call starts a new worker.
+  EXPECT_EQ(evaluator.time_rounds(modes(spec.tuning->space, {"fast"}), 2).checks[0].outcome,
+            Outcome::ok);
 }
 
 TEST_F(CpuEvaluatorTest, RefusesSpecsItCannotServe) {
