@@ -165,9 +165,12 @@ class CountingEvaluator : public cutune::Evaluator {
     configs += batch.size();
     return replay_.evaluate(batch);
   }
-  // Re-timing comes after the search: not a search round.
+  // Re-timing and the tournament come after the search: not search rounds.
   std::vector<cutune::Measurement> retime(std::span<const cutune::Config> batch) override {
-    return replay_.evaluate(batch);
+    return replay_.retime(batch);
+  }
+  cutune::PairedRounds time_rounds(std::span<const cutune::Config> configs, int rounds) override {
+    return replay_.time_rounds(configs, rounds);
   }
   std::string device_name() const override { return replay_.device_name(); }
   std::string toolchain() const override { return replay_.toolchain(); }
