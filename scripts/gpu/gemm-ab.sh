@@ -9,21 +9,17 @@
 # a minute) is compiled by run.sh from the bundled sources, with nvcc and the CUTLASS headers in
 # $CUTLASS or third_party/cutlass/include under the current folder.
 #
-# Builds ("labels"): old0 / old1 = main's kernel as it was before the TMA-store epilogue became
-# the only epilogue (CUTUNE_VARIANT 0 and 1, from `git show main:...`), new = this tree's kernel,
-# and one per TEMPORARY switch of this tree's kernel (CUTUNE_AB_*, see device/hopper_gemm.cu).
+# Builds ("labels"): main = main's kernel (`git show main:...`, with main's gemm_rules.hpp), new =
+# this tree's kernel. To A/B a change, make it on a branch and build the bundle there.
 # Every candidate (config@label) is first checked against cuBLAS on a ragged 1000x2056x1064 (bf16
-# and fp16, both B layouts; the old builds in bf16 layout 0 only), then each suite shape times its
+# and fp16, both B layouts), then each suite shape times its
 # configs (the shape's default_config and the best known) in rounds alternating with cuBLAS (L2
 # flushed before each launch, medians). A candidate that faults or hangs is reported and dropped,
 # and the rest rerun. The table of ratios to cuBLAS per label and shape comes last.
 set -euo pipefail
 
 mode="${1:-}"
-labels=(old0 old1 new stsm hints serp)
-declare -A label_defines=([old0]="" [old1]="-DCUTUNE_VARIANT=1" [new]=""
-  [stsm]="-DCUTUNE_AB_STMATRIX=1" [hints]="-DCUTUNE_AB_HINTS=1" [serp]="-DCUTUNE_AB_SERPENTINE=1")
-new_labels=(new stsm hints serp)
+labels=(main new)
 large=128x256x64_s4_c2x1_coop_rn8_k1
 skinny=128x128x64_s6_c1x1_ping_rn8_k2
 small_k=128x192x64_s5_c1x1_ping_rn8_k1
@@ -53,7 +49,10 @@ build() {
   rm -rf "$dir" && mkdir -p "$dir/src/device" "$dir/cubins"
   cp "$root/src/kernels/gemm/device/hopper_gemm.cu" "$dir/src/device/"
   cp "$root/src/kernels/gemm/gemm_rules.hpp" "$dir/src/"
-  git -C "$root" show main:src/kernels/gemm/device/hopper_gemm.cu > "$dir/src/main_hopper_gemm.cu"
+  # main's kernel includes "../gemm_rules.hpp": main's own rules sit above it.
+  mkdir -p "$dir/main/device"
+  git -C "$root" show main:src/kernels/gemm/device/hopper_gemm.cu > "$dir/main/device/hopper_gemm.cu"
+  git -C "$root" show main:src/kernels/gemm/gemm_rules.hpp > "$dir/main/gemm_rules.hpp"
   cp "${BASH_SOURCE[0]}" "$dir/gemm-ab.sh"
   printf '#!/usr/bin/env bash\nexec bash "$(dirname "${BASH_SOURCE[0]}")/gemm-ab.sh" run "$(dirname "${BASH_SOURCE[0]}")"\n' \
     > "$dir/run.sh"
@@ -66,10 +65,10 @@ build() {
   add_jobs() {  # dtype layout label configs...
     local dtype=$1 layout=$2 label=$3 source
     shift 3
-    [[ $label == old* ]] && source=src/main_hopper_gemm.cu || source=src/device/hopper_gemm.cu
+    [[ $label == main ]] && source=main/device/hopper_gemm.cu || source=src/device/hopper_gemm.cu
     printf '%s\n' "$@" | sed "s/\$/@$label/" > "$dir/names.tmp"
     "$dir/gemm_defines" "$dir/names.tmp" "$dtype" "$layout" | while read -r name defines; do
-      echo "$dtype$layout/$name.cubin $source ${label_defines[$label]} $defines"
+      echo "$dtype$layout/$name.cubin $source $defines"
     done >> "$jobs"
   }
   local configs
@@ -79,7 +78,7 @@ build() {
     add_jobs bf16 0 "$label" $configs
   done
   for combo in "bf16 1" "fp16 0" "fp16 1"; do
-    for label in "${new_labels[@]}"; do
+    for label in "${labels[@]}"; do
       # shellcheck disable=SC2086
       add_jobs $combo "$label" $check_configs
     done

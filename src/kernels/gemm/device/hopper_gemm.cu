@@ -70,23 +70,6 @@
 #ifndef CUTUNE_B_LAYOUT
 #define CUTUNE_B_LAYOUT 0
 #endif
-// TEMPORARY A/B switches (issue 11, phase 1), each 0 = off; removed or made knobs once the H200
-// has measured them (see docs/perf.md, "Log: prediction, change, outcome"):
-//   CUTUNE_AB_STMATRIX  the epilogue writes each staging box with 4 stmatrix.x4 per warp instead
-//                       of 16 32-bit st.shared per thread.
-//   CUTUNE_AB_HINTS     TMA cache hints by reuse: B evict-first and A evict-last when one M tile
-//                       row covers the problem (skinny M: B streamed once, A reused by every CTA).
-//   CUTUNE_AB_SERPENTINE the grouped raster walks alternate groups in reverse, so that the tiles
-//                       at a group boundary, concurrent in time, share operands in L2.
-#ifndef CUTUNE_AB_STMATRIX
-#define CUTUNE_AB_STMATRIX 0
-#endif
-#ifndef CUTUNE_AB_HINTS
-#define CUTUNE_AB_HINTS 0
-#endif
-#ifndef CUTUNE_AB_SERPENTINE
-#define CUTUNE_AB_SERPENTINE 0
-#endif
 
 namespace {
 
@@ -195,10 +178,8 @@ constexpr int kConsumersPerStage = kPingpong ? 1 : 2;
 constexpr int kEmptyArrivals = kConsumersPerStage * kClusterSize;
 
 constexpr uint64_t kCacheHint = static_cast<uint64_t>(cute::TMA::CacheHintSm90::EVICT_NORMAL);
-#if CUTUNE_AB_HINTS
 constexpr uint64_t kEvictFirst = static_cast<uint64_t>(cute::TMA::CacheHintSm90::EVICT_FIRST);
 constexpr uint64_t kEvictLast = static_cast<uint64_t>(cute::TMA::CacheHintSm90::EVICT_LAST);
-#endif
 
 #define CUTUNE_MMA_NAME_(n, types) gmma::MMA_64x##n##x16_F32##types##_SS
 #define CUTUNE_MMA_NAME(n, types) CUTUNE_MMA_NAME_(n, types)
@@ -315,14 +296,7 @@ struct Schedule {
     const int group_across = min(across_tiles - first_across, kSwizzle);
     const int in_group = tile % (kSwizzle * along_tiles);
     const int across = first_across + in_group % group_across;
-#if CUTUNE_AB_SERPENTINE
-    // Odd groups walk "along" backwards: the last tiles of one group and the first of the next,
-    // in flight together, then sit side by side and share the operand along the raster.
-    const int step = in_group / group_across;
-    const int along = group % 2 == 0 ? step : along_tiles - 1 - step;
-#else
     const int along = in_group / group_across;
-#endif
     WorkUnit work;
     work.tile_m = kRasterAlongM ? along : across;
     work.tile_n = kRasterAlongM ? across : along;
@@ -398,10 +372,10 @@ __device__ __forceinline__ uint32_t pack_pair(float x, float y) {
   return *reinterpret_cast<uint32_t*>(&pair);
 }
 
-#if CUTUNE_AB_STMATRIX
 // Four 8x8 16-bit matrices, one register of each per thread in the mma fragment layout (row
 // lane / 4, columns 2 * (lane % 4) + {0, 1}); lane l gives the address of row l % 8 of matrix l
-// / 8.
+// / 8. A staging box takes 4 of these per warp where 32-bit st.shared took 16 per thread
+// (measured +4 % at 8192x8192x1024, where the epilogue weighs most; docs/perf.md).
 __device__ __forceinline__ void stmatrix_x4(void* row, uint32_t r0, uint32_t r1, uint32_t r2,
                                             uint32_t r3) {
   asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(
@@ -409,7 +383,6 @@ __device__ __forceinline__ void stmatrix_x4(void* row, uint32_t r0, uint32_t r1,
                "r"(r0), "r"(r1), "r"(r2), "r"(r3)
                : "memory");
 }
-#endif
 
 __device__ __forceinline__ uint32_t dynamic_shared_bytes() {
   uint32_t bytes;
@@ -484,15 +457,12 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
     if (threadIdx.x / 32 == 0) {
       const bool leader = cute::elect_one_sync();
       const uint16_t a_mask = kClusterN == 1 ? 0 : multicast_mask(cluster_m, kClusterM, kClusterN);
-#if CUTUNE_AB_HINTS
-      // One cluster row of tiles: every CTA rereads A, and each B tile is read by one cluster.
+      // One cluster row of tiles (skinny M): every CTA rereads A, and each B tile is read by one
+      // cluster, so A is kept in L2 and B streamed through it (measured +8 % at 128x8192x8192,
+      // neutral where M spans several tile rows; docs/perf.md).
       const bool skinny = schedule.tiles_m == 1;
       const uint64_t a_hint = skinny ? kEvictLast : kCacheHint;
       const uint64_t b_hint = skinny ? kEvictFirst : kCacheHint;
-#else
-      const uint64_t a_hint = kCacheHint;
-      const uint64_t b_hint = kCacheHint;
-#endif
       const uint16_t b_mask =
           kClusterM == 1 ? 0 : multicast_mask(cluster_n * kClusterM, 1, kClusterM);
       int iteration = 0;
@@ -629,7 +599,6 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
             // The store that last read this box must be done with it.
             if (lane == 0) tma_store_wait_read<kBoxRing - 1>();
             __syncwarp();
-#if CUTUNE_AB_STMATRIX
             // Matrices (rows 0-7, units j), (8-15, j), (0-7, j+1), (8-15, j+1): lane l addresses
             // row l % 8 of matrix l / 8, i.e. box row r below, 16-byte unit j + l / 16.
             const int r = (lane / 8) % 2 * 8 + lane % 8;
@@ -642,19 +611,6 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
                           pack_pair(acc[mb][index + 4], acc[mb][index + 5]),
                           pack_pair(acc[mb][index + 6], acc[mb][index + 7]));
             }
-#else
-#pragma unroll
-            for (int half = 0; half < 2; ++half) {
-              const int r = lane / 4 + half * 8;
-#pragma unroll
-              for (int j = 0; j < 8; ++j) {
-                const int index = (chunk * 8 + j) * 4 + half * 2;
-                *reinterpret_cast<uint32_t*>(box + r * 128 + ((j ^ (r % 8)) << 4) +
-                                             (lane % 4) * 4) =
-                    pack_pair(acc[mb][index], acc[mb][index + 1]);
-              }
-            }
-#endif
             fence_shared_for_async_proxy();
             __syncwarp();
             if (lane == 0) {
