@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 
+#include "cutune/timing_summary.hpp"
+
 namespace cutune::bench {
 
 using cuda::worker::check;
@@ -66,10 +68,10 @@ void GraphTimer::ramp(const CapturedLaunch& launch, double seconds) {
   }
 }
 
+// The workers' own quantile, so that the bench and the tuner read a median the same way.
 double median(std::vector<double> values) {
   std::sort(values.begin(), values.end());
-  const std::size_t half = values.size() / 2;
-  return values.size() % 2 ? values[half] : 0.5 * (values[half - 1] + values[half]);
+  return quantile_of_sorted(values, 0.5);
 }
 
 }  // namespace cutune::bench
