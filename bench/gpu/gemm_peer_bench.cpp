@@ -103,14 +103,9 @@ int run(const Args& args) {
   const std::unique_ptr<TuningSpace> space = make_gemm_space();
   runtime::GemmCubins cubins{GemmCompileOptions{}};
 
-  check(cuInit(0), "cuInit");
-  CUdevice device = 0;
-  CUcontext context = nullptr;
-  check(cuDeviceGet(&device, 0), "cuDeviceGet");
-  check(cuDevicePrimaryCtxRetain(&context, device), "cuDevicePrimaryCtxRetain");  // cuBLASLt's too
-  check(cuCtxSetCurrent(context), "cuCtxSetCurrent");
-  CUstream stream = nullptr;
-  check(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+  const bench::DeviceStream opened = bench::open_device_stream();
+  const CUdevice device = opened.device;
+  const CUstream stream = opened.stream;
 
   cuda::worker::Random rng(args.seed);
   const auto upload = [&](std::int64_t rows, std::int64_t columns) {
@@ -165,9 +160,8 @@ int run(const Args& args) {
         line["detail"] = result.problem;
       } else {
         Column column{name, line, std::move(launch), nullptr, {}, {}};
-        const gemm::GemmLaunch& bound = *column.launch;
-        column.graph =
-            std::make_unique<bench::CapturedLaunch>(stream, [&] { bound.launch(stream); });
+        column.graph = std::make_unique<bench::CapturedLaunch>(
+            stream, [stream, bound = column.launch.get()] { bound->launch(stream); });
         columns.push_back(std::move(column));
         continue;
       }

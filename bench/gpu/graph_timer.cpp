@@ -9,7 +9,10 @@ namespace cutune::bench {
 
 using cuda::worker::check;
 
-CapturedLaunch::CapturedLaunch(CUstream stream, const std::function<void()>& enqueue) {
+namespace {
+
+// Captures what `enqueue` puts on `stream` into an executable graph.
+CUgraphExec capture(CUstream stream, const std::function<void()>& enqueue) {
   check(cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL), "cuStreamBeginCapture");
   CUgraph graph = nullptr;
   try {
@@ -20,10 +23,17 @@ CapturedLaunch::CapturedLaunch(CUstream stream, const std::function<void()>& enq
     throw;
   }
   check(cuStreamEndCapture(stream, &graph), "cuStreamEndCapture");
-  const CUresult instantiated = cuGraphInstantiate(&exec_, graph, 0);
+  CUgraphExec exec = nullptr;
+  const CUresult instantiated = cuGraphInstantiate(&exec, graph, 0);
   cuGraphDestroy(graph);
   check(instantiated, "cuGraphInstantiate");
+  return exec;
 }
+
+}  // namespace
+
+CapturedLaunch::CapturedLaunch(CUstream stream, std::function<void()> enqueue)
+    : enqueue_(std::move(enqueue)), exec_(capture(stream, enqueue_)) {}
 
 CapturedLaunch::~CapturedLaunch() { cuGraphExecDestroy(exec_); }
 
@@ -34,23 +44,50 @@ void CapturedLaunch::replay(CUstream stream) const {
 GraphTimer::GraphTimer(CUstream stream) : stream_(stream), flush_(kFlushBytes) {}
 
 GraphTimer::~GraphTimer() {
+  for (const auto& [key, exec] : timed_) cuGraphExecDestroy(exec);
   for (CUevent event : events_) cuEventDestroy(event);
 }
 
-std::vector<float> GraphTimer::time(const CapturedLaunch& launch, int reps) {
+void GraphTimer::enqueue_rep(int i, const std::function<void()>& launch_once,
+                             unsigned record_flags) {
+  // A different byte each rep, so that no layer can skip the write as a repeat.
+  check(cuMemsetD8Async(flush_.pointer, static_cast<unsigned char>(i), kFlushBytes, stream_),
+        "cuMemsetD8Async");
+  check(cuEventRecordWithFlags(events_[2 * i], stream_, record_flags), "cuEventRecordWithFlags");
+  launch_once();
+  check(cuEventRecordWithFlags(events_[2 * i + 1], stream_, record_flags),
+        "cuEventRecordWithFlags");
+}
+
+std::vector<float> GraphTimer::time(const CapturedLaunch& launch, int reps, Method method) {
   for (int i = 0; i < kWarmups; ++i) launch.replay(stream_);
   while (events_.size() < 2 * static_cast<std::size_t>(reps)) {
     CUevent event = nullptr;
     check(cuEventCreate(&event, CU_EVENT_DEFAULT), "cuEventCreate");
     events_.push_back(event);
   }
-  for (int i = 0; i < reps; ++i) {
-    // A different byte each time, so that no layer can skip the write as a repeat.
-    check(cuMemsetD8Async(flush_.pointer, static_cast<unsigned char>(i), kFlushBytes, stream_),
-          "cuMemsetD8Async");
-    check(cuEventRecord(events_[2 * i], stream_), "cuEventRecord");
-    launch.replay(stream_);
-    check(cuEventRecord(events_[2 * i + 1], stream_), "cuEventRecord");
+  if (method == Method::in_graph) {
+    // Captured event records must be external to become event-record nodes of the graph.
+    CUgraphExec& exec = timed_[{&launch, reps}];
+    if (exec == nullptr) {
+      exec = capture(stream_, [&] {
+        for (int i = 0; i < reps; ++i) {
+          enqueue_rep(
+              i, [&] { launch.enqueue(); }, CU_EVENT_RECORD_EXTERNAL);
+        }
+      });
+    }
+    check(cuGraphLaunch(exec, stream_), "cuGraphLaunch");
+  } else {
+    for (int i = 0; i < reps; ++i) {
+      if (method == Method::per_launch_graph) {
+        enqueue_rep(
+            i, [&] { launch.replay(stream_); }, CU_EVENT_RECORD_DEFAULT);
+      } else {
+        enqueue_rep(
+            i, [&] { launch.enqueue(); }, CU_EVENT_RECORD_DEFAULT);
+      }
+    }
   }
   check(cuStreamSynchronize(stream_), "cuStreamSynchronize");
   std::vector<float> times(reps);
@@ -66,6 +103,17 @@ void GraphTimer::ramp(const CapturedLaunch& launch, double seconds) {
     for (int i = 0; i < 20; ++i) launch.replay(stream_);
     check(cuStreamSynchronize(stream_), "cuStreamSynchronize");
   }
+}
+
+DeviceStream open_device_stream() {
+  check(cuInit(0), "cuInit");
+  DeviceStream opened;
+  CUcontext context = nullptr;
+  check(cuDeviceGet(&opened.device, 0), "cuDeviceGet");
+  check(cuDevicePrimaryCtxRetain(&context, opened.device), "cuDevicePrimaryCtxRetain");
+  check(cuCtxSetCurrent(context), "cuCtxSetCurrent");
+  check(cuStreamCreate(&opened.stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+  return opened;
 }
 
 // The workers' own quantile, so that the bench and the tuner read a median the same way.

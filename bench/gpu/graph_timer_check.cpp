@@ -1,0 +1,85 @@
+// Measures graph_timer.hpp's methods side by side on cuBLASLt, so that the peer table's method is
+// shown to agree with the tuner worker's (events around plain stream launches) rather than assumed
+// to: per problem, after a clock ramp, `rounds` rounds that each time 30 launches by every method
+// in turn; prints each method's median and its difference from the stream method's, as JSON
+// lines. The old method (a one-launch graph replayed between events) read about 10 us more per
+// launch at S3 than the worker on the H200 (docs/perf.md, 2026-12-03 afternoon).
+//
+//   graph_timer_check [MxNxK ...]   (bf16, B row-major K x N; default: S3, 128x8192x8192, 8192^3)
+#include <cuda.h>
+
+#include <cinttypes>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "backend/cuda/worker_host.hpp"
+#include "gemm/gemm_cublas.hpp"
+#include "graph_timer.hpp"
+
+namespace {
+
+using namespace cutune;
+using cuda::worker::check;
+using Method = bench::GraphTimer::Method;
+
+constexpr int kReps = 30;
+constexpr int kRounds = 5;
+
+int run(const std::vector<std::string>& shapes) {
+  const CUstream stream = bench::open_device_stream().stream;
+  bench::GraphTimer timer(stream);
+  const std::vector<std::pair<const char*, Method>> methods = {
+      {"stream", Method::stream},
+      {"in_graph", Method::in_graph},
+      {"per_launch_graph", Method::per_launch_graph}};
+  for (const std::string& text : shapes) {
+    gemm::GemmProblem problem;
+    if (std::sscanf(text.c_str(), "%" SCNd64 "x%" SCNd64 "x%" SCNd64, &problem.m, &problem.n,
+                    &problem.k) != 3) {
+      throw std::invalid_argument("shape '" + text + "' is not MxNxK");
+    }
+    // Zeroed operands: the time of a GEMM does not depend on its values.
+    const cuda::worker::DeviceBuffer a(problem.m * problem.k * 2), b(problem.k * problem.n * 2),
+        d(problem.m * problem.n * 2);
+    check(cuMemsetD8(a.pointer, 0, a.bytes), "cuMemsetD8");
+    check(cuMemsetD8(b.pointer, 0, b.bytes), "cuMemsetD8");
+    const gemm::CublasGemm cublas(problem);
+    const bench::CapturedLaunch launch(
+        stream, [&] { cublas.run(a.pointer, b.pointer, d.pointer, stream); });
+    timer.ramp(launch, 1.0);
+    std::vector<std::vector<double>> times(methods.size());
+    for (int round = 0; round < kRounds; ++round) {
+      for (std::size_t i = 0; i < methods.size(); ++i) {
+        const std::vector<float> sample = timer.time(launch, kReps, methods[i].second);
+        times[i].insert(times[i].end(), sample.begin(), sample.end());
+      }
+    }
+    const double stream_ms = bench::median(times[0]);
+    for (std::size_t i = 0; i < methods.size(); ++i) {
+      const double ms = bench::median(times[i]);
+      std::printf("%s\n", nlohmann::json{{"shape", text},
+                                         {"method", methods[i].first},
+                                         {"median_ms", ms},
+                                         {"minus_stream_us", (ms - stream_ms) * 1e3},
+                                         {"launches", times[i].size()}}
+                              .dump()
+                              .c_str());
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> shapes(argv + 1, argv + argc);
+  if (shapes.empty()) shapes = {"2048x4096x4096", "128x8192x8192", "8192x8192x8192"};
+  try {
+    return run(shapes);
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "graph_timer_check: %s\n", error.what());
+    return 1;
+  }
+}
