@@ -1,9 +1,10 @@
 // Measures graph_timer.hpp's methods side by side on cuBLASLt, so that the peer table's method is
 // shown to agree with the tuner worker's (events around plain stream launches) rather than assumed
 // to: per problem, after a clock ramp, `rounds` rounds that each time 30 launches by every method
-// in turn; prints each method's median and its difference from the stream method's, as JSON
-// lines. The old method (a one-launch graph replayed between events) read about 10 us more per
-// launch at S3 than the worker on the H200 (docs/perf.md, 2026-12-03 afternoon).
+// in turn; prints each method's median and its difference from the stream method's (or the
+// error that stopped it), as JSON lines. The old method (a one-launch graph replayed between
+// events) read about 10 us more per launch at S3 than the worker on the H200 (docs/perf.md,
+// 2026-12-03 afternoon).
 //
 //   graph_timer_check [MxNxK ...]   (bf16, B row-major K x N; default: S3, 128x8192x8192, 8192^3)
 #include <cuda.h>
@@ -50,22 +51,31 @@ int run(const std::vector<std::string>& shapes) {
         stream, [&] { cublas.run(a.pointer, b.pointer, d.pointer, stream); });
     timer.ramp(launch, 1.0);
     std::vector<std::vector<double>> times(methods.size());
+    std::vector<std::string> errors(methods.size());  // a method that failed is reported, not run
     for (int round = 0; round < kRounds; ++round) {
       for (std::size_t i = 0; i < methods.size(); ++i) {
-        const std::vector<float> sample = timer.time(launch, kReps, methods[i].second);
-        times[i].insert(times[i].end(), sample.begin(), sample.end());
+        if (!errors[i].empty()) continue;
+        try {
+          const std::vector<float> sample = timer.time(launch, kReps, methods[i].second);
+          times[i].insert(times[i].end(), sample.begin(), sample.end());
+        } catch (const std::exception& error) {
+          errors[i] = error.what();
+        }
       }
     }
+    if (times[0].empty()) throw std::runtime_error("the stream method failed: " + errors[0]);
     const double stream_ms = bench::median(times[0]);
     for (std::size_t i = 0; i < methods.size(); ++i) {
-      const double ms = bench::median(times[i]);
-      std::printf("%s\n", nlohmann::json{{"shape", text},
-                                         {"method", methods[i].first},
-                                         {"median_ms", ms},
-                                         {"minus_stream_us", (ms - stream_ms) * 1e3},
-                                         {"launches", times[i].size()}}
-                              .dump()
-                              .c_str());
+      nlohmann::json line = {{"shape", text}, {"method", methods[i].first}};
+      if (errors[i].empty()) {
+        const double ms = bench::median(times[i]);
+        line.update({{"median_ms", ms},
+                     {"minus_stream_us", (ms - stream_ms) * 1e3},
+                     {"launches", times[i].size()}});
+      } else {
+        line["error"] = errors[i];
+      }
+      std::printf("%s\n", line.dump().c_str());
     }
   }
   return 0;

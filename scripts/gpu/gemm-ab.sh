@@ -265,7 +265,8 @@ EOF
 pack() {
   local packed
   packed=$(mktemp /tmp/ab-results.XXXXXX)
-  tar czf "$packed" -C "$OUT" . && find "$OUT" -mindepth 1 -delete && mv "$packed" "$OUT/ab-results.tgz"
+  tar czf "$packed" -C "$OUT" . && find "$OUT" -mindepth 1 -delete && mv "$packed" "$OUT/ab-results.tgz" &&
+    chmod 644 "$OUT/ab-results.tgz"
   ls -la "$OUT"
 }
 
