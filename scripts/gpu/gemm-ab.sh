@@ -28,6 +28,7 @@ large=128x256x64_s4_c2x1_coop_rn8_k1
 skinny=128x128x64_s6_c1x1_ping_rn8_k2
 small_k=128x192x64_s5_c1x1_ping_rn8_k1
 wide=256x128x64_s4_c1x2_coop_rn8_k1      # 256x128 tiles (DeepGEMM's shape), A multicast
+quad=128x256x64_s4_c2x2_coop_rn8_k1      # A and B both multicast: a third less L2 traffic
 # Split-K configs for the skinny shape, each 128 units on 132 SMs: both warpgroups on a 128x128
 # tile; 128x256 tiles (half the A rereads); A multicast across a 1x2 cluster.
 split_coop=128x128x64_s6_c1x1_coop_rn8_k2
@@ -39,9 +40,9 @@ short=64x128x64_s8_c2x1_ping_rn8_k1
 # shape -> configs: default_config first (gemm_space.cpp's seeds), then the best known, then the
 # candidates' configs.
 declare -A shape_configs=(
-  [2048x4096x4096]="${large}_pdl $large 128x256x64_s4_c1x1_coop_rn2_k1 $wide"
-  [4096x4096x4096]="${large}_pdl $large $wide"
-  [8192x8192x8192]="${large}_pdl $large"
+  [2048x4096x4096]="${large}_pdl $large 128x256x64_s4_c1x1_coop_rn2_k1 $wide $quad"
+  [4096x4096x4096]="${large}_pdl $large $wide $quad"
+  [8192x8192x8192]="${large}_pdl $large $quad"
   [1024x8192x8192]="${large}_pdl $large"
   [128x8192x8192]="$skinny $skinny@fix $split_coop $split_coop@fix $split_wide $split_wide@fix
     $split_mc@fix $narrow $short"
