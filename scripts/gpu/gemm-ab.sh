@@ -21,22 +21,19 @@
 set -euo pipefail
 
 mode="${1:-}"
-labels=(main fix)
-# fix: split-K reduced in the kernel by the last slice of each tile (hopper_gemm.cu, CUTUNE_AB_FIXUP).
-declare -A label_defines=([main]="" [fix]="-DCUTUNE_AB_FIXUP=1")
+# No switch is under test now: add a label and its -D defines here (and the switch in the
+# kernel) to A/B one, e.g. labels=(main x) and [x]="-DCUTUNE_AB_X=1".
+labels=(main)
+declare -A label_defines=([main]="")
 large=128x256x64_s4_c2x1_coop_rn8_k1
 skinny=128x128x64_s6_c1x1_ping_rn8_k2
 small_k=128x192x64_s5_c1x1_ping_rn8_k1
 wide=256x128x64_s4_c1x2_coop_rn8_k1      # 256x128 tiles (DeepGEMM's shape), A multicast
 quad=128x256x64_s4_c2x2_coop_rn8_k1      # A and B both multicast: a third less L2 traffic
-# Split-K configs for the skinny shape, each 128 units on 132 SMs: both warpgroups on a 128x128
-# tile; 128x256 tiles (half the A rereads); A multicast across a 1x2 cluster.
-split_coop=128x128x64_s6_c1x1_coop_rn8_k2
-split_wide=128x256x64_s4_c1x1_coop_rn8_k4
-split_mc=128x128x64_s6_c1x2_ping_rn8_k2
-# 64-wide N tiles, no split: 128 CTAs; 64-row tiles with B multicast over a 2x1 cluster.
-narrow=128x64x64_s8_c1x1_coop_rn8_k1
+# The skinny shape's configs without split-K, each 128 CTAs on 132 SMs: 64-row tiles with B
+# multicast over a 2x1 cluster (the default since run 9); 64-wide N tiles.
 short=64x128x64_s8_c2x1_ping_rn8_k1
+narrow=128x64x64_s8_c1x1_coop_rn8_k1
 # shape -> configs: default_config first (gemm_space.cpp's seeds), then the best known, then the
 # candidates' configs.
 declare -A shape_configs=(
@@ -44,8 +41,7 @@ declare -A shape_configs=(
   [4096x4096x4096]="${large}_pdl $large $wide $quad"
   [8192x8192x8192]="${large}_pdl $large $quad"
   [1024x8192x8192]="${large}_pdl $large"
-  [128x8192x8192]="$skinny $skinny@fix $split_coop $split_coop@fix $split_wide $split_wide@fix
-    $split_mc@fix $narrow $short"
+  [128x8192x8192]="$short $narrow $skinny"
   [8192x8192x1024]="$small_k $large"
   [4096x14336x4096]="${large}_pdl $large"
 )
@@ -53,8 +49,8 @@ declare -A shape_configs=(
 shapes=(128x8192x8192 2048x4096x4096 4096x4096x4096 8192x8192x8192 1024x8192x8192 8192x8192x1024
   4096x14336x4096)
 # The check's configs in fp16 and layout 1: one per epilogue path (two staging boxes, one box,
-# split-K's fp32 slices, split-K reduced in the kernel with each schedule and a cluster).
-check_configs="$large $small_k $skinny $skinny@fix $split_wide@fix $split_mc@fix"
+# split-K's fp32 slices, 64-row ping-pong tiles).
+check_configs="$large $small_k $skinny $short"
 
 # "CONFIG@label" per line: a bare name is main's build.
 with_label() { sed '/@/!s/$/@main/'; }

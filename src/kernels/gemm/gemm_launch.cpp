@@ -93,13 +93,8 @@ int device_attribute(CUdevice device, CUdevice_attribute attribute, const char* 
 GemmKernel GemmKernel::load(CUmodule module) {
   GemmKernel kernel;
   check(cuModuleGetFunction(&kernel.gemm, module, kGemmSymbol), "cuModuleGetFunction(cutune_gemm)");
-  // A build that reduces split-K slices in the kernel (CUTUNE_AB_FIXUP) has no second pass.
-  const CUresult reduce = cuModuleGetFunction(&kernel.splitk_reduce, module, kSplitKReduceSymbol);
-  if (reduce == CUDA_ERROR_NOT_FOUND) {
-    kernel.splitk_reduce = nullptr;
-  } else {
-    check(reduce, "cuModuleGetFunction(cutune_gemm_splitk_reduce)");
-  }
+  check(cuModuleGetFunction(&kernel.splitk_reduce, module, kSplitKReduceSymbol),
+        "cuModuleGetFunction(cutune_gemm_splitk_reduce)");
   return kernel;
 }
 
@@ -134,10 +129,12 @@ GemmLaunch::GemmLaunch(const GemmKernel& kernel, const GemmProblem& problem,
     tensor_b_ = encode_tensor_map(problem.dtype, operands.b, problem.k, problem.n,
                                   config.tile_k / config.cluster_m, 64, "B");
   }
-  // The epilogue stores D through TMA in 16 x 64 boxes (128-byte swizzle); the two-pass split-K
-  // writes its fp32 workspace from registers instead.
-  tensor_d_ = encode_tensor_map(problem.dtype, operands.d, problem.m, problem.n,
-                                rules::kEpilogueBoxRows, 64, "D");
+  // The epilogue stores D through TMA in 16 x 64 boxes (128-byte swizzle); split-K writes its
+  // fp32 workspace from registers instead and has no staging boxes.
+  if (epilogue_buffers(config) > 0) {
+    tensor_d_ = encode_tensor_map(problem.dtype, operands.d, problem.m, problem.n,
+                                  rules::kEpilogueBoxRows, 64, "D");
+  }
 
   shared_bytes_ = shared_memory_bytes(config);
   check(cuFuncSetAttribute(kernel.gemm, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
@@ -168,17 +165,7 @@ GemmLaunch::GemmLaunch(const GemmKernel& kernel, const GemmProblem& problem,
   }
   grid_blocks_ = std::min(resident_clusters, units) * cluster_size;
 
-  if (config.split_k > 1 && kernel.splitk_reduce == nullptr) {
-    // The in-kernel reduction's counters, at the workspace's end, start at 0 and the kernel
-    // leaves them at 0; clear them once, after any earlier use of the buffer.
-    const std::size_t bytes = workspace_bytes(config, problem);
-    const std::size_t counters = splitk_counters(config, problem);
-    check(cuCtxSynchronize(), "cuCtxSynchronize");
-    check(cuMemsetD32(operands.workspace + bytes - counters * sizeof(int), 0, counters),
-          "clearing the split-K counters");
-    check(cuCtxSynchronize(), "cuCtxSynchronize");
-  }
-  if (config.split_k > 1 && kernel.splitk_reduce != nullptr) {
+  if (config.split_k > 1) {
     const std::int64_t quads = problem.m * problem.n / 4;
     reduce_blocks_ = static_cast<int>(
         std::min<std::int64_t>((quads + kReduceThreads - 1) / kReduceThreads, kMaxReduceBlocks));
@@ -215,7 +202,7 @@ void GemmLaunch::launch(CUstream stream) const {
       launch_config(grid_blocks_, shared_bytes_, stream, attributes.data(), attribute_count);
   check(cuLaunchKernelEx(&launch, kernel_.gemm, gemm_args, nullptr), "launching cutune_gemm");
 
-  if (config_.split_k > 1 && kernel_.splitk_reduce != nullptr) {
+  if (config_.split_k > 1) {
     long long elements = problem_.m * problem_.n;
     void* reduce_args[] = {&workspace, &d, &elements};
     check(cuLaunchKernel(kernel_.splitk_reduce, reduce_blocks_, 1, 1, kReduceThreads, 1, 1, 0,

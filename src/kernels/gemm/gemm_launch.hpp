@@ -17,7 +17,7 @@ inline constexpr const char* kSplitKReduceSymbol = "cutune_gemm_splitk_reduce";
 // The entry points of one loaded configuration.
 struct GemmKernel {
   CUfunction gemm = nullptr;
-  CUfunction splitk_reduce = nullptr;  // none in a build that reduces split-K in the kernel
+  CUfunction splitk_reduce = nullptr;
 
   // Looks both entry points up in `module`; throws std::runtime_error naming a missing one.
   static GemmKernel load(CUmodule module);

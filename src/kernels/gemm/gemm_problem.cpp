@@ -32,11 +32,13 @@ void check_range(std::vector<std::string>& out, const char* knob, int value, int
 }  // namespace
 
 int epilogue_buffers(const GemmConfig& config) {
-  return rules::epilogue_buffers(config.tile_m, config.tile_n, config.tile_k, config.stages);
+  return rules::epilogue_buffers(config.tile_m, config.tile_n, config.tile_k, config.stages,
+                                 config.split_k);
 }
 
 int shared_memory_bytes(const GemmConfig& config) {
-  return rules::shared_bytes(config.tile_m, config.tile_n, config.tile_k, config.stages);
+  return rules::shared_bytes(config.tile_m, config.tile_n, config.tile_k, config.stages,
+                             config.split_k);
 }
 
 int accumulators_per_thread(const GemmConfig& config) {
@@ -106,22 +108,10 @@ std::string joined(const std::vector<std::string>& violations) {
   return text;
 }
 
-std::size_t splitk_counters(const GemmConfig& config, const GemmProblem& problem) {
-  if (config.split_k == 1) return 0;
-  return static_cast<std::size_t>(work_units(config, problem)) / config.split_k * config.cluster_m *
-         config.cluster_n * rules::kSplitKCountersPerTile;
-}
-
 std::size_t workspace_bytes(const GemmConfig& config, const GemmProblem& problem) {
   if (config.split_k == 1) return 0;
-  // Partial tiles of the problem padded to whole cluster tiles (the two-pass reduction reads only
-  // the first m x n of each), then the in-kernel reduction's counters (see gemm_rules.hpp).
-  const std::size_t cluster_m = static_cast<std::size_t>(config.cluster_m) * config.tile_m;
-  const std::size_t cluster_n = static_cast<std::size_t>(config.cluster_n) * config.tile_n;
-  const std::size_t padded_m = (problem.m + cluster_m - 1) / cluster_m * cluster_m;
-  const std::size_t padded_n = (problem.n + cluster_n - 1) / cluster_n * cluster_n;
-  return static_cast<std::size_t>(config.split_k) * padded_m * padded_n * sizeof(float) +
-         splitk_counters(config, problem) * sizeof(int);
+  return static_cast<std::size_t>(config.split_k) * static_cast<std::size_t>(problem.m) *
+         static_cast<std::size_t>(problem.n) * sizeof(float);
 }
 
 int work_units(const GemmConfig& config, const GemmProblem& problem) {

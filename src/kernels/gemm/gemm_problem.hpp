@@ -83,12 +83,8 @@ bool fits(const GemmConfig& config, const GemmProblem& problem,
 // Violations as one line for a message: "a; b; c".
 std::string joined(const std::vector<std::string>& violations);
 
-// Bytes of workspace that split-K needs (0 without split-K): fp32 partial tiles, then
-// splitk_counters() ints at its end.
+// Bytes of fp32 workspace that split-K needs (0 without split-K).
 std::size_t workspace_bytes(const GemmConfig& config, const GemmProblem& problem);
-
-// The in-kernel split-K reduction's counters: kSplitKCountersPerTile per CTA tile (0 without).
-std::size_t splitk_counters(const GemmConfig& config, const GemmProblem& problem);
 
 // Output tiles times K slices: the work units the persistent schedule hands to clusters.
 int work_units(const GemmConfig& config, const GemmProblem& problem);

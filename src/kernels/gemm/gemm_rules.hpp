@@ -54,24 +54,20 @@ constexpr int pipeline_bytes(int tile_m, int tile_n, int tile_k, int stages) {
 }
 
 // Staging boxes per consumer warp: two (double-buffered) when they fit beside the stages, else
-// one. Split-K configs get them too: with the in-kernel reduction (CUTUNE_AB_FIXUP, an A/B
-// candidate) the last slice of a tile stores D through them. A config that cannot fit one box per
-// warp is illegal (see shared_bytes).
-constexpr int epilogue_buffers(int tile_m, int tile_n, int tile_k, int stages) {
+// one; 0 with split-K, whose fp32 slices go straight from registers to the workspace. A config
+// with split_k == 1 that cannot fit one box per warp is illegal (see shared_bytes).
+constexpr int epilogue_buffers(int tile_m, int tile_n, int tile_k, int stages, int split_k) {
+  if (split_k > 1) return 0;
   const int base = pipeline_bytes(tile_m, tile_n, tile_k, stages);
   return base + 2 * kConsumerWarps * kEpilogueBoxBytes <= kSharedMemoryPerBlock ? 2 : 1;
 }
 
 // Dynamic shared memory the kernel needs and traps without.
-constexpr int shared_bytes(int tile_m, int tile_n, int tile_k, int stages) {
+constexpr int shared_bytes(int tile_m, int tile_n, int tile_k, int stages, int split_k) {
   return pipeline_bytes(tile_m, tile_n, tile_k, stages) +
-         epilogue_buffers(tile_m, tile_n, tile_k, stages) * kConsumerWarps * kEpilogueBoxBytes;
+         epilogue_buffers(tile_m, tile_n, tile_k, stages, split_k) * kConsumerWarps *
+             kEpilogueBoxBytes;
 }
-
-// Split-K counters: one int per consumer warpgroup's share of a CTA tile (two shares in the
-// cooperative schedule, one in ping-pong; sized for two), after split_k fp32 partial tiles of the
-// problem padded to whole CTA tiles.
-inline constexpr int kSplitKCountersPerTile = 2;
 
 // fp32 accumulators per consumer thread: a warpgroup's 128 threads hold its rows x tile_n results
 // (half the tile's rows in the cooperative schedule, all of them in ping-pong).

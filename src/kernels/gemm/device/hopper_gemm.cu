@@ -70,11 +70,6 @@
 #ifndef CUTUNE_B_LAYOUT
 #define CUTUNE_B_LAYOUT 0
 #endif
-// TEMPORARY A/B switch (issue 11): split-K reduced in the kernel by the last slice of each tile
-// instead of by cutune_gemm_splitk_reduce, a second pass.
-#ifndef CUTUNE_AB_FIXUP
-#define CUTUNE_AB_FIXUP 0
-#endif
 
 namespace {
 
@@ -94,9 +89,6 @@ constexpr int kSwizzle = CUTUNE_SWIZZLE;
 constexpr int kSplitK = CUTUNE_SPLIT_K;
 constexpr bool kFastLaunch = CUTUNE_FAST_LAUNCH == 1;
 constexpr bool kBIsKMajor = CUTUNE_B_LAYOUT == 1;
-constexpr bool kFixup = CUTUNE_AB_FIXUP == 1 && kSplitK > 1;
-// Whether the epilogue stores D (else it writes fp32 slices for the reduction pass).
-constexpr bool kStoreD = kSplitK == 1 || kFixup;
 
 #if CUTUNE_DTYPE == 0
 using Element = __nv_bfloat16;
@@ -158,15 +150,17 @@ static_assert(kStageBytes == rules::pipeline_bytes(kTileM, kTileN, kTileK, 1) - 
               "the stage layout below and rules::pipeline_bytes must agree");
 
 // The epilogue's staging: per consumer warp, kEpilogueBuffers boxes of 16 rows x 64 columns
-// (2 KiB, 128-byte swizzle) after the stages (unused by the two-pass split-K, whose fp32 slices go
-// to the workspace from registers).
+// (2 KiB, 128-byte swizzle) after the stages; none with split-K (fp32 slices go to the workspace
+// from registers).
 constexpr int kConsumerWarps = rules::kConsumerWarps;
-constexpr int kEpilogueBuffers = rules::epilogue_buffers(kTileM, kTileN, kTileK, kStages);
-constexpr int kBoxRing = kEpilogueBuffers;
+constexpr int kEpilogueBuffers = rules::epilogue_buffers(kTileM, kTileN, kTileK, kStages, kSplitK);
+constexpr bool kTmaStore = kEpilogueBuffers > 0;
+// The staging ring's length, never 0 (split-K compiles the TMA-store code without running it).
+constexpr int kBoxRing = kTmaStore ? kEpilogueBuffers : 1;
 constexpr int kEpilogueBoxBytes = rules::kEpilogueBoxBytes;
 constexpr int kEpilogueBytes = kEpilogueBuffers * kConsumerWarps * kEpilogueBoxBytes;
 // The same formula as shared_memory_bytes() on the host; the kernel traps if it was given less.
-constexpr int kSharedBytes = rules::shared_bytes(kTileM, kTileN, kTileK, kStages);
+constexpr int kSharedBytes = rules::shared_bytes(kTileM, kTileN, kTileK, kStages, kSplitK);
 static_assert(kSharedBytes == kStages * kStageBytes + kSwizzleAtomBytes + kEpilogueBytes +
                                   kStages * 2 * rules::kBarrierBytes,
               "the shared memory layout below and rules::shared_bytes must agree");
@@ -390,66 +384,6 @@ __device__ __forceinline__ void stmatrix_x4(void* row, uint32_t r0, uint32_t r1,
                : "memory");
 }
 
-// Split-K in the kernel: this warpgroup's share of a CTA tile writes its slice's partial sums to
-// the workspace, in fragment order (coalesced float4s), and counts itself in; the share that
-// counts last adds every other slice into its accumulators and returns true (it stores D), the
-// others return false. The counters start at 0 (GemmLaunch clears them) and end at 0.
-__device__ __forceinline__ bool reduce_slices(const Schedule& schedule, const WorkUnit& work,
-                                              int cluster_m, int cluster_n, int consumer,
-                                              int thread, float* workspace,
-                                              float (&acc)[kMmaBlocks][kAccumulators]) {
-  constexpr int kVectors = kMmaBlocks * kAccumulators / 4;
-  // One share of a CTA tile per warpgroup that multiplies it; each share's slice is kVectors
-  // float4s per thread, so every slice of all shares is the padded problem.
-  constexpr int kShares = kPingpong ? 1 : 2;
-  static_assert(kShares <= rules::kSplitKCountersPerTile);
-  const int ctas_m = schedule.tiles_m * kClusterM;
-  const int ctas_n = schedule.tiles_n * kClusterN;
-  const size_t shares = static_cast<size_t>(ctas_m) * ctas_n * kShares;
-  const size_t share = (static_cast<size_t>(work.tile_m * kClusterM + cluster_m) * ctas_n +
-                        work.tile_n * kClusterN + cluster_n) *
-                           kShares +
-                       (kPingpong ? 0 : consumer);
-  // kSplitK slices, then the counters.
-  float4* slices = reinterpret_cast<float4*>(workspace);
-  int* counters = reinterpret_cast<int*>(workspace + static_cast<size_t>(kSplitK) * ctas_m *
-                                                         kTileM * ctas_n * kTileN);
-  // This thread's first float4 of `split`'s slice of the share; the next are 128 apart.
-  auto at = [&](int split) {
-    return slices + (split * shares + share) * kVectors * kWarpgroupThreads + thread;
-  };
-  // Accumulator 4 * v + j, indexed by constants only so that acc stays in registers.
-  auto value = [&](int v, int j) -> float& {
-    return acc[4 * v / kAccumulators][4 * v % kAccumulators + j];
-  };
-  float4* own = at(work.split);
-#pragma unroll
-  for (int v = 0; v < kVectors; ++v) {
-    __stcg(own + v * kWarpgroupThreads,
-           make_float4(value(v, 0), value(v, 1), value(v, 2), value(v, 3)));
-  }
-  __threadfence();
-  named_barrier_sync(kStageVoteBarrier + consumer, kWarpgroupThreads);
-  bool last = false;
-  if (thread == 0) last = atomicAdd(&counters[share], 1) == kSplitK - 1;
-  if (all_in_warpgroup(!last, kStageVoteBarrier + consumer)) return false;  // none is last
-  __threadfence();
-  for (int split = 0; split < kSplitK; ++split) {
-    if (split == work.split) continue;
-    const float4* slice = at(split);
-#pragma unroll
-    for (int v = 0; v < kVectors; ++v) {
-      const float4 part = __ldcg(slice + v * kWarpgroupThreads);
-      value(v, 0) += part.x;
-      value(v, 1) += part.y;
-      value(v, 2) += part.z;
-      value(v, 3) += part.w;
-    }
-  }
-  if (thread == 0) counters[share] = 0;
-  return true;
-}
-
 __device__ __forceinline__ uint32_t dynamic_shared_bytes() {
   uint32_t bytes;
   asm volatile("mov.u32 %0, %%dynamic_smem_size;" : "=r"(bytes));
@@ -490,7 +424,7 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
   if (threadIdx.x == 0) {
     cute::prefetch_tma_descriptor(&tensor_a);
     cute::prefetch_tma_descriptor(&tensor_b);
-    if constexpr (kStoreD) cute::prefetch_tma_descriptor(&tensor_d);
+    if constexpr (kTmaStore) cute::prefetch_tma_descriptor(&tensor_d);
     for (int stage = 0; stage < kStages; ++stage) {
       Barrier::init(&full[stage], 1);
       Barrier::init(&empty[stage], kEmptyArrivals);
@@ -651,13 +585,7 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
       // pairs 8*j + 2*(lane%4) of the warpgroup's accumulator fragment.
       const int m0 = (work.tile_m * kClusterM + cluster_m) * kTileM + row_offset;
       const int n0 = (work.tile_n * kClusterN + cluster_n) * kTileN;
-      if constexpr (kFixup) {
-        if (!reduce_slices(schedule, work, cluster_m, cluster_n, consumer, thread, workspace,
-                           acc)) {
-          continue;  // a later slice of this tile stores it
-        }
-      }
-      if constexpr (kStoreD) {
+      if constexpr (kTmaStore) {
         // Each warp writes its 16 rows x 64 columns of one chunk into a staging box
         // (128-byte swizzle: 16-byte unit j of row r sits at unit j ^ (r % 8), conflict-free),
         // and one lane stores the box with TMA, which clips rows and columns outside D.
@@ -713,7 +641,7 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
   }
 
   // The last TMA stores must finish reading shared memory (and writing D).
-  if constexpr (kStoreD) {
+  if constexpr (kTmaStore) {
     if (warpgroup > 0 && threadIdx.x % 32 == 0) tma_store_wait_all();
   }
   // No CTA may exit while a peer can still multicast into it or arrive on its barriers.
@@ -724,7 +652,6 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
 #endif
 }
 
-#if !CUTUNE_AB_FIXUP
 // Sums the kSplitK fp32 slices of `workspace` (each m x n) into D. `elements` = m * n, a
 // multiple of 4 since n is a multiple of 8.
 extern "C" __global__ void cutune_gemm_splitk_reduce(const float* __restrict__ workspace,
@@ -751,4 +678,3 @@ extern "C" __global__ void cutune_gemm_splitk_reduce(const float* __restrict__ w
     reinterpret_cast<Element2*>(d)[2 * q + 1] = high;
   }
 }
-#endif
