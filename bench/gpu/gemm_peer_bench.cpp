@@ -1,5 +1,6 @@
 // The C++ columns of the GEMM peer table (scripts/gpu/gemm-peers.sh): configs of the Hopper GEMM
-// family against cuBLASLt on one problem, in one process, with the method of graph_timer.hpp.
+// family against cuBLASLt on one problem, in one process, timed by the tuner worker's method
+// (graph_timer.hpp's stream method).
 //
 //   gemm_peer_bench --problem m=2048,n=4096,k=4096,dtype=bf16[,b_layout=n_by_k]
 //                   --config NAME=JSON [--config NAME=JSON ...] [--reps 30] [--rounds 5]
@@ -10,8 +11,9 @@
 // the tuner's compiler and cache, so the cubin a tune measured is the one timed here), launched
 // through GemmLaunch, and checked against cuBLASLt as the device worker checks it: the worker's
 // random non-zero inputs, D poisoned with NaN, the worker's comparison and tolerance. Then, after a
-// clock ramp, `rounds` rounds each time cuBLASLt and every config that passed, `reps` graph
-// replays each, so that each ratio to cuBLAS is paired within a round. Prints one JSON line per
+// clock ramp, `rounds` rounds each time cuBLASLt and every config that passed, `reps` launches
+// each, so that each ratio to cuBLAS is paired within a round (the figure to compare: absolute
+// times move with the card's state, docs/perf.md run 9). Prints one JSON line per
 // column ("cublas" first); a config that fails is a line with its outcome and no time. Exit 1 on a
 // usage error or a failure of cuBLASLt or the device; a config's failure is a line, not an exit.
 #include <cuda.h>
@@ -193,7 +195,7 @@ int run(const Args& args) {
     column.line["ms"] = ms;
     column.line["tflops"] = flops / ms * 1e-9;
     column.line["vs_cublas"] = bench::median(column.round_ratios);
-    column.line["replays"] = column.times.size();
+    column.line["launches"] = column.times.size();
     lines.push_back(column.line);
   }
   lines.insert(lines.end(), failed.begin(), failed.end());

@@ -41,18 +41,31 @@ void CapturedLaunch::replay(CUstream stream) const {
   check(cuGraphLaunch(exec_, stream), "cuGraphLaunch");
 }
 
-GraphTimer::GraphTimer(CUstream stream) : stream_(stream), flush_(kFlushBytes) {}
+namespace {
+
+// Twice the L2 of the current context's device, as the worker sizes its flush.
+std::size_t flush_bytes() {
+  CUdevice device = 0;
+  check(cuCtxGetDevice(&device), "cuCtxGetDevice");
+  int l2 = 0;
+  check(cuDeviceGetAttribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, device),
+        "cuDeviceGetAttribute(L2_CACHE_SIZE)");
+  return 2 * static_cast<std::size_t>(std::max(l2, 1));
+}
+
+}  // namespace
+
+GraphTimer::GraphTimer(CUstream stream) : stream_(stream), flush_(flush_bytes()) {}
 
 GraphTimer::~GraphTimer() {
-  for (const auto& [key, exec] : timed_) cuGraphExecDestroy(exec);
   for (CUevent event : events_) cuEventDestroy(event);
 }
 
 void GraphTimer::enqueue_rep(int i, const std::function<void()>& launch_once,
                              unsigned record_flags) {
-  // A different byte each rep, so that no layer can skip the write as a repeat.
-  check(cuMemsetD8Async(flush_.pointer, static_cast<unsigned char>(i), kFlushBytes, stream_),
-        "cuMemsetD8Async");
+  // A different word each rep, so that no layer can skip the write as a repeat.
+  check(cuMemsetD32Async(flush_.pointer, static_cast<unsigned>(i), flush_.bytes / 4, stream_),
+        "cuMemsetD32Async");
   check(cuEventRecordWithFlags(events_[2 * i], stream_, record_flags), "cuEventRecordWithFlags");
   launch_once();
   check(cuEventRecordWithFlags(events_[2 * i + 1], stream_, record_flags),
@@ -60,24 +73,28 @@ void GraphTimer::enqueue_rep(int i, const std::function<void()>& launch_once,
 }
 
 std::vector<float> GraphTimer::time(const CapturedLaunch& launch, int reps, Method method) {
-  for (int i = 0; i < kWarmups; ++i) launch.replay(stream_);
+  for (int i = 0; i < kWarmups; ++i) {
+    method == Method::stream ? launch.enqueue() : launch.replay(stream_);
+  }
   while (events_.size() < 2 * static_cast<std::size_t>(reps)) {
     CUevent event = nullptr;
     check(cuEventCreate(&event, CU_EVENT_DEFAULT), "cuEventCreate");
     events_.push_back(event);
   }
   if (method == Method::in_graph) {
-    // Captured event records must be external to become event-record nodes of the graph.
-    CUgraphExec& exec = timed_[{&launch, reps}];
-    if (exec == nullptr) {
-      exec = capture(stream_, [&] {
-        for (int i = 0; i < reps; ++i) {
-          enqueue_rep(
-              i, [&] { launch.enqueue(); }, CU_EVENT_RECORD_EXTERNAL);
-        }
-      });
-    }
-    check(cuGraphLaunch(exec, stream_), "cuGraphLaunch");
+    // Captured event records must be external to become event-record nodes of the graph. Captured
+    // afresh each call: a cached graph would outlive the launch and buffers it points at.
+    const CUgraphExec exec = capture(stream_, [&] {
+      for (int i = 0; i < reps; ++i) {
+        enqueue_rep(
+            i, [&] { launch.enqueue(); }, CU_EVENT_RECORD_EXTERNAL);
+      }
+    });
+    const CUresult launched = cuGraphLaunch(exec, stream_);
+    const CUresult finished = cuStreamSynchronize(stream_);
+    cuGraphExecDestroy(exec);
+    check(launched, "cuGraphLaunch");
+    check(finished, "cuStreamSynchronize");
   } else {
     for (int i = 0; i < reps; ++i) {
       if (method == Method::per_launch_graph) {

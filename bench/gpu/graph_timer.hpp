@@ -1,17 +1,15 @@
-// The one timing method of the GEMM peer table (scripts/gpu/gemm-peers.sh), here for the C++
-// columns: `reps` launches, each after a 256 MiB memset that flushes the L2 and between two CUDA
-// events, all captured in ONE graph that is replayed once, so that the events see the kernels and
-// nothing of the graph launch (a graph of one launch, replayed between events, measured about
-// 10 us more per launch than events around plain stream launches at S3; bench/gpu/
-// graph_timer_check.cpp measures the methods side by side). Driver API only; needs a current
-// context. Every call throws cuda::worker::CudaError naming the driver call that failed.
+// The timing of the GEMM peer table's C++ columns (scripts/gpu/gemm-peers.sh): the device
+// worker's method, so that the table and a tune read the same figure for the same launch: `reps`
+// plain stream launches, each after a memset of twice the L2 (cuMemsetD32Async, the worker's flush)
+// and between two CUDA events. Two other methods stay for graph_timer_check.cpp, which compares
+// them on the card: all the reps captured in ONE graph, and a graph of one launch replayed between
+// events (the old method). Driver API only; needs a current context. Every call throws
+// cuda::worker::CudaError naming the driver call that failed.
 #pragma once
 
 #include <cuda.h>
 
 #include <functional>
-#include <map>
-#include <utility>
 #include <vector>
 
 #include "backend/cuda/worker_host.hpp"
@@ -19,7 +17,7 @@
 namespace cutune::bench {
 
 // One launch (all the kernels `enqueue` puts on the stream: a split-K GEMM and its reduction),
-// captured once for untimed replays, and kept to be captured again into timed graphs.
+// captured once for replays, and kept to be enqueued plainly or captured again into a timed graph.
 class CapturedLaunch {
  public:
   CapturedLaunch(CUstream stream, std::function<void()> enqueue);
@@ -36,20 +34,21 @@ class CapturedLaunch {
 
 class GraphTimer {
  public:
-  static constexpr std::size_t kFlushBytes = std::size_t{256} << 20;  // over 4x the H200's L2
   static constexpr int kWarmups = 3;
 
-  // in_graph: the method above. per_launch_graph: the graph of one launch replayed between events
-  // (the old method). stream: events around plain launches, as the tuner's worker times.
-  enum class Method { in_graph, per_launch_graph, stream };
+  // stream: events around plain launches, as the tuner's worker times. in_graph: every rep in one
+  // graph. per_launch_graph: the graph of one launch replayed between events (the old method).
+  enum class Method { stream, in_graph, per_launch_graph };
 
+  // The flush buffer is twice the L2 of the context's device.
   explicit GraphTimer(CUstream stream);
   GraphTimer(const GraphTimer&) = delete;
   GraphTimer& operator=(const GraphTimer&) = delete;
   ~GraphTimer();
 
-  // Milliseconds of `reps` launches of `launch`, each after an L2 flush, after kWarmups replays.
-  std::vector<float> time(const CapturedLaunch& launch, int reps, Method method = Method::in_graph);
+  // Milliseconds of `reps` launches of `launch`, each after an L2 flush, after kWarmups untimed
+  // launches by the same method.
+  std::vector<float> time(const CapturedLaunch& launch, int reps, Method method = Method::stream);
   // Replays `launch` back to back for `seconds`, so that the clocks have ramped before timing.
   void ramp(const CapturedLaunch& launch, double seconds);
 
@@ -60,7 +59,6 @@ class GraphTimer {
   CUstream stream_;
   cuda::worker::DeviceBuffer flush_;
   std::vector<CUevent> events_;
-  std::map<std::pair<const CapturedLaunch*, int>, CUgraphExec> timed_;  // (launch, reps)
 };
 
 // Device 0 with its primary context current (cuBLASLt's too) and a non-blocking stream on it.
