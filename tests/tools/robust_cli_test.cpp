@@ -5,6 +5,8 @@
 // how to resume; a second signal ends it at once.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "../store/store_testing.hpp"
@@ -12,6 +14,7 @@
 namespace cutune {
 namespace {
 
+using testing::CommandResult;
 using testing::run_command;
 using testing::TempDir;
 
@@ -105,6 +108,78 @@ TEST(TuneInterrupt, SigtermStopsTooAndASecondSignalEndsTheToolAtOnce) {
   // Ended by the second signal itself: no report, but no stored result is lost either.
   EXPECT_EQ(testing::read_text(twice / "out").find("stopped by"), std::string::npos);
   EXPECT_GE(stored_rows(twice), 1);
+}
+
+// A real full disk: a small tmpfs mounted in a private user and mount namespace (unshare -rm),
+// remounted larger between runs. Skipped where the kernel does not lend such namespaces.
+class FullDisk : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::filesystem::create_directories(dir_ / "mnt");
+    const auto probe = run_command(
+        fmt::format("unshare -rm sh -c 'mount -t tmpfs -o size=64k tmpfs {}'", mnt().string()));
+    if (probe.status != 0) GTEST_SKIP() << "no private tmpfs here: " << probe.output;
+  }
+  std::filesystem::path mnt() const { return dir_ / "mnt"; }
+  // Runs `script` (sh) inside one namespace where {mnt} starts as a tmpfs of `size`; `grow`
+  // remounts it at 64 MiB.
+  CommandResult in_namespace(const std::string& size, const std::string& script) const {
+    const std::string text = fmt::format(
+        "set -u\nmount -t tmpfs -o size={} tmpfs '{}'\ngrow() {{ mount -o remount,size=64m '{}'; "
+        "}}\ntune() {{ '{}' tune '{}/cpu/matmul/matmul.json' --no-warm-start --json \"$@\"; }}\n{}",
+        size, mnt().string(), mnt().string(), CUTUNE_TOOL, CUTUNE_EXAMPLES_DIR, script);
+    std::ofstream(dir_ / "script.sh") << text;
+    return run_command(fmt::format("unshare -rm sh '{}'", (dir_ / "script.sh").string()));
+  }
+  nlohmann::json report(const std::string& name) const {
+    return nlohmann::json::parse(testing::read_text(dir_ / name));
+  }
+  std::size_t count(const nlohmann::json& report, const char* outcome) const {
+    return report.at("outcomes").value(outcome, std::size_t{0});
+  }
+  TempDir dir_;
+};
+
+// Issue 17's reproduction: the compile cache on a full disk once turned 24 of 40 configs into
+// cached compile errors that every later tune, even on a new store, reported.
+TEST_F(FullDisk, ACacheOnAFullDiskGivesTransientFailuresThatLaterTunesCompile) {
+  const auto run =
+      in_namespace("100k", fmt::format("export XDG_CACHE_HOME='{0}'\n"
+                                       "tune --budget 16 --db '{1}/a.db' >'{1}/a.json'\ngrow\n"
+                                       "tune --budget 16 --db '{1}/b.db' >'{1}/b.json'\n"
+                                       "tune --budget 16 --db '{1}/a.db' >'{1}/c.json'\n",
+                                       mnt().string(), dir_.path().string()));
+  ASSERT_EQ(run.status, 0) << run.output;
+  const auto full = report("a.json");
+  EXPECT_EQ(count(full, "compile_error"), 0u) << full.dump();
+  EXPECT_GE(count(full, "transient"), 1u) << full.dump();  // else the disk never filled
+  const auto fresh = report("b.json");
+  EXPECT_EQ(count(fresh, "ok"), 16u) << fresh.dump();
+  // The same store again: its ok rows are read back, its transient ones measured again.
+  const auto resumed = report("c.json");
+  EXPECT_EQ(count(resumed, "ok"), 16u) << resumed.dump();
+  EXPECT_GE(resumed.at("resumed").get<std::size_t>(), 1u) << resumed.dump();
+}
+
+TEST_F(FullDisk, AStoreOnAFullDiskStopsTheTuneKeepingEveryCommittedRowAndTheRerunResumes) {
+  const auto run = in_namespace(
+      "160k",
+      fmt::format("export XDG_CACHE_HOME='{1}/cache'\n"
+                  "tune --budget 60 --db '{0}/r.db' >'{1}/a.json' 2>'{1}/a.err'\n"
+                  "echo \"first=$?\"\nsqlite3 '{0}/r.db' 'SELECT count(*) FROM measurements' "
+                  ">'{1}/rows'\ngrow\ntune --budget 4 --db '{0}/r.db' >'{1}/b.json'\n",
+                  mnt().string(), dir_.path().string()));
+  ASSERT_EQ(run.status, 0) << run.output;
+  EXPECT_NE(run.output.find("first=1"), std::string::npos) << run.output;
+  const std::string error = testing::read_text(dir_ / "a.err");
+  EXPECT_NE(error.find("results store " + (mnt() / "r.db").string()), std::string::npos) << error;
+  EXPECT_NE(error.find("disk is full"), std::string::npos) << error;
+  const long rows = std::stol(testing::read_text(dir_ / "rows"));
+  EXPECT_GE(rows, 1);
+  const auto rerun = report("b.json");
+  EXPECT_EQ(count(rerun, "ok"), 4u) << rerun.dump();
+  // The default config at least is read back (the search may ask other configs than before).
+  EXPECT_GE(rerun.at("resumed").get<long>(), 1) << rerun.dump();
 }
 
 }  // namespace
