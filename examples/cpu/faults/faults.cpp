@@ -3,7 +3,6 @@
 // correct config.
 #include <unistd.h>
 
-#include <cmath>
 #include <csignal>
 #include <cstdint>
 #include <cstdlib>
@@ -98,7 +97,7 @@ extern "C" void reduce(void** buffers, const std::int64_t* scalars) {
 #elif defined(MODE_write_past_input)
   const_cast<float*>(in)[n] = 0;
 #elif defined(MODE_nan)
-  out[0] = std::nan("");
+  out[0] = __builtin_nan("");
   return;
 #elif defined(MODE_exit_zero)
   std::_Exit(0);

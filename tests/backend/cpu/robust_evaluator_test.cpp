@@ -112,7 +112,7 @@ TEST_F(EditedSourceTest, AnEditBetweenBatchesStopsTheTuneBeforeTheNextCompile) {
   }
 }
 
-// "compile_hang" keeps the compiler at work for its whole limit (3 s): the edit lands mid-compile.
+// "compile_hang" keeps the compiler at work for its whole limit (6 s): the edit lands mid-compile.
 TEST_F(EditedSourceTest, AnEditDuringACompileIsCaughtWhenTheCompilerEnds) {
   CpuEvaluator evaluator(spec_, {}, options());
   auto measuring = std::async(std::launch::async, [&] {
