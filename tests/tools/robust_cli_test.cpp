@@ -5,6 +5,7 @@
 // how to resume; a second signal ends it at once.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -40,15 +41,20 @@ TEST_P(TuneNumbers, AreRefusedNamingTheOptionAndTheValue) {
   EXPECT_FALSE(std::filesystem::exists(dir / "r.db")) << "the tune started: " << result.output;
 }
 
-INSTANTIATE_TEST_SUITE_P(Issue17, TuneNumbers,
-                         ::testing::Values(BadNumber{"--budget", "-1"}, BadNumber{"--budget", "0"},
-                                           BadNumber{"--budget", "1e3"},
-                                           BadNumber{"--budget", "18446744073709551616"},
-                                           BadNumber{"--time", "-5"}, BadNumber{"--time", "nan"},
-                                           BadNumber{"--time", "inf"}, BadNumber{"--seed", "-3"},
-                                           BadNumber{"--seed", "0x10"},
-                                           BadNumber{"--warm-start-neighbours", "-1"},
-                                           BadNumber{"--show", "-2"}));
+INSTANTIATE_TEST_SUITE_P(
+    Issue17, TuneNumbers,
+    ::testing::Values(BadNumber{"--budget", "-1"}, BadNumber{"--budget", "0"},
+                      BadNumber{"--budget", "1e3"}, BadNumber{"--budget", "18446744073709551616"},
+                      BadNumber{"--time", "-5"}, BadNumber{"--time", "nan"},
+                      BadNumber{"--time", "inf"}, BadNumber{"--seed", "-3"},
+                      BadNumber{"--seed", "0x10"}, BadNumber{"--warm-start-neighbours", "-1"},
+                      BadNumber{"--show", "-2"}),
+    // "budget_0", "time_5": the option and the place in the list (values hold '-' and '.').
+    [](const ::testing::TestParamInfo<BadNumber>& info) {
+      std::string name = std::string(info.param.option + 2) + "_" + std::to_string(info.index);
+      std::replace(name.begin(), name.end(), '-', '_');
+      return name;
+    });
 
 // Starts a tune in the background, waits until the store holds `rows` results, sends `signals`
 // (e.g. "INT" or "INT INT") and prints the tool's exit status last.

@@ -404,9 +404,15 @@ int run_tune(const TuneArgs& args) {
     print_report(report, key, args.show);
     print_comparison(report, comparison);
     print_warm_start(warm);
+    if (!report.stopped && interrupt.signal() != 0) {
+      fmt::print(
+          "\n{} arrived after the search, during the final tournament, which finished "
+          "(its decision, if any, is recorded).\n",
+          signal_name(interrupt.signal()));
+    }
   }
-  // 128 + the signal, as a shell reports a command the signal ended.
-  if (report.stopped) return 128 + interrupt.signal();
+  // 128 + the signal, as a shell reports a command the signal ended, however late it came.
+  if (interrupt.signal() != 0) return 128 + interrupt.signal();
   return report.best ? 0 : 2;
 }
 
