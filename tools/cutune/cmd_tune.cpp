@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <csignal>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -17,6 +18,8 @@
 #include "cutune/store.hpp"
 #include "cutune/tune.hpp"
 #include "evaluators.hpp"
+#include "interrupt.hpp"
+#include "number_options.hpp"
 #include "progress.hpp"
 #include "registry.hpp"
 #include "store_options.hpp"
@@ -318,6 +321,8 @@ void print_report(const TuneReport& report, const TuningKey& key, std::size_t sh
   fmt::print("\nwinning config:\n{}\n", report.best->config.to_json().dump(2));
 }
 
+std::string signal_name(int signal) { return signal == SIGTERM ? "SIGTERM" : "SIGINT"; }
+
 int run_tune(const TuneArgs& args) {
   // A spec file, or a built-in family (whose name is no file here).
   std::optional<KernelSpec> spec;
@@ -362,6 +367,8 @@ int run_tune(const TuneArgs& args) {
   options.max_evaluations = args.budget;
   options.max_seconds = args.seconds;
   options.seed = args.seed;
+  const InterruptGuard interrupt;
+  options.stop = &interrupt.stop();
 
   ProgressDisplay progress(stderr);
   TuneCallbacks callbacks;
@@ -383,12 +390,29 @@ int run_tune(const TuneArgs& args) {
     nlohmann::json out = report_json(report, key, store ? &*store : nullptr);
     out.update(comparison_json(report, comparison));
     out["warm_start"] = warm_start_json(warm);
+    if (report.stopped) out["stopped_by"] = signal_name(interrupt.signal());
     fmt::print("{}\n", out.dump(2));
   } else {
+    if (report.stopped) {
+      fmt::print(
+          "\nstopped by {} after {} configs{}; no tournament ran, so the best below is the "
+          "search's fastest so far, not a decision. To resume, run the same command again: "
+          "configs already measured are read from the store, not measured again.\n",
+          signal_name(interrupt.signal()), report.evaluated.size(),
+          store ? fmt::format(", every result stored in {}", store->path().string()) : "");
+    }
     print_report(report, key, args.show);
     print_comparison(report, comparison);
     print_warm_start(warm);
+    if (!report.stopped && interrupt.signal() != 0) {
+      fmt::print(
+          "\n{} arrived after the search, during the final tournament, which finished "
+          "(its decision, if any, is recorded).\n",
+          signal_name(interrupt.signal()));
+    }
   }
+  // 128 + the signal, as a shell reports a command the signal ended, however late it came.
+  if (interrupt.signal() != 0) return 128 + interrupt.signal();
   return report.best ? 0 : 2;
 }
 
@@ -407,18 +431,27 @@ void add_tune_command(CLI::App& app) {
   sub->add_option("--effort", args->effort, "Effort profile")
       ->check(CLI::IsMember({"quick", "full"}))
       ->capture_default_str();
-  sub->add_option("--budget", args->budget, "Configs to evaluate")->capture_default_str();
-  sub->add_option("--time", args->seconds, "Wall-time budget in seconds (0: none)");
-  sub->add_option("--seed", args->seed, "Random seed")->capture_default_str();
+  // 10^9 configs is beyond any tune; anything larger is a typo or a wrapped negative number.
+  sub->add_option("--budget", args->budget, "Configs to evaluate")
+      ->check(whole_number(1, 1'000'000'000))
+      ->capture_default_str();
+  sub->add_option("--time", args->seconds, "Wall-time budget in seconds (0: none)")
+      ->check(finite_seconds());
+  sub->add_option("--seed", args->seed, "Random seed")
+      ->check(whole_number(0))
+      ->capture_default_str();
   add_db_option(*sub, args->db);
   sub->add_flag("--no-store", args->no_store, "Keep no results");
   sub->add_flag("--no-warm-start", args->no_warm_start,
                 "Do not start from the winners of the nearest shapes tuned in the store");
   sub->add_option("--warm-start-neighbours", args->neighbours,
                   "How many nearest tuned shapes' winners to start from")
+      ->check(whole_number(0, 1000))
       ->capture_default_str();
   sub->add_flag("--json", args->json, "Print the report as JSON");
-  sub->add_option("--show", args->show, "How many of the best to list")->capture_default_str();
+  sub->add_option("--show", args->show, "How many of the best to list")
+      ->check(whole_number(0, 1'000'000))
+      ->capture_default_str();
   sub->callback([args] {
     const int status = run_tune(*args);
     if (status != 0) throw CLI::RuntimeError(status);

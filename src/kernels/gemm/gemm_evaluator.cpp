@@ -51,9 +51,8 @@ gemm::GemmProblem checked_problem(const Problem& problem) {
 
 Measurement failed_compile(const cuda::CompileResult& result) {
   Measurement m;
-  m.outcome = result.status == cuda::CompileStatus::timeout ? Outcome::compile_timeout
-                                                            : Outcome::compile_error;
-  m.detail = eval::compile_failure_detail(result.log, result.log_file);
+  m.outcome = cuda::outcome_of(result.status);
+  m.detail = eval::compile_failure_detail(result.log, result.log_file, result.cached);
   return m;
 }
 
