@@ -1,4 +1,4 @@
-// The built-in Hopper GEMM (src/kernels/gemm) as a runtime family: tuned GEMM kernels, ready to
+// The built-in Hopper GEMM (src/families/gemm) as a runtime family: tuned GEMM kernels, ready to
 // launch on device buffers.
 //
 //   cuCtxSetCurrent(context);  // kernels load into the context current when the family is made
@@ -98,6 +98,6 @@ struct GemmFamilyOptions {
 // not a multiple of 8). Tunes measure in the CUDA backend's worker (GemmEvaluator). Throws
 // std::runtime_error without a current context or when nvcc, the kernel source or the CUTLASS
 // headers are missing.
-KernelFamily gemm_family(GemmFamilyOptions options = {});
+Family gemm_family(GemmFamilyOptions options = {});
 
 }  // namespace cutune

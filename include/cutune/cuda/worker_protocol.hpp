@@ -106,7 +106,7 @@ struct GemmCandidate {
   std::string config;
 };
 
-// A configuration of the built-in Hopper GEMM family (src/kernels/gemm) on one problem. The worker
+// A configuration of the built-in Hopper GEMM family (src/families/gemm) on one problem. The worker
 // builds the family's tensor maps and launch itself, checks D = A * B against cuBLASLt in the same
 // process (seeded random non-zero inputs, output poisoned first), then times it like any kernel.
 struct GemmRequest {

@@ -49,6 +49,24 @@ gemm::GemmProblem checked_problem(const Problem& problem) {
   return converted;
 }
 
+fs::path source_path(const GemmCompileOptions& options) {
+  return options.source.empty() ? from_environment("CUTUNE_GEMM_SOURCE", CUTUNE_GEMM_DEVICE_SOURCE)
+                                : options.source;
+}
+
+// The text nvcc compiles. The kernel includes ../gemm_rules.hpp, which a worker compiling the text
+// in a scratch folder cannot find: the rules go ahead of it (the kernel skips its include once
+// they are defined), so that the compile and the source hash both cover them.
+std::string compiled_text(const fs::path& source) {
+  const fs::path rules = source.parent_path().parent_path() / "gemm_rules.hpp";
+  return eval::read_file(rules) + "#line 1 \"" + source.filename().string() + "\"\n" +
+         eval::read_file(source);
+}
+
+std::string version_of(const std::string& text) {
+  return hash::StoredVersionHash().field(text).hex();
+}
+
 Measurement failed_compile(const cuda::CompileResult& result) {
   Measurement m;
   m.outcome = result.status == cuda::CompileStatus::timeout ? Outcome::compile_timeout
@@ -68,9 +86,7 @@ struct GemmCompiler::State {
 
 GemmCompiler::GemmCompiler(const Problem& problem, GemmCompileOptions options)
     : state_(std::make_unique<State>()) {
-  if (options.source.empty()) {
-    options.source = from_environment("CUTUNE_GEMM_SOURCE", CUTUNE_GEMM_DEVICE_SOURCE);
-  }
+  options.source = source_path(options);
   if (options.cutlass_include.empty()) {
     options.cutlass_include =
         from_environment("CUTUNE_CUTLASS_INCLUDE", CUTUNE_CUTLASS_INCLUDE_DIR);
@@ -81,12 +97,7 @@ GemmCompiler::GemmCompiler(const Problem& problem, GemmCompileOptions options)
   }
   if (options.cache_dir.empty()) options.cache_dir = eval::default_cache_dir("cuda");
   state_->problem = checked_problem(problem);
-  // The kernel includes ../gemm_rules.hpp, which a worker compiling the text in a scratch folder
-  // cannot find: the rules go ahead of it (the kernel skips its include once they are defined),
-  // so that the compile and the source hash both cover them.
-  const fs::path rules = options.source.parent_path().parent_path() / "gemm_rules.hpp";
-  state_->source_text = eval::read_file(rules) + "#line 1 \"" + options.source.filename().string() +
-                        "\"\n" + eval::read_file(options.source);
+  state_->source_text = compiled_text(options.source);
   cuda::CubinCompiler::Options compile;
   compile.cache_dir = options.cache_dir;
   compile.jobs = options.jobs;
@@ -125,8 +136,10 @@ std::string GemmCompiler::toolchain() {
   return text;
 }
 
-std::string GemmCompiler::source_version() const {
-  return hash::StoredVersionHash().field(state_->source_text).hex();
+std::string GemmCompiler::source_version() const { return version_of(state_->source_text); }
+
+std::string gemm_source_version(const GemmCompileOptions& options) {
+  return version_of(compiled_text(source_path(options)));
 }
 
 const gemm::GemmProblem& GemmCompiler::problem() const { return state_->problem; }

@@ -29,7 +29,7 @@ struct GemmCompileOptions {
   std::chrono::milliseconds time_limit{std::chrono::seconds(300)};
   std::string nvcc = "nvcc";
   // Empty: $CUTUNE_GEMM_SOURCE / $CUTUNE_CUTLASS_INCLUDE, else the paths of this build's tree.
-  // The source's grandparent folder must hold gemm_rules.hpp (as src/kernels/gemm does).
+  // The source's grandparent folder must hold gemm_rules.hpp (as src/families/gemm does).
   std::filesystem::path source;
   std::filesystem::path cutlass_include;
   std::string arch = "sm_90a";
@@ -55,6 +55,10 @@ class GemmCompiler {
   struct State;
   std::unique_ptr<State> state_;
 };
+
+// GemmCompiler::source_version() of a compiler with these options, without the compiler (no
+// CUTLASS headers needed). Throws std::runtime_error when the source cannot be read.
+std::string gemm_source_version(const GemmCompileOptions& options = {});
 
 struct GemmEvaluatorOptions {
   GemmCompileOptions compile;

@@ -1,5 +1,5 @@
 // The GEMM family's op in `cutune-cuda-worker`: "measure_gemm" (worker_protocol.hpp's
-// GemmRequest). Linked into the worker by src/kernels/CMakeLists.txt.
+// GemmRequest). Linked into the worker by src/families/gemm/CMakeLists.txt.
 //
 // Per problem and seed, once: A and B filled with the worker's random non-zero values, and
 // cuBLASLt's D = A * B as the reference. Per candidate: the cubin's module from the worker's
