@@ -12,6 +12,7 @@
 #include "cutune/cuda/device_worker_pool.hpp"
 #include "eval/backend_support.hpp"
 #include "eval/files.hpp"
+#include "gemm/gemm_protocol.hpp"
 #include "gemm/gemm_space.hpp"
 #include "hash/content_hash.hpp"
 
@@ -198,7 +199,7 @@ struct GemmEvaluator::Impl {
     // The watchdog allows four times the budget: about 25 ms per candidate and round, warm-up
     // rounds (at most 40) included.
     r.timing.budget_ms = 25.0 * static_cast<double>((count + 40) * (sent.size() + 1));
-    const cuda::DeviceResult result = workers->measure(0, r);
+    const cuda::DeviceResult result = workers->measure(0, proto::family_request(r));
     if (!result.measurement.ok()) {
       for (std::size_t i : sent) out.checks[i] = result.measurement;
       return out;
@@ -257,7 +258,7 @@ struct GemmEvaluator::Impl {
         proto::GemmRequest r = request(scale);
         r.cubin = compiled.cubin.string();
         r.config = gemm::to_string(*configs[i]);
-        m = workers->measure(slot, r).measurement;
+        m = workers->measure(slot, proto::family_request(r)).measurement;
       }
       m.compile_s = compiled.compile_s;
       std::lock_guard lock(merge);
@@ -299,7 +300,7 @@ PairedRounds GemmEvaluator::time_rounds(std::span<const Config> configs, int rou
 Measurement GemmEvaluator::time_cublas(int scale) {
   proto::GemmRequest r = impl_->request(scale);
   r.cublas_only = true;
-  return impl_->workers->measure(0, r).measurement;
+  return impl_->workers->measure(0, proto::family_request(r)).measurement;
 }
 
 std::string GemmEvaluator::device_name() const {

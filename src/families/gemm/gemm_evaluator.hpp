@@ -1,8 +1,9 @@
 // Evaluates configurations of the built-in Hopper GEMM family (make_gemm_space()) on one problem:
 // each config's cubin is compiled from device/hopper_gemm.cu by nvcc for sm_90a, all of a batch
 // at once in the CUDA backend's compile pool (cached on disk), and each candidate is measured as
-// soon as its cubin is ready by the device worker's GEMM mode (op "measure_gemm"): checked against
-// cuBLASLt on seeded random inputs with a poisoned output, then timed with events and L2 flushed.
+// soon as its cubin is ready by the device worker's GEMM mode (op "family", family "gemm"):
+// checked against cuBLASLt on seeded random inputs with a poisoned output, then timed with events
+// and L2 flushed.
 // Faults, hangs and refused launches become the candidate's Measurement, as for any kernel.
 #pragma once
 
