@@ -13,8 +13,8 @@
 // under the same key (family "gemm", the kernel source's hash, the device, the toolchain). The
 // launch binds operands through TMA tensor maps, which depend on the buffers' addresses: a kernel
 // keeps the prepared launches (gemm::GemmLaunch) of the last few operand sets, so launching again
-// on the same buffers encodes nothing. Needs cutune_runtime_cuda, a build with the CUDA backend,
-// and an sm_90 GPU to launch.
+// on the same buffers encodes nothing. Needs cutune_family_gemm_runtime, a build with the CUDA
+// backend, and an sm_90 GPU to launch.
 #pragma once
 
 #include <cuda.h>

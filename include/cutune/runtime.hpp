@@ -71,7 +71,8 @@ class CpuKernel final : public Kernel {
 };
 
 // A CUDA kernel of a spec: one function of a cubin loaded into the CUDA context of its family,
-// with its launch shape for one problem. Needs cutune_runtime_cuda (built with CUTUNE_CUDA).
+// with its launch shape for one problem. Needs cutune_family_spec_cuda_runtime (built with
+// CUTUNE_CUDA).
 class CudaKernel final : public Kernel {
  public:
   struct Shape {
@@ -120,7 +121,7 @@ struct CudaFamilyOptions {
 // The family of a CUDA kernel spec (backend "cuda"). Kernels are loaded into the CUDA context
 // current on the calling thread now (background tunes load into it too), so one must be. Starts
 // the CUDA backend's worker for that device (it compiles and, for tunes, measures). Needs
-// cutune_runtime_cuda. Throws std::invalid_argument for a spec of another backend and
+// cutune_family_spec_cuda_runtime. Throws std::invalid_argument for a spec of another backend and
 // std::runtime_error without a current context.
 Family cuda_spec_family(const KernelSpec& spec, CudaFamilyOptions options = {});
 
