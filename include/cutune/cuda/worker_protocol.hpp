@@ -91,8 +91,8 @@ struct MeasureReply {
   std::string detail;
   // Paired rounds (a family request for them, e.g. the GEMM's): per candidate its check's outcome
   // and detail; per round each candidate's median of its L2-flushed launches (-1: failed its check)
-  // and cuBLASLt's, with the SM clock and board power read after the round (0: NVML could not
-  // tell).
+  // and the family's reference's (round_reference_ms), with the SM clock and board power read
+  // after the round (0: NVML could not tell).
   std::vector<std::string> candidate_outcomes;
   std::vector<std::string> candidate_details;
   std::vector<std::vector<double>> round_ms;
