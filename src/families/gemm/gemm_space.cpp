@@ -4,6 +4,8 @@
 #include <array>
 #include <iterator>
 #include <stdexcept>
+#include <string>
+#include <utility>
 
 namespace cutune {
 namespace {
@@ -256,7 +258,7 @@ std::vector<std::string> gemm_problem_errors(const Problem& problem, const Devic
   }
 }
 
-// Seeds from the H200 measurements in docs/perf.md (Hopper GEMM, run 6 and the tuned suite).
+// Seeds from the H200 measurements in docs/perf.md (Hopper GEMM, runs 6 and 9, the tuned suite).
 // Declaration order is kept stable (tests index it); priority decides default_config().
 void add_seeds(TuningSpace& ts) {
   auto dims = [](const Problem& p) {
@@ -274,23 +276,38 @@ void add_seeds(TuningSpace& ts) {
           },
       .propose = [](const Problem&, const Device&) { return large_tile(true); },
   });
-  ts.seeds.push_back({
-      .name = "skinny_m",
-      // Above fast_launch: at m = 256 both are eligible and a 128x256 cooperative tile in a 2x1
-      // cluster leaves one cluster row of work.
-      .priority = 120,
-      .eligible = [dims](const Problem& p, const Device&) { return dims(p)[0] <= 256; },
-      // 0.87-0.88x cuBLAS at 128x8192x8192 (the 64x128 ping-pong seed it replaces: 0.75x). Too
-      // few output tiles to fill 132 SMs, so K is split in two; split_k_depth lowers it when K is
-      // too shallow for two slices.
-      .propose =
-          [](const Problem&, const Device&) {
-            return PartialConfig{{"tile_m", 128},         {"tile_n", 128},       {"tile_k", 64},
-                                 {"stages", 6},           {"cluster_m", 1},      {"cluster_n", 1},
-                                 {"schedule", kPingpong}, {"raster", "along_n"}, {"swizzle", 8},
-                                 {"split_k", 2}};
-          },
-  });
+  // Too few output tiles to fill the SMs: when 128x128 tiles would not make one full wave, tiles
+  // half as tall (or half as wide) make twice as many CTAs. At 128x8192x8192 (64 tiles of 128x128
+  // on 132 SMs) 64x128 ping-pong tiles with B multicast over a 2x1 cluster measured 1.057x
+  // cuBLASLt and 128x64 cooperative tiles 1.023x, where 128x128 tiles with split_k = 2 (the seed
+  // before) read 0.94x (docs/perf.md, run 9). K is split only while the grid stays within one
+  // wave (split_k_depth lowers it when K is too shallow). Each seed: tile_m x tile_n tiles, 8
+  // stages of 64.
+  const auto half_tiles = [dims](std::string name, int priority, int tile_m, int tile_n,
+                                 int cluster_m, const char* schedule) {
+    return HeuristicSeed{
+        .name = std::move(name),
+        .priority = priority,
+        .eligible =
+            [dims](const Problem& p, const Device& d) {
+              const auto [m, n, k] = dims(p);
+              return d.sm_count > 0 && ((m + 127) / 128) * ((n + 127) / 128) < d.sm_count;
+            },
+        .propose =
+            [=](const Problem& p, const Device& d) {
+              const auto [m, n, k] = dims(p);
+              const std::int64_t ctas = ((m + tile_m - 1) / tile_m) * ((n + tile_n - 1) / tile_n);
+              const auto split = std::clamp<std::int64_t>(d.sm_count / ctas, 1, rules::kMaxSplitK);
+              return PartialConfig{{"tile_m", tile_m},       {"tile_n", tile_n},
+                                   {"tile_k", 64},           {"stages", 8},
+                                   {"cluster_m", cluster_m}, {"cluster_n", 1},
+                                   {"schedule", schedule},   {"raster", "along_n"},
+                                   {"swizzle", 8},           {"split_k", split}};
+            },
+    };
+  };
+  // Above fast_launch and small_k, which a short or shallow problem may meet as well.
+  ts.seeds.push_back(half_tiles("partial_wave", 120, 64, 128, 2, kPingpong));
   ts.seeds.push_back({
       .name = "large_square",
       .priority = 50,
@@ -315,6 +332,8 @@ void add_seeds(TuningSpace& ts) {
                                  {"split_k", 1}};
           },
   });
+  // partial_wave's alternative, in the population but not the default.
+  ts.seeds.push_back(half_tiles("partial_wave_narrow", 115, 128, 64, 1, kCooperative));
 }
 
 }  // namespace

@@ -91,7 +91,7 @@ TEST_F(GemmSpaceTest, DefaultConfigPerSuiteShape) {
       {4096, 4096, 4096, "fast_launch", large},
       {8192, 8192, 8192, "fast_launch", large},
       {1024, 8192, 8192, "fast_launch", large},
-      {128, 8192, 8192, "skinny_m", "128x128x64_s6_c1x1_ping_rn8_k2"},
+      {128, 8192, 8192, "partial_wave", "64x128x64_s8_c2x1_ping_rn8_k1"},
       {8192, 8192, 1024, "small_k", "128x192x64_s5_c1x1_ping_rn8_k1"},
       {4096, 14336, 4096, "fast_launch", large},
   };
@@ -191,21 +191,35 @@ TEST_F(GemmSpaceTest, ShapeSeedsMatchTheirShapes) {
     for (const HeuristicSeed* s : eligible_seeds(*ts, p, device)) out.push_back(s->name);
     return out;
   };
-  EXPECT_EQ(names(gemm_problem(128, 8192, 8192)), (std::vector<std::string>{"skinny_m"}));
+  // 64 tiles of 128x128 on 132 SMs, short of one wave: both half-tile seeds, the 64-row one first.
+  EXPECT_EQ(names(gemm_problem(128, 8192, 8192)),
+            (std::vector<std::string>{"partial_wave", "partial_wave_narrow"}));
   // fast_launch needs k >= 2048; small_k outranks large_square.
   EXPECT_EQ(names(gemm_problem(8192, 8192, 1024)),
             (std::vector<std::string>{"small_k", "large_square"}));
   EXPECT_EQ(names(gemm_problem(8192, 8192, 2048)),
             (std::vector<std::string>{"fast_launch", "large_square"}));
-  // m = 256 with k >= 2048: skinny_m outranks fast_launch, which still joins the population.
+  // m = 256: 128 tiles of 128x128, still short of 132 SMs; fast_launch joins the population.
   EXPECT_EQ(names(gemm_problem(256, 8192, 8192)),
-            (std::vector<std::string>{"skinny_m", "fast_launch"}));
-  const Config skinny = default_config(*ts, gemm_problem(128, 8192, 8192), device);
-  EXPECT_EQ(skinny.get_int("tile_m"), 128);
-  EXPECT_EQ(skinny.get_string("schedule"), "pingpong");
-  EXPECT_EQ(skinny.get_int("split_k"), 2);
-  // Too shallow for two slices of two 64-deep steps: split_k_depth turns split-K off.
-  EXPECT_EQ(default_config(*ts, gemm_problem(128, 8192, 192), device).get_int("split_k"), 1);
+            (std::vector<std::string>{"partial_wave", "partial_wave_narrow", "fast_launch"}));
+  // 132 tiles of 128x128 make a wave: no half-tile seed (and n is no multiple of 256).
+  EXPECT_EQ(names(gemm_problem(128 * 12, 128 * 11, 8192)),
+            (std::vector<std::string>{"large_square"}));
+  // The rule reads the device's SM count: on a device with 64 SMs the 64 tiles fill a wave.
+  Device small = device;
+  small.sm_count = 64;
+  EXPECT_EQ(eligible_seeds(*ts, gemm_problem(128, 8192, 8192), small).size(), 0u);
+  // K is split only while the grid stays within one wave: 16 CTAs of 64x128 at 128x1024 split
+  // eight ways (128 units), and split_k_depth lowers that when K is too shallow for it.
+  const auto split = [&](std::int64_t n, std::int64_t k) {
+    return default_config(*ts, gemm_problem(128, n, k), device).get_int("split_k");
+  };
+  EXPECT_EQ(split(8192, 8192), 1);
+  EXPECT_EQ(split(1024, 8192), 8);
+  EXPECT_EQ(split(2048, 8192), 4);
+  EXPECT_EQ(split(1024, 512), 4);
+  const Config narrow = seed_configs(*ts, gemm_problem(128, 8192, 8192), device).at(1);
+  EXPECT_EQ(gemm::to_string(to_gemm_config(narrow)), "128x64x64_s8_c1x1_coop_rn8_k1");
 }
 
 // The seed's bug, rebuilt: the fast-launch flag pinned to true in the search view, and a
