@@ -13,15 +13,14 @@
 #include <optional>
 
 #include "command.hpp"
+#include "cutune/family.hpp"
 #include "cutune/runtime.hpp"
 #include "cutune/spec.hpp"
 #include "cutune/store.hpp"
 #include "cutune/tune.hpp"
-#include "evaluators.hpp"
 #include "interrupt.hpp"
 #include "number_options.hpp"
 #include "progress.hpp"
-#include "registry.hpp"
 #include "store_options.hpp"
 
 namespace cutune::cli {
@@ -324,32 +323,20 @@ void print_report(const TuneReport& report, const TuningKey& key, std::size_t sh
 std::string signal_name(int signal) { return signal == SIGTERM ? "SIGTERM" : "SIGINT"; }
 
 int run_tune(const TuneArgs& args) {
-  // A spec file, or a built-in family (whose name is no file here).
+  // A built-in family (whose name is no file here), or a spec file.
+  const std::vector<std::string> names = family_names();
+  const bool builtin = std::find(names.begin(), names.end(), args.spec) != names.end() &&
+                       !std::filesystem::exists(args.spec);
   std::optional<KernelSpec> spec;
-  const TuningSpace* space = nullptr;
-  Problem problem;
-  TunedTarget target;
-  std::string family;
-  std::string version;
-  if (const BuiltinSpace* builtin = find_builtin_space(args.spec);
-      builtin != nullptr && !std::filesystem::exists(args.spec)) {
-    space = find_tuning_space(builtin->name);
-    // Resolved as the family's runtime resolves it, so that both write and read the same key.
-    problem = builtin->resolve(args.problem.empty() ? builtin->example_problem
-                                                    : Problem::parse(args.problem));
-    target = make_builtin_target(builtin->name, problem);
-    family = builtin->name;
-    version = target.family_version;
-  } else {
-    spec = load_spec(args.spec);
-    space = &*spec->tuning;
-    problem = spec->resolve(Problem::parse(args.problem));
-    target = make_spec_target(*spec, problem);
-    family = spec->name;
-    version = spec->version;
-  }
-  const TuningKey key{family, version, problem.canonical(), target.evaluator->device_name(),
-                      target.evaluator->toolchain()};
+  if (!builtin) spec = load_spec(args.spec);
+  const Family family = builtin ? *find_family(args.spec) : spec_family(*spec);
+  // Resolved as the family's runtime resolves it, so that both write and read the same key.
+  const Problem problem = family.resolved(
+      args.problem.empty() && builtin ? family.example_problem : Problem::parse(args.problem));
+  const TuningSpace* space = family.tuning;
+  FamilyEvaluator target = family.make_evaluator(problem);
+  const TuningKey key =
+      family.key(problem, target.evaluator->device_name(), target.evaluator->toolchain());
   std::optional<Store> store;
   if (!args.no_store) store = Store::open(store_path(args.db));
 
@@ -357,7 +344,7 @@ int run_tune(const TuneArgs& args) {
   warm.enabled = !args.no_warm_start && args.neighbours > 0 && store.has_value();
   if (warm.enabled) {
     warm.winners =
-        nearest_winners(*store, family, key.device, problem, space->space, args.neighbours);
+        nearest_winners(*store, family.name, key.device, problem, space->space, args.neighbours);
   }
 
   TuneOptions options;
@@ -383,8 +370,8 @@ int run_tune(const TuneArgs& args) {
   const TuneReport report = tune(*space, problem, target.device, *target.evaluator,
                                  store ? &*store : nullptr, key, options, callbacks);
   warm.evaluated = count_evaluated(report, warm.winners);
-  Comparison comparison{target.flop_count, target.reference_name, std::nullopt,
-                        count_encoder_errors(report, space->space)};
+  Comparison comparison{family.flop_count ? family.flop_count(problem) : 0, family.reference_name,
+                        std::nullopt, count_encoder_errors(report, space->space)};
   if (target.time_reference) comparison.reference = target.time_reference();
   if (args.json) {
     nlohmann::json out = report_json(report, key, store ? &*store : nullptr);
@@ -424,7 +411,7 @@ void add_tune_command(CLI::App& app) {
       "tune", "Tune a kernel described by a spec file, or a built-in kernel family");
   sub->add_option("spec", args->spec, "Kernel spec file (JSON), or a built-in family: gemm")
       ->required()
-      ->check(CLI::ExistingFile | CLI::IsMember(tuning_space_names()));
+      ->check(CLI::ExistingFile | CLI::IsMember(family_names()));
   sub->add_option("--problem", args->problem,
                   "Problem arguments, e.g. m=512,n=512 (a built-in family's example if none)");
   sub->add_option("--strategy", args->strategy, "Search strategy")->capture_default_str();

@@ -1,5 +1,6 @@
-// The GEMM family's op in `cutune-cuda-worker`: "measure_gemm" (worker_protocol.hpp's
-// GemmRequest). Linked into the worker by src/kernels/CMakeLists.txt.
+// The GEMM family's mode in `cutune-cuda-worker`: it answers the family's requests (op "family",
+// family "gemm", gemm_protocol.hpp's GemmRequest). In the worker's table of families
+// (src/families/CMakeLists.txt).
 //
 // Per problem and seed, once: A and B filled with the worker's random non-zero values, and
 // cuBLASLt's D = A * B as the reference. Per candidate: the cubin's module from the worker's
@@ -21,6 +22,7 @@
 #include "backend/cuda/worker_host.hpp"
 #include "gemm/gemm_cublas.hpp"
 #include "gemm/gemm_launch.hpp"
+#include "gemm/gemm_protocol.hpp"
 
 namespace cutune::gemm {
 namespace {
@@ -273,8 +275,12 @@ class GemmMode : public Mode {
   Operands operands_;
 };
 
-const ModeRegistration registration{"measure_gemm",
-                                    [](Host& host) { return std::make_unique<GemmMode>(host); }};
-
 }  // namespace
 }  // namespace cutune::gemm
+
+namespace cutune::cuda::worker::families {
+
+// The worker's table of families names it (src/families/worker_table.cpp.in).
+std::unique_ptr<Mode> gemm(Host& host) { return std::make_unique<cutune::gemm::GemmMode>(host); }
+
+}  // namespace cutune::cuda::worker::families

@@ -1,5 +1,5 @@
 // cuBLASLt on a problem of the Hopper GEMM family: the reference every GEMM config is checked
-// against and the yardstick it is timed against, in the device worker's "measure_gemm" op and in
+// against and the yardstick it is timed against, in the device worker's GEMM mode and in
 // bench/gpu's gemm_peer_bench. The algorithm is cuBLASLt's first heuristic choice with a 64 MiB
 // workspace, as torch.matmul runs it, so the figures compare with PyTorch's. Needs a current CUDA
 // context (the primary one: cuBLASLt runs on the runtime API) and links CUDA::cublasLt.

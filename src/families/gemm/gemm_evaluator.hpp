@@ -1,8 +1,9 @@
 // Evaluates configurations of the built-in Hopper GEMM family (make_gemm_space()) on one problem:
 // each config's cubin is compiled from device/hopper_gemm.cu by nvcc for sm_90a, all of a batch
 // at once in the CUDA backend's compile pool (cached on disk), and each candidate is measured as
-// soon as its cubin is ready by the device worker's GEMM mode (op "measure_gemm"): checked against
-// cuBLASLt on seeded random inputs with a poisoned output, then timed with events and L2 flushed.
+// soon as its cubin is ready by the device worker's GEMM mode (op "family", family "gemm"):
+// checked against cuBLASLt on seeded random inputs with a poisoned output, then timed with events
+// and L2 flushed.
 // Faults, hangs and refused launches become the candidate's Measurement, as for any kernel.
 #pragma once
 
@@ -29,7 +30,7 @@ struct GemmCompileOptions {
   std::chrono::milliseconds time_limit{std::chrono::seconds(300)};
   std::string nvcc = "nvcc";
   // Empty: $CUTUNE_GEMM_SOURCE / $CUTUNE_CUTLASS_INCLUDE, else the paths of this build's tree.
-  // The source's grandparent folder must hold gemm_rules.hpp (as src/kernels/gemm does).
+  // The source's grandparent folder must hold gemm_rules.hpp (as src/families/gemm does).
   std::filesystem::path source;
   std::filesystem::path cutlass_include;
   std::string arch = "sm_90a";
@@ -55,6 +56,10 @@ class GemmCompiler {
   struct State;
   std::unique_ptr<State> state_;
 };
+
+// GemmCompiler::source_version() of a compiler with these options, without the compiler (no
+// CUTLASS headers needed). Throws std::runtime_error when the source cannot be read.
+std::string gemm_source_version(const GemmCompileOptions& options = {});
 
 struct GemmEvaluatorOptions {
   GemmCompileOptions compile;

@@ -1,4 +1,4 @@
-// Driver-API helpers shared by the runtime's CUDA families (cuda_family.cpp, gemm_family.cpp).
+// Driver-API helpers shared by the CUDA families (src/families/spec/cuda, src/families/gemm).
 #pragma once
 
 #include <cuda.h>

@@ -8,8 +8,9 @@
 #include <set>
 
 #include "cutune/diversity.hpp"
+#include "cutune/family.hpp"
+#include "gemm/gemm_evaluator.hpp"
 #include "printers.hpp"
-#include "registry.hpp"
 
 namespace cutune {
 namespace {
@@ -253,14 +254,18 @@ TEST_F(GemmSpaceTest, ProjectingGatedCandidatesOntoTheSeedCollapsesThePopulation
   EXPECT_GE(ours.distinct, 299u);
 }
 
-TEST(Registry, FindsTheGemmSpaceOnceAndNamesTheKnownOnes) {
-  const TuningSpace* gemm = find_tuning_space("gemm");
+TEST(FamilyTable, FindsTheGemmFamilyOnceAndNamesTheKnownOnes) {
+  const Family* gemm = find_family("gemm");
   ASSERT_NE(gemm, nullptr);
-  EXPECT_EQ(gemm, find_tuning_space("gemm"));
-  EXPECT_EQ(find_tuning_space("gemv"), nullptr);
-  EXPECT_EQ(tuning_space_names(), (std::vector<std::string>{"gemm"}));
-  EXPECT_EQ(find_builtin_space("gemm")->example_problem.canonical(),
-            "dtype=bf16,k=4096,m=2048,n=4096");
+  EXPECT_EQ(gemm, find_family("gemm"));
+  EXPECT_EQ(gemm->tuning, find_family("gemm")->tuning);
+  EXPECT_EQ(find_family("gemv"), nullptr);
+  EXPECT_EQ(family_names(), (std::vector<std::string>{"gemm"}));
+  EXPECT_EQ(gemm->example_problem.canonical(), "dtype=bf16,k=4096,m=2048,n=4096");
+  // The key's version is the hash of what nvcc compiles, as the compiler reports it.
+  EXPECT_EQ(gemm->version, gemm_source_version());
+  EXPECT_EQ(gemm->key(gemm->resolved(Problem::parse("m=8,n=16,k=32")), "dev", "tc").problem,
+            "dtype=bf16,k=32,m=8,n=16");
 }
 
 TEST(GemmProblem, UnsupportedArgumentsAreNamed) {

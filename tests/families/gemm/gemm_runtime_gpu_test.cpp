@@ -162,7 +162,7 @@ TEST_F(GemmRuntime, TheSeedProblemRunsCorrectly) {
 }
 
 TEST_F(GemmRuntime, SplitKRunsOnItsOwnWorkspace) {
-  const KernelFamily family = gemm_family(options_);
+  const Family family = gemm_family(options_);
   const Problem problem = family.resolve(Problem::parse("m=128,n=512,k=4096"));
   Config config = default_config(*family.tuning, problem, family.device);
   const Space& space = family.tuning->space;
@@ -186,8 +186,9 @@ TEST_F(GemmRuntime, SplitKRunsOnItsOwnWorkspace) {
 
 // A stored winner of `cutune tune gemm` is found by the runtime only when both write the same key.
 TEST_F(GemmRuntime, StoreKeyPartsAreTheTunersOwn) {
-  const KernelFamily family = gemm_family(options_);
-  auto evaluator = family.make_evaluator(family.resolve(Problem::parse("m=256,n=256,k=256")));
+  const Family family = gemm_family(options_);
+  auto evaluator =
+      family.make_evaluator(family.resolve(Problem::parse("m=256,n=256,k=256"))).evaluator;
   EXPECT_EQ(family.device_key, evaluator->device_name());
   EXPECT_EQ(family.toolchain, evaluator->toolchain());
   auto& gemm = dynamic_cast<GemmEvaluator&>(*evaluator);

@@ -1,7 +1,7 @@
 // The GEMM evaluator's CPU-side parts with the real components: nvcc compiles configs of the GEMM
 // space to cubins through the CUDA backend's compile pool and disk cache (no GPU needed), and the
-// "measure_gemm" request survives the JSON protocol. GemmEvaluatorGpu needs an sm_90 GPU (label
-// gpu).
+// GEMM's own request survives the worker's JSON protocol. GemmEvaluatorGpu needs an sm_90 GPU
+// (label gpu).
 #include "gemm/gemm_evaluator.hpp"
 
 #include <gtest/gtest.h>
@@ -14,6 +14,7 @@
 #include <string>
 
 #include "cutune/cuda/worker_protocol.hpp"
+#include "gemm/gemm_protocol.hpp"
 #include "gemm/gemm_space.hpp"
 
 namespace cutune {
@@ -57,7 +58,13 @@ TEST(GemmRequestProtocol, RoundTripsThroughJson) {
   request.cublas_only = true;
   request.timing.budget_ms = 250;
   request.timing.max_reps = 2500;
-  const nlohmann::json message = {{"op", "measure_gemm"}, {"request", request}};
+  // As the pool sends it: the generic envelope, the family's request inside, unread.
+  const cuda::protocol::FamilyRequest sent = cuda::protocol::family_request(request);
+  EXPECT_EQ(sent.family, "gemm");
+  EXPECT_FALSE(sent.time);
+  EXPECT_DOUBLE_EQ(sent.timing.budget_ms, 250);
+  const nlohmann::json message = {
+      {"op", "family"}, {"family", sent.family}, {"request", sent.request}};
   const auto back =
       nlohmann::json::parse(message.dump()).at("request").get<cuda::protocol::GemmRequest>();
   EXPECT_EQ(back.id, 42u);

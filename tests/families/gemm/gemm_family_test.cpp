@@ -12,8 +12,8 @@
 
 #include "cutune/gemm.hpp"
 #include "cutune/heuristics.hpp"
+#include "gemm/gemm_cubins.hpp"
 #include "gemm/gemm_space.hpp"
-#include "runtime/gemm_cubins.hpp"
 #include "store/store_testing.hpp"
 
 namespace cutune {

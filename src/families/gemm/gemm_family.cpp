@@ -6,12 +6,12 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "backend/cuda/cuda_context.hpp"
 #include "cutune/cuda/worker_protocol.hpp"
 #include "cutune/gemm.hpp"
+#include "gemm/gemm_cubins.hpp"
+#include "gemm/gemm_family_record.hpp"
 #include "gemm/gemm_space.hpp"
-#include "registry.hpp"
-#include "runtime/cuda_context.hpp"
-#include "runtime/gemm_cubins.hpp"
 
 namespace cutune {
 namespace {
@@ -162,27 +162,20 @@ void GemmRuntimeKernel::launch(CUstream stream, const gemm::GemmOperands& operan
   prepare(operands)->launch(stream);
 }
 
-KernelFamily gemm_family(GemmFamilyOptions options) {
+Family gemm_family(GemmFamilyOptions options) {
   const DeviceInfo device = current_device();
   auto loader = std::make_shared<GemmLoader>(device, options.compile);
-  KernelFamily f;
-  f.name = "gemm";
-  f.version = loader->cubins().version();
-  f.tuning = find_tuning_space("gemm");
-  f.device = device.description;
-  f.device_key = device.key;
-  f.toolchain =
-      cuda::protocol::toolchain_key(loader->cubins().compiler_toolchain(), device.driver_version);
-  f.resolve = [](const Problem& problem) { return resolve_gemm_problem(problem); };
-  f.load = [loader](const Config& config, const Problem& problem, KernelOrigin origin) {
-    return loader->load(config, problem, origin);
-  };
   GemmEvaluatorOptions tune = std::move(options.tune);
   tune.compile = options.compile;
   tune.devices = options.tune_devices;
   if (tune.devices.empty()) tune.devices = {static_cast<int>(device.device)};
-  f.make_evaluator = [tune](const Problem& problem) -> std::unique_ptr<Evaluator> {
-    return std::make_unique<GemmEvaluator>(problem, tune);
+  Family f = gemm_tuning_family(std::move(tune));
+  f.device = device.description;
+  f.device_key = device.key;
+  f.toolchain =
+      cuda::protocol::toolchain_key(loader->cubins().compiler_toolchain(), device.driver_version);
+  f.load = [loader](const Config& config, const Problem& problem, KernelOrigin origin) {
+    return loader->load(config, problem, origin);
   };
   return f;
 }

@@ -13,6 +13,7 @@
 #include "eval/compile_pool.hpp"
 #include "eval/files.hpp"
 #include "hash/content_hash.hpp"
+#include "spec/spec_family.hpp"
 
 namespace cutune {
 namespace {
@@ -81,27 +82,28 @@ class CpuLoader {
   std::string key_base_;
 };
 
+// The family without its loader: what the tool's tunes need.
+Family cpu_tuning_family(const KernelSpec& spec, const CpuFamilyOptions& options) {
+  Family f = families::spec_common(spec, "cpu");
+  f.device = Device::host_cpu();
+  f.make_evaluator = [&spec, cache_dir = options.cache_dir](const Problem& problem) {
+    return FamilyEvaluator{std::make_unique<CpuEvaluator>(spec, problem, cpu_options(cache_dir)),
+                           Device::host_cpu()};
+  };
+  return f;
+}
+
 }  // namespace
 
-KernelFamily cpu_spec_family(const KernelSpec& spec, CpuFamilyOptions options) {
-  if (spec.backend != "cpu") {
-    throw std::invalid_argument(fmt::format("{}: spec '{}' targets backend '{}', not cpu",
-                                            spec.path.string(), spec.name, spec.backend));
-  }
+Family families::spec_cpu(const KernelSpec& spec) { return cpu_tuning_family(spec, {}); }
+
+Family cpu_spec_family(const KernelSpec& spec, CpuFamilyOptions options) {
+  Family f = cpu_tuning_family(spec, options);
   auto loader = std::make_shared<CpuLoader>(spec, options);
-  KernelFamily f;
-  f.name = spec.name;
-  f.version = spec.version;
-  f.tuning = spec.tuning.get();
-  f.device = Device::host_cpu();
   f.device_key = loader->evaluator().device_name();
   f.toolchain = loader->evaluator().toolchain();
-  f.resolve = [&spec](const Problem& problem) { return spec.resolve(problem); };
   f.load = [loader](const Config& config, const Problem&, KernelOrigin origin) {
     return loader->load(config, origin);
-  };
-  f.make_evaluator = [&spec, cache_dir = options.cache_dir](const Problem& problem) {
-    return std::make_unique<CpuEvaluator>(spec, problem, cpu_options(cache_dir));
   };
   return f;
 }

@@ -1,5 +1,5 @@
 // The GEMM runtime family's driver-free part: the compile path.
-#include "runtime/gemm_cubins.hpp"
+#include "gemm/gemm_cubins.hpp"
 
 #include <fmt/format.h>
 

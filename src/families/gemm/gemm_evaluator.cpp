@@ -12,6 +12,7 @@
 #include "cutune/cuda/device_worker_pool.hpp"
 #include "eval/backend_support.hpp"
 #include "eval/files.hpp"
+#include "gemm/gemm_protocol.hpp"
 #include "gemm/gemm_space.hpp"
 #include "hash/content_hash.hpp"
 
@@ -49,6 +50,24 @@ gemm::GemmProblem checked_problem(const Problem& problem) {
   return converted;
 }
 
+fs::path source_path(const GemmCompileOptions& options) {
+  return options.source.empty() ? from_environment("CUTUNE_GEMM_SOURCE", CUTUNE_GEMM_DEVICE_SOURCE)
+                                : options.source;
+}
+
+// The text nvcc compiles. The kernel includes ../gemm_rules.hpp, which a worker compiling the text
+// in a scratch folder cannot find: the rules go ahead of it (the kernel skips its include once
+// they are defined), so that the compile and the source hash both cover them.
+std::string compiled_text(const fs::path& source) {
+  const fs::path rules = source.parent_path().parent_path() / "gemm_rules.hpp";
+  return eval::read_file(rules) + "#line 1 \"" + source.filename().string() + "\"\n" +
+         eval::read_file(source);
+}
+
+std::string version_of(const std::string& text) {
+  return hash::StoredVersionHash().field(text).hex();
+}
+
 Measurement failed_compile(const cuda::CompileResult& result) {
   Measurement m;
   m.outcome = cuda::outcome_of(result.status);
@@ -67,9 +86,7 @@ struct GemmCompiler::State {
 
 GemmCompiler::GemmCompiler(const Problem& problem, GemmCompileOptions options)
     : state_(std::make_unique<State>()) {
-  if (options.source.empty()) {
-    options.source = from_environment("CUTUNE_GEMM_SOURCE", CUTUNE_GEMM_DEVICE_SOURCE);
-  }
+  options.source = source_path(options);
   if (options.cutlass_include.empty()) {
     options.cutlass_include =
         from_environment("CUTUNE_CUTLASS_INCLUDE", CUTUNE_CUTLASS_INCLUDE_DIR);
@@ -80,12 +97,7 @@ GemmCompiler::GemmCompiler(const Problem& problem, GemmCompileOptions options)
   }
   if (options.cache_dir.empty()) options.cache_dir = eval::default_cache_dir("cuda");
   state_->problem = checked_problem(problem);
-  // The kernel includes ../gemm_rules.hpp, which a worker compiling the text in a scratch folder
-  // cannot find: the rules go ahead of it (the kernel skips its include once they are defined),
-  // so that the compile and the source hash both cover them.
-  const fs::path rules = options.source.parent_path().parent_path() / "gemm_rules.hpp";
-  state_->source_text = eval::read_file(rules) + "#line 1 \"" + options.source.filename().string() +
-                        "\"\n" + eval::read_file(options.source);
+  state_->source_text = compiled_text(options.source);
   cuda::CubinCompiler::Options compile;
   compile.cache_dir = options.cache_dir;
   compile.jobs = options.jobs;
@@ -124,8 +136,10 @@ std::string GemmCompiler::toolchain() {
   return text;
 }
 
-std::string GemmCompiler::source_version() const {
-  return hash::StoredVersionHash().field(state_->source_text).hex();
+std::string GemmCompiler::source_version() const { return version_of(state_->source_text); }
+
+std::string gemm_source_version(const GemmCompileOptions& options) {
+  return version_of(compiled_text(source_path(options)));
 }
 
 const gemm::GemmProblem& GemmCompiler::problem() const { return state_->problem; }
@@ -184,7 +198,7 @@ struct GemmEvaluator::Impl {
     // The watchdog allows four times the budget: about 25 ms per candidate and round, warm-up
     // rounds (at most 40) included.
     r.timing.budget_ms = 25.0 * static_cast<double>((count + 40) * (sent.size() + 1));
-    const cuda::DeviceResult result = workers->measure(0, r);
+    const cuda::DeviceResult result = workers->measure(0, proto::family_request(r));
     if (!result.measurement.ok()) {
       for (std::size_t i : sent) out.checks[i] = result.measurement;
       return out;
@@ -243,7 +257,7 @@ struct GemmEvaluator::Impl {
         proto::GemmRequest r = request(scale);
         r.cubin = compiled.cubin.string();
         r.config = gemm::to_string(*configs[i]);
-        m = workers->measure(slot, r).measurement;
+        m = workers->measure(slot, proto::family_request(r)).measurement;
       }
       m.compile_s = compiled.compile_s;
       std::lock_guard lock(merge);
@@ -285,7 +299,7 @@ PairedRounds GemmEvaluator::time_rounds(std::span<const Config> configs, int rou
 Measurement GemmEvaluator::time_cublas(int scale) {
   proto::GemmRequest r = impl_->request(scale);
   r.cublas_only = true;
-  return impl_->workers->measure(0, r).measurement;
+  return impl_->workers->measure(0, proto::family_request(r)).measurement;
 }
 
 std::string GemmEvaluator::device_name() const {

@@ -3,24 +3,19 @@
 #include <cuda.h>
 #include <fmt/format.h>
 
+#include "backend/cuda/cuda_context.hpp"
 #include "cutune/cuda.hpp"
 #include "cutune/runtime.hpp"
 #include "cutune/spec.hpp"
 #include "eval/backend_support.hpp"
-#include "runtime/cuda_context.hpp"
+#include "spec/cuda/cuda_spec_family.hpp"
 
 namespace cutune {
 namespace {
 
+using families::cuda_options;
 using runtime::ContextScope;
 using runtime::error_text;
-
-CudaOptions cuda_options(const CudaFamilyOptions& options) {
-  CudaOptions out;
-  out.cache_dir = options.cache_dir;
-  out.devices = {options.device};
-  return out;
-}
 
 class CudaLoader {
  public:
@@ -110,25 +105,14 @@ int CudaKernel::launch(CUstream_st* stream, void** params) const {
   return static_cast<int>(cuLaunchKernelEx(&config, function_, params, nullptr));
 }
 
-KernelFamily cuda_spec_family(const KernelSpec& spec, CudaFamilyOptions options) {
-  if (spec.backend != "cuda" || !spec.launch) {
-    throw std::invalid_argument(fmt::format("{}: spec '{}' targets backend '{}', not cuda",
-                                            spec.path.string(), spec.name, spec.backend));
-  }
+Family cuda_spec_family(const KernelSpec& spec, CudaFamilyOptions options) {
+  Family f = families::cuda_tuning_family(spec, options);
   auto loader = std::make_shared<CudaLoader>(spec, options);
-  KernelFamily f;
-  f.name = spec.name;
-  f.version = spec.version;
-  f.tuning = spec.tuning.get();
   f.device = loader->evaluator().device();
   f.device_key = loader->evaluator().device_name();
   f.toolchain = loader->evaluator().toolchain();
-  f.resolve = [&spec](const Problem& problem) { return spec.resolve(problem); };
   f.load = [loader](const Config& config, const Problem& problem, KernelOrigin origin) {
     return loader->load(config, problem, origin);
-  };
-  f.make_evaluator = [&spec, options](const Problem& problem) {
-    return std::make_unique<CudaEvaluator>(spec, problem, cuda_options(options));
   };
   return f;
 }
