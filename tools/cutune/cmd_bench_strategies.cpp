@@ -49,6 +49,7 @@ struct BenchOptions {
   // What `cutune tune` asks per round on the machine tunes run on: twice the hardware threads of
   // the 16-core H200 host. A fixed default keeps the table the same on every machine.
   std::size_t batch = 32;
+  bool polish = false;  // the tune driver's radius-1 polish, within the budget
 };
 
 struct BenchSpace {
@@ -192,7 +193,7 @@ struct Run {
 // batches of `batch`, every result stored), with the recorded space as its evaluator and a store
 // of its own in memory: what is benchmarked is what real tunes run.
 Run run_one(const BenchSpace& space, const std::string& strategy_name, cutune::Effort effort,
-            std::uint64_t seed, std::size_t budget, std::size_t batch) {
+            std::uint64_t seed, std::size_t budget, std::size_t batch, bool polish) {
   CountingEvaluator evaluator(space.recorded);
   cutune::Store store = cutune::Store::in_memory();
   const cutune::TuningKey key{"bench-strategies", space.label, "", "replay", "replay"};
@@ -202,6 +203,7 @@ Run run_one(const BenchSpace& space, const std::string& strategy_name, cutune::E
   options.max_evaluations = budget;
   options.seed = seed;
   options.batch_size = batch;
+  options.polish = polish;
   options.tune_id = "bench-strategies";
   // The curve is the search's; the finishing pass would measure configs past the budget. The
   // tournament stays (replayed times cost nothing) so the driver is the one tunes run.
@@ -358,8 +360,8 @@ void bench_strategies(const BenchOptions& options) {
       const std::size_t s = t / options.repeats / names.size();
       try {
         const auto t0 = std::chrono::steady_clock::now();
-        Run run =
-            run_one(spaces[s], names[k], effort, options.seed + r, options.budget, options.batch);
+        Run run = run_one(spaces[s], names[k], effort, options.seed + r, options.budget,
+                          options.batch, options.polish);
         const double seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         const std::lock_guard lock(mutex);
@@ -414,8 +416,28 @@ void bench_strategies(const BenchOptions& options) {
   std::string summary =
       "space,strategy,score,median_evaluations_to_0.95,median_evaluations_to_0.99,"
       "mean_final_fraction,seconds\n";
-  fmt::print("\n{:<16} {:>10} {:>22}\n", "strategy", "mean score", "median-space to 0.99");
-  fmt::print("{:<16} {:>10.3f} {:>22g}\n", "random-expected", 0.0, median(random_99_per_space));
+  // The mean fraction of the optimum over spaces at fixed evaluation counts (those in budget).
+  std::vector<std::size_t> marks;
+  for (std::size_t m : {25, 50, 100, 200}) {
+    if (m <= options.budget) marks.push_back(m);
+  }
+  const auto at_marks = [&](const auto& curve_of) {
+    std::string text;
+    for (std::size_t m : marks) {
+      double sum = 0.0;
+      for (std::size_t s = 0; s < spaces.size(); ++s) sum += curve_of(s)[m - 1];
+      text += fmt::format(" {:>7.4f}", sum / spaces.size());
+    }
+    return text;
+  };
+  std::string marks_head;
+  for (std::size_t m : marks) marks_head += fmt::format(" {:>7}", fmt::format("@{}", m));
+  fmt::print("\n{:<16} {:>10} {:>22}{}\n", "strategy", "mean score", "median-space to 0.99",
+             marks_head);
+  fmt::print("{:<16} {:>10.3f} {:>22g}{}\n", "random-expected", 0.0, median(random_99_per_space),
+             at_marks([&](std::size_t s) -> const std::vector<double>& {
+               return spaces[s].random_curve;
+             }));
   for (std::size_t k = 0; k < names.size(); ++k) {
     std::vector<double> scores, to_99;
     for (std::size_t s = 0; s < spaces.size(); ++s) {
@@ -429,9 +451,12 @@ void bench_strategies(const BenchOptions& options) {
     }
     const double mean_score = std::accumulate(scores.begin(), scores.end(), 0.0) / scores.size();
     const double median_99 = median(to_99);
-    fmt::print("{:<16} {:>10.3f} {:>22}\n", names[k], mean_score,
+    fmt::print("{:<16} {:>10.3f} {:>22}{}\n", names[k], mean_score,
                std::isfinite(median_99) ? fmt::format("{:g}", median_99)
-                                        : fmt::format(">{}", options.budget));
+                                        : fmt::format(">{}", options.budget),
+               at_marks([&](std::size_t s) -> const std::vector<double>& {
+                 return cells[s][k].mean_curve;
+               }));
   }
 
   const fs::path out(options.out);
@@ -478,5 +503,7 @@ void cutune::cli::add_bench_strategies_command(CLI::App& app) {
                    "Candidates per round, as cutune tune asks them (32: tune on the H200's 16 "
                    "cores; 1: one at a time)")
       ->capture_default_str();
+  command->add_flag("--polish", options->polish,
+                    "Polish the search's best (radius-1 neighbours) within the budget");
   command->callback([options] { bench_strategies(*options); });
 }
