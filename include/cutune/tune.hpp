@@ -33,9 +33,6 @@ struct TuneOptions {
   std::uint64_t seed = 0;
   std::size_t batch_size = 0;  // candidates per evaluator call; 0: twice the hardware threads
   std::size_t retime_top = 3;  // the fastest few by search time that enter the tournament
-  // After the search, measure the unmeasured radius-1 neighbours (search view) of the search's
-  // best, within max_evaluations: the search stops early by the size of that neighbourhood.
-  bool polish = false;
   TournamentOptions tournament;
   // After the tournament, reset the winner's knobs to the default's one at a time while paired
   // rounds show no loss (at most this many tried): the simplest config as fast is deployed.

@@ -12,7 +12,6 @@
 #include <unordered_set>
 
 #include "finishing.hpp"
-#include "polish.hpp"
 
 namespace cutune {
 
@@ -129,10 +128,9 @@ class TuneRun {
             ? options_.batch_size
             : std::max<std::size_t>(2, 2 * std::thread::hardware_concurrency());
     int rounds_without_news = 0;
-    while (report_.evaluated.size() + polish_size() < options_.max_evaluations && !out_of_time() &&
+    while (report_.evaluated.size() < options_.max_evaluations && !out_of_time() &&
            rounds_without_news < kMaxRoundsWithoutNews) {
-      const std::size_t want =
-          std::min(batch, options_.max_evaluations - report_.evaluated.size() - polish_size());
+      const std::size_t want = std::min(batch, options_.max_evaluations - report_.evaluated.size());
       std::vector<Config> asked = strategy->ask(want);
       if (asked.empty()) break;
       const std::size_t before = report_.evaluated.size();
@@ -140,7 +138,6 @@ class TuneRun {
       strategy->tell(asked, results);
       rounds_without_news = report_.evaluated.size() == before ? rounds_without_news + 1 : 0;
     }
-    if (options_.polish) run_polish();
     choose_winner();
     report_.seconds = elapsed();
     return std::move(report_);
@@ -151,35 +148,6 @@ class TuneRun {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   }
   bool out_of_time() const { return options_.max_seconds > 0 && elapsed() >= options_.max_seconds; }
-
-  // The unmeasured radius-1 neighbours of the fastest config so far (none without one).
-  std::vector<Config> polish_candidates() const {
-    const Evaluated* best = nullptr;
-    for (const Evaluated& e : report_.evaluated) {
-      if (e.measurement.ok() && (!best || e.measurement.time_ms < best->measurement.time_ms)) {
-        best = &e;
-      }
-    }
-    if (best == nullptr) return {};
-    return polish::neighbourhood(
-        space_.space, problem_, device_, best->config,
-        [&](const Config& c) { return !index_by_hash_.contains(c.hash()); });
-  }
-  std::size_t polish_size() const { return options_.polish ? polish_candidates().size() : 0; }
-
-  // Measures the best's neighbourhood in one batch, again around a neighbour that improved on it,
-  // while the budget lasts.
-  void run_polish() {
-    while (!out_of_time()) {
-      std::vector<Config> next = polish_candidates();
-      const std::size_t left =
-          options_.max_evaluations - std::min(options_.max_evaluations, report_.evaluated.size());
-      if (next.size() > left)
-        next.erase(next.begin() + static_cast<std::ptrdiff_t>(left), next.end());
-      if (next.empty()) return;
-      measure(next);
-    }
-  }
 
   // Warm-start configs first (normalized; an illegal one is dropped and counted), then the
   // eligible heuristic seeds.

@@ -49,7 +49,6 @@ struct BenchOptions {
   // What `cutune tune` asks per round on the machine tunes run on: twice the hardware threads of
   // the 16-core H200 host. A fixed default keeps the table the same on every machine.
   std::size_t batch = 32;
-  bool polish = false;  // the tune driver's radius-1 polish, within the budget
 };
 
 struct BenchSpace {
@@ -193,7 +192,7 @@ struct Run {
 // batches of `batch`, every result stored), with the recorded space as its evaluator and a store
 // of its own in memory: what is benchmarked is what real tunes run.
 Run run_one(const BenchSpace& space, const std::string& strategy_name, cutune::Effort effort,
-            std::uint64_t seed, std::size_t budget, std::size_t batch, bool polish) {
+            std::uint64_t seed, std::size_t budget, std::size_t batch) {
   CountingEvaluator evaluator(space.recorded);
   cutune::Store store = cutune::Store::in_memory();
   const cutune::TuningKey key{"bench-strategies", space.label, "", "replay", "replay"};
@@ -203,7 +202,6 @@ Run run_one(const BenchSpace& space, const std::string& strategy_name, cutune::E
   options.max_evaluations = budget;
   options.seed = seed;
   options.batch_size = batch;
-  options.polish = polish;
   options.tune_id = "bench-strategies";
   // The curve is the search's; the finishing pass would measure configs past the budget. The
   // tournament stays (replayed times cost nothing) so the driver is the one tunes run.
@@ -360,8 +358,8 @@ void bench_strategies(const BenchOptions& options) {
       const std::size_t s = t / options.repeats / names.size();
       try {
         const auto t0 = std::chrono::steady_clock::now();
-        Run run = run_one(spaces[s], names[k], effort, options.seed + r, options.budget,
-                          options.batch, options.polish);
+        Run run =
+            run_one(spaces[s], names[k], effort, options.seed + r, options.budget, options.batch);
         const double seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         const std::lock_guard lock(mutex);
@@ -503,7 +501,5 @@ void cutune::cli::add_bench_strategies_command(CLI::App& app) {
                    "Candidates per round, as cutune tune asks them (32: tune on the H200's 16 "
                    "cores; 1: one at a time)")
       ->capture_default_str();
-  command->add_flag("--polish", options->polish,
-                    "Polish the search's best (radius-1 neighbours) within the budget");
   command->callback([options] { bench_strategies(*options); });
 }
