@@ -4,6 +4,7 @@
 // warm start, cutune/runtime.hpp) unless --no-warm-start.
 #include <fmt/core.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -17,9 +18,11 @@
 #include "cutune/store.hpp"
 #include "cutune/tune.hpp"
 #include "evaluators.hpp"
+#include "failure_text.hpp"
 #include "progress.hpp"
 #include "registry.hpp"
 #include "store_options.hpp"
+#include "text_fit.hpp"
 
 namespace cutune::cli {
 namespace {
@@ -206,8 +209,8 @@ nlohmann::json report_json(const TuneReport& report, const TuningKey& key, const
     const Measurement& m = report.best->measurement;
     out["best"] = {{"config", report.best->config.to_json()},
                    {"time_ms", m.time_ms},
-                   {"iqr_spread", m.iqr_spread},
-                   {"spread", m.spread},
+                   {"spread", m.iqr_spread},
+                   {"range_spread", m.spread},
                    {"min_ms", m.min_ms},
                    {"max_ms", m.max_ms}};
   }
@@ -363,14 +366,18 @@ int run_tune(const TuneArgs& args) {
   options.max_seconds = args.seconds;
   options.seed = args.seed;
 
-  ProgressDisplay progress(stderr);
+  ProgressDisplay progress(stderr, args.seconds,
+                           store ? "Every result so far is in the store: the same command resumes."
+                                 : "Nothing was kept (--no-store).");
   TuneCallbacks callbacks;
   callbacks.on_progress = [&](const TuneProgress& p) { progress.update(p); };
   callbacks.on_result = [&](const Evaluated& e) {
     if (!e.measurement.ok() && !e.from_store) {
-      std::string detail = e.measurement.detail.substr(0, e.measurement.detail.find('\n'));
-      progress.note(fmt::format("  {} {}: {}", to_string(e.measurement.outcome),
-                                e.config.to_string(), detail));
+      // Two lines, so that neither a long config nor a long error line hides the other.
+      progress.note(fit(fmt::format("  {}: {}", to_string(e.measurement.outcome),
+                                    first_error_line(e.measurement.detail)),
+                        kOutputColumns));
+      progress.note(fit("    " + e.config.to_string(), kOutputColumns));
     }
   };
   const TuneReport report = tune(*space, problem, target.device, *target.evaluator,
@@ -403,7 +410,13 @@ void add_tune_command(CLI::App& app) {
       ->check(CLI::ExistingFile | CLI::IsMember(tuning_space_names()));
   sub->add_option("--problem", args->problem,
                   "Problem arguments, e.g. m=512,n=512 (a built-in family's example if none)");
-  sub->add_option("--strategy", args->strategy, "Search strategy")->capture_default_str();
+  std::vector<std::string> strategies = strategy_names();
+  strategies.insert(strategies.begin(), "default");
+  sub->add_option("--strategy", args->strategy,
+                  fmt::format("Search strategy: {} (default: {})", fmt::join(strategies, ", "),
+                              default_strategy_name()))
+      ->check(CLI::IsMember(strategies))
+      ->capture_default_str();
   sub->add_option("--effort", args->effort, "Effort profile")
       ->check(CLI::IsMember({"quick", "full"}))
       ->capture_default_str();

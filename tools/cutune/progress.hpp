@@ -1,7 +1,9 @@
-// Progress of a long-running command: a redrawn bar on a terminal, plain log lines otherwise
-// (CI logs, pipes), so that both a person and a log reader can follow a tune.
+// Progress of a long-running command: a redrawn bar on a terminal (as wide as the terminal, at
+// most 120 columns, with an ETA), plain log lines otherwise (CI logs, pipes), so that both a
+// person and a log reader can follow a tune. Ctrl-C prints where the tune stood before it exits.
 #pragma once
 
+#include <csignal>
 #include <cstdio>
 #include <string>
 
@@ -11,8 +13,14 @@ namespace cutune::cli {
 
 class ProgressDisplay {
  public:
-  explicit ProgressDisplay(std::FILE* out);
-  ~ProgressDisplay();  // ends the bar's line
+  // time_budget_s: the tune's wall-time budget (0: none), which then drives the bar and the ETA.
+  // on_interrupt: said after the summary when Ctrl-C ends the command. One display at a time:
+  // it holds SIGINT's handler until destroyed.
+  ProgressDisplay(std::FILE* out, double time_budget_s, std::string on_interrupt);
+  ~ProgressDisplay();  // ends the bar's line, restores SIGINT's handler
+  ProgressDisplay(const ProgressDisplay&) = delete;
+  ProgressDisplay& operator=(const ProgressDisplay&) = delete;
+
   void update(const TuneProgress& progress);
   // A line that must not be overwritten by the bar (a failure, a note).
   void note(const std::string& line);
@@ -20,8 +28,14 @@ class ProgressDisplay {
  private:
   std::FILE* out_;
   bool terminal_;
+  double time_budget_s_;
+  std::string on_interrupt_;
   bool bar_drawn_ = false;
   double last_line_s_ = -1.0;
+  struct sigaction previous_ {};
 };
+
+// "1m05s", "42s": a duration as a person reads it.
+std::string duration_text(double seconds);
 
 }  // namespace cutune::cli
