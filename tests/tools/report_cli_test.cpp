@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 
 #include "../store/store_testing.hpp"
@@ -172,6 +173,28 @@ TEST(ReportCli, AnUnknownSelectorIsRefusedByName) {
   EXPECT_NE(result.output.find("no tune id or key hash"), std::string::npos) << result.output;
   EXPECT_NE(result.output.find("'no-such-tune'"), std::string::npos) << result.output;
   EXPECT_FALSE(fs::exists(dir / "none.html"));
+}
+
+// Issue 18: every command's help fits 120 columns, the tune's help names its strategies, and
+// --version names the version, the git revision and the toolchain.
+TEST(CliOutput, HelpFitsAndVersionNamesRevisionAndToolchain) {
+  for (const char* command :
+       {"", "tune", "show", "report", "space", "export", "dispatch", "bench-strategies"}) {
+    const auto help = run_command(fmt::format("'{}' {} --help", CUTUNE_TOOL, command));
+    EXPECT_EQ(help.status, 0) << command;
+    std::istringstream lines(help.output);
+    for (std::string line; std::getline(lines, line);)
+      EXPECT_LE(line.size(), 120u) << "cutune " << command << " --help: " << line;
+  }
+  const std::string tune_help = run_command(fmt::format("'{}' tune --help", CUTUNE_TOOL)).output;
+  for (const char* strategy : {"random", "exhaustive", "pattern", "de", "lfbo", "hybrid"})
+    EXPECT_NE(tune_help.find(strategy), std::string::npos) << strategy;
+
+  const auto version = run_command(fmt::format("'{}' --version", CUTUNE_TOOL));
+  EXPECT_EQ(version.status, 0);
+  EXPECT_EQ(version.output.rfind("cutune 0.", 0), 0u) << version.output;
+  EXPECT_NE(version.output.find("(git "), std::string::npos) << version.output;
+  EXPECT_NE(version.output.find("built with "), std::string::npos) << version.output;
 }
 
 }  // namespace

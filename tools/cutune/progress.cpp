@@ -82,7 +82,7 @@ void ProgressDisplay::update(const TuneProgress& p) {
   const int next = current.load() == 0 ? 1 : 0;
   const auto written =
       fmt::format_to_n(interrupt_text[next], sizeof interrupt_text[next] - 1,
-                       "\ninterrupted after {} evaluated, best {}, {} failed, {}. {}\n",
+                       "\ninterrupted after {} evaluated, best {}, {} failed, {}.\n{}\n",
                        p.evaluated, best, p.failures, duration_text(p.seconds), on_interrupt_);
   *written.out = '\0';
   current = next;
