@@ -35,7 +35,7 @@ std::string tool(const TempDir& dir, const std::string& arguments) {
 
 // The page's DOM after its scripts ran, as headless Chromium serialises it.
 std::string rendered(const TempDir& dir, const fs::path& page) {
-  return run_command(fmt::format("'{}' --headless=new --no-sandbox --disable-gpu "
+  return run_command(fmt::format("timeout 60 '{}' --headless=new --no-sandbox --disable-gpu "
                                  "--user-data-dir='{}' --dump-dom 'file://{}' 2>/dev/null",
                                  CUTUNE_CHROMIUM, (dir / "chromium").string(), page.string()),
                      true)
@@ -86,9 +86,10 @@ class ReportOfRealTunes : public ::testing::Test {
     // A space where most configs fail, each its own way, then a tune where the search wins.
     tool(*dir_, fmt::format("tune {}/cpu/faults/faults.json --budget 8 --db '{}'",
                             CUTUNE_EXAMPLES_DIR, db().string()));
-    tool(*dir_, fmt::format("tune {}/cpu/matmul/matmul.json --problem m=96,n=96,k=96 --budget 12 "
-                            "--seed 5 --db '{}'",
-                            CUTUNE_EXAMPLES_DIR, db().string()));
+    matmul_text_ = tool(
+        *dir_, fmt::format("tune {}/cpu/matmul/matmul.json --problem m=96,n=96,k=96 --budget 12 "
+                           "--seed 5 --db '{}'",
+                           CUTUNE_EXAMPLES_DIR, db().string()));
   }
   static void TearDownTestSuite() { delete dir_; }
   static fs::path db() { return *dir_ / "results.db"; }
@@ -102,9 +103,23 @@ class ReportOfRealTunes : public ::testing::Test {
   }
 
   static TempDir* dir_;
+  static std::string matmul_text_;  // what the matmul tune printed
 };
 
 TempDir* ReportOfRealTunes::dir_ = nullptr;
+std::string ReportOfRealTunes::matmul_text_;
+
+// Issue 18: the tune's text report keeps to 120 columns (its configs cut in the tables, the
+// winner's printed whole), and `show` too.
+TEST_F(ReportOfRealTunes, TuneAndShowTextFit120Columns) {
+  const std::string shown = tool(*dir_, fmt::format("show --db '{}'", db().string()));
+  EXPECT_NE(matmul_text_.find("winning config"), std::string::npos) << matmul_text_;
+  EXPECT_NE(shown.find("cpu_matmul"), std::string::npos) << shown;
+  for (const std::string& text : {matmul_text_, shown}) {
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) EXPECT_LE(line.size(), 120u) << line;
+  }
+}
 
 TEST_F(ReportOfRealTunes, PageOfTheLatestTuneAnswersTheNewcomersQuestions) {
   const fs::path page = *dir_ / "latest.html";

@@ -61,12 +61,7 @@ void show_best(Store& store, const ShowOptions& options) {
   fmt::print("{}\n", lines.front());
   for (std::size_t i = 0; i < best.size(); ++i) {
     fmt::print("{}\n", lines[i + 1]);
-    const std::string config = wrap(config_text(best[i].config_json), kOutputColumns - 4);
-    for (std::size_t start = 0; start < config.size();) {
-      const std::size_t end = std::min(config.find('\n', start), config.size());
-      fmt::print("    {}\n", config.substr(start, end - start));
-      start = end + 1;
-    }
+    fmt::print("    {}\n", wrap(config_text(best[i].config_json), kOutputColumns, "    "));
   }
   fmt::print("(SPREAD: (p75 - p25) / median of the timed repetitions; KEY: `cutune report KEY`)\n");
 }

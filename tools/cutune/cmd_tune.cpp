@@ -84,8 +84,10 @@ void print_warm_start(const WarmStart& warm) {
   fmt::print("warm start: {} config(s) from the nearest tuned shapes, {} evaluated\n",
              warm.winners.size(), warm.evaluated);
   for (const NearestWinner& w : warm.winners) {
-    fmt::print("  {} (distance {:.2f}, {:.5g} ms): {}\n", w.problem.canonical(), w.distance,
-               w.time_ms, w.config.to_string());
+    fmt::print("  {}\n",
+               fit(fmt::format("{} (distance {:.2f}, {:.5g} ms): {}", w.problem.canonical(),
+                               w.distance, w.time_ms, w.config.to_string()),
+                   kOutputColumns - 2));
   }
 }
 
@@ -249,10 +251,10 @@ void print_tournament(const TuneReport& report) {
   const TournamentResult& t = *report.tournament;
   fmt::print(
       "\ntournament: {} finalists, {} paired rounds after {} warm-up rounds, {:.2f} s ({} of the "
-      "tune)\n  steady state: {}\n",
+      "tune)\n  {}\n",
       t.finalists.size(), t.rounds.size(), t.warmup_rounds, report.tournament_seconds,
       percent(report.seconds > 0 ? report.tournament_seconds / report.seconds : NAN),
-      t.steady_state);
+      wrap("steady state: " + t.steady_state, kOutputColumns, "  "));
   fmt::print("{:>6}  {:<9}  {:>12}  {:>24}  {}\n", "", "role", "time (ms)", "default / it [95% CI]",
              "config");
   for (std::size_t i = 0; i < t.finalists.size(); ++i) {
@@ -265,7 +267,7 @@ void print_tournament(const TuneReport& report) {
                ok ? fmt::format("{:.3f} [{:.3f}, {:.3f}]", f.vs_default.median, f.vs_default.low,
                                 f.vs_default.high)
                   : std::string("-"),
-               f.config.to_string());
+               fit(f.config.to_string(), kOutputColumns - 64));
   }
   for (const std::string& line : t.finishing) fmt::print("  finishing: {}\n", line);
   if (const RatioInterval& r = t.winning().vs_reference; r.rounds > 0) {
@@ -276,12 +278,16 @@ void print_tournament(const TuneReport& report) {
 
 void print_report(const TuneReport& report, const TuningKey& key, std::size_t show) {
   const std::vector<const Evaluated*> ok = ranking(report);
-  fmt::print("\n{} on {} ({}), problem {}\n", key.family, key.device, key.toolchain, key.problem);
+  fmt::print("\n{}\n", fit(fmt::format("{} on {} ({}), problem {}", key.family, key.device,
+                                       short_toolchain(key.toolchain), key.problem),
+                           kOutputColumns));
   // spread: (p75 - p25) / median of the repetitions (the winner's: of its tournament rounds).
   fmt::print("{:>4}  {:>12}  {:>8}  {}\n", "rank", "time (ms)", "spread", "config");
   for (std::size_t i = 0; i < ok.size() && i < show; ++i) {
+    // The winner's whole config follows the table; the rows keep to the line.
     fmt::print("{:>4}  {:>12.5g}  {:>8}  {}\n", i + 1, ok[i]->measurement.time_ms,
-               percent(ok[i]->measurement.iqr_spread), ok[i]->config.to_string());
+               percent(ok[i]->measurement.iqr_spread),
+               fit(ok[i]->config.to_string(), kOutputColumns - 32));
   }
   fmt::print(
       "\nevaluated {} configs in {:.1f} s ({} from the store, {} duplicates skipped, {} "
@@ -309,6 +315,7 @@ void print_report(const TuneReport& report, const TuningKey& key, std::size_t sh
   if (!std::isnan(best.min_ms) && !std::isnan(best.max_ms))
     fmt::print(", min {:.5g}, max {:.5g} ms", best.min_ms, best.max_ms);
   fmt::print("), found at {:.1f} s", report.seconds_to_best);
+  if (report.speedup()) fmt::print("\n ");
   if (auto within = seconds_to_within(report, 0.02))
     fmt::print(" (within 2% at {:.1f} s)", *within);
   if (auto s = report.speedup()) {

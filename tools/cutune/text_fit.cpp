@@ -42,16 +42,17 @@ std::vector<std::string> table_lines(const std::vector<std::vector<std::string>>
   return lines;
 }
 
-std::string wrap(std::string_view text, std::size_t width) {
+std::string wrap(std::string_view text, std::size_t width, std::string_view indent) {
   std::string out;
-  std::size_t line = 0;  // characters on the output's current line
+  std::size_t line = indent.size();  // characters on the output's current line, indent included
   for (std::size_t start = 0; start <= text.size();) {
     const std::size_t end = std::min(text.find_first_of(" \n", start), text.size());
     const std::string_view word = text.substr(start, end - start);
-    if (line > 0 && line + 1 + word.size() > width) {
+    if (line > indent.size() && line + 1 + word.size() > width) {
       out += '\n';
-      line = 0;
-    } else if (line > 0) {
+      out += indent;
+      line = indent.size();
+    } else if (line > indent.size()) {
       out += ' ';
       ++line;
     }
@@ -59,7 +60,8 @@ std::string wrap(std::string_view text, std::size_t width) {
     line += word.size();
     if (end < text.size() && text[end] == '\n') {
       out += '\n';
-      line = 0;
+      out += indent;
+      line = indent.size();
     }
     start = end + 1;
   }

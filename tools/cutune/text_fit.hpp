@@ -23,8 +23,9 @@ std::vector<std::string> table_lines(const std::vector<std::vector<std::string>>
                                      std::size_t columns = kOutputColumns);
 
 // `text` with its spaces turned into line breaks where a line would pass `width` (a word longer
-// than that keeps its own line); existing line breaks stay.
-std::string wrap(std::string_view text, std::size_t width);
+// than that keeps its own line); existing line breaks stay. Every line after a break starts with
+// `indent` (counted in the width); the caller indents the first line alike.
+std::string wrap(std::string_view text, std::size_t width, std::string_view indent = {});
 
 // CLI11's help, with every description wrapped so that no line passes kOutputColumns. Set on the
 // app before its subcommands are added: they copy it.
