@@ -373,9 +373,7 @@ int run_tune(const TuneArgs& args) {
   options.max_seconds = args.seconds;
   options.seed = args.seed;
 
-  ProgressDisplay progress(stderr, args.seconds,
-                           store ? "Every result so far is in the store: the same command resumes."
-                                 : "Nothing was kept (--no-store).");
+  ProgressDisplay progress(stderr, args.seconds);
   TuneCallbacks callbacks;
   callbacks.on_progress = [&](const TuneProgress& p) { progress.update(p); };
   callbacks.on_result = [&](const Evaluated& e) {

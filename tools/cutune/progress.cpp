@@ -5,9 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
-#include <cstring>
 
 #include "text_fit.hpp"
 
@@ -16,21 +14,6 @@ namespace cutune::cli {
 namespace {
 
 constexpr double kLogLineEverySeconds = 5.0;  // plain logs stay short on long tunes
-
-// What SIGINT's handler prints: written by update() into the buffer the handler is not reading,
-// then published by flipping `current`, so that the handler (async-signal-safe: write and _exit
-// only) never sees a half-written line.
-char interrupt_text[2][512];
-std::atomic<int> current{-1};
-
-void on_sigint(int) {
-  const int i = current.load();
-  if (i >= 0) {
-    const ssize_t ignored = write(STDERR_FILENO, interrupt_text[i], std::strlen(interrupt_text[i]));
-    (void)ignored;
-  }
-  _exit(130);
-}
 
 std::size_t terminal_columns(std::FILE* out) {
   winsize size{};
@@ -46,20 +29,10 @@ std::string duration_text(double seconds) {
   return s >= 60 ? fmt::format("{}m{:02}s", s / 60, s % 60) : fmt::format("{}s", s);
 }
 
-ProgressDisplay::ProgressDisplay(std::FILE* out, double time_budget_s, std::string on_interrupt)
-    : out_(out),
-      terminal_(isatty(fileno(out)) != 0),
-      time_budget_s_(time_budget_s),
-      on_interrupt_(std::move(on_interrupt)) {
-  struct sigaction action {};
-  action.sa_handler = on_sigint;
-  sigemptyset(&action.sa_mask);
-  sigaction(SIGINT, &action, &previous_);
-}
+ProgressDisplay::ProgressDisplay(std::FILE* out, double time_budget_s)
+    : out_(out), terminal_(isatty(fileno(out)) != 0), time_budget_s_(time_budget_s) {}
 
 ProgressDisplay::~ProgressDisplay() {
-  sigaction(SIGINT, &previous_, nullptr);
-  current = -1;
   if (bar_drawn_) fmt::print(out_, "\n");
 }
 
@@ -78,14 +51,6 @@ void ProgressDisplay::update(const TuneProgress& p) {
       fraction > 0 && fraction < 1 ? duration_text(p.seconds * (1 - fraction) / fraction) : "-";
   const std::string status =
       fmt::format("{}, best {}, {} failed, ETA {}", done, best, p.failures, eta);
-
-  const int next = current.load() == 0 ? 1 : 0;
-  const auto written =
-      fmt::format_to_n(interrupt_text[next], sizeof interrupt_text[next] - 1,
-                       "\ninterrupted after {} evaluated, best {}, {} failed, {}.\n{}\n",
-                       p.evaluated, best, p.failures, duration_text(p.seconds), on_interrupt_);
-  *written.out = '\0';
-  current = next;
 
   if (terminal_) {
     const std::size_t columns = terminal_columns(out_);

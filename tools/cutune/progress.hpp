@@ -1,9 +1,8 @@
 // Progress of a long-running command: a redrawn bar on a terminal (as wide as the terminal, at
 // most 120 columns, with an ETA), plain log lines otherwise (CI logs, pipes), so that both a
-// person and a log reader can follow a tune. Ctrl-C prints where the tune stood before it exits.
+// person and a log reader can follow a tune.
 #pragma once
 
-#include <csignal>
 #include <cstdio>
 #include <string>
 
@@ -14,10 +13,8 @@ namespace cutune::cli {
 class ProgressDisplay {
  public:
   // time_budget_s: the tune's wall-time budget (0: none), which then drives the bar and the ETA.
-  // on_interrupt: said after the summary when Ctrl-C ends the command. One display at a time:
-  // it holds SIGINT's handler until destroyed.
-  ProgressDisplay(std::FILE* out, double time_budget_s, std::string on_interrupt);
-  ~ProgressDisplay();  // ends the bar's line, restores SIGINT's handler
+  ProgressDisplay(std::FILE* out, double time_budget_s);
+  ~ProgressDisplay();  // ends the bar's line
   ProgressDisplay(const ProgressDisplay&) = delete;
   ProgressDisplay& operator=(const ProgressDisplay&) = delete;
 
@@ -29,10 +26,8 @@ class ProgressDisplay {
   std::FILE* out_;
   bool terminal_;
   double time_budget_s_;
-  std::string on_interrupt_;
   bool bar_drawn_ = false;
   double last_line_s_ = -1.0;
-  struct sigaction previous_ {};
 };
 
 // "1m05s", "42s": a duration as a person reads it.
