@@ -59,8 +59,8 @@ SpaceSource source_of(const SpaceOptions& options) {
   }
   const BuiltinSpace* builtin = find_builtin_space(options.name);
   if (!builtin) {
-    throw std::invalid_argument("'" + options.name + "' is no spec file and no built-in space (" +
-                                join(tuning_space_names()) + ")");
+    throw std::invalid_argument("unknown space '" + options.name + "'; known spaces: " +
+                                join(tuning_space_names()) + " (or give a kernel spec file)");
   }
   source.name = builtin->name;
   source.summary = builtin->summary;
