@@ -13,6 +13,7 @@ apt_packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libxgboost-dev libmuparser-dev zlib1g-dev libxxhash-dev
   clang-format python3-pip
+  libjs-chart.js chromium
 )
 missing=()
 for p in "${apt_packages[@]}"; do

@@ -329,14 +329,23 @@ std::string curves_csv(const std::vector<BenchSpace>& spaces, const std::vector<
   return csv;
 }
 
-// One panel per space: x is the evaluation, y the mean fraction of the optimum (from 0.5 up).
+// A round step for about `count` ticks over [0, span]: 1, 2 or 5 times a power of ten.
+double tick_step(double span, int count) {
+  const double raw = span / count;
+  const double power = std::pow(10.0, std::floor(std::log10(raw)));
+  for (double m : {1.0, 2.0, 5.0})
+    if (m * power >= raw) return m * power;
+  return 10 * power;
+}
+
+// One panel per space: x is the evaluation, y the mean fraction of the optimum, from a floor
+// below the lowest curve (a tenth), with round ticks on both axes and both axes titled.
 std::string curves_svg(const std::vector<BenchSpace>& spaces, const std::vector<std::string>& names,
                        const std::vector<std::vector<Cell>>& cells) {
   static const char* colours[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd",
                                   "#ff7f0e", "#8c564b", "#e377c2", "#17becf"};
-  constexpr double kWidth = 360, kHeight = 260, kLeft = 50, kTop = 30, kGap = 30;
-  constexpr double kFloor = 0.5;
-  const double panel_w = kWidth - kLeft - 10, panel_h = kHeight - kTop - 40;
+  constexpr double kWidth = 380, kHeight = 280, kLeft = 70, kTop = 30, kGap = 30;
+  const double panel_w = kWidth - kLeft - 10, panel_h = kHeight - kTop - 50;
   const double total_w = kGap + spaces.size() * kWidth;
   const double total_h = kHeight + 30 + 18 * (names.size() + 1);
   std::string svg = fmt::format(
@@ -347,31 +356,46 @@ std::string curves_svg(const std::vector<BenchSpace>& spaces, const std::vector<
   for (std::size_t s = 0; s < spaces.size(); ++s) {
     const double x0 = kGap + s * kWidth + kLeft, y0 = kTop;
     const std::size_t length = spaces[s].random_curve.size();
-    const auto px = [&](std::size_t i) {
-      return x0 + panel_w * (i + 1) / std::max<double>(1, length);
-    };
+    double lowest = 1.0;
+    for (double f : spaces[s].random_curve) lowest = std::min(lowest, f);
+    for (const Cell& cell : cells[s])
+      for (double f : cell.mean_curve) lowest = std::min(lowest, f);
+    const double bottom = std::clamp(std::floor(lowest * 10) / 10, 0.0, 0.9);
+    const auto px = [&](double i) { return x0 + panel_w * i / std::max<double>(1, length); };
     const auto py = [&](double f) {
-      return y0 + panel_h * (1.0 - (std::max(f, kFloor) - kFloor) / (1.0 - kFloor));
+      return y0 + panel_h * (1.0 - (std::max(f, bottom) - bottom) / (1.0 - bottom));
     };
     svg += fmt::format("<text x=\"{}\" y=\"{}\" font-weight=\"bold\">{}</text>\n", x0, y0 - 10,
                        spaces[s].label);
     svg += fmt::format(
         "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#888\"/>\n", x0,
         y0, panel_w, panel_h);
-    for (double f : {0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 1.0}) {
+    // Ticks at least 18 px apart, so that no two labels overlap.
+    const double y_step = tick_step(1.0 - bottom, static_cast<int>(panel_h / 18));
+    for (double f = bottom; f <= 1.0 + 1e-9; f += y_step) {
       svg += fmt::format(
           "<line x1=\"{0}\" x2=\"{1}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\" stroke=\"#ddd\"/>"
-          "<text x=\"{3}\" y=\"{4:.1f}\" text-anchor=\"end\">{5}</text>\n",
-          x0, x0 + panel_w, py(f), x0 - 4, py(f) + 4, f);
+          "<text x=\"{3}\" y=\"{4:.1f}\" text-anchor=\"end\">{5:.{6}f}</text>\n",
+          x0, x0 + panel_w, py(f), x0 - 4, py(f) + 4, f, y_step < 0.1 ? 2 : 1);
     }
-    svg +=
-        fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">evaluations (1..{})</text>\n",
-                    x0 + panel_w / 2, y0 + panel_h + 20, length);
+    const double x_step = std::max(1.0, tick_step(static_cast<double>(length), 5));
+    for (double i = 0; i <= static_cast<double>(length) + 1e-9; i += x_step) {
+      svg += fmt::format(
+          "<line x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1}\" y2=\"{2}\" stroke=\"#888\"/>"
+          "<text x=\"{0:.1f}\" y=\"{3}\" text-anchor=\"middle\">{4}</text>\n",
+          px(i), y0 + panel_h, y0 + panel_h + 4, y0 + panel_h + 16, i);
+    }
+    svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">evaluations</text>\n",
+                       x0 + panel_w / 2, y0 + panel_h + 34);
+    svg += fmt::format(
+        "<text transform=\"translate({},{}) rotate(-90)\" text-anchor=\"middle\">mean fraction of "
+        "the optimum</text>\n",
+        x0 - 44, y0 + panel_h / 2);
     const auto polyline = [&](const std::vector<double>& curve, const char* colour,
                               const char* dash) {
       std::string points;
       for (std::size_t i = 0; i < curve.size(); ++i) {
-        points += fmt::format("{:.1f},{:.1f} ", px(i), py(curve[i]));
+        points += fmt::format("{:.1f},{:.1f} ", px(static_cast<double>(i + 1)), py(curve[i]));
       }
       return fmt::format(
           "<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\" stroke-dasharray=\"{}\" "

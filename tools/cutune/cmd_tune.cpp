@@ -4,6 +4,7 @@
 // warm start, cutune/runtime.hpp) unless --no-warm-start.
 #include <fmt/core.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -18,10 +19,12 @@
 #include "cutune/spec.hpp"
 #include "cutune/store.hpp"
 #include "cutune/tune.hpp"
+#include "failure_text.hpp"
 #include "interrupt.hpp"
 #include "number_options.hpp"
 #include "progress.hpp"
 #include "store_options.hpp"
+#include "text_fit.hpp"
 
 namespace cutune::cli {
 namespace {
@@ -83,8 +86,10 @@ void print_warm_start(const WarmStart& warm) {
   fmt::print("warm start: {} config(s) from the nearest tuned shapes, {} evaluated\n",
              warm.winners.size(), warm.evaluated);
   for (const NearestWinner& w : warm.winners) {
-    fmt::print("  {} (distance {:.2f}, {:.5g} ms): {}\n", w.problem.canonical(), w.distance,
-               w.time_ms, w.config.to_string());
+    fmt::print("  {}\n",
+               fit(fmt::format("{} (distance {:.2f}, {:.5g} ms): {}", w.problem.canonical(),
+                               w.distance, w.time_ms, w.config.to_string()),
+                   kOutputColumns - 2));
   }
 }
 
@@ -208,8 +213,8 @@ nlohmann::json report_json(const TuneReport& report, const TuningKey& key, const
     const Measurement& m = report.best->measurement;
     out["best"] = {{"config", report.best->config.to_json()},
                    {"time_ms", m.time_ms},
-                   {"iqr_spread", m.iqr_spread},
-                   {"spread", m.spread},
+                   {"spread", m.iqr_spread},
+                   {"range_spread", m.spread},
                    {"min_ms", m.min_ms},
                    {"max_ms", m.max_ms}};
   }
@@ -248,10 +253,10 @@ void print_tournament(const TuneReport& report) {
   const TournamentResult& t = *report.tournament;
   fmt::print(
       "\ntournament: {} finalists, {} paired rounds after {} warm-up rounds, {:.2f} s ({} of the "
-      "tune)\n  steady state: {}\n",
+      "tune)\n  {}\n",
       t.finalists.size(), t.rounds.size(), t.warmup_rounds, report.tournament_seconds,
       percent(report.seconds > 0 ? report.tournament_seconds / report.seconds : NAN),
-      t.steady_state);
+      wrap("steady state: " + t.steady_state, kOutputColumns, "  "));
   fmt::print("{:>6}  {:<9}  {:>12}  {:>24}  {}\n", "", "role", "time (ms)", "default / it [95% CI]",
              "config");
   for (std::size_t i = 0; i < t.finalists.size(); ++i) {
@@ -264,7 +269,7 @@ void print_tournament(const TuneReport& report) {
                ok ? fmt::format("{:.3f} [{:.3f}, {:.3f}]", f.vs_default.median, f.vs_default.low,
                                 f.vs_default.high)
                   : std::string("-"),
-               f.config.to_string());
+               fit(f.config.to_string(), kOutputColumns - 64));
   }
   for (const std::string& line : t.finishing) fmt::print("  finishing: {}\n", line);
   if (const RatioInterval& r = t.winning().vs_reference; r.rounds > 0) {
@@ -275,12 +280,16 @@ void print_tournament(const TuneReport& report) {
 
 void print_report(const TuneReport& report, const TuningKey& key, std::size_t show) {
   const std::vector<const Evaluated*> ok = ranking(report);
-  fmt::print("\n{} on {} ({}), problem {}\n", key.family, key.device, key.toolchain, key.problem);
+  fmt::print("\n{}\n", fit(fmt::format("{} on {} ({}), problem {}", key.family, key.device,
+                                       short_toolchain(key.toolchain), key.problem),
+                           kOutputColumns));
   // spread: (p75 - p25) / median of the repetitions (the winner's: of its tournament rounds).
   fmt::print("{:>4}  {:>12}  {:>8}  {}\n", "rank", "time (ms)", "spread", "config");
   for (std::size_t i = 0; i < ok.size() && i < show; ++i) {
+    // The winner's whole config follows the table; the rows keep to the line.
     fmt::print("{:>4}  {:>12.5g}  {:>8}  {}\n", i + 1, ok[i]->measurement.time_ms,
-               percent(ok[i]->measurement.iqr_spread), ok[i]->config.to_string());
+               percent(ok[i]->measurement.iqr_spread),
+               fit(ok[i]->config.to_string(), kOutputColumns - 32));
   }
   fmt::print(
       "\nevaluated {} configs in {:.1f} s ({} from the store, {} duplicates skipped, {} "
@@ -308,6 +317,7 @@ void print_report(const TuneReport& report, const TuningKey& key, std::size_t sh
   if (!std::isnan(best.min_ms) && !std::isnan(best.max_ms))
     fmt::print(", min {:.5g}, max {:.5g} ms", best.min_ms, best.max_ms);
   fmt::print("), found at {:.1f} s", report.seconds_to_best);
+  if (report.speedup()) fmt::print("\n ");
   if (auto within = seconds_to_within(report, 0.02))
     fmt::print(" (within 2% at {:.1f} s)", *within);
   if (auto s = report.speedup()) {
@@ -357,14 +367,16 @@ int run_tune(const TuneArgs& args) {
   const InterruptGuard interrupt;
   options.stop = &interrupt.stop();
 
-  ProgressDisplay progress(stderr);
+  ProgressDisplay progress(stderr, args.seconds);
   TuneCallbacks callbacks;
   callbacks.on_progress = [&](const TuneProgress& p) { progress.update(p); };
   callbacks.on_result = [&](const Evaluated& e) {
     if (!e.measurement.ok() && !e.from_store) {
-      std::string detail = e.measurement.detail.substr(0, e.measurement.detail.find('\n'));
-      progress.note(fmt::format("  {} {}: {}", to_string(e.measurement.outcome),
-                                e.config.to_string(), detail));
+      // Two lines, so that neither a long config nor a long error line hides the other.
+      progress.note(fit(fmt::format("  {}: {}", to_string(e.measurement.outcome),
+                                    first_error_line(e.measurement.detail)),
+                        kOutputColumns));
+      progress.note(fit("    " + e.config.to_string(), kOutputColumns));
     }
   };
   const TuneReport report = tune(*space, problem, target.device, *target.evaluator,
@@ -414,7 +426,13 @@ void add_tune_command(CLI::App& app) {
       ->check(CLI::ExistingFile | CLI::IsMember(family_names()));
   sub->add_option("--problem", args->problem,
                   "Problem arguments, e.g. m=512,n=512 (a built-in family's example if none)");
-  sub->add_option("--strategy", args->strategy, "Search strategy")->capture_default_str();
+  std::vector<std::string> strategies = strategy_names();
+  strategies.insert(strategies.begin(), "default");
+  sub->add_option("--strategy", args->strategy,
+                  fmt::format("Search strategy: {} (default: {})", fmt::join(strategies, ", "),
+                              default_strategy_name()))
+      ->check(CLI::IsMember(strategies))
+      ->capture_default_str();
   sub->add_option("--effort", args->effort, "Effort profile")
       ->check(CLI::IsMember({"quick", "full"}))
       ->capture_default_str();
