@@ -31,6 +31,7 @@
 
 #include "backend/cuda/worker_host.hpp"
 #include "cublas_gemm_ex.hpp"
+#include "cutune/timing_summary.hpp"
 #include "gemm/gemm_cublas.hpp"
 #include "gemm/gemm_launch.hpp"
 #include "gemm/gemm_space.hpp"
@@ -225,6 +226,12 @@ int run(const Args& args) {
     column.line["tflops"] = flops / ms * 1e-9;
     column.line["vs_cublas"] = bench::median(column.round_ratios);
     column.line["launches"] = column.times.size();
+    // The spread, to tell a slow mode of some launches from a uniformly slower launch.
+    const TimingSummary spread = summarize_timings(column.times);
+    column.line.update({{"min_ms", spread.min_ms},
+                        {"p25_ms", spread.p25_ms},
+                        {"p75_ms", spread.p75_ms},
+                        {"max_ms", spread.max_ms}});
     lines.push_back(column.line);
   }
   lines.insert(lines.end(), failed.begin(), failed.end());
