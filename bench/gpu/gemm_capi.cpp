@@ -1,7 +1,7 @@
 // libcutune_gemm_capi: a tuned Hopper GEMM config launched from another program's process through a
 // C ABI, so that bench/gpu/peers.py times it with ctypes exactly as it times torch, Triton and
 // Helion (same tensors, same timer, same check). It is GemmLaunch
-// (src/kernels/gemm/gemm_launch.cpp) behind three functions: nothing here knows how to launch the
+// (src/families/gemm/gemm_launch.cpp) behind three functions: nothing here knows how to launch the
 // kernel.
 //
 //   void* cutune_gemm_open(const char* cubin, const char* config, int64_t m, int64_t n, int64_t k,

@@ -36,7 +36,7 @@
 #include "gemm/gemm_launch.hpp"
 #include "gemm/gemm_space.hpp"
 #include "graph_timer.hpp"
-#include "runtime/gemm_cubins.hpp"
+#include "gemm/gemm_cubins.hpp"
 
 namespace {
 

@@ -123,7 +123,8 @@ class Store {
   // key without a decision, the fastest config as best(key, 1) judges it.
   std::optional<StoredResult> deployed(const TuningKey& key);
 
-  // The latest measurement of this config under this key (of any outcome), for resuming.
+  // The latest measurement of this config under this key, for resuming: of any outcome but
+  // `transient` (no verdict on the config, so a resumed tune measures it again).
   std::optional<Measurement> find(const TuningKey& key, std::string_view config_hash);
 
   // Every measurement under the key, in the order they were recorded.

@@ -4,6 +4,7 @@
 // as the key's decision.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -43,6 +44,9 @@ struct TuneOptions {
   double finishing_share = 0.10;
   std::vector<Config> warm_start;  // configs to try first (e.g. winners of nearby shapes)
   std::string tune_id;             // names this run in the store; empty: generated
+  // Set (e.g. by a signal handler) to stop: the batch in flight is finished and stored, no more
+  // is asked, no tournament runs, and the report holds the search's fastest as `best`, undecided.
+  const std::atomic<bool>* stop = nullptr;
 };
 
 struct Evaluated {
@@ -73,6 +77,7 @@ struct TuneReport {
   double seconds_to_best = 0.0;                // when the eventual winner was first measured
   std::optional<TournamentResult> tournament;  // none when no config ran correctly
   double tournament_seconds = 0.0;             // part of `seconds`
+  bool stopped = false;                        // TuneOptions::stop ended the search
 
   // The tournament's median paired ratio default / winner; without a tournament of both (the
   // default failed), the default's search time over the winner's.

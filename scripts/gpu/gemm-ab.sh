@@ -64,12 +64,12 @@ build() {
   local cutlass="$root/third_party/cutlass/include"
   [[ -d "$cutlass/cute" ]] || { echo "gemm-ab.sh: no CUTLASS headers in $cutlass" >&2; exit 1; }
   rm -rf "$dir" && mkdir -p "$dir/src/device" "$dir/cubins"
-  cp "$root/src/kernels/gemm/device/hopper_gemm.cu" "$dir/src/device/"
-  cp "$root/src/kernels/gemm/gemm_rules.hpp" "$dir/src/"
+  cp "$root/src/families/gemm/device/hopper_gemm.cu" "$dir/src/device/"
+  cp "$root/src/families/gemm/gemm_rules.hpp" "$dir/src/"
   # main's kernel includes "../gemm_rules.hpp": main's own rules sit above it.
   mkdir -p "$dir/main/device"
-  git -C "$root" show main:src/kernels/gemm/device/hopper_gemm.cu > "$dir/main/device/hopper_gemm.cu"
-  git -C "$root" show main:src/kernels/gemm/gemm_rules.hpp > "$dir/main/gemm_rules.hpp"
+  git -C "$root" show main:src/families/gemm/device/hopper_gemm.cu > "$dir/main/device/hopper_gemm.cu"
+  git -C "$root" show main:src/families/gemm/gemm_rules.hpp > "$dir/main/gemm_rules.hpp"
   cp "${BASH_SOURCE[0]}" "$dir/gemm-ab.sh"
   # graph_timer.hpp's methods side by side (cmake --build --preset release --target
   # graph_timer_check builds it first).
@@ -85,8 +85,8 @@ bash "$here/gemm-ab.sh" run "$here" 2>&1 | tee "$OUT/console.txt"
 bash "$here/gemm-ab.sh" pack
 RUN
   # C++17: nvcc 13's front end fails on some of gcc 12's C++20 library headers.
-  g++ -std=c++17 -O1 -I"$root/src/kernels" -o "$dir/gemm_defines" "$root/bench/gpu/gemm_defines.cpp" \
-    "$root/src/kernels/gemm/gemm_problem.cpp"
+  g++ -std=c++17 -O1 -I"$root/src/families" -o "$dir/gemm_defines" "$root/bench/gpu/gemm_defines.cpp" \
+    "$root/src/families/gemm/gemm_problem.cpp"
   # One line per cubin: "FILE SOURCE EXTRA_DEFINES... CONFIG_DEFINES...", paths inside DIR.
   local jobs="$dir/jobs.txt"
   : > "$jobs"
@@ -109,9 +109,9 @@ RUN
   rm -f "$dir/names.tmp"
   mkdir -p "$dir/cubins/bf160" "$dir/cubins/bf161" "$dir/cubins/fp160" "$dir/cubins/fp161"
   echo "gemm-ab: $(wc -l < "$jobs") cubins"
-  (nvcc -std=c++17 -O2 -gencode=arch=compute_90a,code=sm_90a -I"$root/src/kernels" -o "$dir/gemm_bench" \
-     "$root/bench/gpu/gemm_bench.cu" "$root/src/kernels/gemm/gemm_launch.cpp" \
-     "$root/src/kernels/gemm/gemm_problem.cpp" -lcublasLt -lcuda > "$dir/bench_build.log" 2>&1 ||
+  (nvcc -std=c++17 -O2 -gencode=arch=compute_90a,code=sm_90a -I"$root/src/families" -o "$dir/gemm_bench" \
+     "$root/bench/gpu/gemm_bench.cu" "$root/src/families/gemm/gemm_launch.cpp" \
+     "$root/src/families/gemm/gemm_problem.cpp" -lcublasLt -lcuda > "$dir/bench_build.log" 2>&1 ||
      echo "gemm_bench build failed" >> "$dir/bench_build.log") &
   local bench_pid=$!
   timeout "${BUILD_SECONDS:-100000}" bash -c "$(declare -f compile_missing); compile_missing '$dir' '$cutlass'" ||

@@ -48,7 +48,7 @@ if [[ "$mode" == bundle ]]; then
   mkdir -p "$bundle/bin" "$bundle/lib"
   cp "$build/bin/cutune" "$build/bin/cutune-cuda-worker" "$build/bin/cutune-nvrtc" \
     "$build/bench/runtime/bench_runtime_cuda" \
-    "$build/bench/runtime/bench_runtime_shapes" "$build/tests/runtime/test_runtime_gemm_gpu" \
+    "$build/bench/runtime/bench_runtime_shapes" "$build/tests/families/gemm/test_runtime_gemm_gpu" \
     "$build/bench/gpu/gemm_peer_bench" "$build/bench/gpu/graph_timer_check" "$bundle/bin/"
   cp "$build/lib/libcutune_gemm_capi.so" "$bundle/lib/"  # needs only the driver
   # Libraries the GPU image may lack; the C runtime, the C++ runtime, CUDA's own libraries and the

@@ -129,7 +129,7 @@ class TuneRun {
             : std::max<std::size_t>(2, 2 * std::thread::hardware_concurrency());
     int rounds_without_news = 0;
     while (report_.evaluated.size() < options_.max_evaluations && !out_of_time() &&
-           rounds_without_news < kMaxRoundsWithoutNews) {
+           rounds_without_news < kMaxRoundsWithoutNews && !stop_asked()) {
       const std::size_t want = std::min(batch, options_.max_evaluations - report_.evaluated.size());
       std::vector<Config> asked = strategy->ask(want);
       if (asked.empty()) break;
@@ -138,7 +138,12 @@ class TuneRun {
       strategy->tell(asked, results);
       rounds_without_news = report_.evaluated.size() == before ? rounds_without_news + 1 : 0;
     }
-    choose_winner();
+    if (stop_asked()) {
+      report_.stopped = true;
+      keep_fastest();
+    } else {
+      choose_winner();
+    }
     report_.seconds = elapsed();
     return std::move(report_);
   }
@@ -148,6 +153,18 @@ class TuneRun {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   }
   bool out_of_time() const { return options_.max_seconds > 0 && elapsed() >= options_.max_seconds; }
+  bool stop_asked() const { return options_.stop != nullptr && options_.stop->load(); }
+
+  // Stopped: the search's fastest correct config so far, as the search timed it; no decision.
+  void keep_fastest() {
+    for (const Evaluated& e : report_.evaluated) {
+      if (e.measurement.ok() &&
+          (!report_.best || e.measurement.time_ms < report_.best->measurement.time_ms)) {
+        report_.best = e;
+      }
+    }
+    if (report_.best) report_.seconds_to_best = report_.best->at_seconds;
+  }
 
   // Warm-start configs first (normalized; an illegal one is dropped and counted), then the
   // eligible heuristic seeds.

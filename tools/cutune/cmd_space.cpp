@@ -6,7 +6,7 @@
 
 #include "command.hpp"
 #include "cutune/diversity.hpp"
-#include "registry.hpp"
+#include "cutune/family.hpp"
 
 namespace cutune::cli {
 namespace {
@@ -31,12 +31,12 @@ std::string view_size(const Space& space, View view) {
 }
 
 void run_space(const SpaceOptions& options) {
-  const BuiltinSpace* builtin = find_builtin_space(options.name);
+  const Family* builtin = find_family(options.name);
   if (!builtin) {
     throw std::invalid_argument("unknown space '" + options.name +
-                                "'; known spaces: " + join(tuning_space_names()));
+                                "'; known spaces: " + join(family_names()));
   }
-  const TuningSpace& ts = *find_tuning_space(options.name);
+  const TuningSpace& ts = *builtin->tuning;
   // The given arguments override the example problem's, so "--problem m=128" keeps n, k, dtype.
   Problem problem = builtin->example_problem;
   const Problem overrides = Problem::parse(options.problem);

@@ -7,18 +7,20 @@
 
 #include <algorithm>
 #include <cmath>
+#include <csignal>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <optional>
 
 #include "command.hpp"
+#include "cutune/family.hpp"
 #include "cutune/runtime.hpp"
 #include "cutune/spec.hpp"
 #include "cutune/store.hpp"
 #include "cutune/tune.hpp"
-#include "evaluators.hpp"
+#include "interrupt.hpp"
+#include "number_options.hpp"
 #include "progress.hpp"
-#include "registry.hpp"
 #include "store_options.hpp"
 
 namespace cutune::cli {
@@ -318,33 +320,23 @@ void print_report(const TuneReport& report, const TuningKey& key, std::size_t sh
   fmt::print("\nwinning config:\n{}\n", report.best->config.to_json().dump(2));
 }
 
+std::string signal_name(int signal) { return signal == SIGTERM ? "SIGTERM" : "SIGINT"; }
+
 int run_tune(const TuneArgs& args) {
-  // A spec file, or a built-in family (whose name is no file here).
+  // A built-in family (whose name is no file here), or a spec file.
+  const std::vector<std::string> names = family_names();
+  const bool builtin = std::find(names.begin(), names.end(), args.spec) != names.end() &&
+                       !std::filesystem::exists(args.spec);
   std::optional<KernelSpec> spec;
-  const TuningSpace* space = nullptr;
-  Problem problem;
-  TunedTarget target;
-  std::string family;
-  std::string version;
-  if (const BuiltinSpace* builtin = find_builtin_space(args.spec);
-      builtin != nullptr && !std::filesystem::exists(args.spec)) {
-    space = find_tuning_space(builtin->name);
-    // Resolved as the family's runtime resolves it, so that both write and read the same key.
-    problem = builtin->resolve(args.problem.empty() ? builtin->example_problem
-                                                    : Problem::parse(args.problem));
-    target = make_builtin_target(builtin->name, problem);
-    family = builtin->name;
-    version = target.family_version;
-  } else {
-    spec = load_spec(args.spec);
-    space = &*spec->tuning;
-    problem = spec->resolve(Problem::parse(args.problem));
-    target = make_spec_target(*spec, problem);
-    family = spec->name;
-    version = spec->version;
-  }
-  const TuningKey key{family, version, problem.canonical(), target.evaluator->device_name(),
-                      target.evaluator->toolchain()};
+  if (!builtin) spec = load_spec(args.spec);
+  const Family family = builtin ? *find_family(args.spec) : spec_family(*spec);
+  // Resolved as the family's runtime resolves it, so that both write and read the same key.
+  const Problem problem = family.resolved(
+      args.problem.empty() && builtin ? family.example_problem : Problem::parse(args.problem));
+  const TuningSpace* space = family.tuning;
+  FamilyEvaluator target = family.make_evaluator(problem);
+  const TuningKey key =
+      family.key(problem, target.evaluator->device_name(), target.evaluator->toolchain());
   std::optional<Store> store;
   if (!args.no_store) store = Store::open(store_path(args.db));
 
@@ -352,7 +344,7 @@ int run_tune(const TuneArgs& args) {
   warm.enabled = !args.no_warm_start && args.neighbours > 0 && store.has_value();
   if (warm.enabled) {
     warm.winners =
-        nearest_winners(*store, family, key.device, problem, space->space, args.neighbours);
+        nearest_winners(*store, family.name, key.device, problem, space->space, args.neighbours);
   }
 
   TuneOptions options;
@@ -362,6 +354,8 @@ int run_tune(const TuneArgs& args) {
   options.max_evaluations = args.budget;
   options.max_seconds = args.seconds;
   options.seed = args.seed;
+  const InterruptGuard interrupt;
+  options.stop = &interrupt.stop();
 
   ProgressDisplay progress(stderr);
   TuneCallbacks callbacks;
@@ -376,19 +370,36 @@ int run_tune(const TuneArgs& args) {
   const TuneReport report = tune(*space, problem, target.device, *target.evaluator,
                                  store ? &*store : nullptr, key, options, callbacks);
   warm.evaluated = count_evaluated(report, warm.winners);
-  Comparison comparison{target.flop_count, target.reference_name, std::nullopt,
-                        count_encoder_errors(report, space->space)};
+  Comparison comparison{family.flop_count ? family.flop_count(problem) : 0, family.reference_name,
+                        std::nullopt, count_encoder_errors(report, space->space)};
   if (target.time_reference) comparison.reference = target.time_reference();
   if (args.json) {
     nlohmann::json out = report_json(report, key, store ? &*store : nullptr);
     out.update(comparison_json(report, comparison));
     out["warm_start"] = warm_start_json(warm);
+    if (report.stopped) out["stopped_by"] = signal_name(interrupt.signal());
     fmt::print("{}\n", out.dump(2));
   } else {
+    if (report.stopped) {
+      fmt::print(
+          "\nstopped by {} after {} configs{}; no tournament ran, so the best below is the "
+          "search's fastest so far, not a decision. To resume, run the same command again: "
+          "configs already measured are read from the store, not measured again.\n",
+          signal_name(interrupt.signal()), report.evaluated.size(),
+          store ? fmt::format(", every result stored in {}", store->path().string()) : "");
+    }
     print_report(report, key, args.show);
     print_comparison(report, comparison);
     print_warm_start(warm);
+    if (!report.stopped && interrupt.signal() != 0) {
+      fmt::print(
+          "\n{} arrived after the search, during the final tournament, which finished "
+          "(its decision, if any, is recorded).\n",
+          signal_name(interrupt.signal()));
+    }
   }
+  // 128 + the signal, as a shell reports a command the signal ended, however late it came.
+  if (interrupt.signal() != 0) return 128 + interrupt.signal();
   return report.best ? 0 : 2;
 }
 
@@ -400,25 +411,34 @@ void add_tune_command(CLI::App& app) {
       "tune", "Tune a kernel described by a spec file, or a built-in kernel family");
   sub->add_option("spec", args->spec, "Kernel spec file (JSON), or a built-in family: gemm")
       ->required()
-      ->check(CLI::ExistingFile | CLI::IsMember(tuning_space_names()));
+      ->check(CLI::ExistingFile | CLI::IsMember(family_names()));
   sub->add_option("--problem", args->problem,
                   "Problem arguments, e.g. m=512,n=512 (a built-in family's example if none)");
   sub->add_option("--strategy", args->strategy, "Search strategy")->capture_default_str();
   sub->add_option("--effort", args->effort, "Effort profile")
       ->check(CLI::IsMember({"quick", "full"}))
       ->capture_default_str();
-  sub->add_option("--budget", args->budget, "Configs to evaluate")->capture_default_str();
-  sub->add_option("--time", args->seconds, "Wall-time budget in seconds (0: none)");
-  sub->add_option("--seed", args->seed, "Random seed")->capture_default_str();
+  // 10^9 configs is beyond any tune; anything larger is a typo or a wrapped negative number.
+  sub->add_option("--budget", args->budget, "Configs to evaluate")
+      ->check(whole_number(1, 1'000'000'000))
+      ->capture_default_str();
+  sub->add_option("--time", args->seconds, "Wall-time budget in seconds (0: none)")
+      ->check(finite_seconds());
+  sub->add_option("--seed", args->seed, "Random seed")
+      ->check(whole_number(0))
+      ->capture_default_str();
   add_db_option(*sub, args->db);
   sub->add_flag("--no-store", args->no_store, "Keep no results");
   sub->add_flag("--no-warm-start", args->no_warm_start,
                 "Do not start from the winners of the nearest shapes tuned in the store");
   sub->add_option("--warm-start-neighbours", args->neighbours,
                   "How many nearest tuned shapes' winners to start from")
+      ->check(whole_number(0, 1000))
       ->capture_default_str();
   sub->add_flag("--json", args->json, "Print the report as JSON");
-  sub->add_option("--show", args->show, "How many of the best to list")->capture_default_str();
+  sub->add_option("--show", args->show, "How many of the best to list")
+      ->check(whole_number(0, 1'000'000))
+      ->capture_default_str();
   sub->callback([args] {
     const int status = run_tune(*args);
     if (status != 0) throw CLI::RuntimeError(status);

@@ -49,8 +49,9 @@ class DeviceWorkerPool {
   // A candidate's failure (fault, hang, refused launch, wrong result) is a result, not an error.
   // Slots work in parallel; calls on one slot take turns.
   DeviceResult measure(std::size_t slot, const protocol::MeasureRequest& request);
-  // A GEMM-family job (op "measure_gemm"); needs a worker built with the GEMM mode.
-  DeviceResult measure(std::size_t slot, const protocol::GemmRequest& request);
+  // A request of a kernel family's own (op "family"), handed to that family's mode in the worker;
+  // a worker without one refuses it (the result's launch_error says so).
+  DeviceResult measure(std::size_t slot, const protocol::FamilyRequest& request);
   int workers_started() const;  // counting restarts after crashes and hangs
 
  private:

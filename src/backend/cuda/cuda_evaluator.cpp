@@ -144,9 +144,8 @@ struct CudaEvaluator::Impl {
 
   Measurement failed_compile(const cuda::CompileResult& result) const {
     Measurement m;
-    m.outcome = result.status == cuda::CompileStatus::timeout ? Outcome::compile_timeout
-                                                              : Outcome::compile_error;
-    m.detail = eval::compile_failure_detail(result.log, result.log_file);
+    m.outcome = cuda::outcome_of(result.status);
+    m.detail = eval::compile_failure_detail(result.log, result.log_file, result.cached);
     return m;
   }
 

@@ -122,9 +122,10 @@ DeviceResult DeviceWorkerPool::measure(std::size_t slot_index,
 }
 
 DeviceResult DeviceWorkerPool::measure(std::size_t slot_index,
-                                       const protocol::GemmRequest& request) {
-  return exchange(slot_index, {{"op", "measure_gemm"}, {"request", request}}, request.timing,
-                  request.time);
+                                       const protocol::FamilyRequest& request) {
+  return exchange(slot_index,
+                  {{"op", "family"}, {"family", request.family}, {"request", request.request}},
+                  request.timing, request.time);
 }
 
 DeviceResult DeviceWorkerPool::exchange(std::size_t slot_index, const nlohmann::json& message,

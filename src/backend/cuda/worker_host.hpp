@@ -1,8 +1,9 @@
 // What `cutune-cuda-worker` lends to a measuring mode compiled into it: a kernel family whose
 // launch the generic "measure" request cannot describe (the GEMM family builds tensor maps on the
-// host) adds an op of its own, and reuses the worker's context, module cache, input values,
-// comparison and timing loop. A mode registers itself from its own source file, linked into the
-// worker by the family's CMakeLists.txt; the worker knows no family.
+// host) answers requests of its own (op "family", protocol::FamilyRequest), and reuses the
+// worker's context, module cache, input values, comparison and timing loop. The worker knows no
+// family by name: it finds a family's mode in the worker's table of families, generated from
+// src/families/CMakeLists.txt (docs/families.md).
 //
 // Error contract, as for the worker's own requests: throw CudaError for a sticky error (the worker
 // replies "crash" and exits), LaunchRefused for a launch the driver refused with the context
@@ -120,14 +121,8 @@ class Mode {
   virtual protocol::MeasureReply measure(const nlohmann::json& request) = 0;
 };
 
-using ModeFactory = std::function<std::unique_ptr<Mode>(Host&)>;
-
-// A static ModeRegistration in a mode's source file adds the op `op` to the worker.
-struct ModeRegistration {
-  ModeRegistration(std::string op, ModeFactory factory);
-};
-
-// The registered op's factory, or nullptr when no mode has that op.
-const ModeFactory* find_mode(const std::string& op);
+// The mode of family `family`, made for `host`; nullptr when this worker has none. Defined by the
+// generated table; each family's mode is cutune::cuda::worker::families::NAME(Host&).
+std::unique_ptr<Mode> make_family_mode(const std::string& family, Host& host);
 
 }  // namespace cutune::cuda::worker

@@ -78,26 +78,6 @@ class SmClock {
 
 }  // namespace
 
-namespace cutune::cuda::worker {
-
-namespace {
-std::map<std::string, ModeFactory>& modes() {
-  static std::map<std::string, ModeFactory> registered;
-  return registered;
-}
-}  // namespace
-
-ModeRegistration::ModeRegistration(std::string op, ModeFactory factory) {
-  modes()[std::move(op)] = std::move(factory);
-}
-
-const ModeFactory* find_mode(const std::string& op) {
-  auto found = modes().find(op);
-  return found == modes().end() ? nullptr : &found->second;
-}
-
-}  // namespace cutune::cuda::worker
-
 namespace {
 
 using namespace cutune::cuda::worker;
@@ -512,7 +492,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::unique_ptr<Worker> worker;
-  std::map<std::string, std::unique_ptr<Mode>> modes;  // destroyed before the worker
+  std::map<std::string, std::unique_ptr<Mode>> modes;  // per family; destroyed before the worker
   std::string line;
   while (std::getline(std::cin, line)) {
     auto started = std::chrono::steady_clock::now();
@@ -532,9 +512,15 @@ int main(int argc, char** argv) {
         auto reply = worker->measure(request);
         reply.worker_ms = milliseconds_since(started);
         send(reply);
-      } else if (const ModeFactory* factory = find_mode(op)) {
-        auto& mode = modes[op];
-        if (!mode) mode = (*factory)(*worker);
+      } else if (op == "family") {
+        const std::string family = message.value("family", "");
+        auto& mode = modes[family];
+        if (!mode) mode = make_family_mode(family, *worker);
+        if (!mode) {
+          modes.erase(family);
+          send({{"ok", false}, {"error", "this worker has no mode of family '" + family + "'"}});
+          continue;
+        }
         auto reply = mode->measure(message.at("request"));
         reply.worker_ms = milliseconds_since(started);
         send(reply);

@@ -1,7 +1,9 @@
 // A stand-in for cutune-cuda-worker, for testing the tuner's side on a machine without a GPU.
 // It speaks the real protocol (worker_protocol.hpp) and acts out what the candidate's kernel name
 // says: ok, wrong, refused (a launch error), sticky (a sticky CUDA error: reply crash and exit),
-// segv (killed by a signal), hang (never answers), garbage (breaks the protocol).
+// segv (killed by a signal), hang (never answers), garbage (breaks the protocol). A family
+// request (op "family") of family "echo" is answered ok with the request it carried, unread; any
+// other family is refused as by a worker without that family's mode.
 //   cutune-fake-cuda-worker --device N [--fail-start]
 #include <signal.h>
 #include <unistd.h>
@@ -30,6 +32,24 @@ int main(int argc, char** argv) {
       proto::DeviceReport device{"stand-in", 9,         0,     132,           65536,
                                  50 << 20,   227 << 10, 13000, "0000:00:00.0"};
       std::cout << nlohmann::json{{"ok", true}, {"device", device}}.dump() << std::endl;
+      continue;
+    }
+    if (op == "family") {
+      const std::string family = message.value("family", "");
+      if (family != "echo") {
+        std::cout << nlohmann::json{{"ok", false},
+                                    {"error", "this worker has no mode of family '" + family + "'"}}
+                         .dump()
+                  << std::endl;
+        continue;
+      }
+      proto::MeasureReply reply;
+      reply.id = message.at("request").value("id", std::uint64_t{0});
+      reply.outcome = "ok";
+      reply.time_ms = reply.min_ms = reply.max_ms = reply.p25_ms = reply.p75_ms = 1.0;
+      reply.repetitions = 1;
+      reply.detail = message.at("request").dump();
+      std::cout << nlohmann::json(reply).dump() << std::endl;
       continue;
     }
     auto request = message.at("request").get<proto::MeasureRequest>();

@@ -1,0 +1,36 @@
+// The tuning side of the CUDA spec family: its evaluator (the CUDA backend's worker measures), no
+// driver API here.
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+#include "spec/cuda/cuda_spec_family.hpp"
+
+namespace cutune::families {
+
+CudaOptions cuda_options(const CudaFamilyOptions& options) {
+  CudaOptions out;
+  out.cache_dir = options.cache_dir;
+  out.devices = {options.device};
+  return out;
+}
+
+Family cuda_tuning_family(const KernelSpec& spec, const CudaFamilyOptions& options) {
+  Family f = spec_common(spec, "cuda");
+  if (!spec.launch) {
+    throw std::invalid_argument(
+        fmt::format("{}: spec '{}' has no launch shape", spec.path.string(), spec.name));
+  }
+  f.make_evaluator = [&spec, options](const Problem& problem) {
+    // The evaluator starts the device worker, whose report of the GPU is what constraints and
+    // seeds see. Without a GPU or driver the worker does not start: std::runtime_error.
+    auto evaluator = std::make_unique<CudaEvaluator>(spec, problem, cuda_options(options));
+    const Device device = evaluator->device();
+    return FamilyEvaluator{std::move(evaluator), device};
+  };
+  return f;
+}
+
+Family spec_cuda(const KernelSpec& spec) { return cuda_tuning_family(spec, {}); }
+
+}  // namespace cutune::families
