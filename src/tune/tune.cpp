@@ -116,9 +116,6 @@ class TuneRun {
   TuneReport run() {
     auto strategy = make_strategy(options_.strategy, options_.effort);
     const Config baseline = default_config(space_, problem_, device_);
-    measure({baseline});
-    report_.baseline = report_.evaluated.front();
-
     SearchContext context{&space_,           problem_,      device_,
                           starting_points(), options_.seed, options_.max_evaluations};
     strategy->start(context);
@@ -127,6 +124,17 @@ class TuneRun {
         options_.batch_size != 0
             ? options_.batch_size
             : std::max<std::size_t>(2, 2 * std::thread::hardware_concurrency());
+    // The default config is measured with the strategy's first batch: one compile latency for
+    // both, not one each.
+    std::vector<Config> first{baseline};
+    std::vector<Config> asked;
+    if (const std::size_t room = std::min(batch, options_.max_evaluations); room > 1) {
+      asked = strategy->ask(room - 1);
+      first.insert(first.end(), asked.begin(), asked.end());
+    }
+    const std::vector<Measurement> first_results = measure(first);
+    report_.baseline = report_.evaluated.at(index_by_hash_.at(baseline.hash()));
+    if (!asked.empty()) strategy->tell(asked, std::span(first_results).subspan(1));
     int rounds_without_news = 0;
     while (report_.evaluated.size() < options_.max_evaluations && !out_of_time() &&
            rounds_without_news < kMaxRoundsWithoutNews && !stop_asked()) {

@@ -71,6 +71,13 @@ struct MeasureRequest {
   double tolerance = -1;   // max relative error; negative: the default for the dtype
   bool time = true;        // false: only check correctness
   Timing timing;
+  // rounds > 0: paired rounds of `candidates` instead (candidate unused): each checked as above,
+  // untimed rounds until the first candidate's time and the SM clock settle, then `rounds` rounds
+  // timing each `reps` times (timing.flush_l2 ignored: always flushed) in an order rotated from
+  // round to round. The reply's round_reference_ms is -1 (no reference is timed).
+  std::vector<Launch> candidates;
+  int rounds = 0;
+  int reps = 5;
 };
 
 struct MeasureReply {
@@ -89,10 +96,10 @@ struct MeasureReply {
   double worker_ms = 0;  // time the worker spent on the request, from receipt to reply
   double kernel_ms = 0;  // of which running the candidate: check launch, warm-up, timed repetitions
   std::string detail;
-  // Paired rounds (a family request for them, e.g. the GEMM's): per candidate its check's outcome
-  // and detail; per round each candidate's median of its L2-flushed launches (-1: failed its check)
-  // and the family's reference's (round_reference_ms), with the SM clock and board power read
-  // after the round (0: NVML could not tell).
+  // Paired rounds (a MeasureRequest with rounds > 0, or a family request for them, e.g. the
+  // GEMM's): per candidate its check's outcome and detail; per round each candidate's median of its
+  // L2-flushed launches (-1: failed its check) and the reference's (cuBLASLt for the GEMM; -1
+  // without one), with the SM clock and board power read after the round (0: NVML could not tell).
   std::vector<std::string> candidate_outcomes;
   std::vector<std::string> candidate_details;
   std::vector<std::vector<double>> round_ms;
@@ -195,6 +202,11 @@ inline void to_json(nlohmann::json& j, const MeasureRequest& r) {
        {"seed", r.seed},    {"tolerance", r.tolerance}, {"time", r.time},
        {"timing", r.timing}};
   if (r.reference) j["reference"] = *r.reference;
+  if (r.rounds > 0) {
+    j["candidates"] = r.candidates;
+    j["rounds"] = r.rounds;
+    j["reps"] = r.reps;
+  }
 }
 
 inline void from_json(const nlohmann::json& j, MeasureRequest& r) {
@@ -206,6 +218,9 @@ inline void from_json(const nlohmann::json& j, MeasureRequest& r) {
   r.tolerance = j.value("tolerance", -1.0);
   r.time = j.value("time", true);
   r.timing = j.value("timing", Timing{});
+  r.candidates = j.value("candidates", std::vector<Launch>{});
+  r.rounds = j.value("rounds", 0);
+  r.reps = j.value("reps", 5);
 }
 
 }  // namespace cutune::cuda::protocol

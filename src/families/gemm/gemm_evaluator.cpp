@@ -198,33 +198,11 @@ struct GemmEvaluator::Impl {
     // The watchdog allows four times the budget: about 25 ms per candidate and round, warm-up
     // rounds (at most 40) included.
     r.timing.budget_ms = 25.0 * static_cast<double>((count + 40) * (sent.size() + 1));
-    const cuda::DeviceResult result = workers->measure(0, proto::family_request(r));
-    if (!result.measurement.ok()) {
-      for (std::size_t i : sent) out.checks[i] = result.measurement;
-      return out;
-    }
-    const proto::MeasureReply& reply = result.reply;
-    out.warmup_rounds = reply.warmup_rounds;
+    cuda::read_paired_rounds(workers->measure(0, proto::family_request(r)), sent, out);
     out.steady_state =
         "untimed rounds until cuBLASLt's time moved by under 2 % and the SM clock "
         "by under 1 %; each round times every config and cuBLASLt " +
         std::to_string(r.reps) + " times from a flushed L2, median kept";
-    for (std::size_t j = 0; j < sent.size() && j < reply.candidate_outcomes.size(); ++j) {
-      Measurement& check = out.checks[sent[j]];
-      check.detail = reply.candidate_details.at(j);
-      check.outcome = cuda::outcome_named(reply.candidate_outcomes[j], check.detail);
-    }
-    const auto known = [](double x) { return x > 0 ? x : NAN; };
-    for (std::size_t round = 0; round < out.rounds.size() && round < reply.round_ms.size();
-         ++round) {
-      TimedRound& timed = out.rounds[round];
-      for (std::size_t j = 0; j < sent.size(); ++j) {
-        timed.times_ms[sent[j]] = known(reply.round_ms[round].at(j));
-      }
-      timed.reference_ms = known(reply.round_reference_ms.at(round));
-      timed.sm_clock_mhz = known(reply.round_sm_clock_mhz.at(round));
-      timed.power_w = known(reply.round_power_w.at(round));
-    }
     return out;
   }
 

@@ -167,9 +167,8 @@ class GemmMode : public Mode {
   }
 
   // Paired rounds (GemmRequest::rounds): the split-K workspace sized once for every candidate
-  // (the launches keep its address), each candidate checked, then untimed rounds until cuBLASLt's
-  // round time moves by under 2 % and the SM clock by under 1 % (at least 3, at most 40: clocks
-  // and power settle), then the timed rounds.
+  // (the launches keep its address), each candidate checked, then the worker's paired rounds with
+  // cuBLASLt as the reference (run_paired_rounds).
   void run_rounds(const proto::GemmRequest& request, proto::MeasureReply& reply) {
     std::size_t workspace = 0;
     for (const proto::GemmCandidate& c : request.candidates) {
@@ -187,52 +186,18 @@ class GemmMode : public Mode {
       reply.candidate_outcomes.push_back(check_reply.outcome);
       reply.candidate_details.push_back(check_reply.detail);
     }
-    proto::Timing per_round;  // `reps` flushed launches after one untimed, no graph
-    per_round.warmup = 1;
-    per_round.warmup_ms = 0;
-    per_round.budget_ms = 0;
-    per_round.min_reps = std::max(1, request.reps);
-    per_round.max_reps = per_round.min_reps;
-    per_round.graph = "off";
+    std::vector<std::function<void()>> timed;
+    for (std::optional<GemmLaunch>& launch : launches) {
+      timed.emplace_back();
+      if (launch) timed.back() = [&launch, this] { launch->launch(host_.stream()); };
+    }
     const CublasGemm& cublas = *operands_.cublas;
-    const auto time_once = [&](const std::function<void()>& launch) {
-      proto::MeasureReply timed;
-      host_.time(launch, per_round, timed);
-      return timed.time_ms;
-    };
-    const auto round = [&](int index, std::vector<double>& times) {
-      times.assign(launches.size(), -1);
-      for (std::size_t i = 0; i < launches.size(); ++i) {
-        const std::size_t at = (i + static_cast<std::size_t>(index)) % launches.size();
-        if (launches[at]) times[at] = time_once([&] { launches[at]->launch(host_.stream()); });
-      }
-      return time_once([&] {
-        cublas.run(operands_.a.pointer, operands_.b.pointer, operands_.d.pointer, host_.stream());
-      });
-    };
-    std::vector<double> times;
-    double previous_ms = -1;
-    int previous_mhz = -1;
-    constexpr int kMinWarmup = 3;
-    constexpr int kMaxWarmup = 40;
-    while (reply.warmup_rounds < kMaxWarmup) {
-      const double reference_ms = round(reply.warmup_rounds, times);
-      const int mhz = host_.sm_clock_mhz();
-      ++reply.warmup_rounds;
-      const bool settled = previous_ms > 0 &&
-                           std::abs(reference_ms - previous_ms) <= 0.02 * previous_ms &&
-                           std::abs(mhz - previous_mhz) <= 0.01 * std::max(previous_mhz, 1);
-      if (settled && reply.warmup_rounds >= kMinWarmup) break;
-      previous_ms = reference_ms;
-      previous_mhz = mhz;
-    }
-    for (int r = 0; r < request.rounds; ++r) {
-      reply.round_reference_ms.push_back(round(r, times));
-      reply.round_ms.push_back(times);
-      reply.round_sm_clock_mhz.push_back(host_.sm_clock_mhz());
-      reply.round_power_w.push_back(host_.power_w());
-    }
-    reply.outcome = "ok";
+    run_paired_rounds(
+        host_, timed,
+        [&] {
+          cublas.run(operands_.a.pointer, operands_.b.pointer, operands_.d.pointer, host_.stream());
+        },
+        request.rounds, request.reps, reply);
   }
 
   void prepare(const GemmProblem& problem, std::uint64_t seed) {

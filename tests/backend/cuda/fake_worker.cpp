@@ -3,7 +3,8 @@
 // says: ok, wrong, refused (a launch error), sticky (a sticky CUDA error: reply crash and exit),
 // segv (killed by a signal), hang (never answers), garbage (breaks the protocol). A family
 // request (op "family") of family "echo" is answered ok with the request it carried, unread; any
-// other family is refused as by a worker without that family's mode.
+// other family is refused as by a worker without that family's mode. Paired rounds (a request with
+// rounds > 0) time each candidate that passes as block.x / 32 ms.
 //   cutune-fake-cuda-worker --device N [--fail-start]
 #include <signal.h>
 #include <unistd.h>
@@ -53,6 +54,32 @@ int main(int argc, char** argv) {
       continue;
     }
     auto request = message.at("request").get<proto::MeasureRequest>();
+    if (request.rounds > 0) {
+      // Paired rounds: each candidate acts out its kernel name's check; one that passes takes
+      // block.x / 32 ms in every round, on a clock that reads steady after three warm-up rounds.
+      proto::MeasureReply reply;
+      reply.id = request.id;
+      reply.outcome = "ok";
+      reply.warmup_rounds = 3;
+      for (const proto::Launch& c : request.candidates) {
+        reply.candidate_outcomes.push_back(c.kernel == "ok"      ? "ok"
+                                           : c.kernel == "wrong" ? "wrong_result"
+                                                                 : "launch_error");
+        reply.candidate_details.push_back("stand-in " + c.kernel);
+      }
+      for (int r = 0; r < request.rounds; ++r) {
+        std::vector<double> times;
+        for (const proto::Launch& c : request.candidates) {
+          times.push_back(c.kernel == "ok" ? c.block[0] / 32.0 : -1.0);
+        }
+        reply.round_ms.push_back(times);
+        reply.round_reference_ms.push_back(-1);
+        reply.round_sm_clock_mhz.push_back(1980);
+        reply.round_power_w.push_back(0);
+      }
+      std::cout << nlohmann::json(reply).dump() << std::endl;
+      continue;
+    }
     const std::string& behaviour = request.candidate.kernel;
     proto::MeasureReply reply;
     reply.id = request.id;
