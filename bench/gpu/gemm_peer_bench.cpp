@@ -14,8 +14,9 @@
 // clock ramp, `rounds` rounds each time cuBLASLt and every config that passed, `reps` launches
 // each, so that each ratio to cuBLAS is paired within a round (the figure to compare: absolute
 // times move with the card's state, docs/perf.md run 9). Prints one JSON line per
-// column ("cublas" first); a config that fails is a line with its outcome and no time. Exit 1 on a
-// usage error or a failure of cuBLASLt or the device; a config's failure is a line, not an exit.
+// column ("cublas" first, then "cublas_gemm_ex", torch.matmul's cublasGemmEx call); a config that
+// fails is a line with its outcome and no time. Exit 1 on a usage error or a failure of cuBLASLt or
+// the device; a config's failure is a line, not an exit.
 #include <cuda.h>
 
 #include <algorithm>
@@ -29,6 +30,8 @@
 #include <vector>
 
 #include "backend/cuda/worker_host.hpp"
+#include "cublas_gemm_ex.hpp"
+#include "cutune/timing_summary.hpp"
 #include "gemm/gemm_cublas.hpp"
 #include "gemm/gemm_launch.hpp"
 #include "gemm/gemm_space.hpp"
@@ -63,7 +66,7 @@ Args parse_args(int argc, char** argv) {
       const std::string name = value.substr(0, equals);
       const bool taken = std::any_of(args.configs.begin(), args.configs.end(),
                                      [&](const auto& config) { return config.first == name; });
-      if (taken || name == "cublas") {
+      if (taken || name == "cublas" || name == "cublas_gemm_ex") {
         throw std::invalid_argument("--config name '" + name + "' is taken");
       }
       args.configs.emplace_back(name, value.substr(equals + 1));
@@ -137,6 +140,36 @@ int run(const Args& args) {
   columns[0].graph = std::make_unique<bench::CapturedLaunch>(stream, run_cublas);
   std::map<std::string, DeviceBuffer> workspaces;
   std::vector<json> failed;
+  // A result checked as the worker checks a candidate: ok, or why not in `line`.
+  const auto checked = [&](json& line) {
+    const auto result = cuda::worker::compare(read_d(), expected, dtype,
+                                              static_cast<std::uint64_t>(shape.m * shape.n));
+    line["max_rel_error"] = result.max_rel_error;
+    if (result.problem.empty() &&
+        result.max_rel_error <= cuda::protocol::default_tolerance(dtype)) {
+      return true;
+    }
+    line["outcome"] = "wrong_result";
+    line["detail"] = result.problem;
+    failed.push_back(line);
+    return false;
+  };
+
+  // torch.matmul's call (cublasGemmEx), so that this process shows whether torch's cuBLAS and
+  // cuBLASLt's heuristic #1 differ by algorithm rather than by harness.
+  const bench::CublasGemmEx gemm_ex(shape);
+  const auto run_gemm_ex = [&] { gemm_ex.run(a.pointer, b.pointer, d.pointer, stream); };
+  json gemm_ex_line = {
+      {"column", "cublas_gemm_ex"},
+      {"outcome", "ok"},
+      {"algorithm", "cublasGemmEx, CUBLAS_GEMM_DEFAULT_TENSOR_OP, 32 MiB workspace"}};
+  check(cuMemsetD8Async(d.pointer, 0xff, d.bytes, stream), "cuMemsetD8Async");
+  run_gemm_ex();
+  if (checked(gemm_ex_line)) {
+    Column column{"cublas_gemm_ex", gemm_ex_line, nullptr, nullptr, {}, {}};
+    column.graph = std::make_unique<bench::CapturedLaunch>(stream, run_gemm_ex);
+    columns.push_back(std::move(column));
+  }
   for (const auto& [name, text] : args.configs) {
     json line = {{"column", name}, {"outcome", "ok"}};
     try {
@@ -144,8 +177,10 @@ int run(const Args& args) {
       const gemm::GemmConfig gemm_config = to_gemm_config(config);
       line["config"] = gemm::to_string(gemm_config);
       line["config_json"] = config.to_json();
+      const std::string cubin = cubins.compile(config, problem).string();
+      line["cubin"] = cubin;  // what peers.py's cutune column loads (scripts/gpu/gemm-peers.sh)
       CUmodule module = nullptr;
-      check(cuModuleLoad(&module, cubins.compile(config, problem).c_str()), "cuModuleLoad");
+      check(cuModuleLoad(&module, cubin.c_str()), "cuModuleLoad");
       DeviceBuffer& workspace = workspaces[name];
       workspace = DeviceBuffer(gemm::workspace_bytes(gemm_config, shape));
       auto launch = std::make_unique<gemm::GemmLaunch>(
@@ -153,20 +188,15 @@ int run(const Args& args) {
           gemm::GemmOperands{a.pointer, b.pointer, d.pointer, workspace.pointer}, device);
       check(cuMemsetD8Async(d.pointer, 0xff, d.bytes, stream), "cuMemsetD8Async");
       launch->launch(stream);
-      const auto result = cuda::worker::compare(read_d(), expected, dtype,
-                                                static_cast<std::uint64_t>(shape.m * shape.n));
-      line["max_rel_error"] = result.max_rel_error;
-      if (!result.problem.empty() ||
-          !(result.max_rel_error <= cuda::protocol::default_tolerance(dtype))) {
-        line["outcome"] = "wrong_result";
-        line["detail"] = result.problem;
-      } else {
+      line["grid_blocks"] = launch->grid_blocks();
+      line["shared_bytes"] = launch->shared_bytes();
+      if (checked(line)) {
         Column column{name, line, std::move(launch), nullptr, {}, {}};
         column.graph = std::make_unique<bench::CapturedLaunch>(
             stream, [stream, bound = column.launch.get()] { bound->launch(stream); });
         columns.push_back(std::move(column));
-        continue;
       }
+      continue;
     } catch (const cuda::worker::CudaError&) {
       throw;  // the context is gone: no later column could be trusted
     } catch (const std::exception& error) {
@@ -196,6 +226,12 @@ int run(const Args& args) {
     column.line["tflops"] = flops / ms * 1e-9;
     column.line["vs_cublas"] = bench::median(column.round_ratios);
     column.line["launches"] = column.times.size();
+    // The spread, to tell a slow mode of some launches from a uniformly slower launch.
+    const TimingSummary spread = summarize_timings(column.times);
+    column.line.update({{"min_ms", spread.min_ms},
+                        {"p25_ms", spread.p25_ms},
+                        {"p75_ms", spread.p75_ms},
+                        {"max_ms", spread.max_ms}});
     lines.push_back(column.line);
   }
   lines.insert(lines.end(), failed.begin(), failed.end());

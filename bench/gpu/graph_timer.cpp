@@ -76,6 +76,8 @@ std::vector<float> GraphTimer::time(const CapturedLaunch& launch, int reps, Meth
   for (int i = 0; i < kWarmups; ++i) {
     method == Method::stream ? launch.enqueue() : launch.replay(stream_);
   }
+  // As the worker and gemm_bench do: the timed reps start on an idle stream.
+  check(cuStreamSynchronize(stream_), "cuStreamSynchronize");
   while (events_.size() < 2 * static_cast<std::size_t>(reps)) {
     CUevent event = nullptr;
     check(cuEventCreate(&event, CU_EVENT_DEFAULT), "cuEventCreate");

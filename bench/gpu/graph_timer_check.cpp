@@ -3,7 +3,9 @@
 // to: per problem, on the worker's random operands and after a clock ramp, `rounds` rounds that
 // each time 30 launches by every method in turn; then the stream method again on zeroed A and B
 // ("stream_zeros": a GEMM on zeros draws less power, so it may clock higher; run 9 timed zeros
-// only). Prints each method's median and its difference from the stream method's (or the error
+// only); and cublasGemmEx as torch.matmul calls it, by the stream method in the same rounds
+// ("gemm_ex": whether torch's cuBLAS and cuBLASLt's heuristic #1 differ by algorithm, not
+// harness). Prints each method's median and its difference from the stream method's (or the error
 // that stopped it), as JSON lines.
 //
 //   graph_timer_check [MxNxK ...]   (bf16, B row-major K x N; default: S3, 128x8192x8192, 8192^3)
@@ -16,6 +18,7 @@
 #include <vector>
 
 #include "backend/cuda/worker_host.hpp"
+#include "cublas_gemm_ex.hpp"
 #include "gemm/gemm_cublas.hpp"
 #include "graph_timer.hpp"
 
@@ -36,7 +39,8 @@ int run(const std::vector<std::string>& shapes) {
       {"stream", Method::stream},
       {"in_graph", Method::in_graph},
       {"per_launch_graph", Method::per_launch_graph},
-      {"stream_zeros", Method::stream}};
+      {"stream_zeros", Method::stream},
+      {"gemm_ex", Method::stream}};
   for (const std::string& text : shapes) {
     gemm::GemmProblem problem;
     if (std::sscanf(text.c_str(), "%" SCNd64 "x%" SCNd64 "x%" SCNd64, &problem.m, &problem.n,
@@ -56,6 +60,9 @@ int run(const std::vector<std::string>& shapes) {
     const gemm::CublasGemm cublas(problem);
     const bench::CapturedLaunch launch(
         stream, [&] { cublas.run(a.pointer, b.pointer, d.pointer, stream); });
+    const bench::CublasGemmEx gemm_ex(problem);
+    const bench::CapturedLaunch gemm_ex_launch(
+        stream, [&] { gemm_ex.run(a.pointer, b.pointer, d.pointer, stream); });
     timer.ramp(launch, 1.0);
     std::vector<std::vector<double>> times(methods.size());
     std::vector<std::string> errors(methods.size());  // a method that failed is reported, not run
@@ -70,7 +77,9 @@ int run(const std::vector<std::string>& shapes) {
         const bool zeros = std::string(methods[i].first) == "stream_zeros";
         if (!errors[i].empty() || zeros != (round >= kRounds)) continue;
         try {
-          const std::vector<float> sample = timer.time(launch, kReps, methods[i].second);
+          const bool ex = std::string(methods[i].first) == "gemm_ex";
+          const std::vector<float> sample =
+              timer.time(ex ? gemm_ex_launch : launch, kReps, methods[i].second);
           times[i].insert(times[i].end(), sample.begin(), sample.end());
         } catch (const std::exception& error) {
           errors[i] = error.what();

@@ -2,7 +2,10 @@
 one with SHAPES=last3) into one table: TFLOP/s and the ratio to cuBLAS for cutune tuned, cutune
 default_config, Triton and Helion. Our columns are divided by the cuBLASLt of the same
 gemm_peer_bench process, the Python peers by torch's cuBLAS of the same peers.py process, each
-ratio paired within timing rounds; "torch/C++" shows that the two cuBLAS figures agree.
+ratio paired within timing rounds; "torch/C++" shows whether the two cuBLAS figures agree,
+"gemmEx/Lt" whether torch's call (cublasGemmEx) and cuBLASLt's heuristic #1 differ in one C++
+process, and "cutune (same harness)/torch" is the tuned config launched inside peers.py: the
+ratio to compare with Triton's and Helion's.
 
     python3 bench/gpu/peer_table.py OUT [OUT...] [--write DIR]
 
@@ -69,10 +72,12 @@ def cell(row, key, digits):
 
 COLUMNS = [  # header, key, digits
     ("shape", "shape", None), ("dtype", "dtype", None), ("B", "layout", None),
-    ("cuBLASLt (C++) TF/s", "cublas_tflops", 0),
+    ("cuBLASLt (C++) TF/s", "cublas_tflops", 0), ("gemmEx/Lt (C++)", "cublas_gemm_ex_vs_cublas", 3),
     ("tuned TF/s", "tuned_tflops", 0), ("tuned/cuB", "tuned_vs_cublas", 3),
     ("default TF/s", "default_tflops", 0), ("default/cuB", "default_vs_cublas", 3),
     ("cuBLAS (torch) TF/s", "py_cublas_tflops", 0), ("torch/C++ cuB", "torch_vs_cpp", 3),
+    ("cutune (same harness) TF/s", "py_cutune_tflops", 0),
+    ("cutune (same harness)/torch", "py_cutune_vs_cublas", 3),
     ("Triton TF/s", "py_triton_tflops", 0), ("Triton/cuB", "py_triton_vs_cublas", 3),
     ("Helion TF/s", "py_helion_tflops", 0), ("Helion/cuB", "py_helion_vs_cublas", 3),
     ("tune s", "tune_s", 1), ("configs", "tune_configs", 0), ("tuned config", "tuned_config", None),
@@ -104,7 +109,8 @@ def main(argv):
     for dtype_layout in sorted({(r["dtype"], r["layout"]) for r in rows}):
         group = [r for r in rows if (r["dtype"], r["layout"]) == dtype_layout]
         summary = {key: geomean([r.get(key) for r in group])
-                   for key in ("tuned_vs_cublas", "default_vs_cublas", "py_triton_vs_cublas", "py_helion_vs_cublas")}
+                   for key in ("tuned_vs_cublas", "default_vs_cublas", "cublas_gemm_ex_vs_cublas",
+                               "py_cutune_vs_cublas", "py_triton_vs_cublas", "py_helion_vs_cublas")}
         lines.append("")
         lines.append(f"geomean over {len(group)} shapes, {dtype_layout[0]}, B layout {dtype_layout[1]}: " +
                      ", ".join(f"{key} {value:.3f}" for key, value in summary.items() if value))

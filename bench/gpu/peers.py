@@ -1,5 +1,8 @@
 """The Python columns of the GEMM peer table (scripts/gpu/gemm-peers.sh): torch.matmul (cuBLAS),
-a 14-config Triton autotune and Helion's autotuner, bf16, A (M x K) times B (K x N), row-major.
+a 14-config Triton autotune, Helion's autotuner and cutune's tuned config (its cubin launched
+through libcutune_gemm_capi with ctypes, bench/gpu/cutune_gemm.py: the same tensors, timer and check
+as the others, so its ratio to torch needs no cross-harness assumption), bf16, A (M x K) times B
+(K x N), row-major.
 
 Timed close to the tuner's worker and gemm_peer_bench (bench/gpu/graph_timer.hpp): a fill of twice
 the L2 before each launch to flush it, CUDA events around the launch, after a clock ramp; but each
@@ -12,16 +15,23 @@ product first.
 
 Environment: SHAPES (MxNxK,...), PEERS (cublas,triton,helion; cuBLAS is always timed),
 HELION_SHAPES (the shapes Helion tunes at, its autotune costs about 80 s each; default S3),
-HELION_EFFORT (quick), REPS (30), ROUNDS (5), OUT (folder for peers.jsonl).
+HELION_EFFORT (quick), REPS (30), ROUNDS (5), OUT (folder for peers.jsonl); for the cutune column
+CUTUNE_GEMM_LIB (the library) and CUTUNE_TUNED (a JSON file: shape MxNxK -> {"config": name as
+gemm::to_string writes it, "cubin": path}, as gemm-peers.sh writes it from gemm_peer_bench).
 Prints one JSON line per shape. The timing sits under a main guard: Helion's benchmark workers
 import this file again.
 """
 import json
 import os
 import statistics
+import sys
 import time
 
 import torch
+
+# Helion's benchmark workers import this file from elsewhere: its folder is not always on the path.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cutune_gemm import CutuneGemm, load  # noqa: E402
 
 # The 14 configs of the Triton column as the 2026-12-03 anchor ran them: (BM, BN, BK, stages, warps).
 TRITON_CONFIGS = [(128, 256, 64, 3, 8), (64, 256, 32, 4, 4), (128, 128, 32, 4, 4), (128, 64, 32, 4, 4),
@@ -158,6 +168,15 @@ def measure(shape, peers, helion_shapes, timer, reps, rounds):
         fns["triton"] = lambda: peers["triton"](a, b, c)
     if "helion" in peers and name in helion_shapes:
         fns["helion"] = lambda: peers["helion"](a, b)
+    if "cutune" in peers and name in peers["cutune"][1]:
+        library, tuned = peers["cutune"]
+        row["cutune_config"] = tuned[name]["config"]
+        try:
+            gemm = CutuneGemm(library, tuned[name]["cubin"], tuned[name]["config"], m, n, k,
+                              a.data_ptr(), b.data_ptr(), c.data_ptr())
+            fns["cutune"] = lambda: (gemm.launch(torch.cuda.current_stream().cuda_stream), c)[1]
+        except (OSError, ValueError) as exc:
+            row["cutune_failed"] = repr(exc)[:300]
     graphs = {}
     for peer, fn in fns.items():
         try:
@@ -198,6 +217,12 @@ def main():
             peers["triton"] = triton_matmul()
         except Exception as exc:
             print(json.dumps({"peer": "triton", "unavailable": repr(exc)[:300]}), flush=True)
+    if os.environ.get("CUTUNE_GEMM_LIB") and os.environ.get("CUTUNE_TUNED"):
+        try:
+            with open(os.environ["CUTUNE_TUNED"]) as f:
+                peers["cutune"] = (load(os.environ["CUTUNE_GEMM_LIB"]), json.load(f))
+        except (OSError, ValueError) as exc:
+            print(json.dumps({"peer": "cutune", "unavailable": repr(exc)[:300]}), flush=True)
     if "helion" in WANTED:
         if HELION_UNAVAILABLE:
             print(json.dumps({"peer": "helion", "unavailable": HELION_UNAVAILABLE}), flush=True)

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The GEMM peer table of issue 11, on the GPU machine: per suite shape, cutune tuned (a cold full
-# tune through `cutune tune gemm`), cutune's default_config, cuBLASLt, and the Python peers
-# (torch.matmul's cuBLAS, a 14-config Triton autotune, Helion's autotuner), all timed by one
-# method (graph replay of one launch, 256 MiB L2 flush before each, median of REPS x ROUNDS after a
-# clock ramp; bench/gpu/graph_timer.hpp and bench/gpu/peers.py).
+# tune through `cutune tune gemm`), cutune's default_config, cuBLASLt and cublasGemmEx (torch's
+# call) in one C++ process; and the Python peers (torch.matmul's cuBLAS, a 14-config Triton
+# autotune, Helion's autotuner, and the tuned config again through libcutune_gemm_capi: cutune in
+# the same harness as torch), each timed after an L2 flush of twice its size, median of REPS x
+# ROUNDS after a clock ramp, ratios paired within rounds (C++: the worker's plain stream launches,
+# bench/gpu/graph_timer.hpp; Python: replays of a one-launch graph, bench/gpu/peers.py).
 #
 #   scripts/gpu/gemm-tune.sh bundle        here first: builds build/gemm-tune-bundle (carry it)
 #   scripts/gpu/gemm-peers.sh              on the GPU machine, from the repository root
@@ -86,9 +88,22 @@ if [[ -n "$peers" && "$dtype" == bf16 && "$layout" == 0 ]]; then
       --target /tmp/site "$root"/.whl/*.whl
     export PYTHONPATH="/tmp/site${PYTHONPATH:+:$PYTHONPATH}"
   fi
-  echo "=== Python peers ($peers) from $(elapsed) s"
+  # Each shape's tuned config and the cubin gemm_peer_bench timed, for peers.py's cutune column.
+  python3 -c 'import json, os, sys
+tuned = {}
+for shape in sys.argv[3:]:
+    try:
+        lines = open(os.path.join(sys.argv[1], f"bench_{shape}_bf16_layout0.jsonl")).readlines()
+    except OSError:
+        continue
+    for row in (json.loads(line) for line in lines if line.startswith("{")):
+        if row["column"] == "tuned" and row["outcome"] == "ok":
+            tuned[shape] = {"config": row["config"], "cubin": row["cubin"]}
+json.dump(tuned, open(sys.argv[2], "w"))' "$out" "$work/tuned.json" "${shapes[@]}"
+  echo "=== Python peers ($peers, cutune from $work/tuned.json) from $(elapsed) s"
   SHAPES="$(IFS=,; echo "${shapes[*]}")" PEERS="$peers" OUT="$out" \
-    python3 "$root/bench/gpu/peers.py" 2>&1 | tee "$out/peers.log"
+    CUTUNE_GEMM_LIB="$root/build/gemm-tune-bundle/lib/libcutune_gemm_capi.so" \
+    CUTUNE_TUNED="$work/tuned.json" python3 "$root/bench/gpu/peers.py" 2>&1 | tee "$out/peers.log"
 fi
 echo "=== done at $(elapsed) s"
 python3 "$root/bench/gpu/peer_table.py" "$out"

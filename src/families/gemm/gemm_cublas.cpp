@@ -6,49 +6,50 @@
 #include <string>
 
 namespace cutune::gemm {
-namespace {
-
 // A cuBLAS failure is the caller's problem, not a candidate's: in the worker the request fails
 // as a whole.
-void check_cublas(cublasStatus_t status, const char* what) {
+void check_cublas(cublasStatus_t status, const char* library, const char* what) {
   if (status != CUBLAS_STATUS_SUCCESS) {
-    throw std::runtime_error(std::string("cuBLASLt ") + what + " failed with status " +
+    throw std::runtime_error(std::string(library) + " " + what + " failed with status " +
                              std::to_string(static_cast<int>(status)));
   }
 }
 
-}  // namespace
-
 CublasGemm::CublasGemm(const GemmProblem& p) {
   const cudaDataType type = p.dtype == DType::bf16 ? CUDA_R_16BF : CUDA_R_16F;
-  check_cublas(cublasLtCreate(&handle_), "create");
-  check_cublas(cublasLtMatmulDescCreate(&operation_, CUBLAS_COMPUTE_32F, CUDA_R_32F), "operation");
+  check_cublas(cublasLtCreate(&handle_), "cuBLASLt", "create");
+  check_cublas(cublasLtMatmulDescCreate(&operation_, CUBLAS_COMPUTE_32F, CUDA_R_32F), "cuBLASLt",
+               "operation");
   // Row-major N x K is column-major K x N: transposing it gives the B^T cuBLAS multiplies by.
   const cublasOperation_t op_b = p.b_layout == BLayout::n_by_k ? CUBLAS_OP_T : CUBLAS_OP_N;
   const cublasOperation_t op_a = CUBLAS_OP_N;
   check_cublas(
       cublasLtMatmulDescSetAttribute(operation_, CUBLASLT_MATMUL_DESC_TRANSA, &op_b, sizeof op_b),
-      "TRANSA");
+      "cuBLASLt", "TRANSA");
   check_cublas(
       cublasLtMatmulDescSetAttribute(operation_, CUBLASLT_MATMUL_DESC_TRANSB, &op_a, sizeof op_a),
-      "TRANSB");
+      "cuBLASLt", "TRANSB");
   const auto u = [](std::int64_t x) { return static_cast<std::uint64_t>(x); };
   if (p.b_layout == BLayout::n_by_k) {
-    check_cublas(cublasLtMatrixLayoutCreate(&b_, type, u(p.k), u(p.n), p.k), "layout of B");
+    check_cublas(cublasLtMatrixLayoutCreate(&b_, type, u(p.k), u(p.n), p.k), "cuBLASLt",
+                 "layout of B");
   } else {
-    check_cublas(cublasLtMatrixLayoutCreate(&b_, type, u(p.n), u(p.k), p.n), "layout of B");
+    check_cublas(cublasLtMatrixLayoutCreate(&b_, type, u(p.n), u(p.k), p.n), "cuBLASLt",
+                 "layout of B");
   }
-  check_cublas(cublasLtMatrixLayoutCreate(&a_, type, u(p.k), u(p.m), p.k), "layout of A");
-  check_cublas(cublasLtMatrixLayoutCreate(&d_, type, u(p.n), u(p.m), p.n), "layout of D");
-  check_cublas(cublasLtMatmulPreferenceCreate(&preference_), "preference");
+  check_cublas(cublasLtMatrixLayoutCreate(&a_, type, u(p.k), u(p.m), p.k), "cuBLASLt",
+               "layout of A");
+  check_cublas(cublasLtMatrixLayoutCreate(&d_, type, u(p.n), u(p.m), p.n), "cuBLASLt",
+               "layout of D");
+  check_cublas(cublasLtMatmulPreferenceCreate(&preference_), "cuBLASLt", "preference");
   const std::size_t limit = kWorkspaceBytes;
   check_cublas(cublasLtMatmulPreferenceSetAttribute(
                    preference_, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &limit, sizeof limit),
-               "workspace preference");
+               "cuBLASLt", "workspace preference");
   int returned = 0;
   check_cublas(cublasLtMatmulAlgoGetHeuristic(handle_, operation_, b_, a_, d_, d_, preference_, 1,
                                               &heuristic_, &returned),
-               "heuristic");
+               "cuBLASLt", "heuristic");
   if (returned == 0) throw std::runtime_error("cuBLASLt offers no algorithm for the problem");
   workspace_ = cuda::worker::DeviceBuffer(kWorkspaceBytes);
 }
@@ -69,7 +70,7 @@ void CublasGemm::run(CUdeviceptr a, CUdeviceptr b, CUdeviceptr d, CUstream strea
   check_cublas(cublasLtMatmul(handle_, operation_, &alpha, pointer(b), b_, pointer(a), a_, &beta,
                               pointer(d), d_, pointer(d), d_, &heuristic_.algo,
                               pointer(workspace_.pointer), kWorkspaceBytes, stream),
-               "matmul");
+               "cuBLASLt", "matmul");
 }
 
 }  // namespace cutune::gemm

@@ -15,6 +15,10 @@
 
 namespace cutune::gemm {
 
+// Throws std::runtime_error "<library> <what> failed with status N" unless `status` is success
+// (cuBLAS and cuBLASLt share the status type).
+void check_cublas(cublasStatus_t status, const char* library, const char* what);
+
 class CublasGemm {
  public:
   // Enough workspace for cuBLASLt's split-K algorithms.
