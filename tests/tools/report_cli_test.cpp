@@ -83,9 +83,11 @@ class ReportOfRealTunes : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     dir_ = new TempDir;
-    // A space where most configs fail, each its own way, then a tune where the search wins.
-    tool(*dir_, fmt::format("tune {}/cpu/faults/faults.json --budget 8 --db '{}'",
-                            CUTUNE_EXAMPLES_DIR, db().string()));
+    // A space where most configs fail, each its own way (all 22 modes, so that every kind of
+    // failure is on the page), then a tune where the search wins.
+    tool(*dir_,
+         fmt::format("tune {}/cpu/faults/faults.json --strategy exhaustive --budget 22 --db '{}'",
+                     CUTUNE_EXAMPLES_DIR, db().string()));
     matmul_text_ = tool(
         *dir_, fmt::format("tune {}/cpu/matmul/matmul.json --problem m=96,n=96,k=96 --budget 12 "
                            "--seed 5 --db '{}'",

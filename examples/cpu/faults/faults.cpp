@@ -59,13 +59,18 @@ int deep(int depth) {
 #endif
 
 #if defined(MODE_compile_hang)
-// Constant evaluation that would run for hours: the compiler must be killed at its time limit.
-constexpr long spin() {
-  long s = 0;
-  for (long i = 0; i < (1L << 50); ++i) s += i ^ (s >> 3);
+// Constant evaluation that would run for minutes: the compiler must be killed at its time limit.
+// Unsigned, so no overflow ends it early; two nested loops, each within g++'s per-loop iteration
+// limit (2^18); faults.json lifts the operation limit (2^25 by default), so only the time limit
+// ends it.
+constexpr unsigned long spin() {
+  unsigned long s = 0;
+  for (unsigned long i = 0; i < (1UL << 17); ++i) {
+    for (unsigned long j = 0; j < (1UL << 17); ++j) s += i ^ j ^ (s >> 3);
+  }
   return s;
 }
-constexpr long spun = spin();
+constexpr unsigned long spun = spin();
 #endif
 
 extern "C" void reduce(void** buffers, const std::int64_t* scalars) {
