@@ -94,7 +94,7 @@ namespace {
 constexpr int kMaxRoundsWithoutNews = 32;
 
 // How often a participant looks again at a candidate another one is measuring.
-constexpr std::chrono::milliseconds kPoll(50);
+constexpr std::chrono::milliseconds kPoll(10);
 
 // Names one participant in claims: its tune id (random unless given) and where it runs.
 std::string owner_name(const std::string& tune_id) {
