@@ -38,6 +38,7 @@ struct TuneArgs {
   std::size_t show = 5;
   bool no_warm_start = false;
   std::size_t neighbours = 4;
+  double lease = TuneOptions{}.lease_seconds;
 };
 
 // The configs a tune starts from: the winners of the nearest other shapes tuned in the store.
@@ -189,6 +190,11 @@ nlohmann::json report_json(const TuneReport& report, const TuningKey& key, const
   out["evaluated"] = report.evaluated.size();
   out["resumed"] = report.resumed;
   out["duplicates_skipped"] = report.duplicates_skipped;
+  if (store != nullptr && store->shared()) {
+    out["shared"] = {{"participant", report.participant},
+                     {"leases_taken_over", report.leases_taken_over},
+                     {"adopted_decision", report.adopted_decision}};
+  }
   out["dropped_by_normalizer"] = report.dropped_by_normalizer;
   out["seconds"] = report.seconds;
   out["seconds_to_best"] = report.seconds_to_best;
@@ -297,6 +303,10 @@ void print_report(const TuneReport& report, const TuningKey& key, std::size_t sh
                       : fmt::format("{} ({})", to_string(m.outcome), m.detail));
   }
   print_tournament(report);
+  if (report.adopted_decision) {
+    fmt::print("shared tune: participant {}; the decision is another participant's tournament\n",
+               report.participant);
+  }
   if (!report.best) {
     fmt::print("no config passed the check\n");
     return;
@@ -362,6 +372,7 @@ int run_tune(const TuneArgs& args) {
   options.max_evaluations = args.budget;
   options.max_seconds = args.seconds;
   options.seed = args.seed;
+  options.lease_seconds = args.lease;
 
   ProgressDisplay progress(stderr);
   TuneCallbacks callbacks;
@@ -412,6 +423,10 @@ void add_tune_command(CLI::App& app) {
   sub->add_option("--seed", args->seed, "Random seed")->capture_default_str();
   add_db_option(*sub, args->db);
   sub->add_flag("--no-store", args->no_store, "Keep no results");
+  sub->add_option("--lease", args->lease,
+                  "With --db postgresql://...: seconds a claimed candidate stays this tune's "
+                  "before another participant may take it over")
+      ->capture_default_str();
   sub->add_flag("--no-warm-start", args->no_warm_start,
                 "Do not start from the winners of the nearest shapes tuned in the store");
   sub->add_option("--warm-start-neighbours", args->neighbours,
