@@ -14,10 +14,13 @@
 
 namespace cutune::cli {
 
-TunedTarget make_spec_target(const KernelSpec& spec, const Problem& problem) {
+TunedTarget make_spec_target(const KernelSpec& spec, const Problem& problem,
+                             const std::vector<int>& devices) {
   if (spec.backend == "cpu") {
     TunedTarget target;
-    target.evaluator = std::make_unique<CpuEvaluator>(spec, problem);
+    CpuOptions options;
+    options.devices = static_cast<unsigned>(devices.size());
+    target.evaluator = std::make_unique<CpuEvaluator>(spec, problem, options);
     target.device = Device::host_cpu();
     return target;
   }
@@ -25,7 +28,9 @@ TunedTarget make_spec_target(const KernelSpec& spec, const Problem& problem) {
   if (spec.backend == "cuda") {
     // The evaluator starts the device worker, whose report of the GPU is what constraints and
     // seeds see. Without a GPU or driver the worker does not start: std::runtime_error.
-    auto evaluator = std::make_unique<CudaEvaluator>(spec, problem);
+    CudaOptions options;
+    options.devices = devices;
+    auto evaluator = std::make_unique<CudaEvaluator>(spec, problem, options);
     TunedTarget target;
     target.device = evaluator->device();
     target.evaluator = std::move(evaluator);
@@ -36,10 +41,13 @@ TunedTarget make_spec_target(const KernelSpec& spec, const Problem& problem) {
                                           spec.path.string(), spec.backend));
 }
 
-TunedTarget make_builtin_target(const std::string& family, const Problem& problem) {
+TunedTarget make_builtin_target(const std::string& family, const Problem& problem,
+                                const std::vector<int>& devices) {
 #ifdef CUTUNE_HAVE_GEMM_EVALUATOR
   if (family == "gemm") {
-    auto evaluator = std::make_unique<GemmEvaluator>(problem);
+    GemmEvaluatorOptions options;
+    options.devices = devices;
+    auto evaluator = std::make_unique<GemmEvaluator>(problem, options);
     const gemm::GemmProblem& shape = evaluator->compiler().problem();
     TunedTarget target;
     target.device = evaluator->device();
@@ -53,6 +61,7 @@ TunedTarget make_builtin_target(const std::string& family, const Problem& proble
   }
 #else
   (void)problem;
+  (void)devices;
 #endif
   throw std::invalid_argument(fmt::format(
       "built-in family '{}' cannot be tuned by this build (it needs the CUDA backend)", family));

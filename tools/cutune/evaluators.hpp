@@ -4,6 +4,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "cutune/evaluator.hpp"
 #include "cutune/problem.hpp"
@@ -22,11 +23,15 @@ struct TunedTarget {
   std::function<Measurement()> time_reference;  // empty: none
 };
 
-// Throws std::invalid_argument for a backend this build cannot serve.
-TunedTarget make_spec_target(const KernelSpec& spec, const Problem& problem);
+// Throws std::invalid_argument for a backend this build cannot serve. devices: the CUDA ordinals
+// to measure on (one worker each, candidates spread over them); the CPU backend starts that many
+// worker processes as its devices.
+TunedTarget make_spec_target(const KernelSpec& spec, const Problem& problem,
+                             const std::vector<int>& devices = {0});
 
 // The evaluator of built-in family `family` (a name of tuning_space_names()) on `problem`, with
 // the device the evaluator measures on. Throws std::invalid_argument when this build has none.
-TunedTarget make_builtin_target(const std::string& family, const Problem& problem);
+TunedTarget make_builtin_target(const std::string& family, const Problem& problem,
+                                const std::vector<int>& devices = {0});
 
 }  // namespace cutune::cli
