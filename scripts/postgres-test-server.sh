@@ -16,6 +16,8 @@ stop() {
   local dir
   dir="$(sed -n 2p "$state")"
   if [[ -d "$dir/data" ]]; then as_server "$bin/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null || true; fi
+  # The server's log outlives it, beside the state file, for a test that lost its connection.
+  [[ -f "$dir/server.log" ]] && cp "$dir/server.log" "$state.log"
   rm -rf "$dir" "$state"
 }
 

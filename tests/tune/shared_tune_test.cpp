@@ -88,6 +88,7 @@ pid_t start_participant(const std::string& db, const std::string& tune_id,
                         const std::string& summary) {
   recorded();  // loaded once, before the fork
   const pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error("fork failed");
   if (pid != 0) return pid;
   int status = 1;
   try {
@@ -200,6 +201,7 @@ TEST(SharedTune, WhenAParticipantIsKilledTheOthersFinishAndMeasureWhatItHeld) {
        count("SELECT count(*) FROM claims WHERE owner LIKE 'k1@%' AND config_json <> ''") == 0)) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
+  ASSERT_GT(pids[1], 0);  // kill(-1) would signal every process
   kill(pids[1], SIGKILL);
   int status = 0;
   waitpid(pids[1], &status, 0);
