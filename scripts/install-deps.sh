@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Installs every dependency of cutune on a fresh Debian 12 machine (run as root).
 # Idempotent: does nothing slow when everything is already present.
+#   scripts/install-deps.sh [--kernel-tuner]
+# --kernel-tuner also makes .venv-kernel-tuner with Kernel Tuner and its dependencies pinned
+# (bench/search/requirements-kernel-tuner.txt), for bench/search/kernel_tuner_compare.py.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
@@ -11,6 +14,7 @@ apt_packages=(
   libpq-dev postgresql-15
   libxgboost-dev libmuparser-dev zlib1g-dev libxxhash-dev
   clang-format python3-pip
+  libjs-chart.js chromium
 )
 missing=()
 for p in "${apt_packages[@]}"; do
@@ -33,5 +37,13 @@ if [[ ! -f "$cutlass_root/VERSION" || "$(cat "$cutlass_root/VERSION")" != "$cutl
   cp -r "$tmp/cutlass_library/source/include" "$cutlass_root/include"
   echo "$cutlass_version" > "$cutlass_root/VERSION"
   rm -rf "$tmp"
+fi
+if [[ "${1:-}" == "--kernel-tuner" ]]; then
+  apt_venv=python3-venv
+  dpkg-query -W -f='${Status}' "$apt_venv" 2>/dev/null | grep -q "install ok installed" \
+    || { apt-get update -qq && apt-get install -y -qq --no-install-recommends "$apt_venv"; }
+  venv="$here/.venv-kernel-tuner"
+  [[ -x "$venv/bin/python" ]] || python3 -m venv "$venv"
+  "$venv/bin/pip" install -q -r "$here/bench/search/requirements-kernel-tuner.txt"
 fi
 echo "dependencies ready"

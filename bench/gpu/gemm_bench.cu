@@ -438,7 +438,12 @@ int run_benchmark(int argc, char** argv) {
     std::uint16_t* b = device_alloc<std::uint16_t>(b_count);
     std::uint16_t* d = device_alloc<std::uint16_t>(d_count);
     std::uint16_t* reference = device_alloc<std::uint16_t>(d_count);
-    float* workspace = device_alloc<float>(4 * d_count);  // the largest split_k is 4
+    std::size_t workspace_floats = 1;
+    for (const Candidate& candidate : candidates) {
+      workspace_floats =
+          std::max(workspace_floats, cutune::gemm::workspace_bytes(candidate.config, problem) / 4);
+    }
+    float* workspace = device_alloc<float>(workspace_floats);
     const Cublas cublas(shape, dtype, layout);
 
     auto fill = [&](std::uint64_t fill_seed) {

@@ -1,5 +1,6 @@
 // The C++ columns of the GEMM peer table (scripts/gpu/gemm-peers.sh): configs of the Hopper GEMM
-// family against cuBLASLt on one problem, in one process, with the method of graph_timer.hpp.
+// family against cuBLASLt on one problem, in one process, timed by the tuner worker's method
+// (graph_timer.hpp's stream method).
 //
 //   gemm_peer_bench --problem m=2048,n=4096,k=4096,dtype=bf16[,b_layout=n_by_k]
 //                   --config NAME=JSON [--config NAME=JSON ...] [--reps 30] [--rounds 5]
@@ -10,8 +11,9 @@
 // the tuner's compiler and cache, so the cubin a tune measured is the one timed here), launched
 // through GemmLaunch, and checked against cuBLASLt as the device worker checks it: the worker's
 // random non-zero inputs, D poisoned with NaN, the worker's comparison and tolerance. Then, after a
-// clock ramp, `rounds` rounds each time cuBLASLt and every config that passed, `reps` graph
-// replays each, so that each ratio to cuBLAS is paired within a round. Prints one JSON line per
+// clock ramp, `rounds` rounds each time cuBLASLt and every config that passed, `reps` launches
+// each, so that each ratio to cuBLAS is paired within a round (the figure to compare: absolute
+// times move with the card's state, docs/perf.md run 9). Prints one JSON line per
 // column ("cublas" first); a config that fails is a line with its outcome and no time. Exit 1 on a
 // usage error or a failure of cuBLASLt or the device; a config's failure is a line, not an exit.
 #include <cuda.h>
@@ -31,7 +33,7 @@
 #include "gemm/gemm_launch.hpp"
 #include "gemm/gemm_space.hpp"
 #include "graph_timer.hpp"
-#include "runtime/gemm_cubins.hpp"
+#include "gemm/gemm_cubins.hpp"
 
 namespace {
 
@@ -103,14 +105,9 @@ int run(const Args& args) {
   const std::unique_ptr<TuningSpace> space = make_gemm_space();
   runtime::GemmCubins cubins{GemmCompileOptions{}};
 
-  check(cuInit(0), "cuInit");
-  CUdevice device = 0;
-  CUcontext context = nullptr;
-  check(cuDeviceGet(&device, 0), "cuDeviceGet");
-  check(cuDevicePrimaryCtxRetain(&context, device), "cuDevicePrimaryCtxRetain");  // cuBLASLt's too
-  check(cuCtxSetCurrent(context), "cuCtxSetCurrent");
-  CUstream stream = nullptr;
-  check(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+  const bench::DeviceStream opened = bench::open_device_stream();
+  const CUdevice device = opened.device;
+  const CUstream stream = opened.stream;
 
   cuda::worker::Random rng(args.seed);
   const auto upload = [&](std::int64_t rows, std::int64_t columns) {
@@ -165,9 +162,8 @@ int run(const Args& args) {
         line["detail"] = result.problem;
       } else {
         Column column{name, line, std::move(launch), nullptr, {}, {}};
-        const gemm::GemmLaunch& bound = *column.launch;
-        column.graph =
-            std::make_unique<bench::CapturedLaunch>(stream, [&] { bound.launch(stream); });
+        column.graph = std::make_unique<bench::CapturedLaunch>(
+            stream, [stream, bound = column.launch.get()] { bound->launch(stream); });
         columns.push_back(std::move(column));
         continue;
       }
@@ -199,7 +195,7 @@ int run(const Args& args) {
     column.line["ms"] = ms;
     column.line["tflops"] = flops / ms * 1e-9;
     column.line["vs_cublas"] = bench::median(column.round_ratios);
-    column.line["replays"] = column.times.size();
+    column.line["launches"] = column.times.size();
     lines.push_back(column.line);
   }
   lines.insert(lines.end(), failed.begin(), failed.end());

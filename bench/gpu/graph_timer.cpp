@@ -9,7 +9,10 @@ namespace cutune::bench {
 
 using cuda::worker::check;
 
-CapturedLaunch::CapturedLaunch(CUstream stream, const std::function<void()>& enqueue) {
+namespace {
+
+// Captures what `enqueue` puts on `stream` into an executable graph.
+CUgraphExec capture(CUstream stream, const std::function<void()>& enqueue) {
   check(cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL), "cuStreamBeginCapture");
   CUgraph graph = nullptr;
   try {
@@ -20,10 +23,17 @@ CapturedLaunch::CapturedLaunch(CUstream stream, const std::function<void()>& enq
     throw;
   }
   check(cuStreamEndCapture(stream, &graph), "cuStreamEndCapture");
-  const CUresult instantiated = cuGraphInstantiate(&exec_, graph, 0);
+  CUgraphExec exec = nullptr;
+  const CUresult instantiated = cuGraphInstantiate(&exec, graph, 0);
   cuGraphDestroy(graph);
   check(instantiated, "cuGraphInstantiate");
+  return exec;
 }
+
+}  // namespace
+
+CapturedLaunch::CapturedLaunch(CUstream stream, std::function<void()> enqueue)
+    : enqueue_(std::move(enqueue)), exec_(capture(stream, enqueue_)) {}
 
 CapturedLaunch::~CapturedLaunch() { cuGraphExecDestroy(exec_); }
 
@@ -31,26 +41,70 @@ void CapturedLaunch::replay(CUstream stream) const {
   check(cuGraphLaunch(exec_, stream), "cuGraphLaunch");
 }
 
-GraphTimer::GraphTimer(CUstream stream) : stream_(stream), flush_(kFlushBytes) {}
+namespace {
+
+// Twice the L2 of the current context's device, as the worker sizes its flush.
+std::size_t flush_bytes() {
+  CUdevice device = 0;
+  check(cuCtxGetDevice(&device), "cuCtxGetDevice");
+  int l2 = 0;
+  check(cuDeviceGetAttribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, device),
+        "cuDeviceGetAttribute(L2_CACHE_SIZE)");
+  return 2 * static_cast<std::size_t>(std::max(l2, 1));
+}
+
+}  // namespace
+
+GraphTimer::GraphTimer(CUstream stream) : stream_(stream), flush_(flush_bytes()) {}
 
 GraphTimer::~GraphTimer() {
   for (CUevent event : events_) cuEventDestroy(event);
 }
 
-std::vector<float> GraphTimer::time(const CapturedLaunch& launch, int reps) {
-  for (int i = 0; i < kWarmups; ++i) launch.replay(stream_);
+void GraphTimer::enqueue_rep(int i, const std::function<void()>& launch_once,
+                             unsigned record_flags) {
+  // A different word each rep, so that no layer can skip the write as a repeat.
+  check(cuMemsetD32Async(flush_.pointer, static_cast<unsigned>(i), flush_.bytes / 4, stream_),
+        "cuMemsetD32Async");
+  check(cuEventRecordWithFlags(events_[2 * i], stream_, record_flags), "cuEventRecordWithFlags");
+  launch_once();
+  check(cuEventRecordWithFlags(events_[2 * i + 1], stream_, record_flags),
+        "cuEventRecordWithFlags");
+}
+
+std::vector<float> GraphTimer::time(const CapturedLaunch& launch, int reps, Method method) {
+  for (int i = 0; i < kWarmups; ++i) {
+    method == Method::stream ? launch.enqueue() : launch.replay(stream_);
+  }
   while (events_.size() < 2 * static_cast<std::size_t>(reps)) {
     CUevent event = nullptr;
     check(cuEventCreate(&event, CU_EVENT_DEFAULT), "cuEventCreate");
     events_.push_back(event);
   }
-  for (int i = 0; i < reps; ++i) {
-    // A different byte each time, so that no layer can skip the write as a repeat.
-    check(cuMemsetD8Async(flush_.pointer, static_cast<unsigned char>(i), kFlushBytes, stream_),
-          "cuMemsetD8Async");
-    check(cuEventRecord(events_[2 * i], stream_), "cuEventRecord");
-    launch.replay(stream_);
-    check(cuEventRecord(events_[2 * i + 1], stream_), "cuEventRecord");
+  if (method == Method::in_graph) {
+    // Captured event records must be external to become event-record nodes of the graph. Captured
+    // afresh each call: a cached graph would outlive the launch and buffers it points at.
+    const CUgraphExec exec = capture(stream_, [&] {
+      for (int i = 0; i < reps; ++i) {
+        enqueue_rep(
+            i, [&] { launch.enqueue(); }, CU_EVENT_RECORD_EXTERNAL);
+      }
+    });
+    const CUresult launched = cuGraphLaunch(exec, stream_);
+    const CUresult finished = cuStreamSynchronize(stream_);
+    cuGraphExecDestroy(exec);
+    check(launched, "cuGraphLaunch");
+    check(finished, "cuStreamSynchronize");
+  } else {
+    for (int i = 0; i < reps; ++i) {
+      if (method == Method::per_launch_graph) {
+        enqueue_rep(
+            i, [&] { launch.replay(stream_); }, CU_EVENT_RECORD_DEFAULT);
+      } else {
+        enqueue_rep(
+            i, [&] { launch.enqueue(); }, CU_EVENT_RECORD_DEFAULT);
+      }
+    }
   }
   check(cuStreamSynchronize(stream_), "cuStreamSynchronize");
   std::vector<float> times(reps);
@@ -66,6 +120,17 @@ void GraphTimer::ramp(const CapturedLaunch& launch, double seconds) {
     for (int i = 0; i < 20; ++i) launch.replay(stream_);
     check(cuStreamSynchronize(stream_), "cuStreamSynchronize");
   }
+}
+
+DeviceStream open_device_stream() {
+  check(cuInit(0), "cuInit");
+  DeviceStream opened;
+  CUcontext context = nullptr;
+  check(cuDeviceGet(&opened.device, 0), "cuDeviceGet");
+  check(cuDevicePrimaryCtxRetain(&context, opened.device), "cuDevicePrimaryCtxRetain");
+  check(cuCtxSetCurrent(context), "cuCtxSetCurrent");
+  check(cuStreamCreate(&opened.stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+  return opened;
 }
 
 // The workers' own quantile, so that the bench and the tuner read a median the same way.

@@ -1,10 +1,14 @@
 """The Python columns of the GEMM peer table (scripts/gpu/gemm-peers.sh): torch.matmul (cuBLAS),
 a 14-config Triton autotune and Helion's autotuner, bf16, A (M x K) times B (K x N), row-major.
 
-Timed as gemm_peer_bench times the C++ columns (bench/gpu/graph_timer.hpp): one launch captured in
-a CUDA graph, a 256 MiB memset before each replay to flush the L2, CUDA events around the replay,
-after a clock ramp; ROUNDS rounds each time every peer REPS times, so that each ratio to cuBLAS is
-paired within a round. Each peer's output is checked against an fp32 product first.
+Timed close to the tuner's worker and gemm_peer_bench (bench/gpu/graph_timer.hpp): a fill of twice
+the L2 before each launch to flush it, CUDA events around the launch, after a clock ramp; but each
+launch is a replay of a one-launch CUDA graph, because Python enqueues a Triton or Helion launch
+more slowly than the flush runs (run 9 measured that replay within 1 us of a plain launch for
+cuBLASLt in C++). ROUNDS rounds each time every peer REPS times, so that each ratio to cuBLAS is
+paired within a round: compare peers by those ratios, not by absolute times, which move by up to
+20 % with the card's state (docs/perf.md, run 9). Each peer's output is checked against an fp32
+product first.
 
 Environment: SHAPES (MxNxK,...), PEERS (cublas,triton,helion; cuBLAS is always timed),
 HELION_SHAPES (the shapes Helion tunes at, its autotune costs about 80 s each; default S3),
@@ -19,7 +23,6 @@ import time
 
 import torch
 
-FLUSH_BYTES = 256 << 20
 # The 14 configs of the Triton column as the 2026-12-03 anchor ran them: (BM, BN, BK, stages, warps).
 TRITON_CONFIGS = [(128, 256, 64, 3, 8), (64, 256, 32, 4, 4), (128, 128, 32, 4, 4), (128, 64, 32, 4, 4),
                   (64, 128, 32, 4, 4), (128, 32, 32, 4, 4), (64, 32, 32, 5, 2), (32, 64, 32, 5, 2),
@@ -98,7 +101,8 @@ if "helion" in WANTED:
 
 class GraphTimer:
     def __init__(self):
-        self.flush = torch.empty(FLUSH_BYTES, dtype=torch.uint8, device="cuda")
+        l2 = torch.cuda.get_device_properties(0).L2_cache_size
+        self.flush = torch.empty(2 * max(l2, 1), dtype=torch.uint8, device="cuda")
 
     @staticmethod
     def capture(fn):

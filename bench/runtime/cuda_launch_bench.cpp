@@ -16,8 +16,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -25,14 +27,9 @@
 #include <string_view>
 #include <vector>
 
+#include "cutune/gemm.hpp"
 #include "cutune/runtime.hpp"
 #include "cutune/spec.hpp"
-#ifdef CUTUNE_HAVE_GEMM_RUNTIME
-#include <array>
-#include <cstdint>
-
-#include "cutune/gemm.hpp"
-#endif
 
 namespace {
 
@@ -136,8 +133,6 @@ void bench_row_sum(CUstream stream) {
   cuMemFree(in);
   cuMemFree(out);
 }
-
-#ifdef CUTUNE_HAVE_GEMM_RUNTIME
 
 // A tensor map as GemmLaunch encodes it (gemm_launch.cpp): a row-major rows x columns bf16 matrix
 // read in boxes of box_rows x box_columns.
@@ -285,8 +280,6 @@ void bench_gemm(CUstream stream) {
   for (CUdeviceptr p : {a, b, d, d_raw}) cuMemFree(p);
 }
 
-#endif  // CUTUNE_HAVE_GEMM_RUNTIME
-
 }  // namespace
 
 int main(int argc, char** argv) try {
@@ -311,11 +304,7 @@ int main(int argc, char** argv) try {
   CUstream stream;
   check(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
   if (spec) bench_row_sum(stream);
-#ifdef CUTUNE_HAVE_GEMM_RUNTIME
   if (gemm) bench_gemm(stream);
-#else
-  if (gemm) fmt::print("(this build has no GEMM runtime family: no GEMM table)\n");
-#endif
   return 0;
 } catch (const std::exception& e) {
   fmt::print(stderr, "bench_runtime_cuda: {}\n", e.what());

@@ -1,21 +1,22 @@
 // Tunes a family over a suite of shapes the way the runtime does (each tune warm-started from
 // the winners of the shapes tuned before it), compares a warm and a cold tune of more shapes,
 // then measures every winner on every shape (cross_measure) and fits a dispatch rule over the
-// tuned shapes, reporting it on held-out shapes. A CPU kernel spec, or (in a build with the GEMM
-// evaluator, on an H200) the built-in GEMM family:
+// tuned shapes, reporting it on held-out shapes. A kernel spec, or a built-in family (the GEMM,
+// in a build with the CUDA backend, on an H200):
 //
 //   bench_runtime_shapes --spec examples/cpu/matmul/matmul.json
 //       --shapes "m=64,n=64,k=64;m=256,n=256,k=256" --compare "m=192,n=192,k=96" --budget 12
 //   bench_runtime_shapes --family gemm --shapes "m=2048,n=4096,k=4096,dtype=bf16;..." ...
 //
-// The GEMM suite uses the GEMM runtime family's own pieces (resolve_gemm_problem, the
-// version of its compiler; the evaluator writes the same device and toolchain as gemm_family()),
-// so every winner it records is what Runtime::get of gemm_family() finds. Everything it writes
-// (the store, compiled kernels) goes to --db's folder: compiled kernels to --cache-dir, default
-// <db folder>/kernel-cache. Ends with one summary table: per tuned shape its own best, the final
-// rule's pick and the held-out pick, their geomeans, the rule's config count, and warm versus cold
-// evaluations to the common best on the compare shape.
+// It tunes through the family's own record (cutune/family.hpp: resolution, version, evaluator,
+// key), the one the runtime's family extends, so every winner it records is what Runtime::get
+// finds. Everything it writes (the store, compiled kernels) goes to --db's folder: compiled
+// kernels to --cache-dir (as $XDG_CACHE_HOME), default <db folder>/kernel-cache. Ends with one
+// summary table: per tuned shape its own best, the final rule's pick and the held-out pick, their
+// geomeans, the rule's config count, and warm versus cold evaluations to the common best on the
+// compare shape.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <stdlib.h>
 
 #include <CLI/CLI.hpp>
@@ -27,58 +28,12 @@
 #include <optional>
 #include <sstream>
 
-#include "cutune/cpu.hpp"
 #include "cutune/dispatch.hpp"
+#include "cutune/family.hpp"
 #include "cutune/runtime.hpp"
 #include "cutune/spec.hpp"
-#ifdef CUTUNE_HAVE_GEMM_EVALUATOR
-#include "gemm/gemm_evaluator.hpp"
-#include "gemm/gemm_space.hpp"
-#include "registry.hpp"
-#include "runtime/gemm_cubins.hpp"
-#endif
 
 namespace {
-
-// What the suite tunes: a space, the store key's family and version, and evaluators.
-struct Target {
-  std::string family;
-  std::string version;
-  const cutune::TuningSpace* space = nullptr;
-  std::function<cutune::Problem(const cutune::Problem&)> resolve;
-  std::function<std::unique_ptr<cutune::Evaluator>(const cutune::Problem&)> make_evaluator;
-  std::function<cutune::Device(cutune::Evaluator&)> device;
-};
-
-Target spec_target(const cutune::KernelSpec& spec, const std::filesystem::path& cache_dir) {
-  cutune::CpuOptions cpu;
-  cpu.cache_dir = cache_dir;
-  return {spec.name,
-          spec.version,
-          spec.tuning.get(),
-          [&spec](const cutune::Problem& p) { return spec.resolve(p); },
-          [&spec, cpu](const cutune::Problem& p) -> std::unique_ptr<cutune::Evaluator> {
-            return std::make_unique<cutune::CpuEvaluator>(spec, p, cpu);
-          },
-          [](cutune::Evaluator&) { return cutune::Device::host_cpu(); }};
-}
-
-#ifdef CUTUNE_HAVE_GEMM_EVALUATOR
-// As gemm_family() (cutune/gemm.hpp) resolves, versions and tunes, without a CUDA context.
-Target gemm_target(const std::filesystem::path& cache_dir) {
-  cutune::GemmEvaluatorOptions options;
-  options.compile.cache_dir = cache_dir;
-  const std::string version = cutune::runtime::GemmCubins(options.compile).version();
-  return {"gemm",
-          version,
-          cutune::find_tuning_space("gemm"),
-          [](const cutune::Problem& p) { return cutune::resolve_gemm_problem(p); },
-          [options](const cutune::Problem& p) -> std::unique_ptr<cutune::Evaluator> {
-            return std::make_unique<cutune::GemmEvaluator>(p, options);
-          },
-          [](cutune::Evaluator& e) { return static_cast<cutune::GemmEvaluator&>(e).device(); }};
-}
-#endif
 
 std::vector<cutune::Problem> parse_shapes(const std::string& text) {
   std::vector<cutune::Problem> out;
@@ -123,20 +78,24 @@ int run(const Args& args) {
   const std::filesystem::path cache_dir =
       args.cache_dir.empty() ? std::filesystem::absolute(db).parent_path() / "kernel-cache"
                              : std::filesystem::path(args.cache_dir);
+  // Every family's default cache folder is under $XDG_CACHE_HOME: this process's kernels go to
+  // --cache-dir, before any family is made.
+  setenv("XDG_CACHE_HOME", std::filesystem::absolute(cache_dir).c_str(), 1);
   std::optional<cutune::KernelSpec> spec;
-  Target target;
+  cutune::Family target;
   if (!args.spec.empty()) {
     spec = cutune::load_spec(args.spec);
-    target = spec_target(*spec, cache_dir);
-  } else if (args.family == "gemm") {
-#ifdef CUTUNE_HAVE_GEMM_EVALUATOR
-    target = gemm_target(cache_dir);
-#else
-    throw std::invalid_argument("this build has no GEMM evaluator (it needs the CUDA backend)");
-#endif
+    target = cutune::spec_family(*spec);
+  } else if (const cutune::Family* builtin = cutune::find_family(args.family)) {
+    target = *builtin;
   } else {
-    throw std::invalid_argument("give --spec FILE or --family gemm");
+    throw std::invalid_argument(
+        fmt::format("give --spec FILE or --family NAME (this build has: {})",
+                    fmt::join(cutune::family_names(), ", ")));
   }
+  const auto make_evaluator = [&target](const cutune::Problem& problem) {
+    return target.make_evaluator(problem, {}).evaluator;
+  };
   auto store = cutune::Store::open(db);
   cutune::TuneOptions options;
   options.max_evaluations = args.budget;
@@ -149,17 +108,18 @@ int run(const Args& args) {
   fmt::print("| shape | default ms | best ms | speedup | warm starts | evaluations | seconds |\n");
   fmt::print("|---|---|---|---|---|---|---|\n");
   for (const cutune::Problem& given : parse_shapes(args.shapes)) {
-    const cutune::Problem problem = target.resolve(given);
-    auto evaluator = target.make_evaluator(problem);
-    device = target.device(*evaluator);
-    const cutune::TuningKey key{target.family, target.version, problem.canonical(),
-                                evaluator->device_name(), evaluator->toolchain()};
+    const cutune::Problem problem = target.resolved(given);
+    cutune::FamilyEvaluator made = target.make_evaluator(problem, {});
+    cutune::Evaluator& evaluator = *made.evaluator;
+    device = made.device;
+    const cutune::TuningKey key =
+        target.key(problem, evaluator.device_name(), evaluator.toolchain());
     cutune::TuneOptions warm = options;
-    for (auto& n : cutune::nearest_winners(store, target.family, key.device, problem,
-                                           target.space->space, args.neighbours)) {
+    for (auto& n : cutune::nearest_winners(store, target.name, key.device, problem,
+                                           target.tuning->space, args.neighbours)) {
       warm.warm_start.push_back(std::move(n.config));
     }
-    const auto report = cutune::tune(*target.space, problem, device, *evaluator, &store, key, warm);
+    const auto report = cutune::tune(*target.tuning, problem, device, evaluator, &store, key, warm);
     const double base = report.baseline && report.baseline->measurement.ok()
                             ? report.baseline->measurement.time_ms
                             : NAN;
@@ -170,12 +130,12 @@ int run(const Args& args) {
 
   std::vector<std::string> compare_lines;
   for (const cutune::Problem& given : parse_shapes(args.compare)) {
-    const cutune::Problem problem = target.resolve(given);
-    auto evaluator = target.make_evaluator(problem);
-    const cutune::TuningKey key{target.family, target.version, problem.canonical(),
-                                evaluator->device_name(), evaluator->toolchain()};
-    const auto c = cutune::compare_warm_start(*target.space, problem, target.device(*evaluator),
-                                              *evaluator, store, key, options, args.neighbours);
+    const cutune::Problem problem = target.resolved(given);
+    cutune::FamilyEvaluator made = target.make_evaluator(problem, {});
+    const cutune::TuningKey key =
+        target.key(problem, made.evaluator->device_name(), made.evaluator->toolchain());
+    const auto c = cutune::compare_warm_start(*target.tuning, problem, made.device, *made.evaluator,
+                                              store, key, options, args.neighbours);
     fmt::print("\nwarm start on {} from {} neighbour winner(s):\n", problem.canonical(),
                c.neighbours.size());
     fmt::print("  cold: best {:.4g} ms; reached {:.4g} ms at evaluation {} ({:.1f} s)\n",
@@ -193,11 +153,11 @@ int run(const Args& args) {
         c.warm_seconds, c.cold_seconds, c.target_ms));
   }
 
-  const cutune::DispatchOptions fit{.family = target.family, .max_configs = args.max_configs};
+  const cutune::DispatchOptions fit{.family = target.name, .max_configs = args.max_configs};
   if (args.cross) {
     const auto start = std::chrono::steady_clock::now();
     const std::size_t pairs =
-        cutune::cross_measure(store, fit, target.space->space, device, target.make_evaluator);
+        cutune::cross_measure(store, fit, target.tuning->space, device, make_evaluator);
     fmt::print("\ncross-measured {} (shape, winner) pairs in {:.1f} s\n", pairs,
                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
@@ -212,10 +172,10 @@ int run(const Args& args) {
 
   // The final rule's pick on each tuned shape, timed as the store has it under the shape's key.
   std::map<std::string, cutune::TuningKey> keys;
-  for (const auto& key : store.keys({.family = target.family, .device = dispatcher.device()})) {
+  for (const auto& key : store.keys({.family = target.name, .device = dispatcher.device()})) {
     if (key.family_version == dispatcher.version()) keys.emplace(key.problem, key);
   }
-  fmt::print("\n=== summary ({}, rule over {} shapes, {} distinct configs)\n", target.family,
+  fmt::print("\n=== summary ({}, rule over {} shapes, {} distinct configs)\n", target.name,
              r.shapes.size(), dispatcher.config_count());
   fmt::print(
       "| shape | own best ms | rule pick ms | best/rule | held-out pick ms | best/held-out |\n");
@@ -226,7 +186,7 @@ int run(const Args& args) {
     std::optional<double> rule_ms;
     try {
       const auto config =
-          target.space->space.from_json(dispatcher.config(dispatcher.pick(shape.problem)));
+          target.tuning->space.from_json(dispatcher.config(dispatcher.pick(shape.problem)));
       const auto key = keys.find(shape.problem.canonical());
       if (key != keys.end()) {
         if (auto m = store.find(key->second, config.hash_hex()); m && m->ok()) {
@@ -270,8 +230,8 @@ int run(const Args& args) {
 int main(int argc, char** argv) {
   CLI::App app{"Tune a CPU spec over shapes with warm start, then fit a dispatch rule"};
   Args args;
-  app.add_option("--spec", args.spec, "Kernel spec (backend cpu)");
-  app.add_option("--family", args.family, "A built-in family instead of a spec: gemm");
+  app.add_option("--spec", args.spec, "Kernel spec");
+  app.add_option("--family", args.family, "A built-in family instead of a spec (gemm)");
   app.add_option("--shapes", args.shapes, "Shapes to tune, ';'-separated")->required();
   app.add_option("--compare", args.compare, "Shapes for a warm-versus-cold comparison");
   app.add_option("--db", args.db, "Results store (default: a fresh temporary one)");

@@ -23,6 +23,7 @@
 #include <filesystem>
 #include <memory>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -64,11 +65,22 @@ struct CpuEvaluationStats {
   double overhead_ms_per_candidate() const;
 };
 
+// The spec's source or one of its depends changed while a tune ran: results of the new bytes would
+// be stored under the old family version, so evaluate(), retime() and time_rounds() throw this
+// before measuring anything of the batch. what() names the file, the spec and the version.
+class SourceChanged : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 class CpuEvaluator : public Evaluator {
  public:
-  // Compiles the reference (when the spec has a check) and checks that the backend can serve the
-  // spec. Throws std::invalid_argument for a spec it cannot serve (not a cpu spec, an element
-  // type the CPU worker lacks) and std::runtime_error when the reference does not compile.
+  // Compiles the reference (when the spec has a check), runs it once, and checks that the backend
+  // can serve the spec. Throws std::invalid_argument for a spec it cannot serve (not a cpu spec,
+  // an element type the CPU worker lacks, buffers twice the size of which exceed this machine's
+  // memory) and std::runtime_error when the reference does not compile or cannot run (a missing
+  // entry symbol); both name the spec file. Candidate failures are Measurements, never throws;
+  // the exception is SourceChanged.
   CpuEvaluator(const KernelSpec& spec, Problem problem, CpuOptions options = {});
   ~CpuEvaluator() override;
 

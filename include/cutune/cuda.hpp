@@ -87,6 +87,11 @@ class CudaEvaluator : public Evaluator {
   std::vector<cuda::CompileResult> compile(std::span<const Config> batch);
   // Five times the timing budget and repetitions of the spec.
   std::vector<Measurement> retime(std::span<const Config> batch) override;
+  // Every config compiled, then checked and timed in paired rounds by one worker (slot 0's) after
+  // a warm-up that waits for the first config's time and the SM clock to settle; L2 flushed
+  // before every launch. A config that does not compile, has no launch or fails its check keeps
+  // that failure in `checks`. Never throws for a bad config.
+  PairedRounds time_rounds(std::span<const Config> configs, int rounds) override;
   std::string device_name() const override;
   std::string toolchain() const override;
 

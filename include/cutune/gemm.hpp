@@ -1,4 +1,4 @@
-// The built-in Hopper GEMM (src/kernels/gemm) as a runtime family: tuned GEMM kernels, ready to
+// The built-in Hopper GEMM (src/families/gemm) as a runtime family: tuned GEMM kernels, ready to
 // launch on device buffers.
 //
 //   cuCtxSetCurrent(context);  // kernels load into the context current when the family is made
@@ -13,8 +13,8 @@
 // under the same key (family "gemm", the kernel source's hash, the device, the toolchain). The
 // launch binds operands through TMA tensor maps, which depend on the buffers' addresses: a kernel
 // keeps the prepared launches (gemm::GemmLaunch) of the last few operand sets, so launching again
-// on the same buffers encodes nothing. Needs cutune_runtime_cuda, a build with the CUDA backend,
-// and an sm_90 GPU to launch.
+// on the same buffers encodes nothing. Needs cutune_family_gemm_runtime, a build with the CUDA
+// backend, and an sm_90 GPU to launch.
 #pragma once
 
 #include <cuda.h>
@@ -98,6 +98,6 @@ struct GemmFamilyOptions {
 // not a multiple of 8). Tunes measure in the CUDA backend's worker (GemmEvaluator). Throws
 // std::runtime_error without a current context or when nvcc, the kernel source or the CUTLASS
 // headers are missing.
-KernelFamily gemm_family(GemmFamilyOptions options = {});
+Family gemm_family(GemmFamilyOptions options = {});
 
 }  // namespace cutune

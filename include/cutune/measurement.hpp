@@ -20,6 +20,10 @@ enum class Outcome {
   hang,             // the watchdog killed the worker
   wrong_result,     // output differs from the reference beyond tolerance (NaN never passes)
   launch_error,     // the launch itself was refused (resources, shared memory, cluster)
+  // Cut short by the machine, not the config: the compiler or worker killed from outside, no
+  // space or memory left. Retried before it is reported; never cached, and a later tune (or a
+  // resumed one) measures the config again, so it is no verdict on the config.
+  transient,
 };
 
 std::string_view to_string(Outcome outcome);

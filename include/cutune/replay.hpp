@@ -10,6 +10,7 @@
 //                        "objectives": ["time"], "measurements": [{"name": "time", "value"}]}]}
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -42,6 +43,11 @@ struct RecordedKnob {
 struct RecordedEntry {
   std::vector<Value> values;  // one per knob, in knob order
   Measurement measurement;    // ok with the recorded time exactly, or the recorded failure
+  // What the original tuner spent on this config, in seconds; NaN where the file does not say.
+  // Kernel Tuner cache: compile_time, and benchmark_time + verification_time. T4: compilation,
+  // and validation + the sum of the timed runtimes (T4 records no benchmark time).
+  double compile_s = NAN;
+  double benchmark_s = NAN;
 };
 
 // The file's contents, independent of any Space.

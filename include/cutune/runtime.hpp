@@ -29,6 +29,7 @@
 
 #include "cutune/config.hpp"
 #include "cutune/evaluator.hpp"
+#include "cutune/family.hpp"
 #include "cutune/heuristics.hpp"
 #include "cutune/problem.hpp"
 #include "cutune/store.hpp"
@@ -51,36 +52,6 @@ enum class Policy {
   tune_in_background,  // default_config now; a tune in a background thread swaps its winner in
 };
 
-// Where the config of a loaded kernel came from.
-enum class KernelOrigin { store, dispatch, default_config, tuned };
-
-std::string_view to_string(Policy policy);
-std::string_view to_string(KernelOrigin origin);
-
-// A compiled config, loaded and ready to launch. Backends derive from it (CpuKernel, CudaKernel).
-class Kernel {
- public:
-  virtual ~Kernel() = default;
-  Kernel(const Kernel&) = delete;
-  Kernel& operator=(const Kernel&) = delete;
-
-  const Config& config() const { return config_; }
-  KernelOrigin origin() const { return origin_; }
-
-  // The backend's kernel type; throws std::bad_cast when the family is of another backend.
-  template <class K>
-  const K& as() const {
-    return dynamic_cast<const K&>(*this);
-  }
-
- protected:
-  Kernel(Config config, KernelOrigin origin) : config_(std::move(config)), origin_(origin) {}
-
- private:
-  Config config_;
-  KernelOrigin origin_;
-};
-
 // A CPU kernel of a spec: its entry point in a loaded shared object, with the CPU backend's ABI
 // (buffers and scalars in the spec's order, see cutune/cpu.hpp).
 class CpuKernel final : public Kernel {
@@ -100,7 +71,8 @@ class CpuKernel final : public Kernel {
 };
 
 // A CUDA kernel of a spec: one function of a cubin loaded into the CUDA context of its family,
-// with its launch shape for one problem. Needs cutune_runtime_cuda (built with CUTUNE_CUDA).
+// with its launch shape for one problem. Needs cutune_family_spec_cuda_runtime (built with
+// CUTUNE_CUDA).
 class CudaKernel final : public Kernel {
  public:
   struct Shape {
@@ -131,25 +103,6 @@ class CudaKernel final : public Kernel {
   Shape shape_;
 };
 
-// Everything the runtime needs to know about one kernel family. The tuning space must outlive
-// the runtime. Built-in families and spec families have factories (cpu_spec_family below).
-struct KernelFamily {
-  std::string name;     // TuningKey::family
-  std::string version;  // TuningKey::family_version
-  const TuningSpace* tuning = nullptr;
-  Device device;           // what constraints and seeds see
-  std::string device_key;  // TuningKey::device of tunes on this machine
-  std::string toolchain;   // TuningKey::toolchain of tunes on this machine
-  // Fills the family's defaults into a problem; empty: problems are taken as given.
-  std::function<Problem(const Problem&)> resolve;
-  // Compiles (through the backend's cache) and loads a config. Throws std::runtime_error naming
-  // the config and why it cannot be loaded. Called from several threads at once.
-  std::function<std::unique_ptr<Kernel>(const Config&, const Problem&, KernelOrigin)> load;
-  // An evaluator for tunes of one problem; empty: the family cannot be tuned here, and the tune
-  // policies act as default_now (with a warning).
-  std::function<std::unique_ptr<Evaluator>(const Problem&)> make_evaluator;
-};
-
 struct CpuFamilyOptions {
   // Compiled kernels. Empty: the CPU backend's default cache folder.
   std::filesystem::path cache_dir = {};
@@ -158,7 +111,7 @@ struct CpuFamilyOptions {
 // The family of a CPU kernel spec (backend "cpu"). The spec must outlive the family. Runs the
 // compiler once (its version is part of the key); throws std::invalid_argument for a spec of
 // another backend.
-KernelFamily cpu_spec_family(const KernelSpec& spec, CpuFamilyOptions options = {});
+Family cpu_spec_family(const KernelSpec& spec, CpuFamilyOptions options = {});
 
 struct CudaFamilyOptions {
   std::filesystem::path cache_dir = {};  // cubins; empty: the CUDA backend's default
@@ -168,9 +121,9 @@ struct CudaFamilyOptions {
 // The family of a CUDA kernel spec (backend "cuda"). Kernels are loaded into the CUDA context
 // current on the calling thread now (background tunes load into it too), so one must be. Starts
 // the CUDA backend's worker for that device (it compiles and, for tunes, measures). Needs
-// cutune_runtime_cuda. Throws std::invalid_argument for a spec of another backend and
+// cutune_family_spec_cuda_runtime. Throws std::invalid_argument for a spec of another backend and
 // std::runtime_error without a current context.
-KernelFamily cuda_spec_family(const KernelSpec& spec, CudaFamilyOptions options = {});
+Family cuda_spec_family(const KernelSpec& spec, CudaFamilyOptions options = {});
 
 // A (family, problem) with its lookup hash computed once: the cheapest way to ask again and again.
 class KernelQuery {
@@ -214,7 +167,7 @@ class Runtime {
 
   // Add families and dispatch rules before other threads call get().
   // Throws std::invalid_argument for a family without a name, space or loader, or a name taken.
-  void add_family(KernelFamily family);
+  void add_family(Family family);
   // Makes `dispatcher` the source of configs for its family's untuned problems (instead of the
   // policy). Throws std::invalid_argument when its family was not added.
   void add_dispatch(Dispatcher dispatcher);

@@ -133,7 +133,8 @@ class Store {
   // key without a decision, the fastest config as best(key, 1) judges it.
   std::optional<StoredResult> deployed(const TuningKey& key);
 
-  // The latest measurement of this config under this key (of any outcome), for resuming.
+  // The latest measurement of this config under this key, for resuming: of any outcome but
+  // `transient` (no verdict on the config, so a resumed tune measures it again).
   std::optional<Measurement> find(const TuningKey& key, std::string_view config_hash);
 
   // Every measurement under the key, in the order they were recorded.
@@ -182,11 +183,12 @@ class Store {
 };
 
 // A JSON document of results (normally best_per_key()), for other tools:
-// {"format": "cutune-best", "version": 1, "results": [{"family", "family_version", "problem",
-//  "device", "toolchain", "config", "config_hash", "time_ms", "iqr_spread", "spread", "min_ms",
+// {"format": "cutune-best", "version": 2, "results": [{"family", "family_version", "problem",
+//  "device", "toolchain", "config", "config_hash", "time_ms", "spread", "range_spread", "min_ms",
 //  "max_ms", "repetitions", "tune_id", "timestamp"}, ...]}
-// time_ms is the median; iqr_spread (p75 - p25) / median and spread (max - min) / median; the
-// ones a row does not know (written before they were kept) are null.
+// time_ms is the median; spread is (p75 - p25) / median, what every cutune output calls spread,
+// and range_spread (max - min) / median (version 1 named these iqr_spread and spread); the ones a
+// row does not know (written before they were kept) are null.
 std::string export_json(const std::vector<StoredResult>& results);
 
 // A self-contained C++17 header: per family, a struct of its knobs with their C++ types, a

@@ -16,6 +16,14 @@ namespace cutune {
 std::vector<double> optimum_fraction_curve(std::span<const Measurement> steps, double optimum_ms,
                                            std::size_t length);
 
+// The same on a clock: steps[i]'s result became known at known_s[i] (any order). Returns the
+// fraction reached by each of `marks` seconds, and sets *to_reach_s to when `fraction` was first
+// reached (infinity if never). Throws std::invalid_argument when the spans differ in length.
+std::vector<double> optimum_fraction_at(std::span<const Measurement> steps,
+                                        std::span<const double> known_s, double optimum_ms,
+                                        std::span<const double> marks, double fraction,
+                                        double* to_reach_s);
+
 // The expected curve of uniform random sampling without replacement from a space of
 // ok_times.size() correct configs and failed_count failing ones (exact, not simulated).
 std::vector<double> random_search_curve(std::span<const double> ok_times, std::size_t failed_count,

@@ -6,6 +6,7 @@
 // decides for all (docs/scale-out.md).
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -49,6 +50,9 @@ struct TuneOptions {
   // that died is presumed dead and its candidate goes to another. Longer than a batch's compile
   // and measurement, and than the final tournament.
   double lease_seconds = 600.0;
+  // Set (e.g. by a signal handler) to stop: the batch in flight is finished and stored, no more
+  // is asked, no tournament runs, and the report holds the search's fastest as `best`, undecided.
+  const std::atomic<bool>* stop = nullptr;
 };
 
 struct Evaluated {
@@ -79,6 +83,7 @@ struct TuneReport {
   double seconds_to_best = 0.0;                // when the eventual winner was first measured
   std::optional<TournamentResult> tournament;  // none when no config ran correctly
   double tournament_seconds = 0.0;             // part of `seconds`
+  bool stopped = false;                        // TuneOptions::stop ended the search
 
   // On a shared store (docs/scale-out.md): this participant's place in joining the key, the claims
   // it took over from participants whose lease expired, and whether the decision (best) is one

@@ -9,8 +9,10 @@
 # a minute) is compiled by run.sh from the bundled sources, with nvcc and the CUTLASS headers in
 # $CUTLASS or third_party/cutlass/include under the current folder.
 #
-# Builds ("labels"): main = main's kernel (`git show main:...`, with main's gemm_rules.hpp), new =
-# this tree's kernel. To A/B a change, make it on a branch and build the bundle there.
+# Builds ("labels"): main = main's kernel (`git show main:...`, with main's gemm_rules.hpp); every
+# other label is this tree's kernel with the label's TEMPORARY switches (label_defines). A config
+# is built for the labels its entry names ("CONFIG@label"; a bare CONFIG is main only). To A/B a
+# change, make it on a branch behind a switch and build the bundle there.
 # Every candidate (config@label) is first checked against cuBLAS on a ragged 1000x2056x1064 (bf16
 # and fp16, both B layouts), then each suite shape times its
 # configs (the shape's default_config and the best known) in rounds alternating with cuBLAS (L2
@@ -19,27 +21,42 @@
 set -euo pipefail
 
 mode="${1:-}"
-labels=(main new)
+# No switch is under test now: add a label and its -D defines here (and the switch in the
+# kernel) to A/B one, e.g. labels=(main x) and [x]="-DCUTUNE_AB_X=1".
+labels=(main)
+declare -A label_defines=([main]="")
 large=128x256x64_s4_c2x1_coop_rn8_k1
 skinny=128x128x64_s6_c1x1_ping_rn8_k2
 small_k=128x192x64_s5_c1x1_ping_rn8_k1
-# shape -> configs: default_config first (gemm_space.cpp's seeds), then the best known.
+wide=256x128x64_s4_c1x2_coop_rn8_k1      # 256x128 tiles (DeepGEMM's shape), A multicast
+quad=128x256x64_s4_c2x2_coop_rn8_k1      # A and B both multicast: a third less L2 traffic
+# The skinny shape's configs without split-K, each 128 CTAs on 132 SMs: 64-row tiles with B
+# multicast over a 2x1 cluster (the default since run 9); 64-wide N tiles.
+short=64x128x64_s8_c2x1_ping_rn8_k1
+narrow=128x64x64_s8_c1x1_coop_rn8_k1
+# shape -> configs: default_config first (gemm_space.cpp's seeds), then the best known, then the
+# candidates' configs.
 declare -A shape_configs=(
-  [2048x4096x4096]="${large}_pdl $large 128x256x64_s4_c1x1_coop_rn2_k1"
-  [4096x4096x4096]="${large}_pdl $large"
-  [8192x8192x8192]="${large}_pdl $large"
+  [2048x4096x4096]="${large}_pdl $large 128x256x64_s4_c1x1_coop_rn2_k1 $wide $quad"
+  [4096x4096x4096]="${large}_pdl $large $wide $quad"
+  [8192x8192x8192]="${large}_pdl $large $quad"
   [1024x8192x8192]="${large}_pdl $large"
-  [128x8192x8192]="$skinny"
+  [128x8192x8192]="$short $narrow $skinny"
   [8192x8192x1024]="$small_k $large"
   [4096x14336x4096]="${large}_pdl $large"
 )
-shapes=(2048x4096x4096 4096x4096x4096 8192x8192x8192 1024x8192x8192 128x8192x8192 8192x8192x1024
+# Timed in this order (the candidates' target shapes first), until RUN_BUDGET seconds have passed.
+shapes=(128x8192x8192 2048x4096x4096 4096x4096x4096 8192x8192x8192 1024x8192x8192 8192x8192x1024
   4096x14336x4096)
 # The check's configs in fp16 and layout 1: one per epilogue path (two staging boxes, one box,
-# split-K's fp32 slices).
-check_configs="$large $small_k $skinny"
+# split-K's fp32 slices, 64-row ping-pong tiles).
+check_configs="$large $small_k $skinny $short"
 
-all_configs() { for s in "${shapes[@]}"; do tr ' ' '\n' <<< "${shape_configs[$s]}"; done | sort -u; }
+# "CONFIG@label" per line: a bare name is main's build.
+with_label() { sed '/@/!s/$/@main/'; }
+all_configs() {
+  for s in "${shapes[@]}"; do tr ' ' '\n' <<< "${shape_configs[$s]}"; done | grep . | with_label | sort -u
+}
 
 build() {
   local dir="$1" root
@@ -47,48 +64,54 @@ build() {
   local cutlass="$root/third_party/cutlass/include"
   [[ -d "$cutlass/cute" ]] || { echo "gemm-ab.sh: no CUTLASS headers in $cutlass" >&2; exit 1; }
   rm -rf "$dir" && mkdir -p "$dir/src/device" "$dir/cubins"
-  cp "$root/src/kernels/gemm/device/hopper_gemm.cu" "$dir/src/device/"
-  cp "$root/src/kernels/gemm/gemm_rules.hpp" "$dir/src/"
+  cp "$root/src/families/gemm/device/hopper_gemm.cu" "$dir/src/device/"
+  cp "$root/src/families/gemm/gemm_rules.hpp" "$dir/src/"
   # main's kernel includes "../gemm_rules.hpp": main's own rules sit above it.
   mkdir -p "$dir/main/device"
-  git -C "$root" show main:src/kernels/gemm/device/hopper_gemm.cu > "$dir/main/device/hopper_gemm.cu"
-  git -C "$root" show main:src/kernels/gemm/gemm_rules.hpp > "$dir/main/gemm_rules.hpp"
+  git -C "$root" show main:src/families/gemm/device/hopper_gemm.cu > "$dir/main/device/hopper_gemm.cu"
+  git -C "$root" show main:src/families/gemm/gemm_rules.hpp > "$dir/main/gemm_rules.hpp"
   cp "${BASH_SOURCE[0]}" "$dir/gemm-ab.sh"
-  printf '#!/usr/bin/env bash\nexec bash "$(dirname "${BASH_SOURCE[0]}")/gemm-ab.sh" run "$(dirname "${BASH_SOURCE[0]}")"\n' \
-    > "$dir/run.sh"
+  # graph_timer.hpp's methods side by side (cmake --build --preset release --target
+  # graph_timer_check builds it first).
+  cp "$root/build/release/bench/gpu/graph_timer_check" "$dir/" ||
+    echo "gemm-ab: no graph_timer_check in build/release: the bundle will not compare timing methods"
+  # run.sh: the A/B with its console kept in $OUT, then everything in $OUT packed into one file.
+  cat > "$dir/run.sh" <<'RUN'
+#!/usr/bin/env bash
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+export OUT="${OUT:-$here/out}"
+mkdir -p "$OUT"
+bash "$here/gemm-ab.sh" run "$here" 2>&1 | tee "$OUT/console.txt"
+bash "$here/gemm-ab.sh" pack
+RUN
   # C++17: nvcc 13's front end fails on some of gcc 12's C++20 library headers.
-  g++ -std=c++17 -O1 -I"$root/src/kernels" -o "$dir/gemm_defines" "$root/bench/gpu/gemm_defines.cpp" \
-    "$root/src/kernels/gemm/gemm_problem.cpp"
+  g++ -std=c++17 -O1 -I"$root/src/families" -o "$dir/gemm_defines" "$root/bench/gpu/gemm_defines.cpp" \
+    "$root/src/families/gemm/gemm_problem.cpp"
   # One line per cubin: "FILE SOURCE EXTRA_DEFINES... CONFIG_DEFINES...", paths inside DIR.
   local jobs="$dir/jobs.txt"
   : > "$jobs"
-  add_jobs() {  # dtype layout label configs...
-    local dtype=$1 layout=$2 label=$3 source
-    shift 3
-    [[ $label == main ]] && source=main/device/hopper_gemm.cu || source=src/device/hopper_gemm.cu
-    printf '%s\n' "$@" | sed "s/\$/@$label/" > "$dir/names.tmp"
+  add_jobs() {  # dtype layout CONFIG@label...
+    local dtype=$1 layout=$2 source label
+    shift 2
+    printf '%s\n' "$@" > "$dir/names.tmp"
     "$dir/gemm_defines" "$dir/names.tmp" "$dtype" "$layout" | while read -r name defines; do
-      echo "$dtype$layout/$name.cubin $source $defines"
+      label=${name#*@}
+      [[ $label == main ]] && source=main/device/hopper_gemm.cu || source=src/device/hopper_gemm.cu
+      echo "$dtype$layout/$name.cubin $source $defines ${label_defines[$label]}"
     done >> "$jobs"
   }
-  local configs
-  configs=$(all_configs)
-  for label in "${labels[@]}"; do
-    # shellcheck disable=SC2086
-    add_jobs bf16 0 "$label" $configs
-  done
+  # shellcheck disable=SC2046
+  add_jobs bf16 0 $(all_configs)
   for combo in "bf16 1" "fp16 0" "fp16 1"; do
-    for label in "${labels[@]}"; do
-      # shellcheck disable=SC2086
-      add_jobs $combo "$label" $check_configs
-    done
+    # shellcheck disable=SC2046,SC2086
+    add_jobs $combo $(tr ' ' '\n' <<< "$check_configs" | with_label)
   done
   rm -f "$dir/names.tmp"
   mkdir -p "$dir/cubins/bf160" "$dir/cubins/bf161" "$dir/cubins/fp160" "$dir/cubins/fp161"
   echo "gemm-ab: $(wc -l < "$jobs") cubins"
-  (nvcc -std=c++17 -O2 -gencode=arch=compute_90a,code=sm_90a -I"$root/src/kernels" -o "$dir/gemm_bench" \
-     "$root/bench/gpu/gemm_bench.cu" "$root/src/kernels/gemm/gemm_launch.cpp" \
-     "$root/src/kernels/gemm/gemm_problem.cpp" -lcublasLt -lcuda > "$dir/bench_build.log" 2>&1 ||
+  (nvcc -std=c++17 -O2 -gencode=arch=compute_90a,code=sm_90a -I"$root/src/families" -o "$dir/gemm_bench" \
+     "$root/bench/gpu/gemm_bench.cu" "$root/src/families/gemm/gemm_launch.cpp" \
+     "$root/src/families/gemm/gemm_problem.cpp" -lcublasLt -lcuda > "$dir/bench_build.log" 2>&1 ||
      echo "gemm_bench build failed" >> "$dir/bench_build.log") &
   local bench_pid=$!
   timeout "${BUILD_SECONDS:-100000}" bash -c "$(declare -f compile_missing); compile_missing '$dir' '$cutlass'" ||
@@ -126,7 +149,7 @@ bench_run() {  # tag cubin_dir configs_file shapes dtype layout reps rounds
   for _ in 1 2 3 4 5 6 7 8; do
     set +e
     timeout 240 "$bundle/gemm_bench" run --cubins "$cubins" --configs "$configs" --shapes "$shape" \
-      --dtype "$dtype" --layout "$layout" --reps "$reps" --rounds "$rounds" --ab new \
+      --dtype "$dtype" --layout "$layout" --reps "$reps" --rounds "$rounds" --ab main \
       --exclude "${excluded:-none}" --csv "$OUT/$tag.csv" > "$log" 2>&1
     status=$?
     set -e
@@ -168,26 +191,37 @@ run() {
     echo "check $dtype layout $layout: $(grep -c '^ok ' "$OUT/check_$dtype$layout.log" || true) ok," \
       "$(grep -c '^wrong\|^error' "$OUT/check_$dtype$layout.log" || true) wrong/error"
   done
+  if [[ -x "$bundle/graph_timer_check" ]]; then
+    echo "--- timing methods on cuBLASLt (median ms; minus_stream_us: the difference from events"
+    echo "    around plain stream launches, the worker's method)"
+    timeout 90 "$bundle/graph_timer_check" > "$OUT/timing_methods.jsonl" 2>&1 || echo "graph_timer_check failed"
+    cat "$OUT/timing_methods.jsonl"
+  fi
   echo "--- timing (bf16, layout 0) at $(( $(date +%s) - start )) s"
   for shape in "${shapes[@]}"; do
-    for config in ${shape_configs[$shape]}; do
-      for label in "${labels[@]}"; do echo "$config@$label"; done
-    done > "$OUT/time_$shape.txt"
+    if (( $(date +%s) - start > ${RUN_BUDGET:-250} )); then
+      echo "$shape: skipped, past RUN_BUDGET (${RUN_BUDGET:-250} s)"
+      continue
+    fi
+    tr ' ' '\n' <<< "${shape_configs[$shape]}" | grep . | with_label > "$OUT/time_$shape.txt"
     bench_run "time_$shape" "$bundle/cubins/bf160" "$OUT/time_$shape.txt" "$shape" bf16 0 30 7
     echo "$shape done at $(( $(date +%s) - start )) s"
   done
   echo "--- A/B per shape (gemm_bench's tables)"
-  for shape in "${shapes[@]}"; do sed -n '/^A\/B (re-timed/,$p' "$OUT/time_$shape.log"; done
+  for shape in "${shapes[@]}"; do
+    [[ -f "$OUT/time_$shape.log" ]] && sed -n '/^A\/B (re-timed/,$p' "$OUT/time_$shape.log"
+  done
   echo "--- ratio to cuBLAS per label (best of the shape's configs; re-timed medians)"
   python3 - "$OUT" "${labels[@]}" <<'EOF' || echo "(no python3: read the A/B tables above)"
 import csv, math, sys, glob
 out, labels = sys.argv[1], sys.argv[2:]
-best, cublas, shapes = {}, {}, []
+best, cublas, shapes, every = {}, {}, [], []
 for path in sorted(glob.glob(out + "/time_*.csv")):
     for row in csv.reader(open(path)):
         if len(row) < 6 or row[2] != "retimed":
             continue
         shape, name, tflops = row[0], row[1], float(row[5])
+        every.append((shape, name, tflops))
         if shape not in shapes:
             shapes.append(shape)
         if name == "cublas":
@@ -195,6 +229,16 @@ for path in sorted(glob.glob(out + "/time_*.csv")):
             continue
         label = name.split("@")[1] if "@" in name else "-"
         best[(shape, label)] = max(best.get((shape, label), 0), tflops)
+with open(out + "/all.csv", "w") as f:
+    f.write("shape,config,tflops,cublas_tflops,ratio\n")
+    for shape, name, tflops in every:
+        if name != "cublas":
+            f.write("%s,%s,%.2f,%.2f,%.4f\n" % (shape, name, tflops, cublas[shape],
+                                              tflops / cublas[shape]))
+print("every config (ratio to cuBLASLt, paired rounds' medians; also all.csv)")
+for shape, name, tflops in every:
+    if name != "cublas":
+        print("  %-18s %-42s %6.1f %6.3f" % (shape, name, tflops, tflops / cublas[shape]))
 print("%-18s %8s " % ("shape", "cublas") + " ".join("%7s" % l for l in labels))
 logs = {l: [] for l in labels}
 for shape in shapes:
@@ -214,8 +258,18 @@ EOF
   echo "gemm-ab: total $(( $(date +%s) - start )) s"
 }
 
+# Only a few files come back from the GPU machine: everything in $OUT goes into one tarball.
+pack() {
+  local packed
+  packed=$(mktemp /tmp/ab-results.XXXXXX)
+  tar czf "$packed" -C "$OUT" . && find "$OUT" -mindepth 1 -delete && mv "$packed" "$OUT/ab-results.tgz" &&
+    chmod 644 "$OUT/ab-results.tgz"
+  ls -la "$OUT"
+}
+
 case "$mode" in
   build) build "${2:?build needs a folder}" ;;
   run) run "${2:?run needs the bundle folder}" ;;
+  pack) pack ;;
   *) echo "usage: gemm-ab.sh build DIR | run DIR" >&2; exit 64 ;;
 esac

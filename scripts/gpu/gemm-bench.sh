@@ -48,16 +48,16 @@ arch=(-gencode=arch=compute_90a,code=sm_90a)
 std=-std=c++17
 
 bench="$build/gemm_bench"
-sources=("$root/bench/gpu/gemm_bench.cu" "$root/src/kernels/gemm/gemm_launch.cpp"
-         "$root/src/kernels/gemm/gemm_problem.cpp" "$root/src/kernels/gemm/gemm_launch.hpp"
-         "$root/src/kernels/gemm/gemm_problem.hpp")
+sources=("$root/bench/gpu/gemm_bench.cu" "$root/src/families/gemm/gemm_launch.cpp"
+         "$root/src/families/gemm/gemm_problem.cpp" "$root/src/families/gemm/gemm_launch.hpp"
+         "$root/src/families/gemm/gemm_problem.hpp")
 if [[ ! -x "$bench" ]] || [[ -n "$(find "${sources[@]}" -newer "$bench")" ]]; then
   echo "building gemm_bench"
-  nvcc "$std" -O2 "${arch[@]}" -I"$root/src/kernels" -o "$bench" "${sources[@]:0:3}" \
+  nvcc "$std" -O2 "${arch[@]}" -I"$root/src/families" -o "$bench" "${sources[@]:0:3}" \
     -lcublasLt -lcuda
 fi
 
-kernel="$root/src/kernels/gemm/device/hopper_gemm.cu"
+kernel="$root/src/families/gemm/device/hopper_gemm.cu"
 start=$(date +%s)
 "$bench" defines "$configs" "$dtype" "$layout" > "$build/defines_$tag.txt"
 # One line per configuration: NAME -D... ; each compiles in its own process, all cores busy.

@@ -5,8 +5,9 @@
 #   scripts/gpu/gemm-tune.sh bundle     here, on a build machine: build the tool, the worker and
 #                                       the runtime benchmarks (bench_runtime_cuda,
 #                                       bench_runtime_shapes, test_runtime_gemm_gpu; used by
-#                                       scripts/gpu/runtime-bench.sh) and gemm_peer_bench (used by
-#                                       scripts/gpu/gemm-peers.sh), and copy them with their
+#                                       scripts/gpu/runtime-bench.sh), gemm_peer_bench (used by
+#                                       scripts/gpu/gemm-peers.sh) and graph_timer_check (timing
+#                                       methods on cuBLASLt, run alone), and copy them with their
 #                                       non-system libraries to build/gemm-tune-bundle (carry that
 #                                       folder to the GPU)
 #   scripts/gpu/gemm-tune.sh [run]      on the GPU machine (see below); total under 9 minutes
@@ -41,13 +42,13 @@ if [[ "$mode" == bundle ]]; then
   build="${BUILD_DIR:-$root/build/gemmtune}"
   cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release > /dev/null
   ninja -C "$build" -j"$(nproc)" cutune cutune-cuda-worker cutune-nvrtc bench_runtime_cuda \
-    bench_runtime_shapes test_runtime_gemm_gpu gemm_peer_bench
+    bench_runtime_shapes test_runtime_gemm_gpu gemm_peer_bench graph_timer_check
   rm -rf "$bundle"
   mkdir -p "$bundle/bin" "$bundle/lib"
   cp "$build/bin/cutune" "$build/bin/cutune-cuda-worker" "$build/bin/cutune-nvrtc" \
     "$build/bench/runtime/bench_runtime_cuda" \
-    "$build/bench/runtime/bench_runtime_shapes" "$build/tests/runtime/test_runtime_gemm_gpu" \
-    "$build/bench/gpu/gemm_peer_bench" "$bundle/bin/"
+    "$build/bench/runtime/bench_runtime_shapes" "$build/tests/families/gemm/test_runtime_gemm_gpu" \
+    "$build/bench/gpu/gemm_peer_bench" "$build/bench/gpu/graph_timer_check" "$bundle/bin/"
   # Libraries the GPU image may lack; the C runtime, the C++ runtime, CUDA's own libraries and the
   # driver are the machine's.
   for binary in "$bundle"/bin/*; do

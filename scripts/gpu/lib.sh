@@ -25,7 +25,7 @@ add_cublaslt_path() {
 # CUTLASS headers; exits when the headers are missing.
 export_gemm_environment() {
   export CUTUNE_CUDA_WORKER="$2/cutune-cuda-worker"
-  export CUTUNE_GEMM_SOURCE="$root/src/kernels/gemm/device/hopper_gemm.cu"
+  export CUTUNE_GEMM_SOURCE="$root/src/families/gemm/device/hopper_gemm.cu"
   export CUTUNE_CUTLASS_INCLUDE="$root/third_party/cutlass/include"
   [[ -d "$CUTUNE_CUTLASS_INCLUDE/cute" ]] || { echo "$1: no CUTLASS headers" >&2; exit 1; }
 }

@@ -32,11 +32,16 @@ inline std::string log_excerpt(const std::string& log) {
 }
 
 // What a measurement keeps of a failed compile: the log's excerpt, and where the full log is when
-// it was kept.
+// it was kept; a log served from the cache says so (a stale entry is then the file to delete).
 inline std::string compile_failure_detail(const std::string& log,
-                                          const std::filesystem::path& log_file) {
+                                          const std::filesystem::path& log_file,
+                                          bool cached = false) {
   std::string detail = log_excerpt(log);
-  if (!log_file.empty()) detail += "\n(full log: " + log_file.string() + ")";
+  if (cached) {
+    detail += "\n(cached compile error: " + log_file.string() + "; delete it to compile again)";
+  } else if (!log_file.empty()) {
+    detail += "\n(full log: " + log_file.string() + ")";
+  }
   return detail;
 }
 

@@ -2,8 +2,11 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <array>
 #include <atomic>
 #include <fstream>
+#include <string_view>
 #include <system_error>
 
 #include "child_process.hpp"
@@ -48,7 +51,36 @@ void publish_text(const std::string& text, const std::filesystem::path& entry,
   write_atomically(entry, text);
 }
 
+// What compilers, linkers and their drivers print when the machine, not the source, stopped them
+// (strerror texts of ENOSPC, EFBIG, EDQUOT, ENOMEM, EAGAIN; gcc's and collect2's words for a
+// child killed by a signal).
+constexpr std::array<std::string_view, 9> kTransientWords{
+    "No space left on device",   "File too large",         "Disk quota exceeded",
+    "Cannot allocate memory",    "out of memory",          "virtual memory exhausted",
+    "signal terminated program", "terminated with signal", "Resource temporarily unavailable",
+};
+
+// The first of the request's inputs whose bytes are not those its key names, with why; empty when
+// every one matches.
+std::string changed_input(const CompileRequest& request) {
+  for (const auto& [path, expected] : request.inputs) {
+    try {
+      if (hash::content_hash(read_file(path)).hex() != expected) {
+        return path.string() + " changed: its bytes are no longer those the tune started from";
+      }
+    } catch (const std::system_error& error) {
+      return path.string() + " can no longer be read (" + error.what() + ")";
+    }
+  }
+  return {};
+}
+
 }  // namespace
+
+bool reads_as_transient(const std::string& log) {
+  return std::any_of(kTransientWords.begin(), kTransientWords.end(),
+                     [&](std::string_view words) { return log.find(words) != std::string::npos; });
+}
 
 CompilePool::CompilePool(std::filesystem::path cache_dir, unsigned jobs)
     : cache_dir_(std::move(cache_dir)) {
@@ -98,14 +130,7 @@ void CompilePool::work() {
       task = std::move(queue_.front());
       queue_.pop_front();
     }
-    CompileResult result;
-    try {
-      result = run(task.request, task.hash);
-    } catch (const std::exception& error) {
-      result.status = CompileResult::Status::error;
-      result.key_hash = task.hash;
-      result.log = error.what();
-    }
+    CompileResult result = run(task.request, task.hash);
     {
       std::lock_guard lock(mutex_);
       in_flight_.erase(task.hash);
@@ -115,6 +140,28 @@ void CompilePool::work() {
 }
 
 CompileResult CompilePool::run(const CompileRequest& request, const std::string& hash) const {
+  CompileResult result;
+  double wall_s = 0;
+  for (int attempt = 0;; ++attempt) {
+    try {
+      result = run_once(request, hash);
+    } catch (const std::exception& error) {
+      // Reading or publishing an entry failed (a full or vanished cache folder): not the source's.
+      result = {};
+      result.status = CompileResult::Status::transient;
+      result.key_hash = hash;
+      result.log = error.what();
+    }
+    wall_s += result.wall_s;
+    result.wall_s = wall_s;
+    result.tries = attempt + 1;
+    if (result.status != CompileResult::Status::transient || attempt >= request.retries) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(250) * (attempt + 1));
+  }
+  return result;
+}
+
+CompileResult CompilePool::run_once(const CompileRequest& request, const std::string& hash) const {
   CompileResult result;
   result.key_hash = hash;
   auto output = cache_dir_ / (hash + request.extension);
@@ -126,13 +173,22 @@ CompileResult CompilePool::run(const CompileRequest& request, const std::string&
     return result;
   }
   if (holds_entry(error_log, key)) {
-    result.status = CompileResult::Status::error;
-    result.log = read_file(error_log);
-    result.log_file = error_log;
-    result.cached = true;
-    return result;
+    std::string log = read_file(error_log);
+    // An older cutune cached the machine's trouble as the source's error: compile again.
+    if (!log.empty() && !reads_as_transient(log)) {
+      result.status = CompileResult::Status::error;
+      result.log = std::move(log);
+      result.log_file = error_log;
+      result.cached = true;
+      return result;
+    }
   }
 
+  if (std::string changed = changed_input(request); !changed.empty()) {
+    result.status = CompileResult::Status::input_changed;
+    result.log = std::move(changed);
+    return result;
+  }
   auto tmp = temporary_path(output);
   std::vector<std::string> argv;
   argv.reserve(request.command.size());
@@ -146,6 +202,13 @@ CompileResult CompilePool::run(const CompileRequest& request, const std::string&
   result.wall_s = run.wall_s;
   result.log = std::move(run.output);
   std::error_code ignored;
+  // Read again now that the compiler is done: what it read may not be what the key names.
+  if (std::string changed = changed_input(request); !changed.empty()) {
+    std::filesystem::remove(tmp, ignored);
+    result.status = CompileResult::Status::input_changed;
+    result.log = std::move(changed);
+    return result;
+  }
   if (run.timed_out) {
     std::filesystem::remove(tmp, ignored);
     result.status = CompileResult::Status::timeout;
@@ -153,16 +216,28 @@ CompileResult CompilePool::run(const CompileRequest& request, const std::string&
   }
   if (!run.status.success() || !std::filesystem::exists(tmp)) {
     std::filesystem::remove(tmp, ignored);
-    result.status = CompileResult::Status::error;
+    // Only the compiler's own verdict is deterministic: a compiler killed by a signal, one that
+    // names the machine's trouble, or one that fails without a word is not cached.
+    const bool verdict =
+        run.status.exited && !result.log.empty() && !reads_as_transient(result.log);
+    result.status = verdict ? CompileResult::Status::error : CompileResult::Status::transient;
     if (result.log.empty()) result.log = argv.front() + " ended with " + run.status.describe();
-    // Only the compiler's own verdict is deterministic; a compiler killed by a signal is not.
-    if (run.status.exited) {
-      publish_text(result.log, error_log, key);
-      result.log_file = error_log;
+    if (verdict) {
+      try {
+        publish_text(result.log, error_log, key);
+        result.log_file = error_log;
+      } catch (const std::system_error&) {
+        // The verdict stands; only its cache entry is lost (a full cache folder).
+      }
     }
     return result;
   }
-  publish(tmp, output, key);
+  try {
+    publish(tmp, output, key);
+  } catch (...) {
+    std::filesystem::remove(tmp, ignored);
+    throw;
+  }
   result.output = output;
   return result;
 }

@@ -7,13 +7,19 @@
 //                               other tuner processes never see a half-written file
 //   <cache>/<hash>.error.log    the compiler's output for a source that failed to compile; a
 //                               compile error is deterministic, so the key is not compiled again
+//                               (a result served from it says `cached` and names the file)
 //   <entry>.key                 the key each entry was made from, written before the entry; an
 //                               entry is served only when its key equals the request's, so a
 //                               collision or a stale or planted file is a miss, never a wrong
 //                               object
 //
 // <hash> is the XXH3-128 of the key and extension (hash/content_hash.hpp).
-// A timeout is not cached (the machine may only have been busy).
+// A timeout is not cached (the machine may only have been busy), and neither is a transient
+// failure: a compiler killed by a signal from outside, one that reports the machine's trouble
+// (no space left, file too large, out of memory, a child killed) or exits non-zero in silence,
+// and an output that cannot be published (a full cache folder). A transient failure is retried
+// `retries` times, after a short pause each, before it is returned as `transient`. An error log
+// already in the cache that reads as transient (written by an older cutune) is not served.
 #pragma once
 
 #include <chrono>
@@ -27,6 +33,7 @@
 #include <span>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace cutune::eval {
@@ -36,18 +43,29 @@ struct CompileRequest {
   std::string key;                   // all the output depends on; hashed to name the cache entry
   std::string extension = ".so";
   std::chrono::milliseconds limit{60'000};
+  int retries = 2;  // more tries after a transient failure
+  // Files the compiler reads, each with the content hash (content_hash(bytes).hex()) of the bytes
+  // the key was built from. Checked before and after the compile: a file edited meanwhile fails
+  // the request as `input_changed` (nothing cached), so no object is ever filed under a key that
+  // names other bytes than it was compiled from.
+  std::vector<std::pair<std::filesystem::path, std::string>> inputs{};
 };
 
 struct CompileResult {
-  enum class Status { ok, error, timeout };
+  enum class Status { ok, error, timeout, transient, input_changed };
   Status status = Status::ok;
-  std::filesystem::path output;    // the cached output when ok
-  std::string log;                 // compiler output (kept for errors and timeouts)
+  std::filesystem::path output;  // the cached output when ok
+  std::string log;  // compiler output (kept for errors and timeouts); input_changed: which file
   std::filesystem::path log_file;  // where an error's log is kept in the cache
   std::string key_hash;            // 32 hex digits
   double wall_s = 0;               // time spent compiling; 0 when served from the cache
   bool cached = false;
+  int tries = 1;  // compiles run for this result (more than one after transient failures)
 };
+
+// Whether a compiler's output reads as the machine's trouble rather than the source's: no space,
+// a file size limit, no memory, a compiler child killed. Exposed for tests.
+bool reads_as_transient(const std::string& log);
 
 class CompilePool {
  public:
@@ -73,6 +91,7 @@ class CompilePool {
   };
   void work();
   CompileResult run(const CompileRequest& request, const std::string& hash) const;
+  CompileResult run_once(const CompileRequest& request, const std::string& hash) const;
 
   std::filesystem::path cache_dir_;
   std::mutex mutex_;

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <csignal>
 #include <fstream>
 #include <system_error>
 
@@ -11,6 +12,11 @@ namespace {
 constexpr std::streamoff stderr_tail_bytes = 2000;
 
 }  // namespace
+
+bool WorkerReply::killed_from_outside() const {
+  return status == Status::died &&
+         (signal == SIGKILL || signal == SIGTERM || signal == SIGINT || signal == SIGHUP);
+}
 
 WorkerClient::WorkerClient(std::vector<std::string> argv, std::filesystem::path stderr_log)
     : argv_(std::move(argv)), stderr_log_(std::move(stderr_log)) {
@@ -90,6 +96,7 @@ WorkerReply WorkerClient::request(const nlohmann::json& message, std::chrono::mi
       child_->kill_group();
       status = child_->wait();
     }
+    if (!status->exited) reply.signal = status->code;
     return finish(WorkerReply::Status::died, "worker ended with " + status->describe());
   }
   try {

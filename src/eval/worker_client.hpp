@@ -29,6 +29,11 @@ struct WorkerReply {
   nlohmann::json body;
   std::string detail;  // timeout/died: what happened, with the tail of the worker's stderr
   double wall_ms = 0;  // from sending the request to the reply (or to the worker's end)
+  int signal = 0;      // died: the signal that ended the worker; 0 when it exited
+
+  // Died by a signal that a kernel's own fault does not raise (SIGKILL, SIGTERM, SIGINT, SIGHUP):
+  // sent from outside (a user, the OOM killer, a shutdown), so no verdict on the candidate.
+  bool killed_from_outside() const;
 };
 
 // One request at a time: a client is not for sharing between threads (use one per worker).

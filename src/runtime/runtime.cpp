@@ -51,8 +51,8 @@ std::uint64_t hash_text(std::string_view text) { return hash::content_hash(text)
 // Thrown from a background tune's progress callback to end it when the runtime shuts down.
 struct TuneCancelled {};
 
-struct Family {
-  KernelFamily def;
+struct Added {
+  Family def;
   std::optional<Dispatcher> dispatch;
 };
 
@@ -69,7 +69,7 @@ struct Slot {
 
 struct Runtime::Impl {
   RuntimeOptions options;
-  std::map<std::string, std::unique_ptr<Family>, std::less<>> families;
+  std::map<std::string, std::unique_ptr<Added>, std::less<>> families;
 
   mutable std::shared_mutex slots_mutex;
   std::unordered_map<std::uint64_t, std::unique_ptr<Slot>> slots;
@@ -108,7 +108,7 @@ struct Runtime::Impl {
     }
   }
 
-  Family& family(std::string_view name) const {
+  Added& family(std::string_view name) const {
     auto it = families.find(name);
     if (it == families.end()) {
       std::string known;
@@ -153,7 +153,7 @@ struct Runtime::Impl {
   }
 
   // A config the family's space accepts for this problem, from stored or dispatched JSON.
-  static std::optional<Config> legal_config(const KernelFamily& f, const nlohmann::json& j,
+  static std::optional<Config> legal_config(const Family& f, const nlohmann::json& j,
                                             const Problem& problem, std::string* why) {
     Normalized n = f.tuning->space.normalize(f.tuning->space.from_json(j), problem, f.device);
     if (!n.config) *why = "it violates " + n.failure;
@@ -163,15 +163,15 @@ struct Runtime::Impl {
   // What the key deploys (Store::deployed: its latest decision); with the family's own toolchain
   // first, then any other toolchain (a deployment's compiler may differ from the tuning
   // machine's), the fastest of those.
-  std::optional<StoredResult> stored_winner(const KernelFamily& f, const std::string& problem) {
+  std::optional<StoredResult> stored_winner(const Family& f, const Problem& problem) {
     std::lock_guard lock(store_mutex);
     if (!store) return std::nullopt;
     try {
-      const TuningKey key{f.name, f.version, problem, f.device_key, f.toolchain};
+      const TuningKey key = f.key(problem, f.device_key, f.toolchain);
       if (auto deployed = store->deployed(key)) return deployed;
       std::optional<StoredResult> winner;
       for (const TuningKey& other : store->keys({.family = f.name, .device = f.device_key})) {
-        if (other.family_version != f.version || other.problem != problem) continue;
+        if (other.family_version != f.version || other.problem != key.problem) continue;
         auto deployed = store->deployed(other);
         if (deployed && deployed->measurement.ok() &&
             (!winner || deployed->measurement.time_ms < winner->measurement.time_ms)) {
@@ -185,8 +185,8 @@ struct Runtime::Impl {
     }
   }
 
-  std::unique_ptr<Kernel> from_store(const KernelFamily& f, const Problem& problem) {
-    auto stored = stored_winner(f, problem.canonical());
+  std::unique_ptr<Kernel> from_store(const Family& f, const Problem& problem) {
+    auto stored = stored_winner(f, problem);
     if (!stored) return nullptr;
     std::string why;
     try {
@@ -202,9 +202,9 @@ struct Runtime::Impl {
     return nullptr;
   }
 
-  std::unique_ptr<Kernel> from_dispatch(const Family& family, const Problem& problem) {
+  std::unique_ptr<Kernel> from_dispatch(const Added& family, const Problem& problem) {
     if (!family.dispatch) return nullptr;
-    const KernelFamily& f = family.def;
+    const Family& f = family.def;
     std::string why;
     try {
       const auto& j = family.dispatch->config(family.dispatch->pick(problem));
@@ -219,7 +219,7 @@ struct Runtime::Impl {
     return nullptr;
   }
 
-  bool can_tune(const KernelFamily& f) {
+  bool can_tune(const Family& f) {
     if (f.make_evaluator) return true;
     warn(fmt::format("family {} cannot be tuned here (no evaluator): using its default config",
                      f.name));
@@ -228,11 +228,10 @@ struct Runtime::Impl {
 
   // Tunes one problem, warm-started from the nearest tuned shapes. Opens its own store handle
   // (a Store belongs to one thread); records results only when the runtime's store is writable.
-  std::optional<Config> run_tune(const KernelFamily& f, const Problem& problem,
-                                 std::stop_token stop) {
-    auto evaluator = f.make_evaluator(problem);
-    const TuningKey key{f.name, f.version, problem.canonical(), evaluator->device_name(),
-                        evaluator->toolchain()};
+  std::optional<Config> run_tune(const Family& f, const Problem& problem, std::stop_token stop) {
+    FamilyEvaluator made = f.make_evaluator(problem, {});
+    Evaluator& evaluator = *made.evaluator;
+    const TuningKey key = f.key(problem, evaluator.device_name(), evaluator.toolchain());
     std::optional<Store> own;
     if (options.store && !store_error) own = Store::open(*options.store, options.store_mode);
     TuneOptions tune_options = options.tune;
@@ -248,13 +247,12 @@ struct Runtime::Impl {
     };
     Store* record = own && options.store_mode == OpenMode::read_write ? &*own : nullptr;
     TuneReport report =
-        tune(*f.tuning, problem, f.device, *evaluator, record, key, tune_options, callbacks);
+        tune(*f.tuning, problem, made.device, evaluator, record, key, tune_options, callbacks);
     if (!report.best) return std::nullopt;
     return report.best->config;
   }
 
-  std::unique_ptr<Kernel> tuned(const KernelFamily& f, const Problem& problem,
-                                std::stop_token stop) {
+  std::unique_ptr<Kernel> tuned(const Family& f, const Problem& problem, std::stop_token stop) {
     try {
       if (auto best = run_tune(f, problem, stop))
         return f.load(*best, problem, KernelOrigin::tuned);
@@ -268,7 +266,7 @@ struct Runtime::Impl {
     return nullptr;
   }
 
-  void tune_in_background(const KernelFamily& f, const Problem& problem, Slot& slot) {
+  void tune_in_background(const Family& f, const Problem& problem, Slot& slot) {
     std::lock_guard lock(tunes_mutex);
     tunes.emplace_back([this, &f, problem, &slot](std::stop_token stop) {
       auto kernel = tuned(f, problem, stop);
@@ -281,11 +279,11 @@ struct Runtime::Impl {
   const Kernel& resolve(const KernelQuery& query, Policy policy, Slot& slot) {
     std::lock_guard lock(slot.mutex);
     if (const Kernel* ready = slot.current.load(std::memory_order_acquire)) return *ready;
-    Family& family = [&]() -> Family& {
+    Added& family = [&]() -> Added& {
       std::shared_lock families_lock(slots_mutex);
       return this->family(query.family());
     }();
-    const KernelFamily& f = family.def;
+    const Family& f = family.def;
     const Problem& problem = query.problem();
 
     if (auto kernel = from_store(f, problem)) return install(slot, std::move(kernel));
@@ -319,7 +317,7 @@ Runtime::~Runtime() {
   for (auto& t : tunes) t.request_stop();
 }  // `tunes` joins here, before impl_ goes
 
-void Runtime::add_family(KernelFamily family) {
+void Runtime::add_family(Family family) {
   if (family.name.empty() || family.tuning == nullptr || !family.load) {
     throw std::invalid_argument(
         "add_family: a kernel family needs a name, a tuning space and a "
@@ -330,12 +328,12 @@ void Runtime::add_family(KernelFamily family) {
   const std::string name = family.name;
   auto [it, inserted] = impl_->families.try_emplace(name);
   if (!inserted) throw std::invalid_argument("add_family: family '" + name + "' was already added");
-  it->second = std::make_unique<Family>(Family{std::move(family), std::nullopt});
+  it->second = std::make_unique<Added>(Added{std::move(family), std::nullopt});
 }
 
 void Runtime::add_dispatch(Dispatcher dispatcher) {
   std::unique_lock lock(impl_->slots_mutex);
-  Family& family = impl_->family(dispatcher.family());
+  Added& family = impl_->family(dispatcher.family());
   family.dispatch = std::move(dispatcher);
 }
 
@@ -343,8 +341,8 @@ KernelQuery Runtime::query(std::string_view family_name, const Problem& problem)
   KernelQuery q;
   {
     std::shared_lock lock(impl_->slots_mutex);
-    const KernelFamily& f = impl_->family(family_name).def;
-    q.problem_ = f.resolve ? f.resolve(problem) : problem;
+    const Family& f = impl_->family(family_name).def;
+    q.problem_ = f.resolved(problem);
   }
   q.family_ = std::string(family_name);
   q.text_ = q.family_;

@@ -2,8 +2,9 @@
 // LFBO pattern search do). A classifier of "in the best fraction so far", refitted on every result
 // (failures as not good), orders the work of a pattern search:
 //   - a walker scores the unmeasured neighbours of its centre and measures only the few most
-//     promising; it moves as soon as one improves on the centre, and otherwise measures the next
-//     few, widening the radius when the neighbourhood is used up, until it converges;
+//     promising (as many as the tune's round holds, when it holds more); it moves as soon as one
+//     improves on the centre, and otherwise measures the next few, widening the radius when the
+//     neighbourhood is used up, until it converges;
 //   - a new walker starts from the best measured config never used as a centre, after the
 //     classifier has picked a few restart candidates out of a large pool of random draws, so that
 //     restarts go where good configs are likely rather than anywhere.
@@ -55,7 +56,7 @@ class LfboPatternSearch final : public WalkerStrategy {
         offer_random(std::max(wanted, settings_.batch));  // nothing to climb from: sample
         return;
       }
-      if (step()) return;
+      if (step(wanted)) return;
     }
   }
 
@@ -93,9 +94,10 @@ class LfboPatternSearch final : public WalkerStrategy {
     return offer_best(fresh_candidates(state_, std::move(pool)), settings_.restart_samples);
   }
 
-  // Queues the most promising unmeasured neighbours (true), or moves to a better measured
-  // neighbour, widens, or retires the walker (false).
-  bool step() {
+  // Queues the most promising unmeasured neighbours, at least the settings' batch and as many as
+  // the tune's round wants (true), or moves to a better measured neighbour, widens, or retires
+  // the walker (false).
+  bool step(std::size_t wanted) {
     std::vector<Config> unmeasured;
     std::optional<Walker> best = best_neighbour([&](Config neighbour) {
       if (!state_.proposed(neighbour)) unmeasured.push_back(std::move(neighbour));
@@ -104,7 +106,11 @@ class LfboPatternSearch final : public WalkerStrategy {
       move_to(std::move(*best));
       return false;
     }
-    if (offer_best(std::move(unmeasured), settings_.batch) > 0) return true;
+    // A round of the tune may carry more than the settings' few: the classifier's order then
+    // takes as many of the neighbourhood as the round holds (bench-strategies at --batch 32:
+    // seconds to 0.99 of the optimum 110 -> 83 on the GEMM cost model, docs/strategies.md).
+    const std::size_t count = std::max(settings_.batch, wanted);
+    if (offer_best(std::move(unmeasured), count) > 0) return true;
     widen_or_retire(settings_.max_radius);
     return false;
   }

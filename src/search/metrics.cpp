@@ -15,6 +15,31 @@ double fastest(std::span<const double> times) {
 
 }  // namespace
 
+std::vector<double> optimum_fraction_at(std::span<const Measurement> steps,
+                                        std::span<const double> known_s, double optimum_ms,
+                                        std::span<const double> marks, double fraction,
+                                        double* to_reach_s) {
+  if (steps.size() != known_s.size()) {
+    throw std::invalid_argument("optimum_fraction_at: one time per step is needed");
+  }
+  std::vector<std::size_t> order(steps.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return known_s[a] < known_s[b]; });
+  std::vector<double> out(marks.size(), 0.0);
+  double best = INFINITY;
+  *to_reach_s = INFINITY;
+  for (std::size_t i : order) {
+    if (steps[i].ok()) best = std::min(best, steps[i].time_ms);
+    const double reached = std::isfinite(best) ? optimum_ms / best : 0.0;
+    if (reached >= fraction && std::isinf(*to_reach_s)) *to_reach_s = known_s[i];
+    for (std::size_t m = 0; m < marks.size(); ++m) {
+      if (known_s[i] <= marks[m]) out[m] = reached;
+    }
+  }
+  return out;
+}
+
 std::vector<double> optimum_fraction_curve(std::span<const Measurement> steps, double optimum_ms,
                                            std::size_t length) {
   std::vector<double> curve;

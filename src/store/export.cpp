@@ -199,8 +199,8 @@ std::string export_json(const std::vector<StoredResult>& results) {
         {"config", parse_config(result)},
         {"config_hash", result.config_hash},
         {"time_ms", result.measurement.time_ms},
-        {"iqr_spread", result.measurement.iqr_spread},
-        {"spread", result.measurement.spread},
+        {"spread", result.measurement.iqr_spread},
+        {"range_spread", result.measurement.spread},
         {"min_ms", result.measurement.min_ms},
         {"max_ms", result.measurement.max_ms},
         {"repetitions", result.measurement.repetitions},
@@ -208,7 +208,7 @@ std::string export_json(const std::vector<StoredResult>& results) {
         {"timestamp", result.timestamp},
     });
   }
-  return json{{"format", "cutune-best"}, {"version", 1}, {"results", rows}}.dump(2) + "\n";
+  return json{{"format", "cutune-best"}, {"version", 2}, {"results", rows}}.dump(2) + "\n";
 }
 
 std::string export_cpp_header(const std::vector<StoredResult>& results,

@@ -6,7 +6,7 @@
 namespace cutune {
 namespace {
 
-constexpr std::array<std::pair<Outcome, std::string_view>, 8> kOutcomeNames{{
+constexpr std::array<std::pair<Outcome, std::string_view>, 9> kOutcomeNames{{
     {Outcome::ok, "ok"},
     {Outcome::invalid_config, "invalid_config"},
     {Outcome::compile_error, "compile_error"},
@@ -15,6 +15,7 @@ constexpr std::array<std::pair<Outcome, std::string_view>, 8> kOutcomeNames{{
     {Outcome::hang, "hang"},
     {Outcome::wrong_result, "wrong_result"},
     {Outcome::launch_error, "launch_error"},
+    {Outcome::transient, "transient"},
 }};
 
 }  // namespace

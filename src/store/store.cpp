@@ -271,8 +271,13 @@ struct Store::Impl {
           key_id(db, fmt::format("SELECT {}", kKeyIdOfParameters)),
           // The reads below take the key's id rather than its fields: SQLite pushes a bound
           // key_id into the views' window functions but not a subquery.
-          find(db, results_query(has_added_columns, "measurements",
-                                 "m.key_id = ?1 AND m.config_hash = ?2", "m.id DESC LIMIT 1")),
+          find(db,
+               results_query(
+                   has_added_columns, "measurements",
+                   // A transient failure is no verdict: a resumed tune measures the config again.
+                   "m.key_id = ?1 AND m.config_hash = ?2 AND m.outcome != "
+                   "'transient'",
+                   "m.id DESC LIMIT 1")),
           results(db, results_query(has_added_columns, "measurements", "m.key_id = ?1", "m.id")),
           count(db, "SELECT count(*) FROM measurements WHERE key_id = ?1"),
           best(db, results_query(has_added_columns, "latest_per_config",

@@ -133,9 +133,6 @@ class TuneRun {
     }
     auto strategy = make_strategy(options_.strategy, options_.effort);
     const Config baseline = default_config(space_, problem_, device_);
-    measure({baseline});
-    report_.baseline = report_.evaluated.front();
-
     const std::uint64_t seed = participant_ ? participant_->seed(options_.seed) : options_.seed;
     SearchContext context{&space_,           problem_, device_,
                           starting_points(), seed,     options_.max_evaluations};
@@ -145,9 +142,20 @@ class TuneRun {
         options_.batch_size != 0
             ? options_.batch_size
             : std::max<std::size_t>(2, 2 * std::thread::hardware_concurrency());
+    // The default config is measured with the strategy's first batch: one compile latency for
+    // both, not one each.
+    std::vector<Config> first{baseline};
+    std::vector<Config> asked;
+    if (const std::size_t room = std::min(batch, options_.max_evaluations); room > 1) {
+      asked = strategy->ask(room - 1);
+      first.insert(first.end(), asked.begin(), asked.end());
+    }
+    const std::vector<Measurement> first_results = measure(first);
+    report_.baseline = report_.evaluated.at(index_by_hash_.at(baseline.hash()));
+    if (!asked.empty() && !budget_full_) strategy->tell(asked, std::span(first_results).subspan(1));
     int rounds_without_news = 0;
     while (report_.evaluated.size() < options_.max_evaluations && !out_of_time() &&
-           rounds_without_news < kMaxRoundsWithoutNews && !budget_full_) {
+           rounds_without_news < kMaxRoundsWithoutNews && !budget_full_ && !stop_asked()) {
       adopt_orphans();
       const std::size_t want = std::min(batch, options_.max_evaluations - report_.evaluated.size());
       std::vector<Config> asked = strategy->ask(want);
@@ -158,12 +166,15 @@ class TuneRun {
       strategy->tell(asked, results);
       rounds_without_news = report_.evaluated.size() == before ? rounds_without_news + 1 : 0;
     }
-    if (participant_) {
+    if (stop_asked()) {
+      report_.stopped = true;
+      keep_fastest();
+    } else if (participant_) {
       decide_together();
-      report_.leases_taken_over = participant_->takeovers();
     } else {
       choose_winner();
     }
+    if (participant_) report_.leases_taken_over = participant_->takeovers();
     report_.seconds = elapsed();
     return std::move(report_);
   }
@@ -173,6 +184,18 @@ class TuneRun {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   }
   bool out_of_time() const { return options_.max_seconds > 0 && elapsed() >= options_.max_seconds; }
+  bool stop_asked() const { return options_.stop != nullptr && options_.stop->load(); }
+
+  // Stopped: the search's fastest correct config so far, as the search timed it; no decision.
+  void keep_fastest() {
+    for (const Evaluated& e : report_.evaluated) {
+      if (e.measurement.ok() &&
+          (!report_.best || e.measurement.time_ms < report_.best->measurement.time_ms)) {
+        report_.best = e;
+      }
+    }
+    if (report_.best) report_.seconds_to_best = report_.best->at_seconds;
+  }
 
   // Warm-start configs first (normalized; an illegal one is dropped and counted), then the
   // eligible heuristic seeds.

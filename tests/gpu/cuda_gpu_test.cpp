@@ -1,9 +1,11 @@
 // The CUDA backend on a real GPU: the example kernels run and pass their checks, a cluster launch
 // reaches the kernel, every failure of the fault spec is classified as it should be, and the same
-// config timed by separate tunes agrees within 2%.
+// config timed by separate tunes agrees within 2%, and the worker's paired rounds of a spec warm up
+// until steady and time every config in every round.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 #include "cutune/cuda.hpp"
@@ -165,6 +167,24 @@ TEST(CudaGpu, SameConfigInSeparateTunesAgreesWithinTwoPercent) {
   auto [low, high] = std::minmax_element(medians.begin(), medians.end());
   EXPECT_GT(*low, 0.05) << "the check is meant for kernels over 50 us";
   EXPECT_LT(*high / *low, 1.02) << "min " << *low << " ms, max " << *high << " ms";
+}
+
+TEST(CudaGpu, SpecRoundsWarmUpOnTheWorkerAndTimeEveryConfigInEveryRound) {
+  KernelSpec spec = load_spec(example("reduction.json"));
+  CudaEvaluator evaluator(spec, {}, options());
+  auto batch = configs(spec, {{},
+                              {{"VEC", Value(4)}, {"UNROLL", Value(4)}},
+                              {{"BLOCK_THREADS", Value(32)}, {"VEC", Value(2)}}});
+  const PairedRounds rounds = evaluator.time_rounds(batch, 15);
+  for (const Measurement& check : rounds.checks) EXPECT_TRUE(check.ok()) << check.detail;
+  EXPECT_GE(rounds.warmup_rounds, 3);  // the worker's steady-state loop ran
+  EXPECT_LE(rounds.warmup_rounds, 40);
+  ASSERT_EQ(rounds.rounds.size(), 15U);
+  for (const TimedRound& round : rounds.rounds) {
+    for (double t : round.times_ms) EXPECT_GT(t, 0.0);
+    EXPECT_TRUE(std::isnan(round.reference_ms));
+    EXPECT_GT(round.sm_clock_mhz, 0.0);
+  }
 }
 
 }  // namespace

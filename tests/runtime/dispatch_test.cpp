@@ -240,7 +240,7 @@ TEST(Dispatch, PickRejectsAProblemOfAnotherKind) {
 
 TEST(Dispatch, RuntimeUsesTheRuleForUntunedShapes) {
   TempDir dir;
-  const KernelFamily family = scale_family();
+  const Family family = scale_family();
   {
     auto store = Store::open(dir / "results.db");
     store.record(scale_result(family, 1000, scale_config(32, 2), 0.01));
@@ -262,7 +262,7 @@ TEST(Dispatch, RuntimeUsesTheRuleForUntunedShapes) {
 
 TEST(Dispatch, CrossMeasureFillsTheUnknownPairsWithRealMeasurements) {
   TempDir dir;
-  const KernelFamily family = scale_family();
+  const Family family = scale_family();
   auto store = Store::open(dir / "results.db");
   store.record(scale_result(family, 2000, scale_config(32, 2), 0.01));
   store.record(scale_result(family, 50000, scale_config(1024, 8), 0.5));
@@ -270,7 +270,7 @@ TEST(Dispatch, CrossMeasureFillsTheUnknownPairsWithRealMeasurements) {
   const DispatchOptions options{.family = "test_scale"};
   const std::size_t measured =
       cross_measure(store, options, scale_spec().tuning->space, Device::host_cpu(),
-                    [family](const Problem& p) { return family.make_evaluator(p); });
+                    [family](const Problem& p) { return family.make_evaluator(p, {}).evaluator; });
   EXPECT_EQ(measured, 6u);  // three shapes, two foreign winners each
   // n=300 cannot run CHUNK=1024 without repair: recorded as invalid there; the rest ran.
   for (const TuningKey& key : store.keys({.family = "test_scale"})) {
@@ -282,9 +282,10 @@ TEST(Dispatch, CrossMeasureFillsTheUnknownPairsWithRealMeasurements) {
           << key.problem << " " << r.config_json << " " << r.measurement.detail;
     }
   }
-  EXPECT_EQ(cross_measure(store, options, scale_spec().tuning->space, Device::host_cpu(),
-                          [family](const Problem& p) { return family.make_evaluator(p); }),
-            0u);  // nothing left unknown
+  EXPECT_EQ(
+      cross_measure(store, options, scale_spec().tuning->space, Device::host_cpu(),
+                    [family](const Problem& p) { return family.make_evaluator(p, {}).evaluator; }),
+      0u);  // nothing left unknown
   // Every held-out pick now has a measurement; the only one without a time is the pair that
   // failed on purpose (which a fit may still pick when the timings favour CHUNK=1024 elsewhere).
   const Dispatcher fitted = Dispatcher::fit(store, options);

@@ -47,7 +47,7 @@ TEST(Runtime, UnknownFamilyAndUndeclaredArgumentAreNamed) {
 
 TEST(Runtime, StoredWinnerIsLoadedFromAReadOnlyStore) {
   TempDir dir;
-  const KernelFamily family = scale_family();
+  const Family family = scale_family();
   {
     auto store = Store::open(dir / "results.db");
     store.record(scale_result(family, 5000, scale_config(256, 4), 0.01));
@@ -65,7 +65,7 @@ TEST(Runtime, StoredWinnerIsLoadedFromAReadOnlyStore) {
 
 TEST(Runtime, StoredWinnerOfAnotherToolchainIsUsed) {
   TempDir dir;
-  const KernelFamily family = scale_family();
+  const Family family = scale_family();
   {
     auto store = Store::open(dir / "results.db");
     StoredResult r = scale_result(family, 5000, scale_config(128, 2), 0.01);
@@ -122,7 +122,7 @@ TEST(Runtime, MissingStoreFileFallsBackToDefault) {
 
 TEST(Runtime, StoredConfigTheSpaceRejectsIsReportedAndSkipped) {
   TempDir dir;
-  const KernelFamily family = scale_family();
+  const Family family = scale_family();
   {
     auto store = Store::open(dir / "results.db");
     StoredResult r = scale_result(family, 5000, scale_config(256, 4), 0.01);

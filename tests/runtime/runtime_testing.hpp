@@ -20,7 +20,7 @@ inline const KernelSpec& scale_spec() {
   return spec;
 }
 
-inline KernelFamily scale_family() {
+inline Family scale_family() {
   return cpu_spec_family(scale_spec(), {.cache_dir = CUTUNE_RUNTIME_TEST_CACHE});
 }
 
@@ -37,11 +37,10 @@ inline void expect_scales(const Kernel& kernel, std::int64_t n) {
 }
 
 // A result as a tune of this machine would have stored it.
-inline StoredResult scale_result(const KernelFamily& family, std::int64_t n, const Config& config,
+inline StoredResult scale_result(const Family& family, std::int64_t n, const Config& config,
                                  double time_ms) {
   StoredResult r;
-  r.key = {family.name, family.version, scale_problem(n).canonical(), family.device_key,
-           family.toolchain};
+  r.key = family.key(scale_problem(n), family.device_key, family.toolchain);
   r.config_hash = config.hash_hex();
   r.config_json = config.to_string();
   r.measurement.outcome = Outcome::ok;

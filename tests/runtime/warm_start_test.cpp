@@ -7,7 +7,7 @@ namespace {
 
 TEST(WarmStart, NearestWinnersAreOrderedByLogShapeDistance) {
   TempDir dir;
-  const KernelFamily family = scale_family();
+  const Family family = scale_family();
   auto store = Store::open(dir / "results.db");
   store.record(scale_result(family, 1000, scale_config(64, 1), 0.01));
   store.record(scale_result(family, 8000, scale_config(256, 2), 0.02));
@@ -42,7 +42,7 @@ TEST(WarmStart, NearestWinnersAreOrderedByLogShapeDistance) {
 
 TEST(WarmStart, RuntimeTuneStartsFromTheNearestWinner) {
   TempDir dir;
-  const KernelFamily family = scale_family();
+  const Family family = scale_family();
   const Config neighbour_winner = scale_config(512, 8);
   {
     auto store = Store::open(dir / "results.db");
@@ -73,15 +73,14 @@ TEST(WarmStart, RuntimeTuneStartsFromTheNearestWinner) {
 
 TEST(WarmStart, ComparisonReportsWhenEachRunReachedACommonLevel) {
   TempDir dir;
-  const KernelFamily family = scale_family();
+  const Family family = scale_family();
   auto store = Store::open(dir / "results.db");
   store.record(scale_result(family, 60000, scale_config(1024, 8), 0.01));
   const Problem problem = scale_problem(50000);
   CpuOptions cpu;
   cpu.cache_dir = CUTUNE_RUNTIME_TEST_CACHE;
   CpuEvaluator evaluator(scale_spec(), problem, cpu);
-  const TuningKey key{family.name, family.version, problem.canonical(), evaluator.device_name(),
-                      evaluator.toolchain()};
+  const TuningKey key = family.key(problem, evaluator.device_name(), evaluator.toolchain());
   TuneOptions options;
   options.max_evaluations = 4;
   options.retime_top = 1;

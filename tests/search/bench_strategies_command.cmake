@@ -52,3 +52,24 @@ list(LENGTH one_per_call rows)
 if(NOT rows EQUAL 3)
   message(FATAL_ERROR "--batch 1 did not measure one candidate per call on 3 spaces:\n${serial}")
 endif()
+# The simulated clock (--compile-s and --bench-s as a cost model): a table at fixed simulated
+# seconds, and its CSV.
+execute_process(
+  COMMAND "${CUTUNE}" bench-strategies "${SPACES}" --budget 30 --repeats 1 --strategies random
+          --compile-s 7 --bench-s 0.2 --out "${OUT}/clock"
+  OUTPUT_VARIABLE clock ERROR_VARIABLE errors RESULT_VARIABLE status)
+if(NOT status EQUAL 0)
+  message(FATAL_ERROR "bench-strategies --compile-s failed (${status}):\n${clock}\n${errors}")
+endif()
+foreach(expected "simulated clock: 16 compile slots" "compile 7 s, benchmark 0.2 s" "@15s"
+                 "median-space s to 0.99")
+  string(FIND "${clock}" "${expected}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "missing \"${expected}\" in the output:\n${clock}")
+  endif()
+endforeach()
+file(READ "${OUT}/clock/strategy_seconds.csv" seconds)
+string(FIND "${seconds}" "convolution_milo/A100,random,300," at)
+if(at EQUAL -1)
+  message(FATAL_ERROR "strategy_seconds.csv lacks the 300 s point:\n${seconds}")
+endif()

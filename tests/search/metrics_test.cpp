@@ -84,5 +84,26 @@ TEST(Metrics, ReachAreaScoreMedian) {
   EXPECT_EQ(median_of_reached(std::vector<R>{5, std::nullopt, std::nullopt}), std::nullopt);
 }
 
+TEST(Metrics, FractionOnTheClockFollowsWhenResultsBecameKnown) {
+  // Optimum 1 ms. Results arrive out of evaluation order: 2 ms at 5 s, 1 ms at 3 s, a failure at 1
+  // s.
+  std::vector<Measurement> steps(3);
+  steps[0].outcome = Outcome::ok;
+  steps[0].time_ms = 2.0;
+  steps[1].outcome = Outcome::ok;
+  steps[1].time_ms = 1.0;
+  steps[2].outcome = Outcome::compile_error;
+  const std::vector<double> known{5.0, 3.0, 1.0};
+  const std::vector<double> marks{0.5, 2.0, 4.0, 10.0};
+  double to_reach = 0;
+  const std::vector<double> at = optimum_fraction_at(steps, known, 1.0, marks, 0.99, &to_reach);
+  EXPECT_EQ(at, (std::vector<double>{0.0, 0.0, 1.0, 1.0}));
+  EXPECT_DOUBLE_EQ(to_reach, 3.0);
+  optimum_fraction_at(steps, known, 0.5, marks, 0.99, &to_reach);  // never within 1 %
+  EXPECT_TRUE(std::isinf(to_reach));
+  EXPECT_THROW(optimum_fraction_at(steps, marks, 1.0, marks, 0.99, &to_reach),
+               std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace cutune

@@ -44,17 +44,60 @@ TEST_F(ToolOnAStore, ShowPrintsTheBestConfigPerKey) {
   std::istringstream lines(shown.output);
   std::vector<std::string> rows;
   for (std::string line; std::getline(lines, line);) rows.push_back(line);
-  ASSERT_EQ(rows.size(), 4u) << shown.output;
-  EXPECT_EQ(rows[0].rfind("FAMILY", 0), 0u);
-  EXPECT_NE(rows[1].find("m=2048,n=4096,k=4096,dtype=bf16"), std::string::npos);
+  // The header, then per key its row and its config, then the legend.
+  ASSERT_EQ(rows.size(), 8u) << shown.output;
+  EXPECT_EQ(rows[0].rfind("KEY", 0), 0u);
+  EXPECT_EQ(rows[1].rfind(gemm_key().hash().substr(0, 8), 0), 0u) << rows[1];
+  EXPECT_NE(rows[1].find("m=2048,n=4096,k=4096,dtype=bf16"), std::string::npos) << rows[1];
   EXPECT_NE(rows[1].find("0.5000"), std::string::npos);
-  EXPECT_NE(rows[1].find(R"("block_m": 64)"), std::string::npos);
-  EXPECT_NE(rows[1].find("  3  "), std::string::npos) << "measurement count: " << rows[1];
-  EXPECT_EQ(rows[3].rfind("softmax", 0), 0u);
+  EXPECT_NE(rows[1].find("  3"), std::string::npos) << "measurement count: " << rows[1];
+  EXPECT_EQ(rows[2], "    block_m=64, layout=row, swizzle=true");
+  EXPECT_NE(rows[5].find(" softmax "), std::string::npos);
+  EXPECT_NE(rows[7].find("SPREAD: (p75 - p25) / median"), std::string::npos);
+  for (const std::string& row : rows) EXPECT_LE(row.size(), 120u) << row;
 
   const CommandResult only_softmax =
       run_command(tool(fmt::format("show --db {} --family softmax", db_.string())));
-  EXPECT_EQ(std::count(only_softmax.output.begin(), only_softmax.output.end(), '\n'), 2);
+  EXPECT_EQ(std::count(only_softmax.output.begin(), only_softmax.output.end(), '\n'), 4);
+}
+
+// Issue 18: the failed configs are listed with their reason, as text and as JSON with the same
+// facts; a config whose latest measurement succeeded is not listed.
+TEST_F(ToolOnAStore, ShowFailuresListsEachFailedConfigWithItsFirstErrorLine) {
+  {
+    auto store = Store::open(db_);
+    store.record(
+        failed(gemm_key(), 512, Outcome::compile_error,
+               "In function 'void k()':\nk.cu:3:5: error: static assertion failed: tile too "
+               "big\n(full log: /cache/k.log)"));
+  }
+  const CommandResult text =
+      run_command(tool(fmt::format("show --failures --db {}", db_.string())));
+  ASSERT_EQ(text.status, 0) << text.output;
+  EXPECT_NE(text.output.find("launch_error"), std::string::npos) << text.output;
+  EXPECT_NE(text.output.find("too much shared memory"), std::string::npos) << text.output;
+  EXPECT_NE(text.output.find("k.cu:3:5: error: static assertion failed: tile too big"),
+            std::string::npos)
+      << text.output;
+  EXPECT_EQ(text.output.find("In function"), std::string::npos) << text.output;
+  EXPECT_NE(text.output.find("full log: /cache/k.log"), std::string::npos) << text.output;
+  EXPECT_EQ(text.output.find("softmax"), std::string::npos) << "nothing of it failed";
+
+  const CommandResult json =
+      run_command(tool(fmt::format("show --failures --json --db {}", db_.string())), true);
+  ASSERT_EQ(json.status, 0) << json.output;
+  const auto document = nlohmann::json::parse(json.output);
+  ASSERT_EQ(document.at("keys").size(), 1u);
+  const auto& failures = document.at("keys").at(0).at("failures");
+  ASSERT_EQ(failures.size(), 2u);
+  // By outcome, in the order of the Outcome enum: compile_error before launch_error.
+  EXPECT_EQ(failures.at(0).at("outcome"), "compile_error");
+  EXPECT_EQ(failures.at(0).at("first_error_line"),
+            "k.cu:3:5: error: static assertion failed: tile too big");
+  EXPECT_EQ(failures.at(0).at("log"), "/cache/k.log");
+  EXPECT_EQ(failures.at(1).at("outcome"), "launch_error");
+  EXPECT_EQ(failures.at(1).at("config").at("block_m"), 256);
+  EXPECT_TRUE(failures.at(1).at("log").is_null());
 }
 
 TEST_F(ToolOnAStore, ShowFindsTheStoreThroughCutuneDb) {

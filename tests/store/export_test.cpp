@@ -158,7 +158,7 @@ TEST(ExportHeader, RefusesKnobNamesThatAreNotIdentifiersNamingTheKnob) {
 TEST(ExportJson, HoldsKeyConfigAndTiming) {
   const auto document = nlohmann::json::parse(export_json(sample_results()));
   EXPECT_EQ(document["format"], "cutune-best");
-  EXPECT_EQ(document["version"], 1);
+  EXPECT_EQ(document["version"], 2);
   ASSERT_EQ(document["results"].size(), 5u);
   const auto& first = document["results"][0];
   EXPECT_EQ(first["family"], "gemm");
@@ -170,8 +170,8 @@ TEST(ExportJson, HoldsKeyConfigAndTiming) {
   EXPECT_EQ(first["config"]["order"], nlohmann::json::array({0, 1, 2}));
   EXPECT_EQ(first["config"]["tile_m"], 17);
   EXPECT_DOUBLE_EQ(first["time_ms"].get<double>(), 0.25);
-  EXPECT_DOUBLE_EQ(first["iqr_spread"].get<double>(), 0.005);
-  EXPECT_DOUBLE_EQ(first["spread"].get<double>(), 0.02);
+  EXPECT_DOUBLE_EQ(first["spread"].get<double>(), 0.005);
+  EXPECT_DOUBLE_EQ(first["range_spread"].get<double>(), 0.02);
   EXPECT_DOUBLE_EQ(first["min_ms"].get<double>(), 0.25 * 0.99);
   EXPECT_DOUBLE_EQ(first["max_ms"].get<double>(), 0.25 * 1.01);
   EXPECT_EQ(first["repetitions"], 100);

@@ -54,9 +54,9 @@ std::string error_of(const std::filesystem::path& path, OpenMode mode) {
 }
 
 TEST(Outcome, NamesRoundTrip) {
-  for (const Outcome outcome :
-       {Outcome::ok, Outcome::invalid_config, Outcome::compile_error, Outcome::compile_timeout,
-        Outcome::crash, Outcome::hang, Outcome::wrong_result, Outcome::launch_error}) {
+  for (const Outcome outcome : {Outcome::ok, Outcome::invalid_config, Outcome::compile_error,
+                                Outcome::compile_timeout, Outcome::crash, Outcome::hang,
+                                Outcome::wrong_result, Outcome::launch_error, Outcome::transient}) {
     EXPECT_EQ(outcome_from_string(to_string(outcome)), outcome);
   }
   EXPECT_EQ(to_string(Outcome::wrong_result), "wrong_result");
@@ -138,6 +138,22 @@ TEST(Store, FindGivesTheLatestMeasurementOfAConfig) {
   TuningKey other_toolchain = gemm_key();
   other_toolchain.toolchain = "nvcc 12.8";
   EXPECT_FALSE(store.find(other_toolchain, "cfg-128").has_value());
+}
+
+// Issue 17: a transient failure (worker killed from outside, disk full) is kept as a row but is
+// no verdict: resuming measures the config again, and an older verdict still stands.
+TEST(Store, FindPassesOverTransientFailures) {
+  TempDir dir;
+  auto store = Store::open(dir / "results.db");
+  store.record(failed(gemm_key(), 128, Outcome::transient, "killed from outside 3 times"));
+  EXPECT_FALSE(store.find(gemm_key(), "cfg-128").has_value());
+  EXPECT_EQ(store.measurement_count(gemm_key()), 1);
+  store.record(timed(gemm_key(), 128, 0.7));
+  store.record(failed(gemm_key(), 128, Outcome::transient, "No space left on device"));
+  const auto found = store.find(gemm_key(), "cfg-128");
+  ASSERT_TRUE(found.has_value());
+  EXPECT_EQ(found->outcome, Outcome::ok);
+  EXPECT_DOUBLE_EQ(found->time_ms, 0.7);
 }
 
 TEST(Store, BestJudgesEachConfigByItsLatestMeasurement) {

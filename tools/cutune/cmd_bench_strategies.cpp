@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -32,6 +33,7 @@
 #include "cutune/strategy_metrics.hpp"
 #include "cutune/tune.hpp"
 #include "hash/content_hash.hpp"
+#include "search/simulated_clock.hpp"
 
 namespace {
 
@@ -49,7 +51,15 @@ struct BenchOptions {
   // What `cutune tune` asks per round on the machine tunes run on: twice the hardware threads of
   // the 16-core H200 host. A fixed default keeps the table the same on every machine.
   std::size_t batch = 32;
+  // The simulated clock (simulated_clock.hpp): compiles on this many slots (the H200 host's 16
+  // cores), each config charged its recorded compile and benchmark times unless these are set.
+  std::size_t compile_slots = 16;
+  double compile_s = 0.0;  // > 0: every config compiles in this long (a cost model)
+  double bench_s = 0.0;    // > 0: every config benchmarks in this long
 };
+
+// Simulated seconds at which the fraction of the optimum is reported.
+constexpr double kSecondMarks[] = {15, 30, 60, 120, 300};
 
 struct BenchSpace {
   std::shared_ptr<const cutune::RecordedSpace> recorded;
@@ -57,6 +67,9 @@ struct BenchSpace {
   std::vector<double> random_curve;
   std::vector<double> ok_times;
   std::size_t failed = 0;
+  // Charged where a config's recording has no cost: the space's median recorded cost, or, in a
+  // file with none, a GEMM-like 7 s compile and 0.2 s benchmark (issue 13's H200 cost model).
+  double fallback_compile_s = 7.0, fallback_bench_s = 0.2;
 };
 
 struct Cell {  // one strategy on one space, over every repeat
@@ -65,8 +78,18 @@ struct Cell {  // one strategy on one space, over every repeat
   std::size_t calls = 0, configs = 0;  // evaluator calls of the searches, and what they carried
   std::vector<double> mean_curve;
   double score = 0.0;
-  std::optional<double> to_95, to_99;  // median evaluations over repeats
+  std::optional<double> to_95, to_99;           // median evaluations over repeats
+  std::vector<std::vector<double>> at_seconds;  // per repeat, the fraction at each kSecondMarks
+  std::vector<double> seconds_to_99;            // per repeat, simulated; infinity: never
+  std::vector<double> mean_at_seconds;
+  double median_seconds_to_99 = INFINITY;
 };
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
 
 bool is_recording(const fs::path& p) {
   const std::string name = p.filename().string();
@@ -149,6 +172,13 @@ std::vector<BenchSpace> load_spaces(const std::vector<fs::path>& files, std::siz
       continue;
     }
     space.random_curve = cutune::random_search_curve(space.ok_times, space.failed, budget);
+    std::vector<double> compiles, benches;
+    for (const auto& entry : recorded->recording().entries) {
+      if (!std::isnan(entry.compile_s)) compiles.push_back(entry.compile_s);
+      if (!std::isnan(entry.benchmark_s)) benches.push_back(entry.benchmark_s);
+    }
+    if (!compiles.empty()) space.fallback_compile_s = median(compiles);
+    if (!benches.empty()) space.fallback_bench_s = median(benches);
     spaces.push_back(std::move(space));
   }
   return spaces;
@@ -158,12 +188,16 @@ std::vector<BenchSpace> load_spaces(const std::vector<fs::path>& files, std::siz
 // own size, so `--batch` is only the most a call can carry.
 class CountingEvaluator : public cutune::Evaluator {
  public:
-  explicit CountingEvaluator(std::shared_ptr<const cutune::RecordedSpace> space)
-      : replay_(std::move(space)) {}
+  CountingEvaluator(const BenchSpace& space, const BenchOptions& options)
+      : space_(space), options_(options), replay_(space.recorded), clock_(options.compile_slots) {}
   std::vector<cutune::Measurement> evaluate(std::span<const cutune::Config> batch) override {
     ++calls;
     configs += batch.size();
-    return replay_.evaluate(batch);
+    std::vector<cutune::Measurement> results = replay_.evaluate(batch);
+    std::vector<cutune::search::ConfigCost> costs;
+    for (std::size_t i = 0; i < batch.size(); ++i) costs.push_back(cost(batch[i], results[i]));
+    for (double t : clock_.charge(costs)) finished_s.push_back(t);
+    return results;
   }
   // Re-timing and the tournament come after the search: not search rounds.
   std::vector<cutune::Measurement> retime(std::span<const cutune::Config> batch) override {
@@ -177,13 +211,37 @@ class CountingEvaluator : public cutune::Evaluator {
 
   std::size_t calls = 0;
   std::size_t configs = 0;
+  std::vector<double> finished_s;  // per evaluated config, in order: when its result was known
 
  private:
+  // A config absent from the recording costs nothing (no tuner would have run it); a failed
+  // compile never reaches the device.
+  cutune::search::ConfigCost cost(const cutune::Config& config,
+                                  const cutune::Measurement& m) const {
+    const cutune::RecordedEntry* entry = space_.recorded->find(config);
+    if (entry == nullptr) return {};
+    const auto pick = [](double forced, double recorded, double fallback) {
+      return forced > 0 ? forced : !std::isnan(recorded) ? recorded : fallback;
+    };
+    cutune::search::ConfigCost c;
+    c.compile_s = pick(options_.compile_s, entry->compile_s, space_.fallback_compile_s);
+    const bool compiled = m.outcome != cutune::Outcome::compile_error &&
+                          m.outcome != cutune::Outcome::compile_timeout;
+    c.benchmark_s =
+        compiled ? pick(options_.bench_s, entry->benchmark_s, space_.fallback_bench_s) : 0.0;
+    return c;
+  }
+
+  const BenchSpace& space_;
+  const BenchOptions& options_;
   cutune::ReplayEvaluator replay_;
+  cutune::search::SimulatedClock clock_;
 };
 
 struct Run {
   std::vector<double> curve;
+  std::vector<double> at_seconds;  // the fraction of the optimum at each kSecondMarks
+  double seconds_to_99 = INFINITY;
   std::size_t calls = 0;
   std::size_t configs = 0;
 };
@@ -192,8 +250,9 @@ struct Run {
 // batches of `batch`, every result stored), with the recorded space as its evaluator and a store
 // of its own in memory: what is benchmarked is what real tunes run.
 Run run_one(const BenchSpace& space, const std::string& strategy_name, cutune::Effort effort,
-            std::uint64_t seed, std::size_t budget, std::size_t batch) {
-  CountingEvaluator evaluator(space.recorded);
+            std::uint64_t seed, const BenchOptions& bench) {
+  const std::size_t budget = bench.budget;
+  CountingEvaluator evaluator(space, bench);
   cutune::Store store = cutune::Store::in_memory();
   const cutune::TuningKey key{"bench-strategies", space.label, "", "replay", "replay"};
   cutune::TuneOptions options;
@@ -201,7 +260,7 @@ Run run_one(const BenchSpace& space, const std::string& strategy_name, cutune::E
   options.effort = effort;
   options.max_evaluations = budget;
   options.seed = seed;
-  options.batch_size = batch;
+  options.batch_size = bench.batch;
   options.tune_id = "bench-strategies";
   // The curve is the search's; the finishing pass would measure configs past the budget. The
   // tournament stays (replayed times cost nothing) so the driver is the one tunes run.
@@ -210,8 +269,14 @@ Run run_one(const BenchSpace& space, const std::string& strategy_name, cutune::E
       cutune::tune(space.recorded->tuning_space(), {}, {}, evaluator, &store, key, options);
   std::vector<cutune::Measurement> measurements;
   for (const cutune::Evaluated& e : report.evaluated) measurements.push_back(e.measurement);
-  return {cutune::optimum_fraction_curve(measurements, space.recorded->optimum_ms(), budget),
-          evaluator.calls, evaluator.configs};
+  Run run;
+  run.curve = cutune::optimum_fraction_curve(measurements, space.recorded->optimum_ms(), budget);
+  run.at_seconds =
+      cutune::optimum_fraction_at(measurements, evaluator.finished_s, space.recorded->optimum_ms(),
+                                  kSecondMarks, 0.99, &run.seconds_to_99);
+  run.calls = evaluator.calls;
+  run.configs = evaluator.configs;
+  return run;
 }
 
 void summarize(Cell& cell, const BenchSpace& space) {
@@ -227,16 +292,16 @@ void summarize(Cell& cell, const BenchSpace& space) {
                                         cutune::curve_area(space.random_curve));
   cell.to_95 = cutune::median_of_reached(to_95);
   cell.to_99 = cutune::median_of_reached(to_99);
+  cell.mean_at_seconds.assign(std::size(kSecondMarks), 0.0);
+  for (const auto& at : cell.at_seconds) {
+    for (std::size_t m = 0; m < at.size(); ++m)
+      cell.mean_at_seconds[m] += at[m] / cell.at_seconds.size();
+  }
+  cell.median_seconds_to_99 = median(cell.seconds_to_99);
 }
 
 std::string evaluations_text(std::optional<double> v, std::size_t budget) {
   return v ? fmt::format("{:g}", *v) : fmt::format(">{}", budget);
-}
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
 void write_text(const fs::path& path, const std::string& text) {
@@ -264,14 +329,23 @@ std::string curves_csv(const std::vector<BenchSpace>& spaces, const std::vector<
   return csv;
 }
 
-// One panel per space: x is the evaluation, y the mean fraction of the optimum (from 0.5 up).
+// A round step for about `count` ticks over [0, span]: 1, 2 or 5 times a power of ten.
+double tick_step(double span, int count) {
+  const double raw = span / count;
+  const double power = std::pow(10.0, std::floor(std::log10(raw)));
+  for (double m : {1.0, 2.0, 5.0})
+    if (m * power >= raw) return m * power;
+  return 10 * power;
+}
+
+// One panel per space: x is the evaluation, y the mean fraction of the optimum, from a floor
+// below the lowest curve (a tenth), with round ticks on both axes and both axes titled.
 std::string curves_svg(const std::vector<BenchSpace>& spaces, const std::vector<std::string>& names,
                        const std::vector<std::vector<Cell>>& cells) {
   static const char* colours[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd",
                                   "#ff7f0e", "#8c564b", "#e377c2", "#17becf"};
-  constexpr double kWidth = 360, kHeight = 260, kLeft = 50, kTop = 30, kGap = 30;
-  constexpr double kFloor = 0.5;
-  const double panel_w = kWidth - kLeft - 10, panel_h = kHeight - kTop - 40;
+  constexpr double kWidth = 380, kHeight = 280, kLeft = 70, kTop = 30, kGap = 30;
+  const double panel_w = kWidth - kLeft - 10, panel_h = kHeight - kTop - 50;
   const double total_w = kGap + spaces.size() * kWidth;
   const double total_h = kHeight + 30 + 18 * (names.size() + 1);
   std::string svg = fmt::format(
@@ -282,31 +356,46 @@ std::string curves_svg(const std::vector<BenchSpace>& spaces, const std::vector<
   for (std::size_t s = 0; s < spaces.size(); ++s) {
     const double x0 = kGap + s * kWidth + kLeft, y0 = kTop;
     const std::size_t length = spaces[s].random_curve.size();
-    const auto px = [&](std::size_t i) {
-      return x0 + panel_w * (i + 1) / std::max<double>(1, length);
-    };
+    double lowest = 1.0;
+    for (double f : spaces[s].random_curve) lowest = std::min(lowest, f);
+    for (const Cell& cell : cells[s])
+      for (double f : cell.mean_curve) lowest = std::min(lowest, f);
+    const double bottom = std::clamp(std::floor(lowest * 10) / 10, 0.0, 0.9);
+    const auto px = [&](double i) { return x0 + panel_w * i / std::max<double>(1, length); };
     const auto py = [&](double f) {
-      return y0 + panel_h * (1.0 - (std::max(f, kFloor) - kFloor) / (1.0 - kFloor));
+      return y0 + panel_h * (1.0 - (std::max(f, bottom) - bottom) / (1.0 - bottom));
     };
     svg += fmt::format("<text x=\"{}\" y=\"{}\" font-weight=\"bold\">{}</text>\n", x0, y0 - 10,
                        spaces[s].label);
     svg += fmt::format(
         "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#888\"/>\n", x0,
         y0, panel_w, panel_h);
-    for (double f : {0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 1.0}) {
+    // Ticks at least 18 px apart, so that no two labels overlap.
+    const double y_step = tick_step(1.0 - bottom, static_cast<int>(panel_h / 18));
+    for (double f = bottom; f <= 1.0 + 1e-9; f += y_step) {
       svg += fmt::format(
           "<line x1=\"{0}\" x2=\"{1}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\" stroke=\"#ddd\"/>"
-          "<text x=\"{3}\" y=\"{4:.1f}\" text-anchor=\"end\">{5}</text>\n",
-          x0, x0 + panel_w, py(f), x0 - 4, py(f) + 4, f);
+          "<text x=\"{3}\" y=\"{4:.1f}\" text-anchor=\"end\">{5:.{6}f}</text>\n",
+          x0, x0 + panel_w, py(f), x0 - 4, py(f) + 4, f, y_step < 0.1 ? 2 : 1);
     }
-    svg +=
-        fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">evaluations (1..{})</text>\n",
-                    x0 + panel_w / 2, y0 + panel_h + 20, length);
+    const double x_step = std::max(1.0, tick_step(static_cast<double>(length), 5));
+    for (double i = 0; i <= static_cast<double>(length) + 1e-9; i += x_step) {
+      svg += fmt::format(
+          "<line x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1}\" y2=\"{2}\" stroke=\"#888\"/>"
+          "<text x=\"{0:.1f}\" y=\"{3}\" text-anchor=\"middle\">{4}</text>\n",
+          px(i), y0 + panel_h, y0 + panel_h + 4, y0 + panel_h + 16, i);
+    }
+    svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">evaluations</text>\n",
+                       x0 + panel_w / 2, y0 + panel_h + 34);
+    svg += fmt::format(
+        "<text transform=\"translate({},{}) rotate(-90)\" text-anchor=\"middle\">mean fraction of "
+        "the optimum</text>\n",
+        x0 - 44, y0 + panel_h / 2);
     const auto polyline = [&](const std::vector<double>& curve, const char* colour,
                               const char* dash) {
       std::string points;
       for (std::size_t i = 0; i < curve.size(); ++i) {
-        points += fmt::format("{:.1f},{:.1f} ", px(i), py(curve[i]));
+        points += fmt::format("{:.1f},{:.1f} ", px(static_cast<double>(i + 1)), py(curve[i]));
       }
       return fmt::format(
           "<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\" stroke-dasharray=\"{}\" "
@@ -330,9 +419,10 @@ std::string curves_svg(const std::vector<BenchSpace>& spaces, const std::vector<
 }
 
 void bench_strategies(const BenchOptions& options) {
-  if (options.budget == 0 || options.repeats == 0 || options.batch == 0) {
+  if (options.budget == 0 || options.repeats == 0 || options.batch == 0 ||
+      options.compile_slots == 0) {
     throw std::invalid_argument(
-        "bench-strategies: --budget, --repeats and --batch must be at least 1");
+        "bench-strategies: --budget, --repeats, --batch and --compile-slots must be at least 1");
   }
   const cutune::Effort effort = cutune::effort_from_string(options.effort);
   std::vector<std::string> names = options.strategies;
@@ -345,7 +435,11 @@ void bench_strategies(const BenchOptions& options) {
 
   std::vector<std::vector<Cell>> cells(spaces.size(), std::vector<Cell>(names.size()));
   for (auto& row : cells) {
-    for (Cell& cell : row) cell.curves.resize(options.repeats);
+    for (Cell& cell : row) {
+      cell.curves.resize(options.repeats);
+      cell.at_seconds.resize(options.repeats);
+      cell.seconds_to_99.resize(options.repeats);
+    }
   }
   const std::size_t task_count = spaces.size() * names.size() * options.repeats;
   std::atomic<std::size_t> next{0};
@@ -358,12 +452,13 @@ void bench_strategies(const BenchOptions& options) {
       const std::size_t s = t / options.repeats / names.size();
       try {
         const auto t0 = std::chrono::steady_clock::now();
-        Run run =
-            run_one(spaces[s], names[k], effort, options.seed + r, options.budget, options.batch);
+        Run run = run_one(spaces[s], names[k], effort, options.seed + r, options);
         const double seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         const std::lock_guard lock(mutex);
         cells[s][k].curves[r] = std::move(run.curve);
+        cells[s][k].at_seconds[r] = std::move(run.at_seconds);
+        cells[s][k].seconds_to_99[r] = run.seconds_to_99;
         cells[s][k].seconds += seconds;
         cells[s][k].calls += run.calls;
         cells[s][k].configs += run.configs;
@@ -413,29 +508,86 @@ void bench_strategies(const BenchOptions& options) {
 
   std::string summary =
       "space,strategy,score,median_evaluations_to_0.95,median_evaluations_to_0.99,"
-      "mean_final_fraction,seconds\n";
-  fmt::print("\n{:<16} {:>10} {:>22}\n", "strategy", "mean score", "median-space to 0.99");
-  fmt::print("{:<16} {:>10.3f} {:>22g}\n", "random-expected", 0.0, median(random_99_per_space));
+      "mean_final_fraction,seconds,median_simulated_seconds_to_0.99\n";
+  // The mean fraction of the optimum over spaces at fixed evaluation counts (those in budget).
+  std::vector<std::size_t> marks;
+  for (std::size_t m : {25, 50, 100, 200}) {
+    if (m <= options.budget) marks.push_back(m);
+  }
+  const auto at_marks = [&](const auto& curve_of) {
+    std::string text;
+    for (std::size_t m : marks) {
+      double sum = 0.0;
+      for (std::size_t s = 0; s < spaces.size(); ++s) sum += curve_of(s)[m - 1];
+      text += fmt::format(" {:>7.4f}", sum / spaces.size());
+    }
+    return text;
+  };
+  std::string marks_head;
+  for (std::size_t m : marks) marks_head += fmt::format(" {:>7}", fmt::format("@{}", m));
+  fmt::print("\n{:<16} {:>10} {:>22}{}\n", "strategy", "mean score", "median-space to 0.99",
+             marks_head);
+  fmt::print("{:<16} {:>10.3f} {:>22g}{}\n", "random-expected", 0.0, median(random_99_per_space),
+             at_marks([&](std::size_t s) -> const std::vector<double>& {
+               return spaces[s].random_curve;
+             }));
   for (std::size_t k = 0; k < names.size(); ++k) {
     std::vector<double> scores, to_99;
     for (std::size_t s = 0; s < spaces.size(); ++s) {
       const Cell& cell = cells[s][k];
       scores.push_back(cell.score);
       to_99.push_back(cell.to_99.value_or(INFINITY));
-      summary += fmt::format("{},{},{:.6f},{},{},{:.6f},{:.3f}\n", spaces[s].label, names[k],
+      summary += fmt::format("{},{},{:.6f},{},{},{:.6f},{:.3f},{}\n", spaces[s].label, names[k],
                              cell.score, cell.to_95 ? fmt::format("{:g}", *cell.to_95) : "",
                              cell.to_99 ? fmt::format("{:g}", *cell.to_99) : "",
-                             cell.mean_curve.back(), cell.seconds);
+                             cell.mean_curve.back(), cell.seconds,
+                             std::isfinite(cell.median_seconds_to_99)
+                                 ? fmt::format("{:.1f}", cell.median_seconds_to_99)
+                                 : "");
     }
     const double mean_score = std::accumulate(scores.begin(), scores.end(), 0.0) / scores.size();
     const double median_99 = median(to_99);
-    fmt::print("{:<16} {:>10.3f} {:>22}\n", names[k], mean_score,
+    fmt::print("{:<16} {:>10.3f} {:>22}{}\n", names[k], mean_score,
                std::isfinite(median_99) ? fmt::format("{:g}", median_99)
-                                        : fmt::format(">{}", options.budget));
+                                        : fmt::format(">{}", options.budget),
+               at_marks([&](std::size_t s) -> const std::vector<double>& {
+                 return cells[s][k].mean_curve;
+               }));
+  }
+
+  // The same on the simulated clock: the mean fraction over spaces at fixed simulated seconds,
+  // and the median over spaces of each space's median seconds to 0.99 of the optimum.
+  fmt::print("\nsimulated clock: {} compile slots, one device; costs {}\n", options.compile_slots,
+             options.compile_s > 0 || options.bench_s > 0
+                 ? fmt::format("compile {} s, benchmark {} s per config (recorded where 0)",
+                               options.compile_s, options.bench_s)
+                 : std::string("as recorded"));
+  std::string seconds_head;
+  for (double m : kSecondMarks) seconds_head += fmt::format(" {:>7}", fmt::format("@{:g}s", m));
+  fmt::print("{:<16}{} {:>22}\n", "strategy", seconds_head, "median-space s to 0.99");
+  std::string seconds_csv = "space,strategy,simulated_seconds,mean_fraction_of_optimum\n";
+  for (std::size_t k = 0; k < names.size(); ++k) {
+    std::string row;
+    for (std::size_t m = 0; m < std::size(kSecondMarks); ++m) {
+      double sum = 0.0;
+      for (std::size_t s = 0; s < spaces.size(); ++s) {
+        sum += cells[s][k].mean_at_seconds[m];
+        seconds_csv += fmt::format("{},{},{:g},{:.6f}\n", spaces[s].label, names[k],
+                                   kSecondMarks[m], cells[s][k].mean_at_seconds[m]);
+      }
+      row += fmt::format(" {:>7.4f}", sum / spaces.size());
+    }
+    std::vector<double> to_99;
+    for (std::size_t s = 0; s < spaces.size(); ++s)
+      to_99.push_back(cells[s][k].median_seconds_to_99);
+    const double median_99 = median(to_99);
+    fmt::print("{:<16}{} {:>22}\n", names[k], row,
+               std::isfinite(median_99) ? fmt::format("{:.1f}", median_99) : "never");
   }
 
   const fs::path out(options.out);
   fs::create_directories(out);
+  write_text(out / "strategy_seconds.csv", seconds_csv);
   write_text(out / "strategy_summary.csv", summary);
   write_text(out / "strategy_curves.csv", curves_csv(spaces, names, cells));
   write_text(out / "strategy_curves.svg", curves_svg(spaces, names, cells));
@@ -478,5 +630,15 @@ void cutune::cli::add_bench_strategies_command(CLI::App& app) {
                    "Candidates per round, as cutune tune asks them (32: tune on the H200's 16 "
                    "cores; 1: one at a time)")
       ->capture_default_str();
+  command
+      ->add_option("--compile-slots", options->compile_slots,
+                   "Simulated clock: compiles run on this many parallel slots")
+      ->capture_default_str();
+  command->add_option("--compile-s", options->compile_s,
+                      "Simulated clock: every config compiles in this many seconds (default: "
+                      "its recorded time)");
+  command->add_option("--bench-s", options->bench_s,
+                      "Simulated clock: every config benchmarks in this many seconds (default: "
+                      "its recorded time)");
   command->callback([options] { bench_strategies(*options); });
 }

@@ -1,78 +1,155 @@
-// `cutune show`: the best config of every tuning key in a results store, as a table or JSON.
+// `cutune show`: the best config of every tuning key in a results store, as a table or JSON; with
+// --failures, the configs that failed instead, each with its first error line and where its full
+// log is.
 #include <fmt/core.h>
 
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "command.hpp"
 #include "cutune/store.hpp"
+#include "failure_text.hpp"
 #include "store_options.hpp"
+#include "text_fit.hpp"
+#include "tune_record.hpp"
 
+namespace cutune::cli {
 namespace {
 
 struct ShowOptions {
   std::string db;
-  cutune::KeyFilter filter;
+  KeyFilter filter;
   bool json = false;
+  bool failures = false;
 };
 
-// Columns as wide as their widest cell; the last column is not padded.
-void print_table(const std::vector<std::vector<std::string>>& rows) {
-  std::vector<std::size_t> widths(rows.front().size(), 0);
-  for (const auto& row : rows) {
-    for (std::size_t column = 0; column < row.size(); ++column) {
-      widths[column] = std::max(widths[column], row[column].size());
-    }
-  }
-  for (const auto& row : rows) {
-    std::string line;
-    for (std::size_t column = 0; column + 1 < row.size(); ++column) {
-      line += fmt::format("{:<{}}  ", row[column], widths[column]);
-    }
-    fmt::print("{}{}\n", line, row.back());
-  }
-}
+// The key's hash as `show` lists it and `cutune report` accepts it.
+std::string short_hash(const TuningKey& key) { return key.hash().substr(0, 8); }
 
 std::string optional_number(double value, std::string_view format) {
   return std::isnan(value) ? "-" : fmt::format(fmt::runtime(format), value);
 }
 
-void show(const ShowOptions& options) {
-  const std::filesystem::path path = cutune::cli::store_path(options.db);
-  auto store = cutune::Store::open(path, cutune::OpenMode::read_only);
+void show_best(Store& store, const ShowOptions& options) {
   const auto best = store.best_per_key(options.filter);
   if (options.json) {
-    fmt::print("{}", cutune::export_json(best));
+    fmt::print("{}", export_json(best));
     return;
   }
   if (best.empty()) {
-    fmt::print("no tuned configs in {}\n", path.string());
+    fmt::print("no tuned configs in {}\n", store.path().string());
     return;
   }
-  std::vector<std::vector<std::string>> rows{{"FAMILY", "VERSION", "PROBLEM", "DEVICE", "TOOLCHAIN",
-                                              "TIME_MS", "SPREAD", "MEASURED", "CONFIG"}};
+  std::vector<std::vector<std::string>> rows{
+      {"KEY", "FAMILY", "PROBLEM", "DEVICE", "TOOLCHAIN", "TIME_MS", "SPREAD", "MEASURED"}};
   for (const auto& result : best) {
     const auto& key = result.key;
-    rows.push_back({key.family, key.family_version.substr(0, 12), key.problem, key.device,
-                    key.toolchain, fmt::format("{:.4f}", result.measurement.time_ms),
+    rows.push_back({short_hash(key), key.family, key.problem, key.device,
+                    short_toolchain(key.toolchain),
+                    fmt::format("{:.4f}", result.measurement.time_ms),
                     optional_number(result.measurement.iqr_spread * 100.0, "{:.1f}%"),
-                    std::to_string(store.measurement_count(key)), result.config_json});
+                    std::to_string(store.measurement_count(key))});
   }
-  print_table(rows);
+  // Each key's config under its row, wrapped whole: a GEMM config is longer than a line, and a
+  // cut config could not be deployed by hand.
+  const std::vector<std::string> lines = table_lines(rows);
+  fmt::print("{}\n", lines.front());
+  for (std::size_t i = 0; i < best.size(); ++i) {
+    fmt::print("{}\n", lines[i + 1]);
+    fmt::print("    {}\n", wrap(config_text(best[i].config_json), kOutputColumns, "    "));
+  }
+  fmt::print("(SPREAD: (p75 - p25) / median of the timed repetitions; KEY: `cutune report KEY`)\n");
+}
+
+// The configs whose latest measurement under the key failed, by outcome then config.
+std::vector<StoredResult> failed_configs(Store& store, const TuningKey& key) {
+  std::map<std::string, StoredResult> latest;
+  for (StoredResult& row : store.results(key)) latest.insert_or_assign(row.config_hash, row);
+  std::vector<StoredResult> failed;
+  for (auto& [hash, row] : latest)
+    if (!row.measurement.ok()) failed.push_back(std::move(row));
+  std::stable_sort(failed.begin(), failed.end(), [](const auto& a, const auto& b) {
+    return a.measurement.outcome < b.measurement.outcome;
+  });
+  return failed;
+}
+
+void show_failures(Store& store, const ShowOptions& options) {
+  nlohmann::json keys = nlohmann::json::array();
+  std::size_t count = 0;
+  for (const TuningKey& key : store.keys(options.filter)) {
+    const std::vector<StoredResult> failed = failed_configs(store, key);
+    if (failed.empty()) continue;
+    count += failed.size();
+    nlohmann::json entries = nlohmann::json::array();
+    if (!options.json) {
+      fmt::print("{}\n", fit(fmt::format("{} {} {} on {} ({}): {} failed", short_hash(key),
+                                         key.family, key.problem, key.device,
+                                         short_toolchain(key.toolchain), failed.size()),
+                             kOutputColumns));
+    }
+    for (const StoredResult& row : failed) {
+      const Measurement& m = row.measurement;
+      const std::string first = first_error_line(m.detail);
+      const std::string log = full_log_path(m.detail);
+      entries.push_back({{"outcome", to_string(m.outcome)},
+                         {"config", nlohmann::json::parse(row.config_json)},
+                         {"config_hash", row.config_hash},
+                         {"first_error_line", first},
+                         {"log", log.empty() ? nlohmann::json() : nlohmann::json(log)},
+                         {"detail", m.detail},
+                         {"tune_id", row.tune_id},
+                         {"timestamp", row.timestamp}});
+      if (options.json) continue;
+      fmt::print("  {}\n",
+                 fit(fmt::format("{:<15} {}", to_string(m.outcome), config_text(row.config_json)),
+                     kOutputColumns - 2));
+      fmt::print("    {}\n", fit(first, kOutputColumns - 4));
+      // A path is no use cut: it is printed whole.
+      if (!log.empty()) fmt::print("    full log: {}\n", log);
+    }
+    nlohmann::json entry = key_json(key);
+    entry["failures"] = entries;
+    keys.push_back(entry);
+  }
+  if (options.json) {
+    fmt::print("{}\n",
+               nlohmann::json{{"format", "cutune-failures"}, {"version", 1}, {"keys", keys}}.dump(
+                   2, ' ', false, nlohmann::json::error_handler_t::replace));
+  } else if (count == 0) {
+    fmt::print("no failed configs in {}\n", store.path().string());
+  } else {
+    fmt::print("(the whole detail of each: cutune show --failures --json)\n");
+  }
+}
+
+void show(const ShowOptions& options) {
+  auto store = Store::open(store_path(options.db), OpenMode::read_only);
+  if (options.failures) {
+    show_failures(store, options);
+  } else {
+    show_best(store, options);
+  }
 }
 
 }  // namespace
 
-void cutune::cli::add_show_command(CLI::App& app) {
+void add_show_command(CLI::App& app) {
   auto* command = app.add_subcommand(
       "show", "List the fastest measured config of every tuning key in the results store");
   auto options = std::make_shared<ShowOptions>();
-  cutune::cli::add_db_option(*command, options->db);
-  cutune::cli::add_key_filter_options(*command, options->filter);
+  add_db_option(*command, options->db);
+  add_key_filter_options(*command, options->filter);
   command->add_flag("--json", options->json, "Print JSON (the format of `cutune export --json`)");
+  command->add_flag("--failures", options->failures,
+                    "List the configs whose latest measurement failed, with the first error line "
+                    "and where the full log is");
   command->callback([options] { show(*options); });
 }
+
+}  // namespace cutune::cli

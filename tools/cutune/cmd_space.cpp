@@ -1,12 +1,16 @@
-// `cutune space NAME`: how much of a built-in space random search reaches for one problem.
+// `cutune space SPEC|NAME`: how much of a spec file's or a built-in space random search reaches
+// for one problem.
 #include <fmt/core.h>
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <stdexcept>
 
 #include "command.hpp"
 #include "cutune/diversity.hpp"
-#include "registry.hpp"
+#include "cutune/family.hpp"
+#include "cutune/spec.hpp"
 
 namespace cutune::cli {
 namespace {
@@ -30,33 +34,68 @@ std::string view_size(const Space& space, View view) {
   return size ? std::to_string(*size) : "over 2^64";
 }
 
-void run_space(const SpaceOptions& options) {
-  const BuiltinSpace* builtin = find_builtin_space(options.name);
-  if (!builtin) {
-    throw std::invalid_argument("unknown space '" + options.name +
-                                "'; known spaces: " + join(tuning_space_names()));
-  }
-  const TuningSpace& ts = *find_tuning_space(options.name);
-  // The given arguments override the example problem's, so "--problem m=128" keeps n, k, dtype.
-  Problem problem = builtin->example_problem;
-  const Problem overrides = Problem::parse(options.problem);
-  for (const auto& [name, value] : overrides.args()) problem.set(name, value);
+// What is drawn from: a spec file's space, or a built-in one.
+struct SpaceSource {
+  std::string name;
+  std::string summary;
+  const TuningSpace* tuning = nullptr;
+  Problem problem;
+  Device device;
+  std::optional<KernelSpec> spec;  // owns `tuning` for a spec file
+};
 
+SpaceSource source_of(const SpaceOptions& options) {
+  SpaceSource source;
+  if (std::filesystem::is_regular_file(options.name)) {
+    source.spec = load_spec(options.name);
+    source.name = source.spec->name;
+    source.summary = source.spec->path.string();
+    source.tuning = &*source.spec->tuning;
+    source.problem = source.spec->resolve(Problem::parse(options.problem));
+    // A CUDA spec's constraints see the device the tune's worker reports; here, without asking
+    // a GPU, the H200's description stands in, and the report says so.
+    source.device = source.spec->backend == "cpu" ? Device::host_cpu() : Device::h200();
+    return source;
+  }
+  const Family* builtin = find_family(options.name);
+  if (!builtin) {
+    throw std::invalid_argument("unknown space '" + options.name + "'; known spaces: " +
+                                join(family_names()) + " (or give a kernel spec file)");
+  }
+  source.name = builtin->name;
+  source.summary = builtin->summary;
+  source.tuning = builtin->tuning;
+  // The given arguments override the example problem's, so "--problem m=128" keeps n, k, dtype.
+  source.problem = builtin->example_problem;
+  const Problem overrides = Problem::parse(options.problem);
+  for (const auto& [name, value] : overrides.args()) source.problem.set(name, value);
+  source.device = builtin->device;
+  return source;
+}
+
+void run_space(const SpaceOptions& options) {
+  const SpaceSource source = source_of(options);
+  const TuningSpace& ts = *source.tuning;
+  const Problem& problem = source.problem;
   const DiversityReport report =
-      measure_diversity(ts, problem, builtin->device, options.draws, options.seed);
+      measure_diversity(ts, problem, source.device, options.draws, options.seed);
+  // A GPU's figures come from its description, not from a device on this machine.
+  const bool described = source.device.cc_major > 0;
   if (options.json) {
     nlohmann::json j = report.to_json();
-    j["space"] = builtin->name;
+    j["space"] = source.name;
     j["problem"] = problem.canonical();
-    j["device"] = builtin->device.canonical();
+    j["device"] = source.device.canonical();
+    j["device_is_description"] = described;
     j["seed"] = options.seed;
     fmt::print("{}\n", j.dump(2));
     return;
   }
 
   const Space& space = ts.space;
-  fmt::print("space {}: {}\n", builtin->name, builtin->summary);
-  fmt::print("problem {} on {}\n", problem.canonical(), builtin->device.canonical());
+  fmt::print("space {}: {}\n", source.name, source.summary);
+  fmt::print("problem {} on {}{}\n", problem.canonical(), source.device.canonical(),
+             described ? " (the device's description: no GPU is consulted)" : "");
   for (const std::string& error : report.problem_errors) {
     fmt::print("problem not supported: {}\n", error);
   }
@@ -92,8 +131,10 @@ void run_space(const SpaceOptions& options) {
 void add_space_command(CLI::App& app) {
   auto options = std::make_shared<SpaceOptions>();
   CLI::App* sub = app.add_subcommand(
-      "space", "Draw from a built-in space and report how many distinct configs survive repair");
-  sub->add_option("name", options->name, "Space name")->required();
+      "space", "Draw from a space and report how many distinct configs survive repair");
+  sub->add_option("space", options->name,
+                  "A kernel spec file (JSON), or a built-in space: " + join(family_names()))
+      ->required();
   sub->add_option("--problem", options->problem, "Problem arguments, e.g. m=2048,n=4096,k=4096");
   sub->add_option("--draws", options->draws, "Population size to draw")->check(CLI::PositiveNumber);
   sub->add_option("--seed", options->seed, "Random seed");

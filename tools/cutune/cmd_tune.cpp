@@ -4,23 +4,28 @@
 // warm start, cutune/runtime.hpp) unless --no-warm-start.
 #include <fmt/core.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <optional>
 
 #include "command.hpp"
+#include "cutune/family.hpp"
 #include "cutune/runtime.hpp"
 #include "cutune/spec.hpp"
 #include "cutune/store.hpp"
 #include "cutune/tune.hpp"
-#include "evaluators.hpp"
+#include "failure_text.hpp"
+#include "interrupt.hpp"
+#include "number_options.hpp"
 #include "progress.hpp"
-#include "registry.hpp"
 #include "store_options.hpp"
+#include "text_fit.hpp"
 
 namespace cutune::cli {
 namespace {
@@ -118,8 +123,10 @@ void print_warm_start(const WarmStart& warm) {
   fmt::print("warm start: {} config(s) from the nearest tuned shapes, {} evaluated\n",
              warm.winners.size(), warm.evaluated);
   for (const NearestWinner& w : warm.winners) {
-    fmt::print("  {} (distance {:.2f}, {:.5g} ms): {}\n", w.problem.canonical(), w.distance,
-               w.time_ms, w.config.to_string());
+    fmt::print("  {}\n",
+               fit(fmt::format("{} (distance {:.2f}, {:.5g} ms): {}", w.problem.canonical(),
+                               w.distance, w.time_ms, w.config.to_string()),
+                   kOutputColumns - 2));
   }
 }
 
@@ -256,8 +263,8 @@ nlohmann::json report_json(const TuneReport& report, const TuningKey& key, const
     const Measurement& m = report.best->measurement;
     out["best"] = {{"config", report.best->config.to_json()},
                    {"time_ms", m.time_ms},
-                   {"iqr_spread", m.iqr_spread},
-                   {"spread", m.spread},
+                   {"spread", m.iqr_spread},
+                   {"range_spread", m.spread},
                    {"min_ms", m.min_ms},
                    {"max_ms", m.max_ms}};
   }
@@ -296,10 +303,10 @@ void print_tournament(const TuneReport& report) {
   const TournamentResult& t = *report.tournament;
   fmt::print(
       "\ntournament: {} finalists, {} paired rounds after {} warm-up rounds, {:.2f} s ({} of the "
-      "tune)\n  steady state: {}\n",
+      "tune)\n  {}\n",
       t.finalists.size(), t.rounds.size(), t.warmup_rounds, report.tournament_seconds,
       percent(report.seconds > 0 ? report.tournament_seconds / report.seconds : NAN),
-      t.steady_state);
+      wrap("steady state: " + t.steady_state, kOutputColumns, "  "));
   fmt::print("{:>6}  {:<9}  {:>12}  {:>24}  {}\n", "", "role", "time (ms)", "default / it [95% CI]",
              "config");
   for (std::size_t i = 0; i < t.finalists.size(); ++i) {
@@ -312,7 +319,7 @@ void print_tournament(const TuneReport& report) {
                ok ? fmt::format("{:.3f} [{:.3f}, {:.3f}]", f.vs_default.median, f.vs_default.low,
                                 f.vs_default.high)
                   : std::string("-"),
-               f.config.to_string());
+               fit(f.config.to_string(), kOutputColumns - 64));
   }
   for (const std::string& line : t.finishing) fmt::print("  finishing: {}\n", line);
   if (const RatioInterval& r = t.winning().vs_reference; r.rounds > 0) {
@@ -323,12 +330,16 @@ void print_tournament(const TuneReport& report) {
 
 void print_report(const TuneReport& report, const TuningKey& key, std::size_t show) {
   const std::vector<const Evaluated*> ok = ranking(report);
-  fmt::print("\n{} on {} ({}), problem {}\n", key.family, key.device, key.toolchain, key.problem);
+  fmt::print("\n{}\n", fit(fmt::format("{} on {} ({}), problem {}", key.family, key.device,
+                                       short_toolchain(key.toolchain), key.problem),
+                           kOutputColumns));
   // spread: (p75 - p25) / median of the repetitions (the winner's: of its tournament rounds).
   fmt::print("{:>4}  {:>12}  {:>8}  {}\n", "rank", "time (ms)", "spread", "config");
   for (std::size_t i = 0; i < ok.size() && i < show; ++i) {
+    // The winner's whole config follows the table; the rows keep to the line.
     fmt::print("{:>4}  {:>12.5g}  {:>8}  {}\n", i + 1, ok[i]->measurement.time_ms,
-               percent(ok[i]->measurement.iqr_spread), ok[i]->config.to_string());
+               percent(ok[i]->measurement.iqr_spread),
+               fit(ok[i]->config.to_string(), kOutputColumns - 32));
   }
   fmt::print(
       "\nevaluated {} configs in {:.1f} s ({} from the store, {} duplicates skipped, {} "
@@ -360,6 +371,7 @@ void print_report(const TuneReport& report, const TuningKey& key, std::size_t sh
   if (!std::isnan(best.min_ms) && !std::isnan(best.max_ms))
     fmt::print(", min {:.5g}, max {:.5g} ms", best.min_ms, best.max_ms);
   fmt::print("), found at {:.1f} s", report.seconds_to_best);
+  if (report.speedup()) fmt::print("\n ");
   if (auto within = seconds_to_within(report, 0.02))
     fmt::print(" (within 2% at {:.1f} s)", *within);
   if (auto s = report.speedup()) {
@@ -372,33 +384,23 @@ void print_report(const TuneReport& report, const TuningKey& key, std::size_t sh
   fmt::print("\nwinning config:\n{}\n", report.best->config.to_json().dump(2));
 }
 
+std::string signal_name(int signal) { return signal == SIGTERM ? "SIGTERM" : "SIGINT"; }
+
 int run_tune(const TuneArgs& args) {
-  // A spec file, or a built-in family (whose name is no file here).
+  // A built-in family (whose name is no file here), or a spec file.
+  const std::vector<std::string> names = family_names();
+  const bool builtin = std::find(names.begin(), names.end(), args.spec) != names.end() &&
+                       !std::filesystem::exists(args.spec);
   std::optional<KernelSpec> spec;
-  const TuningSpace* space = nullptr;
-  Problem problem;
-  TunedTarget target;
-  std::string family;
-  std::string version;
-  if (const BuiltinSpace* builtin = find_builtin_space(args.spec);
-      builtin != nullptr && !std::filesystem::exists(args.spec)) {
-    space = find_tuning_space(builtin->name);
-    // Resolved as the family's runtime resolves it, so that both write and read the same key.
-    problem = builtin->resolve(args.problem.empty() ? builtin->example_problem
-                                                    : Problem::parse(args.problem));
-    target = make_builtin_target(builtin->name, problem, parse_devices(args.devices));
-    family = builtin->name;
-    version = target.family_version;
-  } else {
-    spec = load_spec(args.spec);
-    space = &*spec->tuning;
-    problem = spec->resolve(Problem::parse(args.problem));
-    target = make_spec_target(*spec, problem, parse_devices(args.devices));
-    family = spec->name;
-    version = spec->version;
-  }
-  const TuningKey key{family, version, problem.canonical(), target.evaluator->device_name(),
-                      target.evaluator->toolchain()};
+  if (!builtin) spec = load_spec(args.spec);
+  const Family family = builtin ? *find_family(args.spec) : spec_family(*spec);
+  // Resolved as the family's runtime resolves it, so that both write and read the same key.
+  const Problem problem = family.resolved(
+      args.problem.empty() && builtin ? family.example_problem : Problem::parse(args.problem));
+  const TuningSpace* space = family.tuning;
+  FamilyEvaluator target = family.make_evaluator(problem, parse_devices(args.devices));
+  const TuningKey key =
+      family.key(problem, target.evaluator->device_name(), target.evaluator->toolchain());
   std::optional<Store> store;
   if (!args.no_store) store = Store::open(store_path(args.db));
 
@@ -406,7 +408,7 @@ int run_tune(const TuneArgs& args) {
   warm.enabled = !args.no_warm_start && args.neighbours > 0 && store.has_value();
   if (warm.enabled) {
     warm.winners =
-        nearest_winners(*store, family, key.device, problem, space->space, args.neighbours);
+        nearest_winners(*store, family.name, key.device, problem, space->space, args.neighbours);
   }
 
   TuneOptions options;
@@ -417,33 +419,54 @@ int run_tune(const TuneArgs& args) {
   options.max_seconds = args.seconds;
   options.seed = args.seed;
   options.lease_seconds = args.lease;
+  const InterruptGuard interrupt;
+  options.stop = &interrupt.stop();
 
-  ProgressDisplay progress(stderr);
+  ProgressDisplay progress(stderr, args.seconds);
   TuneCallbacks callbacks;
   callbacks.on_progress = [&](const TuneProgress& p) { progress.update(p); };
   callbacks.on_result = [&](const Evaluated& e) {
     if (!e.measurement.ok() && !e.from_store) {
-      std::string detail = e.measurement.detail.substr(0, e.measurement.detail.find('\n'));
-      progress.note(fmt::format("  {} {}: {}", to_string(e.measurement.outcome),
-                                e.config.to_string(), detail));
+      // Two lines, so that neither a long config nor a long error line hides the other.
+      progress.note(fit(fmt::format("  {}: {}", to_string(e.measurement.outcome),
+                                    first_error_line(e.measurement.detail)),
+                        kOutputColumns));
+      progress.note(fit("    " + e.config.to_string(), kOutputColumns));
     }
   };
   const TuneReport report = tune(*space, problem, target.device, *target.evaluator,
                                  store ? &*store : nullptr, key, options, callbacks);
   warm.evaluated = count_evaluated(report, warm.winners);
-  Comparison comparison{target.flop_count, target.reference_name, std::nullopt,
-                        count_encoder_errors(report, space->space)};
+  Comparison comparison{family.flop_count ? family.flop_count(problem) : 0, family.reference_name,
+                        std::nullopt, count_encoder_errors(report, space->space)};
   if (target.time_reference) comparison.reference = target.time_reference();
   if (args.json) {
     nlohmann::json out = report_json(report, key, store ? &*store : nullptr);
     out.update(comparison_json(report, comparison));
     out["warm_start"] = warm_start_json(warm);
+    if (report.stopped) out["stopped_by"] = signal_name(interrupt.signal());
     fmt::print("{}\n", out.dump(2));
   } else {
+    if (report.stopped) {
+      fmt::print(
+          "\nstopped by {} after {} configs{}; no tournament ran, so the best below is the "
+          "search's fastest so far, not a decision. To resume, run the same command again: "
+          "configs already measured are read from the store, not measured again.\n",
+          signal_name(interrupt.signal()), report.evaluated.size(),
+          store ? fmt::format(", every result stored in {}", store->path().string()) : "");
+    }
     print_report(report, key, args.show);
     print_comparison(report, comparison);
     print_warm_start(warm);
+    if (!report.stopped && interrupt.signal() != 0) {
+      fmt::print(
+          "\n{} arrived after the search, during the final tournament, which finished "
+          "(its decision, if any, is recorded).\n",
+          signal_name(interrupt.signal()));
+    }
   }
+  // 128 + the signal, as a shell reports a command the signal ended, however late it came.
+  if (interrupt.signal() != 0) return 128 + interrupt.signal();
   return report.best ? 0 : 2;
 }
 
@@ -455,16 +478,28 @@ void add_tune_command(CLI::App& app) {
       "tune", "Tune a kernel described by a spec file, or a built-in kernel family");
   sub->add_option("spec", args->spec, "Kernel spec file (JSON), or a built-in family: gemm")
       ->required()
-      ->check(CLI::ExistingFile | CLI::IsMember(tuning_space_names()));
+      ->check(CLI::ExistingFile | CLI::IsMember(family_names()));
   sub->add_option("--problem", args->problem,
                   "Problem arguments, e.g. m=512,n=512 (a built-in family's example if none)");
-  sub->add_option("--strategy", args->strategy, "Search strategy")->capture_default_str();
+  std::vector<std::string> strategies = strategy_names();
+  strategies.insert(strategies.begin(), "default");
+  sub->add_option("--strategy", args->strategy,
+                  fmt::format("Search strategy: {} (default: {})", fmt::join(strategies, ", "),
+                              default_strategy_name()))
+      ->check(CLI::IsMember(strategies))
+      ->capture_default_str();
   sub->add_option("--effort", args->effort, "Effort profile")
       ->check(CLI::IsMember({"quick", "full"}))
       ->capture_default_str();
-  sub->add_option("--budget", args->budget, "Configs to evaluate")->capture_default_str();
-  sub->add_option("--time", args->seconds, "Wall-time budget in seconds (0: none)");
-  sub->add_option("--seed", args->seed, "Random seed")->capture_default_str();
+  // 10^9 configs is beyond any tune; anything larger is a typo or a wrapped negative number.
+  sub->add_option("--budget", args->budget, "Configs to evaluate")
+      ->check(whole_number(1, 1'000'000'000))
+      ->capture_default_str();
+  sub->add_option("--time", args->seconds, "Wall-time budget in seconds (0: none)")
+      ->check(finite_seconds());
+  sub->add_option("--seed", args->seed, "Random seed")
+      ->check(whole_number(0))
+      ->capture_default_str();
   add_db_option(*sub, args->db);
   sub->add_flag("--no-store", args->no_store, "Keep no results");
   sub->add_option("--devices", args->devices,
@@ -479,9 +514,12 @@ void add_tune_command(CLI::App& app) {
                 "Do not start from the winners of the nearest shapes tuned in the store");
   sub->add_option("--warm-start-neighbours", args->neighbours,
                   "How many nearest tuned shapes' winners to start from")
+      ->check(whole_number(0, 1000))
       ->capture_default_str();
   sub->add_flag("--json", args->json, "Print the report as JSON");
-  sub->add_option("--show", args->show, "How many of the best to list")->capture_default_str();
+  sub->add_option("--show", args->show, "How many of the best to list")
+      ->check(whole_number(0, 1'000'000))
+      ->capture_default_str();
   sub->callback([args] {
     const int status = run_tune(*args);
     if (status != 0) throw CLI::RuntimeError(status);

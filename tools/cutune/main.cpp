@@ -3,6 +3,7 @@
 #include <exception>
 
 #include "command.hpp"
+#include "text_fit.hpp"
 
 namespace {
 
@@ -11,6 +12,7 @@ constexpr void (*kCommands[])(CLI::App&) = {
     cutune::cli::add_bench_strategies_command,
     cutune::cli::add_dispatch_command,
     cutune::cli::add_export_command,
+    cutune::cli::add_report_command,
     cutune::cli::add_show_command,
     cutune::cli::add_space_command,
     cutune::cli::add_tune_command,
@@ -20,6 +22,8 @@ constexpr void (*kCommands[])(CLI::App&) = {
 
 int main(int argc, char** argv) {
   CLI::App app{"cutune: an autotuner for compute kernels"};
+  app.formatter(cutune::cli::fitting_help_formatter());
+  app.set_version_flag("--version", std::string(cutune::cli::version_text()));
   app.require_subcommand(1);
   for (const auto add : kCommands) add(app);
   try {

@@ -1,6 +1,9 @@
 // A sum reduction whose MODE knob selects a behaviour, so that one space holds every way a
 // candidate can fail: the tuner must record each with its reason and still pick the fastest
 // correct config.
+#include <unistd.h>
+
+#include <csignal>
 #include <cstdint>
 #include <cstdlib>
 
@@ -32,6 +35,29 @@ double sum(const float* in, std::int64_t n) {
 static_assert(false, "this mode does not compile");
 #endif
 
+#if defined(MODE_static_init_abort) || defined(MODE_static_init_hang)
+// Runs when the worker loads the object, before any call of the entry.
+struct Fault {
+  Fault() {
+#if defined(MODE_static_init_abort)
+    std::abort();
+#else
+    for (volatile bool spinning = true; spinning;) {
+    }
+#endif
+  }
+} fault;
+#endif
+
+#if defined(MODE_stack_overflow)
+// Recursion the compiler cannot turn into a loop: the volatile array is live across the call.
+int deep(int depth) {
+  volatile char frame[4096];
+  frame[0] = static_cast<char>(depth);
+  return deep(depth + 1) + frame[0];
+}
+#endif
+
 #if defined(MODE_compile_hang)
 // Constant evaluation that would run for hours: the compiler must be killed at its time limit.
 constexpr long spin() {
@@ -57,6 +83,39 @@ extern "C" void reduce(void** buffers, const std::int64_t* scalars) {
 #elif defined(MODE_wrong)
   out[0] = sum(in, n - 1);
   return;
+#elif defined(MODE_flaky)
+  // Right on two calls of three: passes a check that runs once, and must lose to one that doesn't.
+  static int calls = 0;
+  if (++calls % 3 == 0) {
+    out[0] = sum(in, n - 1);
+    return;
+  }
+#elif defined(MODE_write_past_end)
+  out[1] = 0;  // out holds one element
+#elif defined(MODE_write_before_start)
+  out[-1] = 0;
+#elif defined(MODE_write_past_input)
+  const_cast<float*>(in)[n] = 0;
+#elif defined(MODE_nan)
+  out[0] = __builtin_nan("");
+  return;
+#elif defined(MODE_exit_zero)
+  std::_Exit(0);
+#elif defined(MODE_exit_code)
+  std::exit(3);
+#elif defined(MODE_sigfpe)
+  std::raise(SIGFPE);
+#elif defined(MODE_sigbus)
+  std::raise(SIGBUS);
+#elif defined(MODE_trap)
+  __builtin_trap();
+#elif defined(MODE_stack_overflow)
+  out[0] = deep(0);
+#elif defined(MODE_fd_garbage)
+  // Text into every descriptor the worker may hold open (its protocol pipe among them).
+  for (int fd = 3; fd < 64; ++fd) {
+    if (::write(fd, "garbage {\n", 10) < 0) continue;
+  }
 #endif
   double total = 0;
   // Each pass goes through a volatile so that the compiler cannot fold the repeats.

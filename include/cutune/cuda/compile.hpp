@@ -15,6 +15,8 @@
 #include <utility>
 #include <vector>
 
+#include "cutune/measurement.hpp"
+
 namespace cutune::cuda {
 
 enum class CompilerKind { nvrtc, nvcc };
@@ -32,7 +34,16 @@ struct CompileRequest {
   std::vector<std::string> name_expressions;
 };
 
-enum class CompileStatus { ok, error, timeout };
+// transient: the machine stopped the compile (killed from outside, no space or memory), retried
+// to no avail and not cached (eval/compile_pool.hpp).
+enum class CompileStatus { ok, error, timeout, transient };
+
+// The outcome a failed compile gives its config.
+inline Outcome outcome_of(CompileStatus status) {
+  return status == CompileStatus::timeout     ? Outcome::compile_timeout
+         : status == CompileStatus::transient ? Outcome::transient
+                                              : Outcome::compile_error;
+}
 
 struct CompileResult {
   CompileStatus status = CompileStatus::error;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cutune/cuda/worker_protocol.hpp"
+#include "cutune/evaluator.hpp"
 #include "cutune/measurement.hpp"
 
 namespace cutune::cuda {
@@ -22,6 +23,14 @@ struct DeviceResult {
   protocol::MeasureReply reply;  // the worker's own answer (clocks, min/max); default after a kill
   double round_trip_ms = 0;      // request sent to reply read, as the tuner saw it
 };
+
+// A paired-rounds reply (MeasureRequest or GemmRequest with rounds > 0) written into `out`, whose
+// checks and rounds already hold every config (the caller's failures kept): `sent[j]` is the
+// config index of the request's j-th candidate. A result that is itself a failure (the worker
+// died) becomes the check of every sent config. Times the worker did not take become NaN.
+// Never throws for a well-formed reply.
+void read_paired_rounds(const DeviceResult& result, const std::vector<std::size_t>& sent,
+                        PairedRounds& out);
 
 class DeviceWorkerPool {
  public:
@@ -54,8 +63,9 @@ class DeviceWorkerPool {
   // A candidate's failure (fault, hang, refused launch, wrong result) is a result, not an error.
   // Slots work in parallel; calls on one slot take turns.
   DeviceResult measure(std::size_t slot, const protocol::MeasureRequest& request);
-  // A GEMM-family job (op "measure_gemm"); needs a worker built with the GEMM mode.
-  DeviceResult measure(std::size_t slot, const protocol::GemmRequest& request);
+  // A request of a kernel family's own (op "family"), handed to that family's mode in the worker;
+  // a worker without one refuses it (the result's launch_error says so).
+  DeviceResult measure(std::size_t slot, const protocol::FamilyRequest& request);
   int workers_started() const;  // counting restarts after crashes and hangs
 
  private:

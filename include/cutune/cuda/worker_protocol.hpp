@@ -5,7 +5,8 @@
 // Requests (tuner -> worker):
 //   {"op":"hello"}                               -> {"ok":true,"device":DeviceReport}
 //   {"op":"measure","request":MeasureRequest}   -> MeasureReply
-//   {"op":"measure_gemm","request":GemmRequest} -> MeasureReply (a worker with the GEMM mode)
+//   {"op":"family","family":NAME,"request":{...}} -> MeasureReply (FamilyRequest: a request of a
+//                                                  kernel family's own, handed to its mode)
 //   {"op":"quit"}                                -> (the worker exits with status 0)
 // A worker that meets a sticky CUDA error replies with outcome "crash" and exits: its context is
 // unusable. A worker that hangs never replies; the tuner's watchdog kills it.
@@ -70,6 +71,13 @@ struct MeasureRequest {
   double tolerance = -1;   // max relative error; negative: the default for the dtype
   bool time = true;        // false: only check correctness
   Timing timing;
+  // rounds > 0: paired rounds of `candidates` instead (candidate unused): each checked as above,
+  // untimed rounds until the first candidate's time and the SM clock settle, then `rounds` rounds
+  // timing each `reps` times (timing.flush_l2 ignored: always flushed) in an order rotated from
+  // round to round. The reply's round_reference_ms is -1 (no reference is timed).
+  std::vector<Launch> candidates;
+  int rounds = 0;
+  int reps = 5;
 };
 
 struct MeasureReply {
@@ -88,9 +96,10 @@ struct MeasureReply {
   double worker_ms = 0;  // time the worker spent on the request, from receipt to reply
   double kernel_ms = 0;  // of which running the candidate: check launch, warm-up, timed repetitions
   std::string detail;
-  // Paired rounds (a GemmRequest with rounds > 0): per candidate its check's outcome and detail;
-  // per round each candidate's median of its L2-flushed launches (-1: failed its check) and
-  // cuBLASLt's, with the SM clock and board power read after the round (0: NVML could not tell).
+  // Paired rounds (a MeasureRequest with rounds > 0, or a family request for them, e.g. the
+  // GEMM's): per candidate its check's outcome and detail; per round each candidate's median of its
+  // L2-flushed launches (-1: failed its check) and the reference's (cuBLASLt for the GEMM; -1
+  // without one), with the SM clock and board power read after the round (0: NVML could not tell).
   std::vector<std::string> candidate_outcomes;
   std::vector<std::string> candidate_details;
   std::vector<std::vector<double>> round_ms;
@@ -100,35 +109,14 @@ struct MeasureReply {
   int warmup_rounds = 0;
 };
 
-// One candidate of a GEMM paired-rounds request.
-struct GemmCandidate {
-  std::string cubin;
-  std::string config;
-};
-
-// A configuration of the built-in Hopper GEMM family (src/kernels/gemm) on one problem. The worker
-// builds the family's tensor maps and launch itself, checks D = A * B against cuBLASLt in the same
-// process (seeded random non-zero inputs, output poisoned first), then times it like any kernel.
-struct GemmRequest {
-  std::uint64_t id = 0;
-  std::string cubin;   // compiled from device/hopper_gemm.cu with `config`'s defines
-  std::string config;  // the family's compact name, e.g. "128x256x64_s4_c2x1_coop_rn8_k1"
-  std::int64_t m = 0;
-  std::int64_t n = 0;
-  std::int64_t k = 0;
-  std::string dtype = "bf16";       // "bf16" | "fp16"
-  std::string b_layout = "k_by_n";  // "k_by_n" | "n_by_k"
-  std::uint64_t seed = 1;           // input values; the same seed gives the same inputs
-  double tolerance = -1;            // max relative error; negative: the default for the dtype
-  bool time = true;                 // false: only check correctness
-  bool cublas_only = false;         // time cuBLASLt on the problem instead (cubin, config unused)
-  Timing timing;
-  // rounds > 0: paired rounds of `candidates` and cuBLASLt instead (cubin, config unused): each
-  // checked, untimed rounds until cuBLASLt's time and the SM clock settle, then `rounds` rounds
-  // timing each `reps` times from a flushed L2 in an order rotated from round to round.
-  std::vector<GemmCandidate> candidates;
-  int rounds = 0;
-  int reps = 5;
+// A request of a kernel family's own (src/families/NAME), which the worker hands, unread, to that
+// family's mode (the worker's table of families, src/families/CMakeLists.txt); the reply is a
+// MeasureReply. The family defines the request (e.g. src/families/gemm/gemm_protocol.hpp).
+struct FamilyRequest {
+  std::string family;
+  nlohmann::json request;  // the family's own; its "id" comes back in the reply
+  Timing timing;           // the watchdog waits four times timing.budget_ms longer when `time`
+  bool time = true;
 };
 
 struct DeviceReport {
@@ -205,10 +193,6 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(MeasureReply, id, outcome, time_
                                                 kernel_ms, detail, candidate_outcomes,
                                                 candidate_details, round_ms, round_reference_ms,
                                                 round_sm_clock_mhz, round_power_w, warmup_rounds)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(GemmCandidate, cubin, config)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(GemmRequest, id, cubin, config, m, n, k, dtype,
-                                                b_layout, seed, tolerance, time, cublas_only,
-                                                timing, candidates, rounds, reps)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DeviceReport, name, cc_major, cc_minor, sm_count,
                                                 regs_per_sm, l2_bytes, smem_optin_bytes,
                                                 driver_version, pci_bus_id)
@@ -218,6 +202,11 @@ inline void to_json(nlohmann::json& j, const MeasureRequest& r) {
        {"seed", r.seed},    {"tolerance", r.tolerance}, {"time", r.time},
        {"timing", r.timing}};
   if (r.reference) j["reference"] = *r.reference;
+  if (r.rounds > 0) {
+    j["candidates"] = r.candidates;
+    j["rounds"] = r.rounds;
+    j["reps"] = r.reps;
+  }
 }
 
 inline void from_json(const nlohmann::json& j, MeasureRequest& r) {
@@ -229,6 +218,9 @@ inline void from_json(const nlohmann::json& j, MeasureRequest& r) {
   r.tolerance = j.value("tolerance", -1.0);
   r.time = j.value("time", true);
   r.timing = j.value("timing", Timing{});
+  r.candidates = j.value("candidates", std::vector<Launch>{});
+  r.rounds = j.value("rounds", 0);
+  r.reps = j.value("reps", 5);
 }
 
 }  // namespace cutune::cuda::protocol

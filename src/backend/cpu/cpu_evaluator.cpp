@@ -59,6 +59,9 @@ std::string cpu_model() {
 
 std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
 
+// Measurements retried after the worker was killed from outside (eval::WorkerReply).
+constexpr int kOutsideKillRetries = 2;
+
 double default_tolerance(const std::string& type) {
   if (type == "f64") return 1e-9;
   if (type == "f32") return 1e-4;
@@ -97,6 +100,9 @@ struct CpuEvaluator::Impl {
   std::atomic<std::uint64_t> next_id = 1;
   CpuEvaluationStats stats;
   std::map<std::filesystem::path, std::string> sources;  // read once per evaluator
+  // Every file a compile reads, with the content hash of the bytes the keys name (sources are
+  // added as they are first read): the pool checks them around each compile.
+  std::map<std::filesystem::path, std::string> input_hashes;
 
   Impl(const KernelSpec& s, Problem p, CpuOptions o)
       : spec(s),
@@ -129,7 +135,10 @@ struct CpuEvaluator::Impl {
 
   const std::string& source_text(const std::filesystem::path& source) {
     auto found = sources.find(source);
-    if (found == sources.end()) found = sources.emplace(source, eval::read_file(source)).first;
+    if (found == sources.end()) {
+      found = sources.emplace(source, eval::read_file(source)).first;
+      input_hashes[source] = hash::content_hash(found->second).hex();
+    }
     return found->second;
   }
 
@@ -142,18 +151,31 @@ struct CpuEvaluator::Impl {
     out.key = key.hex();
     out.extension = ".so";
     out.limit = std::chrono::milliseconds(static_cast<long long>(spec.compile.timeout_s * 1e3));
+    out.inputs.assign(input_hashes.begin(), input_hashes.end());
     return out;
   }
 
   Measurement measure(const std::filesystem::path& object, const proto::Timing& timing,
                       std::size_t device) {
     auto limit = std::chrono::milliseconds(static_cast<long long>(spec.timing.timeout_s * 1e3));
-    auto reply = workers[device]->request(measure_request(object, timing), limit);
-    std::lock_guard lock(stats_mutex);
-    ++stats.measured;
+    eval::WorkerReply reply;
+    int attempts = 0;
+    // A worker killed from outside says nothing of the candidate: measure it again, a few times.
+    while (attempts <= kOutsideKillRetries) {
+      reply = workers[device]->request(measure_request(object, timing), limit);
+      ++attempts;
+      if (!reply.killed_from_outside()) break;
+    }
+    std::lock_guard lock(stats_mutex);  // workers measure in threads of their own
+    stats.measured += static_cast<std::size_t>(attempts);
 
     if (reply.status == eval::WorkerReply::Status::timeout) {
       return {.outcome = Outcome::hang, .detail = reply.detail};
+    }
+    if (reply.killed_from_outside()) {
+      return {.outcome = Outcome::transient,
+              .detail = fmt::format("killed from outside {} times: {}", kOutsideKillRetries + 1,
+                                    reply.detail)};
     }
     if (reply.status == eval::WorkerReply::Status::died) {
       return {.outcome = Outcome::crash, .detail = reply.detail};
@@ -199,12 +221,26 @@ struct CpuEvaluator::Impl {
     stats.compile_wall_s += seconds_since(compile_start);
     std::vector<Compiled> out;
     for (const auto& result : compiled) {
+      if (result.status == eval::CompileResult::Status::input_changed) {
+        // Results of the new bytes would be filed under the old version: stop the tune instead.
+        throw SourceChanged(fmt::format(
+            "{}; {} was loaded with version {}, and every result stored so far is of those "
+            "bytes. Nothing compiled from the new bytes was measured or stored: run the tune "
+            "again to tune the new version.",
+            result.log, spec.path.string(), spec.version));
+      }
       Compiled c;
       stats.compile_s += result.wall_s;
       c.failure.compile_s = result.wall_s;
       if (result.status == eval::CompileResult::Status::error) {
         c.failure.outcome = Outcome::compile_error;
-        c.failure.detail = eval::compile_failure_detail(result.log, result.log_file);
+        c.failure.detail = eval::compile_failure_detail(result.log, result.log_file, result.cached);
+      } else if (result.status == eval::CompileResult::Status::transient) {
+        c.failure.outcome = Outcome::transient;
+        c.failure.detail = fmt::format(
+            "the compile failed {} times for want of the machine, not "
+            "for the source (not cached):\n{}",
+            result.tries, eval::log_excerpt(result.log));
       } else if (result.status == eval::CompileResult::Status::timeout) {
         c.failure.outcome = Outcome::compile_timeout;
         c.failure.detail =
@@ -289,8 +325,9 @@ struct CpuEvaluator::Impl {
     out.rounds.assign(static_cast<std::size_t>(count), TimedRound{});
     for (TimedRound& round : out.rounds) round.times_ms.assign(configs.size(), NAN);
     if (reply.status != eval::WorkerReply::Status::ok) {
-      const Outcome outcome =
-          reply.status == eval::WorkerReply::Status::timeout ? Outcome::hang : Outcome::crash;
+      const Outcome outcome = reply.status == eval::WorkerReply::Status::timeout ? Outcome::hang
+                              : reply.killed_from_outside() ? Outcome::transient
+                                                            : Outcome::crash;
       for (std::size_t i : sent) out.checks[i] = {.outcome = outcome, .detail = reply.detail};
     } else {
       auto answer = reply.body.get<proto::RoundsReply>();
@@ -337,6 +374,7 @@ CpuEvaluator::CpuEvaluator(const KernelSpec& spec, Problem problem, CpuOptions o
   auto& impl = *impl_;
   auto device = Device::host_cpu();
 
+  double bytes = 0;  // the buffers' total
   for (const auto& buffer : spec.buffers) {
     if (!proto::is_element_type(buffer.type)) {
       throw std::invalid_argument(spec.path.string() + ": buffer '" + buffer.name + "' has type " +
@@ -350,11 +388,23 @@ CpuEvaluator::CpuEvaluator(const KernelSpec& spec, Problem problem, CpuOptions o
     const char* role = buffer.role == BufferRole::input    ? "input"
                        : buffer.role == BufferRole::output ? "output"
                                                            : "scratch";
-    impl.buffers.push_back({buffer.type, static_cast<std::uint64_t>(std::llround(count)), role,
+    impl.buffers.push_back({buffer.name, buffer.type,
+                            static_cast<std::uint64_t>(std::llround(count)), role,
                             buffer.fill == BufferFill::zero ? "zero" : "random"});
     if (buffer.role == BufferRole::output) {
       impl.tolerance = std::max(impl.tolerance, default_tolerance(buffer.type));
     }
+    bytes += count * static_cast<double>(proto::element_size(buffer.type));
+  }
+  // Once here rather than once per candidate: the worker keeps a second copy of every input (to
+  // restore it) and output (the reference's), so twice the buffers must fit in this machine.
+  const double memory = static_cast<double>(::sysconf(_SC_PHYS_PAGES)) *
+                        static_cast<double>(::sysconf(_SC_PAGE_SIZE));
+  if (2 * bytes > memory) {
+    throw std::invalid_argument(fmt::format(
+        "{}: the buffers of problem {} take {:.3g} GB (twice that in the worker), more than this "
+        "machine's {:.3g} GB of memory",
+        spec.path.string(), impl.problem.canonical(), bytes / 1e9, memory / 1e9));
   }
   for (const auto& scalar : spec.scalars) {
     impl.scalars.push_back(std::llround(scalar.evaluate(impl.problem, device)));
@@ -370,7 +420,11 @@ CpuEvaluator::CpuEvaluator(const KernelSpec& spec, Problem problem, CpuOptions o
   impl.machine = cpu_model();
   hash::ContentHash base;
   base.field(version.output).field(impl.machine);
-  for (const auto& depend : spec.compile.depends) base.field(eval::read_file(depend));
+  for (const auto& depend : spec.compile.depends) {
+    const std::string text = eval::read_file(depend);
+    base.field(text);
+    impl.input_hashes[depend] = hash::content_hash(text).hex();
+  }
   impl.key_base = base.hex();
 
   if (spec.check) {
@@ -386,6 +440,20 @@ CpuEvaluator::CpuEvaluator(const KernelSpec& spec, Problem problem, CpuOptions o
                                ") does not compile:\n" + eval::log_excerpt(result.log));
     }
     impl.reference = proto::Kernel{result.output.string(), entry};
+    // The reference checked against itself, once: a missing entry symbol is one clear error here
+    // rather than a refusal on every candidate.
+    proto::MeasureRequest probe = impl.measure_request(result.output, impl.timing(1));
+    probe.candidate.entry = entry;
+    probe.time = false;
+    const auto limit =
+        std::chrono::milliseconds(static_cast<long long>(spec.timing.timeout_s * 1e3));
+    const eval::WorkerReply reply = impl.workers.front()->request(probe, limit);
+    const bool replied = reply.status == eval::WorkerReply::Status::ok && reply.body.is_object();
+    if (!replied || reply.body.value("outcome", std::string()) != "ok") {
+      throw std::runtime_error(fmt::format(
+          "{}: the reference kernel '{}' ({}) cannot run: {}", spec.path.string(), entry,
+          source.string(), replied ? reply.body.value("detail", std::string()) : reply.detail));
+    }
   }
 }
 

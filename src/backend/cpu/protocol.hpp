@@ -26,6 +26,12 @@ inline constexpr std::array<std::string_view, 5> element_types{"f64", "f32", "i3
 inline bool is_element_type(std::string_view type) {
   return std::find(element_types.begin(), element_types.end(), type) != element_types.end();
 }
+// Bytes per element of one of element_types (0 for any other name).
+inline std::size_t element_size(std::string_view type) {
+  if (type == "f64" || type == "i64") return 8;
+  if (type == "f32" || type == "i32" || type == "u32") return 4;
+  return 0;
+}
 
 struct Kernel {
   std::string object;  // path of the shared object
@@ -33,6 +39,7 @@ struct Kernel {
 };
 
 struct Buffer {
+  std::string name;  // the spec's, for messages
   std::string type;  // "f64", "f32", "i32", "i64", "u32"
   std::uint64_t count = 0;
   std::string role;  // "input", "output", "scratch"
@@ -99,7 +106,7 @@ struct RoundsReply {
 };
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Kernel, object, entry)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Buffer, type, count, role, fill)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Buffer, name, type, count, role, fill)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Timing, warmup, budget_ms, min_reps, max_reps,
                                                 flush_cache)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(MeasureReply, id, outcome, time_ms, min_ms, max_ms,

@@ -15,6 +15,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,8 +34,7 @@ double ms_since(Clock::time_point start) {
 }
 
 std::size_t element_size(const std::string& type) {
-  if (type == "f64" || type == "i64") return 8;
-  if (type == "f32" || type == "i32" || type == "u32") return 4;
+  if (const std::size_t size = proto::element_size(type); size > 0) return size;
   throw std::invalid_argument("the cpu worker has no element type '" + type + "'");
 }
 
@@ -61,10 +61,16 @@ void fill_random(T* data, std::uint64_t count, std::uint64_t seed) {
   }
 }
 
+// Every buffer sits between two guard regions filled with kPoison: a kernel that writes before
+// the start or past the end of a buffer changes them, and is wrong however fast it is.
+constexpr std::size_t kGuardBytes = 4096;
+constexpr std::byte kPoison{0xcb};
+
 struct Buffer {
   proto::Buffer spec;
-  std::size_t bytes = 0;
-  std::unique_ptr<std::byte, decltype(&std::free)> data{nullptr, &std::free};
+  std::size_t bytes = 0;  // count * element size: the trailing guard starts right after
+  std::unique_ptr<std::byte, decltype(&std::free)> storage{nullptr, &std::free};
+  std::byte* data = nullptr;         // storage + kGuardBytes
   std::vector<std::byte> pristine;   // inputs: the values every run starts from
   std::vector<std::byte> reference;  // outputs: what the reference kernel wrote
 };
@@ -83,7 +89,7 @@ auto by_type(const std::string& type, F&& f) {
 double relative_error(const Buffer& buffer) {
   return by_type(buffer.spec.type, [&](auto zero) {
     using T = decltype(zero);
-    const T* x = reinterpret_cast<const T*>(buffer.data.get());
+    const T* x = reinterpret_cast<const T*>(buffer.data);
     const T* r = reinterpret_cast<const T*>(buffer.reference.data());
     double diff = 0, scale = 0;
     for (std::uint64_t i = 0; i < buffer.spec.count; ++i) {
@@ -106,7 +112,7 @@ class CacheFlusher {
   void flush(const Buffers& buffers) {
 #if defined(__x86_64__)
     for (const auto& buffer : buffers) {
-      const char* bytes = reinterpret_cast<const char*>(buffer.data.get());
+      const char* bytes = reinterpret_cast<const char*>(buffer.data);
       for (std::size_t at = 0; at < buffer.bytes; at += 64) __builtin_ia32_clflush(bytes + at);
     }
     __builtin_ia32_mfence();
@@ -197,26 +203,54 @@ class Worker {
       candidate.entry(pointers_.data(), request.scalars.data());
       reply.kernel_ms += ms_since(t0);
       reply.max_rel_error = 0;
-      for (const auto& buffer : buffers_) {
-        if (buffer.spec.role != "output") continue;
-        double error = relative_error(buffer);
-        if (!(error <= request.tolerance)) {
-          reply.outcome = "wrong_result";
-          reply.detail = std::isfinite(error) ? "output differs from the reference"
-                                              : "output holds NaN or infinity";
-          reply.max_rel_error = std::isfinite(error) ? error : std::numeric_limits<double>::max();
-          return {};
-        }
-        reply.max_rel_error = std::max(reply.max_rel_error, error);
+      if (std::string why = verify(request, reply.max_rel_error); !why.empty()) {
+        reply.outcome = "wrong_result";
+        reply.detail = std::move(why);
+        return {};
       }
     }
     reply.outcome = "ok";
     return candidate;
   }
 
+  // Empty when every guard still holds its poison and (with a reference) every output is within
+  // tolerance; otherwise why not. `error` takes the largest relative error seen.
+  std::string verify(const proto::MeasureRequest& request, double& error) const {
+    if (std::string damage = damaged_guard(); !damage.empty()) return damage;
+    if (!request.reference) return {};
+    for (const auto& buffer : buffers_) {
+      if (buffer.spec.role != "output") continue;
+      const double e = relative_error(buffer);
+      if (!(e <= request.tolerance)) {
+        error = std::isfinite(e) ? e : std::numeric_limits<double>::max();
+        return std::isfinite(e) ? "output '" + buffer.spec.name + "' differs from the reference"
+                                : "output '" + buffer.spec.name + "' holds NaN or infinity";
+      }
+      error = std::max(error, e);
+    }
+    return {};
+  }
+
+  // The first guard a kernel wrote over, named; empty when all hold their poison.
+  std::string damaged_guard() const {
+    for (const auto& buffer : buffers_) {
+      const auto intact = [](const std::byte* guard) {
+        return std::all_of(guard, guard + kGuardBytes, [](std::byte b) { return b == kPoison; });
+      };
+      if (!intact(buffer.storage.get())) {
+        return "wrote before the start of buffer '" + buffer.spec.name + "'";
+      }
+      if (!intact(buffer.data + buffer.bytes)) {
+        return "wrote past the end of buffer '" + buffer.spec.name + "'";
+      }
+    }
+    return {};
+  }
+
   // One paired round: each loaded candidate, starting at a rotating place, `reps` runs (the
-  // median kept); -1 for a candidate that did not load or failed its check.
-  std::vector<double> round(const std::vector<Loaded>& loaded, const proto::RoundsRequest& request,
+  // median kept); -1 for a candidate that did not load or failed its check. A candidate wrong
+  // after any run is wrong for good: its check says so and it runs in no later round.
+  std::vector<double> round(std::vector<Loaded>& loaded, const proto::RoundsRequest& request,
                             int index, proto::RoundsReply& reply) {
     std::vector<double> times(loaded.size(), -1);
     for (std::size_t i = 0; i < loaded.size(); ++i) {
@@ -224,11 +258,34 @@ class Worker {
       if (!loaded[at]) continue;
       std::vector<double> runs;
       for (int rep = 0; rep < std::max(1, request.reps); ++rep) {
-        runs.push_back(timed_run(loaded[at].entry, request.base, reply.kernel_ms, reply.flush_ms));
+        const auto run = checked_run(loaded[at].entry, request.base, reply.checks[at],
+                                     reply.kernel_ms, reply.flush_ms);
+        if (!run) {
+          reply.checks[at].detail += " in round " + std::to_string(index + 1);
+          loaded[at] = {};
+          break;
+        }
+        runs.push_back(*run);
       }
-      times[at] = summarize_timings(std::move(runs)).median_ms;
+      if (loaded[at]) times[at] = summarize_timings(std::move(runs)).median_ms;
     }
     return times;
+  }
+
+  // One timed run from fresh buffers (inputs restored, outputs poisoned), then verified: a kernel
+  // that is wrong only on some calls, or writes outside its buffers, is caught on the run it does
+  // so. Empty, with the reply's outcome "wrong_result" and why, when the run was wrong.
+  std::optional<double> checked_run(Entry entry, const proto::MeasureRequest& request,
+                                    proto::MeasureReply& reply, double& kernel_ms,
+                                    double& flush_ms) {
+    reset_buffers();
+    const double run = timed_run(entry, request, kernel_ms, flush_ms);
+    if (std::string why = verify(request, reply.max_rel_error); !why.empty()) {
+      reply.outcome = "wrong_result";
+      reply.detail = std::move(why) + " after a timed run";
+      return std::nullopt;
+    }
+    return run;
   }
 
   // One call of a kernel, from a flushed cache when the timing asks for one.
@@ -280,23 +337,28 @@ class Worker {
     for (std::size_t i = 0; i < request.buffers.size(); ++i) {
       Buffer buffer;
       buffer.spec = request.buffers[i];
-      buffer.bytes = std::max<std::size_t>(buffer.spec.count * element_size(buffer.spec.type), 64);
-      buffer.data.reset(
-          static_cast<std::byte*>(std::aligned_alloc(64, (buffer.bytes + 63) / 64 * 64)));
-      if (!buffer.data) throw std::bad_alloc();
+      buffer.bytes = buffer.spec.count * element_size(buffer.spec.type);
+      const std::size_t total = (2 * kGuardBytes + buffer.bytes + 63) / 64 * 64;
+      buffer.storage.reset(static_cast<std::byte*>(std::aligned_alloc(64, total)));
+      if (!buffer.storage) {
+        throw std::runtime_error("cannot allocate " + std::to_string(total) +
+                                 " bytes for buffer '" + buffer.spec.name + "'");
+      }
+      std::fill_n(buffer.storage.get(), total, kPoison);
+      buffer.data = buffer.storage.get() + kGuardBytes;
       if (buffer.spec.role == "input") {
-        std::memset(buffer.data.get(), 0, buffer.bytes);
+        std::memset(buffer.data, 0, buffer.bytes);
         if (buffer.spec.fill != "zero") {
           by_type(buffer.spec.type, [&](auto zero) {
             using T = decltype(zero);
-            fill_random(reinterpret_cast<T*>(buffer.data.get()), buffer.spec.count,
+            fill_random(reinterpret_cast<T*>(buffer.data), buffer.spec.count,
                         request.seed * 0x100000001b3ull + i);
             return 0;
           });
         }
-        buffer.pristine.assign(buffer.data.get(), buffer.data.get() + buffer.bytes);
+        buffer.pristine.assign(buffer.data, buffer.data + buffer.bytes);
       }
-      pointers_.push_back(buffer.data.get());
+      pointers_.push_back(buffer.data);
       buffers_.push_back(std::move(buffer));
     }
     if (request.reference) {
@@ -305,9 +367,12 @@ class Worker {
       if (!reference) throw std::runtime_error("reference kernel: " + ignored.detail);
       reset_buffers();
       reference.entry(pointers_.data(), request.scalars.data());
+      if (std::string damage = damaged_guard(); !damage.empty()) {
+        throw std::runtime_error("reference kernel: " + damage);
+      }
       for (auto& buffer : buffers_) {
         if (buffer.spec.role == "output") {
-          buffer.reference.assign(buffer.data.get(), buffer.data.get() + buffer.bytes);
+          buffer.reference.assign(buffer.data, buffer.data + buffer.bytes);
         }
       }
     }
@@ -318,19 +383,22 @@ class Worker {
   // scratch zeroed.
   void reset_buffers() {
     for (auto& buffer : buffers_) {
+      // Guards poisoned afresh: a damage was reported for the run that did it, not the next one.
+      std::fill_n(buffer.storage.get(), kGuardBytes, kPoison);
+      std::fill_n(buffer.data + buffer.bytes, kGuardBytes, kPoison);
       if (buffer.spec.role == "input") {
-        std::memcpy(buffer.data.get(), buffer.pristine.data(), buffer.bytes);
+        std::memcpy(buffer.data, buffer.pristine.data(), buffer.bytes);
       } else if (buffer.spec.role == "scratch") {
-        std::memset(buffer.data.get(), 0, buffer.bytes);
+        std::memset(buffer.data, 0, buffer.bytes);
       } else if (buffer.spec.type == "f32" || buffer.spec.type == "f64") {
         by_type(buffer.spec.type, [&](auto zero) {
           using T = decltype(zero);
-          std::fill_n(reinterpret_cast<T*>(buffer.data.get()), buffer.spec.count,
+          std::fill_n(reinterpret_cast<T*>(buffer.data), buffer.spec.count,
                       std::numeric_limits<T>::quiet_NaN());
           return 0;
         });
       } else {
-        std::memset(buffer.data.get(), 0x7f, buffer.bytes);
+        std::memset(buffer.data, 0x7f, buffer.bytes);
       }
     }
   }
@@ -342,13 +410,21 @@ class Worker {
       entry(pointers_.data(), request.scalars.data());
       reply.kernel_ms += ms_since(t0);
     }
+    // The warm-up runs are not compared (they follow one another without a reset), but a write
+    // outside the buffers in one of them is still there to see.
+    if (std::string damage = damaged_guard(); !damage.empty()) {
+      reply.outcome = "wrong_result";
+      reply.detail = std::move(damage) + " in a warm-up run";
+      return;
+    }
     std::vector<double> runs;
     double total = 0;
     while (static_cast<int>(runs.size()) < timing.max_reps &&
            (static_cast<int>(runs.size()) < timing.min_reps || total < timing.budget_ms)) {
-      const double run = timed_run(entry, request, reply.kernel_ms, reply.flush_ms);
-      runs.push_back(run);
-      total += run;
+      const auto run = checked_run(entry, request, reply, reply.kernel_ms, reply.flush_ms);
+      if (!run) return;  // wrong: no timing
+      runs.push_back(*run);
+      total += *run;
     }
     const TimingSummary summary = summarize_timings(std::move(runs));
     summary.copy_to(reply);

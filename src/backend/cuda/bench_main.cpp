@@ -51,6 +51,8 @@ const char* outcome_name(Outcome outcome) {
       return "wrong_result";
     case Outcome::launch_error:
       return "launch_error";
+    case Outcome::transient:
+      return "transient";
   }
   return "?";
 }

@@ -142,8 +142,9 @@ struct CubinCompiler::State {
       eval::write_atomically(result.log_file, result.log);
       return result;
     }
-    if (raw.status == eval::CompileResult::Status::error) {
-      result.status = CompileStatus::error;
+    if (raw.status != eval::CompileResult::Status::ok) {  // CUDA requests name no inputs
+      result.status = raw.status == eval::CompileResult::Status::error ? CompileStatus::error
+                                                                       : CompileStatus::transient;
       result.log_file = raw.log_file;
       return result;
     }

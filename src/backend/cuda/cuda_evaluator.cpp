@@ -89,7 +89,7 @@ struct CudaEvaluator::Impl {
   std::optional<proto::Launch> reference;
   std::vector<proto::Arg> args;
   double tolerance = -1;
-  std::uint64_t next_id = 1;
+  std::atomic<std::uint64_t> next_id{1};  // slots build requests in parallel
   CudaEvaluationStats stats;
 
   Impl(const KernelSpec& s, Problem p, CudaOptions o)
@@ -144,10 +144,57 @@ struct CudaEvaluator::Impl {
 
   Measurement failed_compile(const cuda::CompileResult& result) const {
     Measurement m;
-    m.outcome = result.status == cuda::CompileStatus::timeout ? Outcome::compile_timeout
-                                                              : Outcome::compile_error;
-    m.detail = eval::compile_failure_detail(result.log, result.log_file);
+    m.outcome = cuda::outcome_of(result.status);
+    m.detail = eval::compile_failure_detail(result.log, result.log_file, result.cached);
     return m;
+  }
+
+  PairedRounds rounds(std::span<const Config> configs, int count) {
+    PairedRounds out;
+    out.checks.assign(configs.size(), Measurement{});
+    out.rounds.assign(static_cast<std::size_t>(std::max(0, count)), TimedRound{});
+    for (TimedRound& round : out.rounds) round.times_ms.assign(configs.size(), NAN);
+    proto::MeasureRequest request = measure_request(timing(1));
+    request.rounds = count;
+    std::vector<std::shared_future<cuda::CompileResult>> compiles;
+    for (const Config& config : configs) {
+      compiles.push_back(compiler->submit(compile_request(spec.source, config, spec.entry)));
+    }
+    std::vector<std::size_t> sent;  // config index of each candidate in the request
+    for (std::size_t i = 0; i < configs.size(); ++i) {
+      std::optional<proto::Launch> launch = launch_of(configs[i], out.checks[i].detail);
+      const cuda::CompileResult& compiled = compiles[i].get();
+      if (!launch) {
+        out.checks[i].outcome = Outcome::invalid_config;
+      } else if (!compiled.ok()) {
+        out.checks[i] = failed_compile(compiled);
+      } else {
+        launch->cubin = compiled.cubin.string();
+        launch->kernel = compiled.symbol(spec.entry);
+        request.candidates.push_back(*launch);
+        sent.push_back(i);
+      }
+    }
+    // The watchdog allows four times the budget: the spec's budget per candidate and round
+    // (plus the reference's check), warm-up rounds (at most 40) included.
+    request.timing.budget_ms *= static_cast<double>((count + 40) * (sent.size() + 1));
+    cuda::read_paired_rounds(workers->measure(0, request), sent, out);
+    out.steady_state =
+        "untimed rounds until the first config's time moved by under 2 % and the SM clock by "
+        "under 1 %; each round times every config " +
+        std::to_string(request.reps) + " times from a flushed L2, median kept";
+    return out;
+  }
+
+  proto::MeasureRequest measure_request(const proto::Timing& timing) {
+    proto::MeasureRequest request;
+    request.id = next_id++;
+    request.reference = reference;
+    request.args = args;
+    request.seed = options.seed;
+    request.tolerance = tolerance;
+    request.timing = timing;
+    return request;
   }
 
   std::vector<Measurement> run(std::span<const Config> batch, const proto::Timing& timing) {
@@ -171,16 +218,10 @@ struct CudaEvaluator::Impl {
       if (!compiled.ok()) {
         m = failed_compile(compiled);
       } else if (launches[i]) {
-        proto::MeasureRequest request;
-        request.id = next_id++;
+        proto::MeasureRequest request = measure_request(timing);
         request.candidate = *launches[i];
         request.candidate.cubin = compiled.cubin.string();
         request.candidate.kernel = compiled.symbol(spec.entry);
-        request.reference = reference;
-        request.args = args;
-        request.seed = options.seed;
-        request.tolerance = tolerance;
-        request.timing = timing;
         result = workers->measure(slot, request);
         m = result->measurement;
       }
@@ -307,6 +348,10 @@ std::vector<cuda::CompileResult> CudaEvaluator::compile(std::span<const Config> 
 
 std::vector<Measurement> CudaEvaluator::retime(std::span<const Config> batch) {
   return impl_->run(batch, impl_->timing(retime_scale));
+}
+
+PairedRounds CudaEvaluator::time_rounds(std::span<const Config> configs, int rounds) {
+  return impl_->rounds(configs, rounds);
 }
 
 std::string CudaEvaluator::device_name() const {

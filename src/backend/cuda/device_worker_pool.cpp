@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cmath>
 #include <cstdlib>
 #include <mutex>
 #include <stdexcept>
@@ -20,6 +21,31 @@ Outcome outcome_named(const std::string& name, std::string& detail) {
   if (name == "crash") return Outcome::crash;
   detail = "worker answered an unknown outcome '" + name + "': " + detail;
   return Outcome::crash;
+}
+
+void read_paired_rounds(const DeviceResult& result, const std::vector<std::size_t>& sent,
+                        PairedRounds& out) {
+  if (!result.measurement.ok()) {
+    for (std::size_t i : sent) out.checks.at(i) = result.measurement;
+    return;
+  }
+  const protocol::MeasureReply& reply = result.reply;
+  out.warmup_rounds = reply.warmup_rounds;
+  for (std::size_t j = 0; j < sent.size() && j < reply.candidate_outcomes.size(); ++j) {
+    Measurement& check = out.checks.at(sent[j]);
+    check.detail = reply.candidate_details.at(j);
+    check.outcome = outcome_named(reply.candidate_outcomes[j], check.detail);
+  }
+  const auto known = [](double x) { return x > 0 ? x : NAN; };
+  for (std::size_t round = 0; round < out.rounds.size() && round < reply.round_ms.size(); ++round) {
+    TimedRound& timed = out.rounds[round];
+    for (std::size_t j = 0; j < sent.size(); ++j) {
+      timed.times_ms.at(sent[j]) = known(reply.round_ms[round].at(j));
+    }
+    timed.reference_ms = known(reply.round_reference_ms.at(round));
+    timed.sm_clock_mhz = known(reply.round_sm_clock_mhz.at(round));
+    timed.power_w = known(reply.round_power_w.at(round));
+  }
 }
 
 namespace {
@@ -144,9 +170,10 @@ DeviceResult DeviceWorkerPool::measure(std::size_t slot_index,
 }
 
 DeviceResult DeviceWorkerPool::measure(std::size_t slot_index,
-                                       const protocol::GemmRequest& request) {
-  return exchange(slot_index, {{"op", "measure_gemm"}, {"request", request}}, request.timing,
-                  request.time);
+                                       const protocol::FamilyRequest& request) {
+  return exchange(slot_index,
+                  {{"op", "family"}, {"family", request.family}, {"request", request.request}},
+                  request.timing, request.time);
 }
 
 DeviceResult DeviceWorkerPool::exchange(std::size_t slot_index, const nlohmann::json& message,

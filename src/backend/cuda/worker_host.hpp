@@ -1,8 +1,9 @@
 // What `cutune-cuda-worker` lends to a measuring mode compiled into it: a kernel family whose
 // launch the generic "measure" request cannot describe (the GEMM family builds tensor maps on the
-// host) adds an op of its own, and reuses the worker's context, module cache, input values,
-// comparison and timing loop. A mode registers itself from its own source file, linked into the
-// worker by the family's CMakeLists.txt; the worker knows no family.
+// host) answers requests of its own (op "family", protocol::FamilyRequest), and reuses the
+// worker's context, module cache, input values, comparison and timing loop. The worker knows no
+// family by name: it finds a family's mode in the worker's table of families, generated from
+// src/families/CMakeLists.txt (docs/families.md).
 //
 // Error contract, as for the worker's own requests: throw CudaError for a sticky error (the worker
 // replies "crash" and exits), LaunchRefused for a launch the driver refused with the context
@@ -113,6 +114,17 @@ class Host {
                     protocol::MeasureReply& reply) = 0;
 };
 
+// Paired rounds of candidates that passed their check (an empty function: one that did not, timed
+// as -1): untimed rounds until the settling time (the reference's when there is one, else the
+// first runnable candidate's) moves by under 2 % and the SM clock by under 1 % (at least 3, at
+// most 40: clocks and power settle), then `rounds` rounds, each timing every candidate and the
+// reference `reps` times from a flushed L2 (median kept) in an order rotated from round to round.
+// Fills the reply's round fields, warmup_rounds and outcome ("ok"); round_reference_ms is -1
+// without a reference. Throws CudaError as Host::time does.
+void run_paired_rounds(Host& host, const std::vector<std::function<void()>>& launches,
+                       const std::function<void()>& reference, int rounds, int reps,
+                       protocol::MeasureReply& reply);
+
 // One op of the worker, with the state it keeps between requests (inputs, references).
 class Mode {
  public:
@@ -120,14 +132,8 @@ class Mode {
   virtual protocol::MeasureReply measure(const nlohmann::json& request) = 0;
 };
 
-using ModeFactory = std::function<std::unique_ptr<Mode>(Host&)>;
-
-// A static ModeRegistration in a mode's source file adds the op `op` to the worker.
-struct ModeRegistration {
-  ModeRegistration(std::string op, ModeFactory factory);
-};
-
-// The registered op's factory, or nullptr when no mode has that op.
-const ModeFactory* find_mode(const std::string& op);
+// The mode of family `family`, made for `host`; nullptr when this worker has none. Defined by the
+// generated table; each family's mode is cutune::cuda::worker::families::NAME(Host&).
+std::unique_ptr<Mode> make_family_mode(const std::string& family, Host& host);
 
 }  // namespace cutune::cuda::worker

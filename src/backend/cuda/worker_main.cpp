@@ -78,26 +78,6 @@ class SmClock {
 
 }  // namespace
 
-namespace cutune::cuda::worker {
-
-namespace {
-std::map<std::string, ModeFactory>& modes() {
-  static std::map<std::string, ModeFactory> registered;
-  return registered;
-}
-}  // namespace
-
-ModeRegistration::ModeRegistration(std::string op, ModeFactory factory) {
-  modes()[std::move(op)] = std::move(factory);
-}
-
-const ModeFactory* find_mode(const std::string& op) {
-  auto found = modes().find(op);
-  return found == modes().end() ? nullptr : &found->second;
-}
-
-}  // namespace cutune::cuda::worker
-
 namespace {
 
 using namespace cutune::cuda::worker;
@@ -151,43 +131,21 @@ class Worker : public Host {
     reply.sm_clock_start_mhz = clock_->mhz();
     try {
       prepare(request);
-      CUfunction candidate = function(request.candidate);
-      restore_inputs();
-      reset_outputs(request.args);
-      auto check_start = std::chrono::steady_clock::now();
-      launch(candidate, request.candidate, params(request.args));
-      sync("candidate");
-      reply.kernel_ms = milliseconds_since(check_start);
-      if (request.reference) {
-        double tolerance = request.tolerance;
-        for (std::size_t i = 0; i < request.args.size(); ++i) {
-          const auto& arg = request.args[i];
-          if (!arg.is_buffer || arg.role != proto::Role::output) continue;
-          std::vector<std::byte> got(workspace_.working[i].bytes);
-          check(cuMemcpyDtoH(got.data(), workspace_.working[i].pointer, got.size()),
-                "cuMemcpyDtoH");
-          Comparison result = compare(got, workspace_.expected[i], arg.dtype, arg.count);
-          reply.max_rel_error = std::max(reply.max_rel_error, result.max_rel_error);
-          double limit = tolerance >= 0 ? tolerance : proto::default_tolerance(arg.dtype);
-          if (!result.problem.empty() || !(result.max_rel_error <= limit)) {
-            reply.outcome = "wrong_result";
-            reply.detail =
-                "argument " + std::to_string(i) + ": " +
-                (result.problem.empty() ? "relative error " + std::to_string(result.max_rel_error) +
-                                              " above tolerance " + std::to_string(limit)
-                                        : result.problem);
-            reply.sm_clock_end_mhz = clock_->mhz();
-            return reply;
-          }
+      if (request.rounds > 0) {
+        run_rounds(request, reply);
+      } else {
+        CUfunction candidate = function(request.candidate);
+        auto check_start = std::chrono::steady_clock::now();
+        const bool correct = check_candidate(candidate, request.candidate, request, reply);
+        reply.kernel_ms = milliseconds_since(check_start);
+        if (correct && request.time) {
+          auto timing_start = std::chrono::steady_clock::now();
+          auto args = params(request.args);
+          time([&] { launch(candidate, request.candidate, args); }, request.timing, reply);
+          reply.kernel_ms += milliseconds_since(timing_start);
         }
+        if (correct) reply.outcome = "ok";
       }
-      if (request.time) {
-        auto timing_start = std::chrono::steady_clock::now();
-        auto args = params(request.args);
-        time([&] { launch(candidate, request.candidate, args); }, request.timing, reply);
-        reply.kernel_ms += milliseconds_since(timing_start);
-      }
-      reply.outcome = "ok";
     } catch (const LaunchRefused& refused) {
       reply.outcome = "launch_error";
       reply.detail = refused.what();
@@ -197,6 +155,72 @@ class Worker : public Host {
   }
 
  private:
+  // One launch from restored inputs and poisoned outputs, compared with the reference's outputs
+  // when there is one. False, with the reply's outcome wrong_result, when an output differs.
+  bool check_candidate(CUfunction candidate, const proto::Launch& shape,
+                       const proto::MeasureRequest& request, proto::MeasureReply& reply) {
+    restore_inputs();
+    reset_outputs(request.args);
+    launch(candidate, shape, params(request.args));
+    sync("candidate");
+    if (!request.reference) return true;
+    for (std::size_t i = 0; i < request.args.size(); ++i) {
+      const auto& arg = request.args[i];
+      if (!arg.is_buffer || arg.role != proto::Role::output) continue;
+      std::vector<std::byte> got(workspace_.working[i].bytes);
+      check(cuMemcpyDtoH(got.data(), workspace_.working[i].pointer, got.size()), "cuMemcpyDtoH");
+      Comparison result = compare(got, workspace_.expected[i], arg.dtype, arg.count);
+      reply.max_rel_error = std::max(reply.max_rel_error, result.max_rel_error);
+      double limit =
+          request.tolerance >= 0 ? request.tolerance : proto::default_tolerance(arg.dtype);
+      if (!result.problem.empty() || !(result.max_rel_error <= limit)) {
+        reply.outcome = "wrong_result";
+        reply.detail =
+            "argument " + std::to_string(i) + ": " +
+            (result.problem.empty() ? "relative error " + std::to_string(result.max_rel_error) +
+                                          " above tolerance " + std::to_string(limit)
+                                    : result.problem);
+        return false;
+      }
+    }
+    return true;
+  }
+
+  // Paired rounds (MeasureRequest::rounds): every candidate checked as a measure request checks
+  // it, then the worker's paired rounds (run_paired_rounds) on the inputs restored once, as
+  // time() runs its repetitions; the first candidate's time is the one that must settle.
+  void run_rounds(const proto::MeasureRequest& request, proto::MeasureReply& reply) {
+    std::vector<std::pair<CUfunction, const proto::Launch*>> passed;
+    for (const proto::Launch& shape : request.candidates) {
+      proto::MeasureReply checked;
+      try {
+        CUfunction candidate = function(shape);
+        if (check_candidate(candidate, shape, request, checked)) {
+          checked.outcome = "ok";
+          passed.emplace_back(candidate, &shape);
+        } else {
+          passed.emplace_back(nullptr, nullptr);
+        }
+      } catch (const LaunchRefused& refused) {
+        checked.outcome = "launch_error";
+        checked.detail = refused.what();
+        passed.emplace_back(nullptr, nullptr);
+      }
+      reply.candidate_outcomes.push_back(checked.outcome);
+      reply.candidate_details.push_back(checked.detail);
+    }
+    restore_inputs();
+    const std::vector<void*> args = params(request.args);
+    std::vector<std::function<void()>> timed;
+    for (const auto& [candidate, shape] : passed) {
+      timed.emplace_back();
+      if (candidate != nullptr) {
+        timed.back() = [this, candidate, shape, &args] { launch(candidate, *shape, args); };
+      }
+    }
+    run_paired_rounds(*this, timed, {}, request.rounds, request.reps, reply);
+  }
+
   proto::DeviceReport describe() {
     proto::DeviceReport report;
     char name[256] = {};
@@ -512,7 +536,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::unique_ptr<Worker> worker;
-  std::map<std::string, std::unique_ptr<Mode>> modes;  // destroyed before the worker
+  std::map<std::string, std::unique_ptr<Mode>> modes;  // per family; destroyed before the worker
   std::string line;
   while (std::getline(std::cin, line)) {
     auto started = std::chrono::steady_clock::now();
@@ -532,9 +556,15 @@ int main(int argc, char** argv) {
         auto reply = worker->measure(request);
         reply.worker_ms = milliseconds_since(started);
         send(reply);
-      } else if (const ModeFactory* factory = find_mode(op)) {
-        auto& mode = modes[op];
-        if (!mode) mode = (*factory)(*worker);
+      } else if (op == "family") {
+        const std::string family = message.value("family", "");
+        auto& mode = modes[family];
+        if (!mode) mode = make_family_mode(family, *worker);
+        if (!mode) {
+          modes.erase(family);
+          send({{"ok", false}, {"error", "this worker has no mode of family '" + family + "'"}});
+          continue;
+        }
         auto reply = mode->measure(message.at("request"));
         reply.worker_ms = milliseconds_since(started);
         send(reply);

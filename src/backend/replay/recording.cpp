@@ -2,6 +2,8 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <cmath>
+#include <initializer_list>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -74,6 +76,20 @@ Measurement t4_failure(const std::string& invalidity, const std::string& marker)
   if (invalidity == "constraints") return failure(Outcome::invalid_config, marker);
   if (invalidity == "timeout") return failure(Outcome::hang, marker);
   return failure(Outcome::crash, invalidity + ": " + marker);
+}
+
+// The sum of the named millisecond fields that are numbers, in seconds; NaN when none is.
+double seconds_of(const Json& object, std::initializer_list<const char*> fields) {
+  double sum = 0.0;
+  bool any = false;
+  for (const char* name : fields) {
+    const auto it = object.find(name);
+    if (it != object.end() && it->is_number()) {
+      sum += it->get<double>();
+      any = true;
+    }
+  }
+  return any ? sum / 1e3 : NAN;
 }
 
 Measurement timed(double time_ms, const Json* repetitions) {
@@ -158,6 +174,8 @@ Recording read_kernel_tuner_cache(const std::filesystem::path& path, const Json&
     } else {
       fail(path, where + ".time", "expected milliseconds or a failure name");
     }
+    e.compile_s = seconds_of(entry, {"compile_time"});
+    e.benchmark_s = seconds_of(entry, {"benchmark_time", "verification_time"});
     r.entries.push_back(std::move(e));
   }
   return r;
@@ -216,6 +234,18 @@ Recording read_t4(const std::filesystem::path& path, const Json& doc) {
                 times.is_object() && times.contains("runtimes") ? &times["runtimes"] : nullptr);
     } else {
       e.measurement = t4_failure(invalidity, value->is_string() ? value->get<std::string>() : "");
+    }
+    if (const Json& times = result.contains("times") ? result["times"] : Json();
+        times.is_object()) {
+      e.compile_s = seconds_of(times, {"compilation"});
+      double runtimes_ms = 0.0;
+      if (times.contains("runtimes") && times["runtimes"].is_array()) {
+        for (const Json& t : times["runtimes"]) {
+          if (t.is_number()) runtimes_ms += t.get<double>();
+        }
+      }
+      const double validation_s = seconds_of(times, {"validation"});
+      e.benchmark_s = runtimes_ms / 1e3 + (std::isnan(validation_s) ? 0.0 : validation_s);
     }
     r.entries.push_back(std::move(e));
   }

@@ -5,31 +5,12 @@
 #include <algorithm>
 #include <cmath>
 
+#include "cpu_testing.hpp"
 #include "cutune/cpu.hpp"
 #include "cutune/space.hpp"
 
 namespace cutune {
 namespace {
-
-const std::filesystem::path examples = CUTUNE_EXAMPLES_DIR;
-
-class CpuEvaluatorTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    cache_ = std::filesystem::temp_directory_path() /
-             ("cutune-cpu-" + std::to_string(::getpid()) + "-" +
-              ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(cache_);
-  }
-  void TearDown() override { std::filesystem::remove_all(cache_); }
-  CpuOptions options() const {
-    CpuOptions o;
-    o.cache_dir = cache_;
-    o.jobs = 2;
-    return o;
-  }
-  std::filesystem::path cache_;
-};
 
 std::vector<Config> modes(const Space& space, const std::vector<std::string>& names) {
   std::vector<Config> out;

@@ -129,5 +129,26 @@ TEST(DeviceWorkerPool, AWorkerThatCannotStartIsAnErrorNotACandidateFailure) {
   }
 }
 
+// A family's own request travels inside the generic envelope, unread by the pool; a worker
+// without that family's mode refuses it, and the refusal is the candidate's launch_error.
+TEST(DeviceWorkerPool, FamilyRequestsReachTheFamilysModeUnread) {
+  TempDir logs("pool-family");
+  DeviceWorkerPool pool(stand_in(logs));
+  protocol::FamilyRequest request;
+  request.family = "echo";
+  request.request = {{"id", 7}, {"shape", {128, 256}}, {"note", "a \"quoted\" value"}};
+  request.timing.budget_ms = 10;
+  const DeviceResult echoed = pool.measure(0, request);
+  ASSERT_TRUE(echoed.measurement.ok()) << echoed.measurement.detail;
+  EXPECT_EQ(echoed.reply.id, 7u);
+  EXPECT_EQ(nlohmann::json::parse(echoed.reply.detail), request.request);
+
+  request.family = "gemv";
+  const DeviceResult refused = pool.measure(0, request);
+  EXPECT_EQ(refused.measurement.outcome, Outcome::launch_error);
+  EXPECT_NE(refused.measurement.detail.find("no mode of family 'gemv'"), std::string::npos)
+      << refused.measurement.detail;
+}
+
 }  // namespace
 }  // namespace cutune::cuda

@@ -1,7 +1,10 @@
 // A stand-in for cutune-cuda-worker, for testing the tuner's side on a machine without a GPU.
 // It speaks the real protocol (worker_protocol.hpp) and acts out what the candidate's kernel name
 // says: ok, wrong, refused (a launch error), sticky (a sticky CUDA error: reply crash and exit),
-// segv (killed by a signal), hang (never answers), garbage (breaks the protocol).
+// segv (killed by a signal), hang (never answers), garbage (breaks the protocol). A family
+// request (op "family") of family "echo" is answered ok with the request it carried, unread; any
+// other family is refused as by a worker without that family's mode. Paired rounds (a request with
+// rounds > 0) time each candidate that passes as block.x / 32 ms.
 //   cutune-fake-cuda-worker --device N [--fail-start]
 #include <signal.h>
 #include <unistd.h>
@@ -37,7 +40,51 @@ int main(int argc, char** argv) {
       std::cout << nlohmann::json{{"ok", true}, {"device", device}}.dump() << std::endl;
       continue;
     }
+    if (op == "family") {
+      const std::string family = message.value("family", "");
+      if (family != "echo") {
+        std::cout << nlohmann::json{{"ok", false},
+                                    {"error", "this worker has no mode of family '" + family + "'"}}
+                         .dump()
+                  << std::endl;
+        continue;
+      }
+      proto::MeasureReply reply;
+      reply.id = message.at("request").value("id", std::uint64_t{0});
+      reply.outcome = "ok";
+      reply.time_ms = reply.min_ms = reply.max_ms = reply.p25_ms = reply.p75_ms = 1.0;
+      reply.repetitions = 1;
+      reply.detail = message.at("request").dump();
+      std::cout << nlohmann::json(reply).dump() << std::endl;
+      continue;
+    }
     auto request = message.at("request").get<proto::MeasureRequest>();
+    if (request.rounds > 0) {
+      // Paired rounds: each candidate acts out its kernel name's check; one that passes takes
+      // block.x / 32 ms in every round, on a clock that reads steady after three warm-up rounds.
+      proto::MeasureReply reply;
+      reply.id = request.id;
+      reply.outcome = "ok";
+      reply.warmup_rounds = 3;
+      for (const proto::Launch& c : request.candidates) {
+        reply.candidate_outcomes.push_back(c.kernel == "ok"      ? "ok"
+                                           : c.kernel == "wrong" ? "wrong_result"
+                                                                 : "launch_error");
+        reply.candidate_details.push_back("stand-in " + c.kernel);
+      }
+      for (int r = 0; r < request.rounds; ++r) {
+        std::vector<double> times;
+        for (const proto::Launch& c : request.candidates) {
+          times.push_back(c.kernel == "ok" ? c.block[0] / 32.0 : -1.0);
+        }
+        reply.round_ms.push_back(times);
+        reply.round_reference_ms.push_back(-1);
+        reply.round_sm_clock_mhz.push_back(1980);
+        reply.round_power_w.push_back(0);
+      }
+      std::cout << nlohmann::json(reply).dump() << std::endl;
+      continue;
+    }
     const std::string& behaviour = request.candidate.kernel;
     proto::MeasureReply reply;
     reply.id = request.id;

@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+"""Kernel Tuner's search strategies beside cutune's, on the same recorded spaces and budgets.
+
+Kernel Tuner (PyPI kernel_tuner, pinned in bench/search/requirements-kernel-tuner.txt; installed
+by `scripts/install-deps.sh --kernel-tuner` into .venv-kernel-tuner) runs each strategy in
+simulation mode on each Kernel Tuner cache file: its strategy proposes configs, the cache answers
+with the recorded time, nothing is compiled or run. Each (strategy, space, budget) is its own run
+with strategy_options max_fevals = budget (many of its strategies plan with the budget), repeated
+with seeds 0..repeats-1 (numpy's and Python's generators, which its strategies draw from). A run
+is scored by the fraction of the optimum it reached, optimum / fastest recorded time among its
+first `budget` results (failed configs count as evaluations, as in cutune). A config the recording
+lacks was illegal for the original tuner: a restriction keeps Kernel Tuner off it, as cutune's
+space drops it before it costs an evaluation.
+
+cutune runs `cutune bench-strategies` (the tune driver, --batch as given) over the same files;
+its strategies ignore the budget, so one run of the largest budget gives every smaller one.
+
+Prints one table: mean fraction of the optimum over spaces and repeats at each budget, cutune's
+strategies first, then each Kernel Tuner strategy as it finishes, then Kernel Tuner's best.
+
+  .venv-kernel-tuner/bin/python bench/search/kernel_tuner_compare.py data/spaces \\
+      --cutune build/release/bin/cutune [--budgets 25,50,100,200] [--repeats 10] [--batch 32]
+"""
+import argparse
+import csv
+import gzip
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+# Kernel Tuner 1.5.0's strategies, less brute_force (exhaustive, not a search) and
+# pyatf_strategies (a wrapper needing the separate pyATF package).
+KT_STRATEGIES = [
+    "adaptive_tabu_greywolf", "basinhopping", "bayes_opt", "diff_evo", "dual_annealing",
+    "firefly_algorithm", "genetic_algorithm", "greedy_ils", "greedy_mls", "hybrid_vndx",
+    "minimize", "mls", "nsga2", "nsga3", "ordered_greedy_mls", "pso", "random_sample",
+    "simulated_annealing", "skopt",
+]
+
+
+def cache_files(inputs):
+    """Kernel Tuner cache files (*.json, *.json.gz; T4 files skipped), each recording once."""
+    files = []
+    for path in inputs:
+        if os.path.isdir(path):
+            for root, _, names in os.walk(path):
+                files += [os.path.join(root, n) for n in names if n.endswith((".json", ".json.gz"))]
+        else:
+            files.append(path)
+    seen, spaces = {}, []
+    for path in sorted(files):
+        opener = gzip.open if path.endswith(".gz") else open
+        with opener(path, "rt") as f:
+            doc = json.load(f)
+        if "cache" not in doc:
+            continue  # a T4 file: the same measurements are in the cache file beside it
+        label = os.path.basename(os.path.dirname(path)) + "/" + os.path.basename(path).split(".")[0]
+        fingerprint = json.dumps(sorted((k, str(v.get("time"))) for k, v in doc["cache"].items()))
+        if fingerprint in seen:
+            print(f"skipping {label}: the same recording as {seen[fingerprint]}")
+            continue
+        seen[fingerprint] = label
+        spaces.append((label, doc))
+    return spaces
+
+
+def optimum(doc):
+    return min(v["time"] for v in doc["cache"].values() if isinstance(v.get("time"), (int, float)))
+
+
+def run_kernel_tuner(kt, doc, cache_path, strategy, budget, seed):
+    keys = doc["tune_params_keys"]
+    legal = set(doc["cache"].keys())
+    random.seed(seed)
+    np.random.seed(seed)
+
+    # A named function: Kernel Tuner rewrites a lambda's source text into a restriction string.
+    def recorded(params):
+        return ",".join(str(params[k]) for k in keys) in legal
+
+    results, _ = kt.tune_kernel(
+        doc["kernel_name"], "", doc["problem_size"], [], doc["tune_params"],
+        cache=cache_path, simulation_mode=True, strategy=strategy,
+        strategy_options={"max_fevals": budget},
+        restrictions=recorded,
+        verbose=False, quiet=True)
+    times = [r["time"] for r in results[:budget] if isinstance(r.get("time"), (int, float))]
+    return optimum(doc) / min(times) if times else 0.0
+
+
+def run_cutune(binary, inputs, budgets, repeats, batch, strategies):
+    out = tempfile.mkdtemp(prefix="cutune-compare-")
+    subprocess.run([binary, "bench-strategies", *inputs, "--budget", str(max(budgets)),
+                    "--repeats", str(repeats), "--batch", str(batch), "--strategies",
+                    ",".join(strategies), "--out", out], check=True, stdout=subprocess.DEVNULL)
+    curves = {}  # strategy -> space -> mean curve
+    with open(os.path.join(out, "strategy_curves.csv")) as f:
+        for row in csv.DictReader(f):
+            curves.setdefault(row["strategy"], {}).setdefault(row["space"], []).append(
+                float(row["mean_fraction_of_optimum"]))
+    table = {}
+    for name in strategies:
+        spaces = curves[name]
+        table["cutune " + name] = [
+            sum(curve[b - 1] for curve in spaces.values()) / len(spaces) for b in budgets]
+    return table
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("spaces", nargs="+", help="recorded space files or folders of them")
+    parser.add_argument("--cutune", default="build/release/bin/cutune")
+    parser.add_argument("--budgets", default="25,50,100,200")
+    parser.add_argument("--repeats", type=int, default=10)
+    parser.add_argument("--batch", type=int, default=32, help="cutune's candidates per round")
+    parser.add_argument("--strategies", default=",".join(KT_STRATEGIES),
+                        help="Kernel Tuner strategies (comma-separated)")
+    parser.add_argument("--ours", default="lfbo,pattern,random",
+                        help="cutune strategies (comma-separated)")
+    args = parser.parse_args()
+    budgets = [int(b) for b in args.budgets.split(",")]
+
+    import kernel_tuner as kt  # late: --help works without it
+    spaces = cache_files(args.spaces)
+    table = run_cutune(args.cutune, args.spaces, budgets, args.repeats, args.batch,
+                       args.ours.split(","))
+    head = "".join(f"{'@' + str(b):>9}" for b in budgets)
+    print(f"{len(spaces)} spaces x {args.repeats} repeats; cutune at batch {args.batch}; "
+          "mean fraction of the optimum")
+    print(f"{'strategy':<38}{head}")
+    for name, row in table.items():
+        print(f"{name:<38}" + "".join(f"{x:>9.4f}" for x in row), flush=True)
+    lead_name = "cutune " + args.ours.split(",")[0]
+    lead = table[lead_name]
+    scratch = tempfile.mkdtemp(prefix="kt-compare-")
+    best = [0.0] * len(budgets)
+    for strategy in args.strategies.split(","):
+        started = time.time()
+        row = []
+        for budget in budgets:
+            fractions = []
+            for label, doc in spaces:
+                for seed in range(args.repeats):
+                    # Kernel Tuner appends to its cache file: each run gets a fresh copy.
+                    path = os.path.join(scratch, "cache.json")
+                    with open(path, "w") as f:
+                        json.dump(doc, f)
+                    fractions.append(run_kernel_tuner(kt, doc, path, strategy, budget, seed))
+            row.append(sum(fractions) / len(fractions))
+        best = [max(a, b) for a, b in zip(best, row)]
+        # Rows appear as they finish (some strategies take minutes), each with its run time.
+        print(f"{'kernel_tuner ' + strategy:<38}" + "".join(f"{x:>9.4f}" for x in row)
+              + f"   ({time.time() - started:.0f} s)", flush=True)
+    print(f"{'kernel_tuner best':<38}" + "".join(f"{x:>9.4f}" for x in best))
+    ahead = all(a > b for a, b in zip(lead, best))
+    print(f"\n{lead_name} ahead of every Kernel Tuner strategy run at every budget: "
+          f"{'yes' if ahead else 'no'}")
+
+
+if __name__ == "__main__":
+    main()

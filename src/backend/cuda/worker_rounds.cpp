@@ -1,0 +1,68 @@
+// Paired rounds on the worker (declared in worker_host.hpp): one piece for every family, so the
+// GEMM op and the generic spec request reach steady state and time their rounds the same way.
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+
+#include "worker_host.hpp"
+
+namespace cutune::cuda::worker {
+
+void run_paired_rounds(Host& host, const std::vector<std::function<void()>>& launches,
+                       const std::function<void()>& reference, int rounds, int reps,
+                       protocol::MeasureReply& reply) {
+  protocol::Timing per_round;  // `reps` flushed launches after one untimed, no graph
+  per_round.warmup = 1;
+  per_round.warmup_ms = 0;
+  per_round.budget_ms = 0;
+  per_round.min_reps = std::max(1, reps);
+  per_round.max_reps = per_round.min_reps;
+  per_round.graph = "off";
+  const auto time_once = [&](const std::function<void()>& launch) {
+    protocol::MeasureReply timed;
+    host.time(launch, per_round, timed);
+    return timed.time_ms;
+  };
+  // Without a reference, the first candidate that passed its check (the tournament's default)
+  // is the time that must settle.
+  std::size_t settling = launches.size();
+  for (std::size_t i = 0; i < launches.size() && settling == launches.size(); ++i) {
+    if (launches[i]) settling = i;
+  }
+  // Each round starts one candidate later than the last, so no candidate always runs first.
+  const auto round = [&](int index, std::vector<double>& times) {
+    times.assign(launches.size(), -1);
+    for (std::size_t i = 0; i < launches.size(); ++i) {
+      const std::size_t at = (i + static_cast<std::size_t>(index)) % launches.size();
+      if (launches[at]) times[at] = time_once(launches[at]);
+    }
+    if (reference) return time_once(reference);
+    return settling < times.size() ? times[settling] : -1.0;
+  };
+  std::vector<double> times;
+  double previous_ms = -1;
+  int previous_mhz = -1;
+  constexpr int kMinWarmup = 3;
+  constexpr int kMaxWarmup = 40;
+  while (reply.warmup_rounds < kMaxWarmup) {
+    const double settling_ms = round(reply.warmup_rounds, times);
+    const int mhz = host.sm_clock_mhz();
+    ++reply.warmup_rounds;
+    const bool settled = previous_ms > 0 &&
+                         std::abs(settling_ms - previous_ms) <= 0.02 * previous_ms &&
+                         std::abs(mhz - previous_mhz) <= 0.01 * std::max(previous_mhz, 1);
+    if (settled && reply.warmup_rounds >= kMinWarmup) break;
+    previous_ms = settling_ms;
+    previous_mhz = mhz;
+  }
+  for (int r = 0; r < rounds; ++r) {
+    const double settling_ms = round(r, times);
+    reply.round_reference_ms.push_back(reference ? settling_ms : -1.0);
+    reply.round_ms.push_back(times);
+    reply.round_sm_clock_mhz.push_back(host.sm_clock_mhz());
+    reply.round_power_w.push_back(host.power_w());
+  }
+  reply.outcome = "ok";
+}
+
+}  // namespace cutune::cuda::worker

@@ -1,0 +1,106 @@
+// Evaluates configurations of the built-in Hopper GEMM family (make_gemm_space()) on one problem:
+// each config's cubin is compiled from device/hopper_gemm.cu by nvcc for sm_90a, all of a batch
+// at once in the CUDA backend's compile pool (cached on disk), and each candidate is measured as
+// soon as its cubin is ready by the device worker's GEMM mode (op "family", family "gemm"):
+// checked against cuBLASLt on seeded random inputs with a poisoned output, then timed with events
+// and L2 flushed.
+// Faults, hangs and refused launches become the candidate's Measurement, as for any kernel.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <future>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "cutune/cuda/compile.hpp"
+#include "cutune/evaluator.hpp"
+#include "cutune/problem.hpp"
+#include "gemm/gemm_problem.hpp"
+
+namespace cutune {
+
+struct GemmCompileOptions {
+  // Cubins and compiler logs. Empty: $CUTUNE_CACHE_DIR/cuda, else $XDG_CACHE_HOME/cutune/cuda,
+  // else ~/.cache/cutune/cuda.
+  std::filesystem::path cache_dir;
+  unsigned jobs = 0;  // concurrent compiles; 0: one per core
+  std::chrono::milliseconds time_limit{std::chrono::seconds(300)};
+  std::string nvcc = "nvcc";
+  // Empty: $CUTUNE_GEMM_SOURCE / $CUTUNE_CUTLASS_INCLUDE, else the paths of this build's tree.
+  // The source's grandparent folder must hold gemm_rules.hpp (as src/families/gemm does).
+  std::filesystem::path source;
+  std::filesystem::path cutlass_include;
+  std::string arch = "sm_90a";
+};
+
+// Compiles GEMM configs to cubins; needs nvcc and the CUTLASS headers, no GPU.
+class GemmCompiler {
+ public:
+  // Throws std::runtime_error when the kernel source or gemm_rules.hpp cannot be read.
+  GemmCompiler(const Problem& problem, GemmCompileOptions options = {});
+  ~GemmCompiler();
+
+  // Queues the compile of `config` (a config of make_gemm_space()) and returns at once.
+  std::shared_future<cuda::CompileResult> submit(const Config& config);
+  cuda::CompileRequest request(const gemm::GemmConfig& config) const;
+  // "nvcc <build>; sm_90a -std=c++17 -O3": part of the results store's key.
+  std::string toolchain();
+  // A hash of the kernel source and its rules header: the family version of the store's key.
+  std::string source_version() const;
+  const gemm::GemmProblem& problem() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+// GemmCompiler::source_version() of a compiler with these options, without the compiler (no
+// CUTLASS headers needed). Throws std::runtime_error when the source cannot be read.
+std::string gemm_source_version(const GemmCompileOptions& options = {});
+
+struct GemmEvaluatorOptions {
+  GemmCompileOptions compile;
+  std::vector<int> devices{0};  // CUDA ordinals; one worker each, candidates spread over them
+  // Empty: $CUTUNE_CUDA_WORKER, else the cutune-cuda-worker built with the CUDA backend.
+  std::filesystem::path worker;
+  std::uint64_t seed = 1;  // input values
+  double tolerance = -1;   // max relative error; negative: the dtype's default
+  double budget_ms = 50;   // timed repetitions per candidate; retime() takes five times more
+  int min_reps = 10;
+  int max_reps = 500;
+  std::chrono::milliseconds watchdog{std::chrono::seconds(20)};
+};
+
+class GemmEvaluator : public Evaluator {
+ public:
+  // Starts the device workers. Throws std::invalid_argument for a problem the family cannot run,
+  // std::runtime_error when no worker starts or the device is not sm_90.
+  GemmEvaluator(const Problem& problem, GemmEvaluatorOptions options = {});
+  ~GemmEvaluator() override;
+
+  std::vector<Measurement> evaluate(std::span<const Config> batch) override;
+  std::vector<Measurement> retime(std::span<const Config> batch) override;
+  // One request to the first worker (gemm_worker_mode.cpp): every config and cuBLASLt (each
+  // round's reference_ms) in paired rounds after a warm-up that waits for cuBLASLt's time and the
+  // SM clock to settle; each round's SM clock and power from NVML (NaN without it).
+  PairedRounds time_rounds(std::span<const Config> configs, int rounds) override;
+  // cuBLASLt (its first heuristic algorithm) on the same problem, data and timing: the reference
+  // to compare with, timed in the same worker. `scale` multiplies the timing budget.
+  Measurement time_cublas(int scale = 5);
+
+  std::string device_name() const override;
+  std::string toolchain() const override;
+  // What constraints and seeds see: the worker's device (name, compute capability, opt-in shared
+  // memory per block, SM count).
+  Device device() const;
+  GemmCompiler& compiler();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace cutune

@@ -1,0 +1,40 @@
+#include "gemm/gemm_family_record.hpp"
+
+#include <memory>
+
+#include "gemm/gemm_space.hpp"
+
+namespace cutune {
+
+Family gemm_tuning_family(GemmEvaluatorOptions options) {
+  static const std::unique_ptr<TuningSpace> space = make_gemm_space();
+  Family f;
+  f.name = "gemm";
+  f.version = gemm_source_version(options.compile);
+  f.summary = "Hopper bf16/fp16 GEMM (src/families/gemm/device/hopper_gemm.cu)";
+  f.tuning = space.get();
+  f.example_problem = gemm_problem(2048, 4096, 4096, "bf16");
+  f.device = Device::h200();
+  f.resolve = resolve_gemm_problem;
+  f.make_evaluator = [options = std::move(options)](const Problem& problem,
+                                                    const std::vector<int>& devices) {
+    GemmEvaluatorOptions measure = options;
+    if (!devices.empty()) measure.devices = devices;
+    auto evaluator = std::make_unique<GemmEvaluator>(problem, measure);
+    FamilyEvaluator made{nullptr, evaluator->device(), {}};
+    made.time_reference = [gemm = evaluator.get()] { return gemm->time_cublas(); };
+    made.evaluator = std::move(evaluator);
+    return made;
+  };
+  f.reference_name = "cuBLASLt";
+  f.flop_count = [](const Problem& problem) {
+    const gemm::GemmProblem shape = to_gemm_problem(problem);
+    return 2.0 * static_cast<double>(shape.m) * static_cast<double>(shape.n) *
+           static_cast<double>(shape.k);
+  };
+  return f;
+}
+
+Family families::gemm() { return gemm_tuning_family(); }
+
+}  // namespace cutune

@@ -1,0 +1,218 @@
+// `cutune report` end to end (issue 18): real tunes of the shipped CPU examples into a real store,
+// the page written from the store afterwards, then opened in headless Chromium, which runs the
+// page's script: the facts a newcomer asks for must be in the rendered DOM, every plot drawn, and
+// no script error raised.
+#include <fmt/core.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "../store/store_testing.hpp"
+#include "cutune/store.hpp"
+
+namespace cutune {
+namespace {
+
+namespace fs = std::filesystem;
+
+using testing::read_text;
+using testing::run_command;
+using testing::TempDir;
+
+// The tool with its caches under `dir`; stdout only.
+std::string tool(const TempDir& dir, const std::string& arguments) {
+  const auto result =
+      run_command(fmt::format("env XDG_CACHE_HOME='{}' '{}' {} 2>'{}'", (dir / "cache").string(),
+                              CUTUNE_TOOL, arguments, (dir / "stderr.txt").string()),
+                  true);
+  EXPECT_NE(result.status, -1) << read_text(dir / "stderr.txt");
+  return result.output;
+}
+
+// The page's DOM after its scripts ran, as headless Chromium serialises it.
+std::string rendered(const TempDir& dir, const fs::path& page) {
+  return run_command(fmt::format("timeout 60 '{}' --headless=new --no-sandbox --disable-gpu "
+                                 "--user-data-dir='{}' --dump-dom 'file://{}' 2>/dev/null",
+                                 CUTUNE_CHROMIUM, (dir / "chromium").string(), page.string()),
+                     true)
+      .output;
+}
+
+// The text of the element with this id (its tags dropped); empty when there is none. Plain
+// search: std::regex recurses per character and overflows the stack on a 200 KB page.
+std::string text_of(const std::string& dom, const std::string& id) {
+  const auto at = dom.find("id=\"" + id + "\"");
+  if (at == std::string::npos) return {};
+  const auto open = dom.rfind('<', at);
+  const std::string tag = dom.substr(open + 1, dom.find_first_of(" >", open) - open - 1);
+  const auto start = dom.find('>', at) + 1;
+  const auto end = dom.find("</" + tag + ">", start);
+  std::string text;
+  bool in_tag = false;
+  for (char c : dom.substr(start, end - start)) {
+    if (c == '<' || c == '>') {
+      in_tag = c == '<';
+    } else if (!in_tag) {
+      text += c;
+    }
+  }
+  return text;
+}
+
+// The number in body's data-plots attribute (what the page's script drew); -1 when absent.
+int plots_drawn(const std::string& dom) {
+  const std::string attribute = "data-plots=\"";
+  const auto at = dom.find(attribute);
+  return at == std::string::npos ? -1 : std::atoi(dom.c_str() + at + attribute.size());
+}
+
+// Every knob=value of a config as the page writes it.
+void expect_config_on(const std::string& text, const std::string& config_json) {
+  const nlohmann::json config = nlohmann::json::parse(config_json);
+  for (const auto& [knob, value] : config.items()) {
+    const std::string shown = value.is_string() ? value.get<std::string>() : value.dump();
+    EXPECT_NE(text.find(knob + "=" + shown), std::string::npos) << knob << " in " << text;
+  }
+}
+
+class ReportOfRealTunes : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new TempDir;
+    // A space where most configs fail, each its own way (its first eight modes, in order: every
+    // kind of failure the page explains), then a tune where the search wins.
+    tool(*dir_, fmt::format("tune {}/cpu/faults/faults.json --strategy exhaustive --budget 8 "
+                            "--db '{}'",
+                            CUTUNE_EXAMPLES_DIR, db().string()));
+    matmul_text_ = tool(
+        *dir_, fmt::format("tune {}/cpu/matmul/matmul.json --problem m=96,n=96,k=96 --budget 12 "
+                           "--seed 5 --db '{}'",
+                           CUTUNE_EXAMPLES_DIR, db().string()));
+  }
+  static void TearDownTestSuite() { delete dir_; }
+  static fs::path db() { return *dir_ / "results.db"; }
+
+  // The decision the store holds for the key of `family`.
+  static Decision decision_of(const std::string& family) {
+    auto store = Store::open(db(), OpenMode::read_only);
+    for (const TuningKey& key : store.keys({.family = family})) return *store.decision(key);
+    ADD_FAILURE() << "no key of " << family;
+    return {};
+  }
+
+  static TempDir* dir_;
+  static std::string matmul_text_;  // what the matmul tune printed
+};
+
+TempDir* ReportOfRealTunes::dir_ = nullptr;
+std::string ReportOfRealTunes::matmul_text_;
+
+// Issue 18: the tune's text report keeps to 120 columns (its configs cut in the tables, the
+// winner's printed whole), and `show` too.
+TEST_F(ReportOfRealTunes, TuneAndShowTextFit120Columns) {
+  const std::string shown = tool(*dir_, fmt::format("show --db '{}'", db().string()));
+  EXPECT_NE(matmul_text_.find("winning config"), std::string::npos) << matmul_text_;
+  EXPECT_NE(shown.find("cpu_matmul"), std::string::npos) << shown;
+  for (const std::string& text : {matmul_text_, shown}) {
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) EXPECT_LE(line.size(), 120u) << line;
+  }
+}
+
+TEST_F(ReportOfRealTunes, PageOfTheLatestTuneAnswersTheNewcomersQuestions) {
+  const fs::path page = *dir_ / "latest.html";
+  const std::string said =
+      tool(*dir_, fmt::format("report --last --db '{}' --html '{}'", db().string(), page.string()));
+  EXPECT_NE(said.find("cpu_matmul"), std::string::npos) << said;
+  const Decision d = decision_of("cpu_matmul");
+  const std::string dom = rendered(*dir_, page);
+  ASSERT_FALSE(dom.empty()) << "Chromium rendered nothing";
+
+  // Which config won, by how much over the default, how sure the tournament is.
+  expect_config_on(text_of(dom, "winner"), d.winner_json);
+  const std::string speedup = text_of(dom, "speedup");
+  EXPECT_NE(speedup.find(fmt::format("{:.3f}x the default config", d.speedup)), std::string::npos)
+      << speedup;
+  EXPECT_NE(speedup.find(fmt::format("95% interval [{:.3f}, {:.3f}] over {} paired rounds",
+                                     d.speedup_low, d.speedup_high, d.rounds)),
+            std::string::npos)
+      << speedup;
+  const std::string sure = text_of(dom, "sureness");
+  EXPECT_NE(sure.find(d.winner_hash == d.default_hash ? "the default is deployed"
+                      : d.speedup_low > 1             ? "Sure: the whole interval is above 1"
+                                                      : "Not sure"),
+            std::string::npos)
+      << sure;
+  // Against the reference: the CPU backend times none, and the page says so.
+  EXPECT_NE(text_of(dom, "reference").find("none timed"), std::string::npos);
+  // Which knobs mattered: every knob of the space that the samples varied is ranked.
+  const std::string knobs = text_of(dom, "knobs");
+  for (const char* knob : {"BM", "BN", "BK"})
+    EXPECT_NE(knobs.find(knob), std::string::npos) << knobs;
+  // The plots: both convergence plots, the scatter, a plot per ranked knob (at most six) and
+  // the tournament's intervals, drawn without a script error.
+  EXPECT_EQ(text_of(dom, "script-errors"), "");
+  EXPECT_GE(plots_drawn(dom), 5);
+}
+
+TEST_F(ReportOfRealTunes, PageOfTheFaultsTuneExplainsEveryFailure) {
+  const Decision d = decision_of("cpu_faults");
+  const fs::path page = *dir_ / "faults.html";
+  tool(*dir_,
+       fmt::format("report {} --db '{}' --html '{}'", d.tune_id, db().string(), page.string()));
+  const std::string dom = rendered(*dir_, page);
+  // Only MODE=fast and MODE=slow run correctly; fast wins as the default.
+  expect_config_on(text_of(dom, "winner"), R"({"MODE": "fast"})");
+  EXPECT_NE(text_of(dom, "sureness").find("the default is deployed"), std::string::npos);
+  const std::string failures = text_of(dom, "failures");
+  for (const char* reason : {"compile_error", "compile_timeout", "crash", "hang", "wrong_result"})
+    EXPECT_NE(failures.find(reason), std::string::npos) << reason << " in " << failures;
+  // The compile error's first error line (the static_assert's message), and its log's path.
+  EXPECT_NE(failures.find("error: static assertion failed: this mode does not compile"),
+            std::string::npos)
+      << failures;
+  EXPECT_NE(failures.find((*dir_ / "cache").string()), std::string::npos) << failures;
+  EXPECT_EQ(text_of(dom, "script-errors"), "");
+}
+
+TEST(ReportCli, AnUnknownSelectorIsRefusedByName) {
+  TempDir dir;
+  const fs::path db = dir / "results.db";
+  Store::open(db).record(testing::timed(testing::gemm_key(), 64, 0.5));
+  const auto result =
+      run_command(fmt::format("'{}' report no-such-tune --db '{}' --html '{}'", CUTUNE_TOOL,
+                              db.string(), (dir / "none.html").string()));
+  EXPECT_EQ(result.status, 1);
+  EXPECT_NE(result.output.find("no tune id or key hash"), std::string::npos) << result.output;
+  EXPECT_NE(result.output.find("'no-such-tune'"), std::string::npos) << result.output;
+  EXPECT_FALSE(fs::exists(dir / "none.html"));
+}
+
+// Issue 18: every command's help fits 120 columns, the tune's help names its strategies, and
+// --version names the version, the git revision and the toolchain.
+TEST(CliOutput, HelpFitsAndVersionNamesRevisionAndToolchain) {
+  for (const char* command :
+       {"", "tune", "show", "report", "space", "export", "dispatch", "bench-strategies"}) {
+    const auto help = run_command(fmt::format("'{}' {} --help", CUTUNE_TOOL, command));
+    EXPECT_EQ(help.status, 0) << command;
+    std::istringstream lines(help.output);
+    for (std::string line; std::getline(lines, line);)
+      EXPECT_LE(line.size(), 120u) << "cutune " << command << " --help: " << line;
+  }
+  const std::string tune_help = run_command(fmt::format("'{}' tune --help", CUTUNE_TOOL)).output;
+  for (const char* strategy : {"random", "exhaustive", "pattern", "de", "lfbo", "hybrid"})
+    EXPECT_NE(tune_help.find(strategy), std::string::npos) << strategy;
+
+  const auto version = run_command(fmt::format("'{}' --version", CUTUNE_TOOL));
+  EXPECT_EQ(version.status, 0);
+  EXPECT_EQ(version.output.rfind("cutune 0.", 0), 0u) << version.output;
+  EXPECT_NE(version.output.find("(git "), std::string::npos) << version.output;
+  EXPECT_NE(version.output.find("built with "), std::string::npos) << version.output;
+}
+
+}  // namespace
+}  // namespace cutune

@@ -1,0 +1,53 @@
+// `cutune report [KEY|TUNE_ID|--last] [--html FILE]`: one tune's report page, read from the store
+// after the fact, so that it works for a tune recorded on another machine (a GPU tune's store
+// copied here) as for one run here.
+#include <fmt/core.h>
+
+#include <fstream>
+#include <memory>
+#include <stdexcept>
+
+#include "command.hpp"
+#include "report_page.hpp"
+#include "store_options.hpp"
+#include "tune_record.hpp"
+
+namespace cutune::cli {
+namespace {
+
+struct ReportOptions {
+  std::string selector;
+  bool last = false;
+  std::string db;
+  std::string html = "cutune-report.html";
+};
+
+void run_report(const ReportOptions& options) {
+  if (options.last && !options.selector.empty())
+    throw std::invalid_argument("report: give a key or tune id, or --last, not both");
+  auto store = Store::open(store_path(options.db), OpenMode::read_only);
+  const TuneRecord record = load_tune_record(store, options.selector);
+  std::ofstream out(options.html, std::ios::binary | std::ios::trunc);
+  out << report_page(record);
+  out.close();
+  if (!out) throw std::runtime_error("report: cannot write " + options.html);
+  fmt::print("wrote {}: tune {} of {} {} ({} configs)\n", options.html, record.tune_id,
+             record.key.family, record.key.problem, record.samples.size());
+}
+
+}  // namespace
+
+void add_report_command(CLI::App& app) {
+  auto options = std::make_shared<ReportOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "report", "Write one tune's report page (HTML, opens offline) from the results store");
+  sub->add_option("tune", options->selector,
+                  "A tune id, or 4+ leading hex digits of a key's hash (its latest tune); "
+                  "none: the latest tune in the store");
+  sub->add_flag("--last", options->last, "The tune that recorded the latest result (the default)");
+  add_db_option(*sub, options->db);
+  sub->add_option("--html", options->html, "Where to write the page")->capture_default_str();
+  sub->callback([options] { run_report(*options); });
+}
+
+}  // namespace cutune::cli
