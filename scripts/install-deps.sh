@@ -11,6 +11,7 @@ apt_packages=(
   build-essential cmake ninja-build pkg-config git ccache
   nlohmann-json3-dev libcli11-dev libfmt-dev libsqlite3-dev sqlite3
   libgtest-dev libgmock-dev libbenchmark-dev
+  libpq-dev postgresql-15
   libxgboost-dev libmuparser-dev zlib1g-dev libxxhash-dev
   clang-format python3-pip
   libjs-chart.js chromium

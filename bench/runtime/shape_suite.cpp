@@ -94,7 +94,7 @@ int run(const Args& args) {
                     fmt::join(cutune::family_names(), ", ")));
   }
   const auto make_evaluator = [&target](const cutune::Problem& problem) {
-    return target.make_evaluator(problem).evaluator;
+    return target.make_evaluator(problem, {}).evaluator;
   };
   auto store = cutune::Store::open(db);
   cutune::TuneOptions options;
@@ -109,7 +109,7 @@ int run(const Args& args) {
   fmt::print("|---|---|---|---|---|---|---|\n");
   for (const cutune::Problem& given : parse_shapes(args.shapes)) {
     const cutune::Problem problem = target.resolved(given);
-    cutune::FamilyEvaluator made = target.make_evaluator(problem);
+    cutune::FamilyEvaluator made = target.make_evaluator(problem, {});
     cutune::Evaluator& evaluator = *made.evaluator;
     device = made.device;
     const cutune::TuningKey key =
@@ -131,7 +131,7 @@ int run(const Args& args) {
   std::vector<std::string> compare_lines;
   for (const cutune::Problem& given : parse_shapes(args.compare)) {
     const cutune::Problem problem = target.resolved(given);
-    cutune::FamilyEvaluator made = target.make_evaluator(problem);
+    cutune::FamilyEvaluator made = target.make_evaluator(problem, {});
     const cutune::TuningKey key =
         target.key(problem, made.evaluator->device_name(), made.evaluator->toolchain());
     const auto c = cutune::compare_warm_start(*target.tuning, problem, made.device, *made.evaluator,

@@ -40,6 +40,11 @@ struct CpuOptions {
   // program, else the one this library was built with.
   std::filesystem::path worker;
   std::uint64_t seed = 1;  // input values
+  // Worker processes that measure, each a "device": a batch compiles once in the shared pool,
+  // then its candidates are spread over the devices, measured at once, and tagged with the device
+  // (Measurement::device); paired rounds run on device 0 only. Several GPUs' code path without a
+  // GPU: on one CPU the devices share its cores, so for timing that matters keep 1.
+  unsigned devices = 1;
   // Flags before the spec's own (which can override them, e.g. -O2).
   std::vector<std::string> base_flags{"-std=c++20", "-O3", "-march=native", "-shared", "-fPIC"};
 };

@@ -79,9 +79,11 @@ struct Family {
   // runtime reads. Throws std::invalid_argument for a problem the family cannot run. Empty:
   // problems are taken as given.
   std::function<Problem(const Problem&)> resolve;
-  // An evaluator for tunes of one (resolved) problem. Throws std::runtime_error when the machine
+  // An evaluator for tunes of one (resolved) problem, measuring on `devices`: CUDA ordinals, one
+  // worker each with candidates spread over them (the CPU backend starts that many worker
+  // processes); empty: the family's own one device. Throws std::runtime_error when the machine
   // cannot measure (no worker, no GPU). Empty: the family cannot be tuned here.
-  std::function<FamilyEvaluator(const Problem&)> make_evaluator;
+  std::function<FamilyEvaluator(const Problem&, const std::vector<int>& devices)> make_evaluator;
   // Runtime families only (empty in the table of built-in families): compiles (through the
   // backend's cache) and loads a config; throws std::runtime_error naming the config and why it
   // cannot be loaded; called from several threads at once. With the store key's device and

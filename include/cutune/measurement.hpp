@@ -43,6 +43,9 @@ struct Measurement {
   double compile_s = 0.0;      // wall time spent compiling (0 when served from the cache)
   double max_rel_error = NAN;  // against the reference, when one was checked
   std::string detail;          // why it failed: compiler log excerpt, signal, error text
+  // Which of its evaluator's devices measured it (an index into CpuOptions::devices' workers);
+  // 0 for an evaluator of one device. Not kept in the store.
+  int device = 0;
 
   bool ok() const { return outcome == Outcome::ok; }
 

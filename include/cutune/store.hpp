@@ -1,6 +1,7 @@
-// The results store: one SQLite file that keeps every measured candidate as it arrives, so that a
-// tune killed at any moment resumes without re-measuring, several tunes can share one file, and a
-// program can later read the best configuration per key.
+// The results store: one SQLite file (or one PostgreSQL database, see Store::open) that keeps every
+// measured candidate as it arrives, so that a tune killed at any moment resumes without
+// re-measuring, several tunes can share one file, and a program can later read the best
+// configuration per key.
 //
 // Each record() is its own committed transaction (WAL journal, busy timeout, retry on contention),
 // so a SIGKILL loses at most the measurement being written. A Store object is not thread-safe:
@@ -83,6 +84,12 @@ class StoreError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// What Store::claim found (docs/scale-out.md): the candidate is now this participant's to
+// measure (granted, or taken_over from a participant whose lease expired), was measured already,
+// is being measured by another participant under a live lease (held), or would take the key past
+// the tune's budget of distinct configs (budget_full).
+enum class ClaimResult { granted, taken_over, measured, held, budget_full };
+
 enum class OpenMode {
   read_write,  // creates the file (and its folder) when missing
   read_only,   // never writes; works on a read-only file in a read-only folder
@@ -91,7 +98,10 @@ enum class OpenMode {
 class Store {
  public:
   // Throws StoreError when the file is missing (read_only), is not SQLite, is corrupt, holds
-  // another program's tables, or was written by a newer schema.
+  // another program's tables, or was written by a newer schema. A path that starts with
+  // "postgresql://" or "postgres://" is a libpq connection URL instead: the same tables on a
+  // PostgreSQL server (created in an empty database), which tunes on many machines share; the
+  // same StoreErrors, and one when the server cannot be reached.
   static Store open(const std::filesystem::path& path, OpenMode mode = OpenMode::read_write);
   // A private store in memory that goes with this object: for drivers that replay recorded spaces
   // through the real tune loop without a file. Throws StoreError when SQLite cannot create it.
@@ -144,10 +154,32 @@ class Store {
   // What every key that has one deploys, as deployed(key), sorted by key.
   std::vector<StoredResult> best_per_key(const KeyFilter& filter = {});
 
+  // Cooperation of several tunes ("participants") on one key, which only a PostgreSQL store
+  // offers (docs/scale-out.md); the calls below throw StoreError on an SQLite store.
+  bool shared() const;
+  // Takes config_hash for owner for lease_seconds (server time), in one transaction that also
+  // looks at what the key holds: budget caps distinct measured configs plus claims, expired
+  // ones included (0: no cap). record() of the config ends its claim. config_json (empty for a claim that is not a
+  // config, such as the tournament's) is what orphans() hands to other participants.
+  ClaimResult claim(const TuningKey& key, std::string_view config_hash,
+                    std::string_view config_json, std::string_view owner, double lease_seconds,
+                    std::size_t budget);
+  // The configs (config_json) of expired claims never measured: a participant died with them.
+  std::vector<std::string> orphans(const TuningKey& key);
+  // Ends owner's claim without a measurement (a candidate given up, the tournament done).
+  void release(const TuningKey& key, std::string_view config_hash, std::string_view owner);
+  // Registers owner as a participant of the key: how many joined before it (0 for the first).
+  std::size_t join(const TuningKey& key, std::string_view owner);
+  // Live claims on the key of owners other than owner (candidates still being measured).
+  std::size_t claims_held_by_others(const TuningKey& key, std::string_view owner);
+
  private:
   struct Impl;
+  class Postgres;
   explicit Store(std::unique_ptr<Impl> impl);
-  std::unique_ptr<Impl> impl_;
+  explicit Store(std::unique_ptr<Postgres> postgres);
+  std::unique_ptr<Impl> impl_;          // the SQLite store, or
+  std::unique_ptr<Postgres> postgres_;  // the PostgreSQL one (src/store/postgres_store.hpp)
 };
 
 // A JSON document of results (normally best_per_key()), for other tools:

@@ -1,7 +1,9 @@
 // One tune: a strategy proposes, the space normalizes, duplicates are skipped, the evaluator
 // measures, the store keeps every result as it arrives, and a final tournament of the default,
 // the seeds and the top few (cutune/tournament.hpp) chooses the winner, which the store records
-// as the key's decision.
+// as the key's decision. On a shared store (Store::shared, a PostgreSQL server) any number of
+// tunes of one key cooperate: each claims a candidate before measuring it, and one tournament
+// decides for all (docs/scale-out.md).
 #pragma once
 
 #include <atomic>
@@ -44,6 +46,10 @@ struct TuneOptions {
   double finishing_share = 0.10;
   std::vector<Config> warm_start;  // configs to try first (e.g. winners of nearby shapes)
   std::string tune_id;             // names this run in the store; empty: generated
+  // On a shared (PostgreSQL) store, how long a claim on a candidate lasts: past it, a participant
+  // that died is presumed dead and its candidate goes to another. Longer than a batch's compile
+  // and measurement, and than the final tournament.
+  double lease_seconds = 600.0;
   // Set (e.g. by a signal handler) to stop: the batch in flight is finished and stored, no more
   // is asked, no tournament runs, and the report holds the search's fastest as `best`, undecided.
   const std::atomic<bool>* stop = nullptr;
@@ -78,6 +84,13 @@ struct TuneReport {
   std::optional<TournamentResult> tournament;  // none when no config ran correctly
   double tournament_seconds = 0.0;             // part of `seconds`
   bool stopped = false;                        // TuneOptions::stop ended the search
+
+  // On a shared store (docs/scale-out.md): this participant's place in joining the key, the claims
+  // it took over from participants whose lease expired, and whether the decision (best) is one
+  // another participant's tournament made.
+  std::size_t participant = 0;
+  std::size_t leases_taken_over = 0;
+  bool adopted_decision = false;
 
   // The tournament's median paired ratio default / winner; without a tournament of both (the
   // default failed), the default's search time over the winner's.

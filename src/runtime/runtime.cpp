@@ -229,7 +229,7 @@ struct Runtime::Impl {
   // Tunes one problem, warm-started from the nearest tuned shapes. Opens its own store handle
   // (a Store belongs to one thread); records results only when the runtime's store is writable.
   std::optional<Config> run_tune(const Family& f, const Problem& problem, std::stop_token stop) {
-    FamilyEvaluator made = f.make_evaluator(problem);
+    FamilyEvaluator made = f.make_evaluator(problem, {});
     Evaluator& evaluator = *made.evaluator;
     const TuningKey key = f.key(problem, evaluator.device_name(), evaluator.toolchain());
     std::optional<Store> own;

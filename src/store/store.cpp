@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "hash/content_hash.hpp"
+#include "postgres_store.hpp"
 #include "sqlite.hpp"
 
 namespace cutune {
@@ -505,22 +506,27 @@ struct Store::Impl {
 };
 
 Store::Store(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Store::Store(std::unique_ptr<Postgres> postgres) : postgres_(std::move(postgres)) {}
 Store::Store(Store&&) noexcept = default;
 Store& Store::operator=(Store&&) noexcept = default;
 Store::~Store() = default;
 
-const fs::path& Store::path() const { return impl_->path; }
+const fs::path& Store::path() const { return postgres_ ? postgres_->url() : impl_->path; }
 
 namespace {
 
-[[noreturn]] void open_failed(const fs::path& path, std::string_view problem) {
+[[noreturn]] void store_failed(const fs::path& path, std::string_view problem) {
   throw StoreError(fmt::format("results store {}: {}", path.string(), problem));
 }
 
 }  // namespace
 
 Store Store::open(const fs::path& path, OpenMode mode) {
-  const auto fail = [&](std::string_view problem) { open_failed(path, problem); };
+  if (const std::string url = path.string();
+      url.starts_with("postgresql://") || url.starts_with("postgres://")) {
+    return Store(std::make_unique<Postgres>(url, mode));
+  }
+  const auto fail = [&](std::string_view problem) { store_failed(path, problem); };
   std::error_code error;
   if (mode == OpenMode::read_only) {
     if (!fs::exists(path, error)) fail("no such file");
@@ -542,7 +548,7 @@ Store Store::open(const fs::path& path, OpenMode mode) {
         // Report the first error: it says why the ordinary way failed.
       }
     }
-    open_failed(path, describe(first));
+    store_failed(path, describe(first));
   }
 }
 
@@ -551,7 +557,7 @@ Store Store::in_memory() {
   try {
     return Store(Impl::open_checked(name, OpenMode::read_write, "file::memory:"));
   } catch (const sqlite::Error& error) {
-    open_failed(name, describe(error));
+    store_failed(name, describe(error));
   }
 }
 
@@ -578,14 +584,17 @@ fs::path Store::default_path() {
 std::int64_t Store::record(const StoredResult& result) {
   const auto config = nlohmann::json::parse(result.config_json, nullptr, false);
   if (!config.is_object()) {
-    impl_->fail(fmt::format("record: config {} of key {}: config_json is not a JSON object: '{}'",
-                            result.config_hash, result.key.canonical(), result.config_json));
+    store_failed(path(),
+                 fmt::format("record: config {} of key {}: config_json is not a JSON object: '{}'",
+                             result.config_hash, result.key.canonical(), result.config_json));
   }
   const Measurement& m = result.measurement;
   if (m.ok() && !(std::isfinite(m.time_ms) && m.time_ms >= 0.0)) {
-    impl_->fail(fmt::format("record: config {} of key {}: outcome ok needs a time, got {} ms",
-                            result.config_hash, result.key.canonical(), m.time_ms));
+    store_failed(path(),
+                 fmt::format("record: config {} of key {}: outcome ok needs a time, got {} ms",
+                             result.config_hash, result.key.canonical(), m.time_ms));
   }
+  if (postgres_) return postgres_->record(result);
   auto& sql = *impl_->sql;
   try {
     return retry_while_busy([&] {
@@ -631,10 +640,19 @@ void Store::record_decision(const Decision& d) {
   };
   if (!is_json(d.winner_json, true) || !is_json(d.finalists_json, false) ||
       !is_json(d.rounds_json, true)) {
-    impl_->fail(
-        fmt::format("record_decision: key {}: winner_json and rounds_json must be JSON "
-                    "objects and finalists_json a JSON array",
-                    d.key.canonical()));
+    store_failed(path(),
+                 fmt::format("record_decision: key {}: winner_json and rounds_json must be JSON "
+                             "objects and finalists_json a JSON array",
+                             d.key.canonical()));
+  }
+  const auto not_a_row = [&] {
+    store_failed(path(), fmt::format("record_decision: key {}: measurement {} is not a row of "
+                                     "config {} under this key",
+                                     d.key.canonical(), d.winner_measurement, d.winner_hash));
+  };
+  if (postgres_) {
+    if (!postgres_->record_decision(d)) not_a_row();
+    return;
   }
   if (!impl_->sql->insert_decision) impl_->fail("record_decision: the store has no decisions");
   auto& insert = *impl_->sql->insert_decision;
@@ -664,15 +682,11 @@ void Store::record_decision(const Decision& d) {
   } catch (const sqlite::Error& error) {
     impl_->fail("record_decision", error);
   }
-  if (!inserted) {
-    impl_->fail(
-        fmt::format("record_decision: key {}: measurement {} is not a row of config {} "
-                    "under this key",
-                    d.key.canonical(), d.winner_measurement, d.winner_hash));
-  }
+  if (!inserted) not_a_row();
 }
 
 std::optional<Decision> Store::decision(const TuningKey& key) {
+  if (postgres_) return postgres_->decision(key);
   if (!impl_->sql->decision) return std::nullopt;
   auto& statement = *impl_->sql->decision;
   return impl_->read("decision", [&]() -> std::optional<Decision> {
@@ -701,6 +715,7 @@ std::optional<Decision> Store::decision(const TuningKey& key) {
 }
 
 std::optional<StoredResult> Store::deployed(const TuningKey& key) {
+  if (postgres_) return postgres_->deployed(key);
   auto& statement = impl_->sql->deployed;
   return impl_->read("deployed", [&]() -> std::optional<StoredResult> {
     const auto id = impl_->key_id(key);
@@ -713,6 +728,7 @@ std::optional<StoredResult> Store::deployed(const TuningKey& key) {
 }
 
 std::optional<Measurement> Store::find(const TuningKey& key, std::string_view config_hash) {
+  if (postgres_) return postgres_->find(key, config_hash);
   auto& statement = impl_->sql->find;
   return impl_->read("find", [&]() -> std::optional<Measurement> {
     const auto id = impl_->key_id(key);
@@ -726,6 +742,7 @@ std::optional<Measurement> Store::find(const TuningKey& key, std::string_view co
 }
 
 std::vector<StoredResult> Store::results(const TuningKey& key) {
+  if (postgres_) return postgres_->results(key);
   auto& statement = impl_->sql->results;
   return impl_->read("results", [&] {
     const auto id = impl_->key_id(key);
@@ -737,6 +754,7 @@ std::vector<StoredResult> Store::results(const TuningKey& key) {
 }
 
 std::int64_t Store::measurement_count(const TuningKey& key) {
+  if (postgres_) return postgres_->measurement_count(key);
   auto& statement = impl_->sql->count;
   return impl_->read("measurement_count", [&] {
     const auto id = impl_->key_id(key);
@@ -749,6 +767,7 @@ std::int64_t Store::measurement_count(const TuningKey& key) {
 }
 
 std::vector<StoredResult> Store::best(const TuningKey& key, int n) {
+  if (postgres_) return postgres_->best(key, n);
   auto& statement = impl_->sql->best;
   return impl_->read("best", [&] {
     const auto id = impl_->key_id(key);
@@ -761,6 +780,7 @@ std::vector<StoredResult> Store::best(const TuningKey& key, int n) {
 }
 
 std::vector<TuningKey> Store::keys(const KeyFilter& filter) {
+  if (postgres_) return postgres_->keys(filter);
   auto& statement = impl_->sql->keys;
   return impl_->read("keys", [&] {
     sqlite::Use use(statement);
@@ -776,6 +796,7 @@ std::vector<TuningKey> Store::keys(const KeyFilter& filter) {
 }
 
 std::vector<StoredResult> Store::best_per_key(const KeyFilter& filter) {
+  if (postgres_) return postgres_->best_per_key(filter);
   auto& statement = impl_->sql->best_per_key;
   return impl_->read("best_per_key", [&] {
     sqlite::Use use(statement);

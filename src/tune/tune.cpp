@@ -1,6 +1,7 @@
 #include "cutune/tune.hpp"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -12,6 +13,7 @@
 #include <unordered_set>
 
 #include "finishing.hpp"
+#include "participation.hpp"
 
 namespace cutune {
 
@@ -91,6 +93,16 @@ namespace {
 // rounds without a new measurement rather than spin.
 constexpr int kMaxRoundsWithoutNews = 32;
 
+// How often a participant looks again at a candidate another one is measuring.
+constexpr std::chrono::milliseconds kPoll(10);
+
+// Names one participant in claims: its tune id (random unless given) and where it runs.
+std::string owner_name(const std::string& tune_id) {
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  return fmt::format("{}@{}:{}", tune_id, host, static_cast<long>(getpid()));
+}
+
 std::string make_tune_id(std::uint64_t seed) {
   std::random_device entropy;
   return fmt::format("{:x}-{:x}-{:08x}", static_cast<long long>(std::time(nullptr)), seed,
@@ -114,10 +126,16 @@ class TuneRun {
         start_(std::chrono::steady_clock::now()) {}
 
   TuneReport run() {
+    if (store_ != nullptr && store_->shared()) {
+      participant_.emplace(*store_, key_, owner_name(tune_id_), options_.lease_seconds,
+                           options_.max_evaluations);
+      report_.participant = participant_->index();
+    }
     auto strategy = make_strategy(options_.strategy, options_.effort);
     const Config baseline = default_config(space_, problem_, device_);
-    SearchContext context{&space_,           problem_,      device_,
-                          starting_points(), options_.seed, options_.max_evaluations};
+    const std::uint64_t seed = participant_ ? participant_->seed(options_.seed) : options_.seed;
+    SearchContext context{&space_,           problem_, device_,
+                          starting_points(), seed,     options_.max_evaluations};
     strategy->start(context);
 
     const std::size_t batch =
@@ -134,24 +152,29 @@ class TuneRun {
     }
     const std::vector<Measurement> first_results = measure(first);
     report_.baseline = report_.evaluated.at(index_by_hash_.at(baseline.hash()));
-    if (!asked.empty()) strategy->tell(asked, std::span(first_results).subspan(1));
+    if (!asked.empty() && !budget_full_) strategy->tell(asked, std::span(first_results).subspan(1));
     int rounds_without_news = 0;
     while (report_.evaluated.size() < options_.max_evaluations && !out_of_time() &&
-           rounds_without_news < kMaxRoundsWithoutNews && !stop_asked()) {
+           rounds_without_news < kMaxRoundsWithoutNews && !budget_full_ && !stop_asked()) {
+      adopt_orphans();
       const std::size_t want = std::min(batch, options_.max_evaluations - report_.evaluated.size());
       std::vector<Config> asked = strategy->ask(want);
       if (asked.empty()) break;
       const std::size_t before = report_.evaluated.size();
       const std::vector<Measurement> results = measure(asked);
+      if (budget_full_) break;  // the rest were never measured; no ask() follows to need them
       strategy->tell(asked, results);
       rounds_without_news = report_.evaluated.size() == before ? rounds_without_news + 1 : 0;
     }
     if (stop_asked()) {
       report_.stopped = true;
       keep_fastest();
+    } else if (participant_) {
+      decide_together();
     } else {
       choose_winner();
     }
+    if (participant_) report_.leases_taken_over = participant_->takeovers();
     report_.seconds = elapsed();
     return std::move(report_);
   }
@@ -199,11 +222,13 @@ class TuneRun {
   }
 
   // One measurement per config, in order: earlier results of this tune, then the store, then the
-  // evaluator for what is left. Each new result is committed to the store as it arrives.
+  // evaluator for what is left. Each new result is committed to the store as it arrives. On a
+  // shared store each candidate is claimed first; one another participant is measuring is waited
+  // for, and one past the budget is left unmeasured (budget_full_).
   std::vector<Measurement> measure(const std::vector<Config>& configs) {
     std::vector<Measurement> out(configs.size());
     std::vector<std::size_t> fresh;
-    std::vector<Config> fresh_configs;
+    std::vector<std::size_t> waiting;
     std::unordered_map<std::uint64_t, std::size_t> fresh_by_hash;
     std::vector<std::pair<std::size_t, std::size_t>> same_as_fresh;
     for (std::size_t i = 0; i < configs.size(); ++i) {
@@ -218,31 +243,112 @@ class TuneRun {
         ++report_.duplicates_skipped;
         continue;
       }
-      if (store_ != nullptr) {
-        if (auto stored = store_->find(key_, configs[i].hash_hex())) {
-          out[i] = *stored;
-          ++report_.resumed;
-          add(configs[i], *stored, /*from_store=*/true);
-          continue;
-        }
-      }
       fresh_by_hash.emplace(hash, i);
-      fresh.push_back(i);
-      fresh_configs.push_back(configs[i]);
-    }
-    if (!fresh_configs.empty()) {
-      std::vector<Measurement> results = evaluator_.evaluate(fresh_configs);
-      for (std::size_t j = 0; j < fresh.size(); ++j) {
-        Measurement m = j < results.size()
-                            ? std::move(results[j])
-                            : Measurement{.outcome = Outcome::crash,
-                                          .detail = "the evaluator returned no result"};
-        out[fresh[j]] = m;
-        add(configs[fresh[j]], std::move(m), /*from_store=*/false);
+      switch (turn(configs[i], out[i])) {
+        case participation::Turn::ours:
+          fresh.push_back(i);
+          break;
+        case participation::Turn::wait:
+          waiting.push_back(i);
+          break;
+        case participation::Turn::stored:
+        case participation::Turn::full:
+          break;
       }
+    }
+    evaluate_into(configs, fresh, out);
+    while (!waiting.empty()) {
+      std::this_thread::sleep_for(kPoll);
+      std::vector<std::size_t> ours;
+      std::erase_if(waiting, [&](std::size_t i) {
+        const participation::Turn t = turn(configs[i], out[i]);
+        if (t == participation::Turn::ours) ours.push_back(i);
+        return t != participation::Turn::wait;
+      });
+      evaluate_into(configs, ours, out);
     }
     for (auto [dup, original] : same_as_fresh) out[dup] = out[original];
     return out;
+  }
+
+  // Whether this tune measures config: stored when the store has it (out and the report get it),
+  // else ours; on a shared store, as the claim decides.
+  participation::Turn turn(const Config& config, Measurement& out) {
+    using participation::Turn;
+    const Turn t = participant_ ? participant_->take(config) : Turn::stored;
+    if (t == Turn::full) budget_full_ = true;
+    if (t != Turn::stored || store_ == nullptr) return store_ == nullptr ? Turn::ours : t;
+    auto stored = store_->find(key_, config.hash_hex());
+    if (!stored) return Turn::ours;
+    out = *stored;
+    ++report_.resumed;
+    add(config, std::move(*stored), /*from_store=*/true);
+    return Turn::stored;
+  }
+
+  void evaluate_into(const std::vector<Config>& configs, const std::vector<std::size_t>& which,
+                     std::vector<Measurement>& out) {
+    if (which.empty()) return;
+    std::vector<Config> batch;
+    for (const std::size_t i : which) batch.push_back(configs[i]);
+    std::vector<Measurement> results = evaluator_.evaluate(batch);
+    for (std::size_t j = 0; j < which.size(); ++j) {
+      Measurement m = j < results.size()
+                          ? std::move(results[j])
+                          : Measurement{.outcome = Outcome::crash,
+                                        .detail = "the evaluator returned no result"};
+      out[which[j]] = m;
+      add(configs[which[j]], std::move(m), /*from_store=*/false);
+    }
+  }
+
+  // Candidates a participant died with: measured here, outside the strategy, which never asked.
+  void adopt_orphans() {
+    if (!participant_) return;
+    std::vector<std::string> dropped;
+    const std::vector<Config> orphans = participant_->orphans(space_.space, dropped);
+    for (const std::string& reason : dropped) drop(reason);
+    if (!orphans.empty()) measure(orphans);
+  }
+
+  // The end of a shared tune: orphans measured, then the decision another participant's
+  // tournament recorded since this one joined is adopted, or this one runs the tournament once
+  // nothing else is in flight, on everything the store holds under the key.
+  void decide_together() {
+    for (;;) {
+      adopt_orphans();
+      if (auto d = participant_->new_decision()) return adopt(*d);
+      if (participant_->take_tournament()) {
+        add_others_results();
+        choose_winner();
+        participant_->end_tournament();
+        return;
+      }
+      std::this_thread::sleep_for(kPoll);
+    }
+  }
+
+  void add_others_results() {
+    for (StoredResult& r : store_->results(key_)) {
+      try {
+        Config config = space_.space.from_json(nlohmann::json::parse(r.config_json));
+        if (!index_by_hash_.contains(config.hash())) {
+          add(config, std::move(r.measurement), /*from_store=*/true);
+        }
+      } catch (const std::exception& error) {
+        drop(fmt::format("stored config {} is not a config of this space: {}", r.config_json,
+                         error.what()));
+      }
+    }
+  }
+
+  void adopt(const Decision& d) {
+    Config winner = space_.space.from_json(nlohmann::json::parse(d.winner_json));
+    std::optional<Measurement> timed = store_->find(key_, d.winner_hash);
+    report_.best =
+        Evaluated{std::move(winner), timed ? std::move(*timed) : Measurement{}, true, elapsed()};
+    report_.seconds_to_best = report_.best->at_seconds;
+    report_.adopted_decision = true;
   }
 
   void add(const Config& config, Measurement m, bool from_store) {
@@ -378,6 +484,8 @@ class TuneRun {
   std::unordered_map<std::uint64_t, std::size_t> index_by_hash_;
   std::optional<double> best_ms_;
   std::vector<Config> seeds_;  // the eligible heuristic seeds, pinned in the tournament
+  std::optional<participation::Participant> participant_;  // on a shared store only
+  bool budget_full_ = false;  // a shared store refused a claim: the key's budget is spent
 };
 
 }  // namespace

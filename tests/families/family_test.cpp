@@ -7,8 +7,10 @@
 #include <stdlib.h>
 
 #include <algorithm>
+#include <set>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "cutune/tune.hpp"
 #include "spec/spec_family.hpp"
@@ -35,7 +37,7 @@ TEST(Family, TheWorkedExampleTunesAndStoresUnderItsKey) {
   const Family f = worked_example();
   EXPECT_FALSE(f.load);  // a tuning family; the runtime's adds the loader
   const Problem problem = f.resolved(f.example_problem);
-  FamilyEvaluator made = f.make_evaluator(problem);
+  FamilyEvaluator made = f.make_evaluator(problem, {});
   const TuningKey key = f.key(problem, made.evaluator->device_name(), made.evaluator->toolchain());
   EXPECT_EQ(key.family, "test_scale");
   EXPECT_EQ(key.problem, "n=2048");
@@ -54,6 +56,24 @@ TEST(Family, TheWorkedExampleTunesAndStoresUnderItsKey) {
   ASSERT_EQ(keys.size(), 1u);
   EXPECT_EQ(keys.front().canonical(), key.canonical());
   EXPECT_TRUE(store.deployed(key).has_value());
+}
+
+// `cutune tune --devices 0,2` on a CPU spec: as many worker processes as devices named, a
+// batch's candidates spread over them and each result tagged with the worker that measured it.
+TEST(Family, CpuSpecEvaluatorMeasuresOnAWorkerPerDevice) {
+  TempDir dir;
+  ::setenv("XDG_CACHE_HOME", (dir / "cache").c_str(), 1);
+  const Family f = worked_example();
+  const Problem problem = f.resolved(f.example_problem);
+  FamilyEvaluator made = f.make_evaluator(problem, {0, 2});
+  const Config first = f.tuning->space.default_config();
+  const std::vector<Config> batch{first, f.tuning->space.neighbours(first).front()};
+  std::set<int> devices;
+  for (const Measurement& m : made.evaluator->evaluate(batch)) {
+    EXPECT_TRUE(m.ok()) << m.detail;
+    devices.insert(m.device);
+  }
+  EXPECT_EQ(devices, (std::set<int>{0, 1}));
 }
 
 TEST(Family, SpecFamilyIsChosenByTheSpecsBackend) {

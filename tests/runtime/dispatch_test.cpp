@@ -270,7 +270,7 @@ TEST(Dispatch, CrossMeasureFillsTheUnknownPairsWithRealMeasurements) {
   const DispatchOptions options{.family = "test_scale"};
   const std::size_t measured =
       cross_measure(store, options, scale_spec().tuning->space, Device::host_cpu(),
-                    [family](const Problem& p) { return family.make_evaluator(p).evaluator; });
+                    [family](const Problem& p) { return family.make_evaluator(p, {}).evaluator; });
   EXPECT_EQ(measured, 6u);  // three shapes, two foreign winners each
   // n=300 cannot run CHUNK=1024 without repair: recorded as invalid there; the rest ran.
   for (const TuningKey& key : store.keys({.family = "test_scale"})) {
@@ -284,7 +284,7 @@ TEST(Dispatch, CrossMeasureFillsTheUnknownPairsWithRealMeasurements) {
   }
   EXPECT_EQ(
       cross_measure(store, options, scale_spec().tuning->space, Device::host_cpu(),
-                    [family](const Problem& p) { return family.make_evaluator(p).evaluator; }),
+                    [family](const Problem& p) { return family.make_evaluator(p, {}).evaluator; }),
       0u);  // nothing left unknown
   // Every held-out pick now has a measurement; the only one without a time is the pair that
   // failed on purpose (which a fit may still pick when the timings favour CHUNK=1024 elsewhere).

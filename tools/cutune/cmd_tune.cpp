@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <csignal>
+#include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -43,7 +44,43 @@ struct TuneArgs {
   std::size_t show = 5;
   bool no_warm_start = false;
   std::size_t neighbours = 4;
+  double lease = TuneOptions{}.lease_seconds;
+  std::string devices = "0";
 };
+
+// --devices: "all" (every GPU CUDA_VISIBLE_DEVICES names, renumbered from 0 as CUDA sees them) or
+// ordinals "0,2,3". Throws CLI::ValidationError.
+std::vector<int> parse_devices(const std::string& text) {
+  std::vector<int> devices;
+  if (text == "all") {
+    const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+    if (visible == nullptr || *visible == '\0') {
+      throw CLI::ValidationError("--devices",
+                                 "'all' counts the GPUs CUDA_VISIBLE_DEVICES names; set it, or "
+                                 "list ordinals (--devices 0,1)");
+    }
+    const std::string names = visible;
+    const int count = 1 + static_cast<int>(std::count(names.begin(), names.end(), ','));
+    for (int d = 0; d < count; ++d) devices.push_back(d);
+    return devices;
+  }
+  std::size_t at = 0;
+  while (at <= text.size()) {
+    const std::size_t end = std::min(text.find(',', at), text.size());
+    const std::string item = text.substr(at, end - at);
+    if (item.empty() || item.find_first_not_of("0123456789") != std::string::npos ||
+        item.size() > 4) {
+      throw CLI::ValidationError("--devices", "'" + text + "': expected all or ordinals like 0,2");
+    }
+    const int device = std::stoi(item);
+    if (std::find(devices.begin(), devices.end(), device) != devices.end()) {
+      throw CLI::ValidationError("--devices", "'" + text + "' names device " + item + " twice");
+    }
+    devices.push_back(device);
+    at = end + 1;
+  }
+  return devices;
+}
 
 // The configs a tune starts from: the winners of the nearest other shapes tuned in the store.
 struct WarmStart {
@@ -196,6 +233,19 @@ nlohmann::json report_json(const TuneReport& report, const TuningKey& key, const
   out["evaluated"] = report.evaluated.size();
   out["resumed"] = report.resumed;
   out["duplicates_skipped"] = report.duplicates_skipped;
+  // Which device measured each new result (several with --devices).
+  nlohmann::json per_device = nlohmann::json::object();
+  for (const Evaluated& e : report.evaluated) {
+    if (e.from_store) continue;
+    auto& count = per_device[std::to_string(e.measurement.device)];
+    count = count.is_null() ? 1 : count.get<int>() + 1;
+  }
+  out["measured_per_device"] = per_device;
+  if (store != nullptr && store->shared()) {
+    out["shared"] = {{"participant", report.participant},
+                     {"leases_taken_over", report.leases_taken_over},
+                     {"adopted_decision", report.adopted_decision}};
+  }
   out["dropped_by_normalizer"] = report.dropped_by_normalizer;
   out["seconds"] = report.seconds;
   out["seconds_to_best"] = report.seconds_to_best;
@@ -308,6 +358,10 @@ void print_report(const TuneReport& report, const TuningKey& key, std::size_t sh
                       : fmt::format("{} ({})", to_string(m.outcome), m.detail));
   }
   print_tournament(report);
+  if (report.adopted_decision) {
+    fmt::print("shared tune: participant {}; the decision is another participant's tournament\n",
+               report.participant);
+  }
   if (!report.best) {
     fmt::print("no config passed the check\n");
     return;
@@ -344,7 +398,7 @@ int run_tune(const TuneArgs& args) {
   const Problem problem = family.resolved(
       args.problem.empty() && builtin ? family.example_problem : Problem::parse(args.problem));
   const TuningSpace* space = family.tuning;
-  FamilyEvaluator target = family.make_evaluator(problem);
+  FamilyEvaluator target = family.make_evaluator(problem, parse_devices(args.devices));
   const TuningKey key =
       family.key(problem, target.evaluator->device_name(), target.evaluator->toolchain());
   std::optional<Store> store;
@@ -364,6 +418,7 @@ int run_tune(const TuneArgs& args) {
   options.max_evaluations = args.budget;
   options.max_seconds = args.seconds;
   options.seed = args.seed;
+  options.lease_seconds = args.lease;
   const InterruptGuard interrupt;
   options.stop = &interrupt.stop();
 
@@ -447,6 +502,14 @@ void add_tune_command(CLI::App& app) {
       ->capture_default_str();
   add_db_option(*sub, args->db);
   sub->add_flag("--no-store", args->no_store, "Keep no results");
+  sub->add_option("--devices", args->devices,
+                  "Devices measuring at once: all (those CUDA_VISIBLE_DEVICES names) or ordinals "
+                  "0,2,..; on the CPU backend, that many worker processes")
+      ->capture_default_str();
+  sub->add_option("--lease", args->lease,
+                  "With --db postgresql://...: seconds a claimed candidate stays this tune's "
+                  "before another participant may take it over")
+      ->capture_default_str();
   sub->add_flag("--no-warm-start", args->no_warm_start,
                 "Do not start from the winners of the nearest shapes tuned in the store");
   sub->add_option("--warm-start-neighbours", args->neighbours,

@@ -13,7 +13,9 @@ namespace cutune::cli {
 inline CLI::Option* add_db_option(CLI::App& command, std::string& db) {
   return command.add_option("--db", db,
                             "Results store (default: $CUTUNE_DB, else "
-                            "$XDG_CACHE_HOME/cutune/results.db or ~/.cache/cutune/results.db)");
+                            "$XDG_CACHE_HOME/cutune/results.db or ~/.cache/cutune/results.db); "
+                            "a postgresql://... URL names a shared store on a PostgreSQL server "
+                            "(docs/scale-out.md)");
 }
 
 // The store --db names, else the default one.

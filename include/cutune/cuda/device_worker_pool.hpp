@@ -55,6 +55,11 @@ class DeviceWorkerPool {
   std::size_t size() const;
   // Starts the slot's worker if none runs. Throws std::runtime_error when no worker can start.
   protocol::DeviceReport device(std::size_t slot);
+  // Starts every slot's worker and checks that they all measure one kind of device (name, compute
+  // capability, SM count, registers, shared memory, L2, driver): their results share one tuning
+  // key. Returns slot 0's report. Throws std::invalid_argument naming the two ordinals and what
+  // differs, std::runtime_error as device() does.
+  protocol::DeviceReport identical_devices();
   // A candidate's failure (fault, hang, refused launch, wrong result) is a result, not an error.
   // Slots work in parallel; calls on one slot take turns.
   DeviceResult measure(std::size_t slot, const protocol::MeasureRequest& request);

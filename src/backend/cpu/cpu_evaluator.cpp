@@ -1,12 +1,15 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <mutex>
 #include <sstream>
+#include <thread>
 
 #include "cutune/cpu.hpp"
 #include "cutune/space.hpp"
@@ -87,12 +90,14 @@ struct CpuEvaluator::Impl {
   std::string machine;
   std::string key_base;  // compiler, machine, source and headers: what every object depends on
   eval::CompilePool pool;
-  eval::WorkerClient worker;
+  // One per device (CpuOptions::devices); the first also runs the paired rounds.
+  std::vector<std::unique_ptr<eval::WorkerClient>> workers;
+  std::mutex stats_mutex;  // workers measure in threads of their own
   std::optional<proto::Kernel> reference;
   std::vector<proto::Buffer> buffers;
   std::vector<std::int64_t> scalars;
   double tolerance = 0;
-  std::uint64_t next_id = 1;
+  std::atomic<std::uint64_t> next_id = 1;
   CpuEvaluationStats stats;
   std::map<std::filesystem::path, std::string> sources;  // read once per evaluator
   // Every file a compile reads, with the content hash of the bytes the keys name (sources are
@@ -105,7 +110,18 @@ struct CpuEvaluator::Impl {
         options(std::move(o)),
         pool(options.cache_dir.empty() ? eval::default_cache_dir("cpu") : options.cache_dir,
              options.jobs),
-        worker({find_worker(options.worker).string()}) {}
+        workers() {
+    for (unsigned d = 0; d < std::max(1u, options.devices); ++d) {
+      workers.push_back(
+          std::make_unique<eval::WorkerClient>(std::vector{find_worker(options.worker).string()}));
+    }
+  }
+
+  int worker_starts() const {
+    int starts = 0;
+    for (const auto& worker : workers) starts += worker->starts();
+    return starts;
+  }
 
   std::vector<std::string> command(const std::filesystem::path& source,
                                    const Config& config) const {
@@ -139,15 +155,19 @@ struct CpuEvaluator::Impl {
     return out;
   }
 
-  Measurement measure(const std::filesystem::path& object, const proto::Timing& timing) {
+  Measurement measure(const std::filesystem::path& object, const proto::Timing& timing,
+                      std::size_t device) {
     auto limit = std::chrono::milliseconds(static_cast<long long>(spec.timing.timeout_s * 1e3));
     eval::WorkerReply reply;
+    int attempts = 0;
     // A worker killed from outside says nothing of the candidate: measure it again, a few times.
-    for (int attempt = 0; attempt <= kOutsideKillRetries; ++attempt) {
-      reply = worker.request(measure_request(object, timing), limit);
-      ++stats.measured;
+    while (attempts <= kOutsideKillRetries) {
+      reply = workers[device]->request(measure_request(object, timing), limit);
+      ++attempts;
       if (!reply.killed_from_outside()) break;
     }
+    std::lock_guard lock(stats_mutex);  // workers measure in threads of their own
+    stats.measured += static_cast<std::size_t>(attempts);
 
     if (reply.status == eval::WorkerReply::Status::timeout) {
       return {.outcome = Outcome::hang, .detail = reply.detail};
@@ -235,15 +255,30 @@ struct CpuEvaluator::Impl {
 
   std::vector<Measurement> run(std::span<const Config> batch, const proto::Timing& timing) {
     auto start = Clock::now();
-    std::vector<Measurement> out;
-    out.reserve(batch.size());
-    for (Compiled& c : compile(batch)) {
-      Measurement m = c.object.empty() ? std::move(c.failure) : measure(c.object, timing);
-      m.compile_s = c.failure.compile_s;
-      out.push_back(std::move(m));
+    std::vector<Compiled> compiled = compile(batch);
+    std::vector<Measurement> out(compiled.size());
+    std::vector<std::size_t> to_measure;
+    for (std::size_t i = 0; i < compiled.size(); ++i) {
+      out[i] = compiled[i].failure;
+      if (!compiled[i].object.empty()) to_measure.push_back(i);
+    }
+    // The compiled candidates in turn over the devices, each device measuring its share in order
+    // in a thread of its own.
+    const auto measure_share = [&](std::size_t device) {
+      for (std::size_t k = device; k < to_measure.size(); k += workers.size()) {
+        const std::size_t i = to_measure[k];
+        out[i] = measure(compiled[i].object, timing, device);
+        out[i].compile_s = compiled[i].failure.compile_s;
+        out[i].device = static_cast<int>(device);
+      }
+    };
+    {
+      std::vector<std::jthread> others;
+      for (std::size_t d = 1; d < workers.size(); ++d) others.emplace_back(measure_share, d);
+      measure_share(0);
     }
     stats.candidates += batch.size();
-    stats.worker_starts = worker.starts();
+    stats.worker_starts = worker_starts();
     stats.wall_s += seconds_since(start);
     return out;
   }
@@ -286,7 +321,7 @@ struct CpuEvaluator::Impl {
         spec.timing.timeout_s * 1e3 *
         static_cast<double>(std::max<std::size_t>(1, sent.size()) *
                             static_cast<std::size_t>(count + request.max_warmup_rounds))));
-    auto reply = worker.request(request, limit);
+    auto reply = workers.front()->request(request, limit);
     out.rounds.assign(static_cast<std::size_t>(count), TimedRound{});
     for (TimedRound& round : out.rounds) round.times_ms.assign(configs.size(), NAN);
     if (reply.status != eval::WorkerReply::Status::ok) {
@@ -314,7 +349,7 @@ struct CpuEvaluator::Impl {
         }
       }
     }
-    stats.worker_starts = worker.starts();
+    stats.worker_starts = worker_starts();
     stats.wall_s += seconds_since(start);
     return out;
   }
@@ -412,7 +447,7 @@ CpuEvaluator::CpuEvaluator(const KernelSpec& spec, Problem problem, CpuOptions o
     probe.time = false;
     const auto limit =
         std::chrono::milliseconds(static_cast<long long>(spec.timing.timeout_s * 1e3));
-    const eval::WorkerReply reply = impl.worker.request(probe, limit);
+    const eval::WorkerReply reply = impl.workers.front()->request(probe, limit);
     const bool replied = reply.status == eval::WorkerReply::Status::ok && reply.body.is_object();
     if (!replied || reply.body.value("outcome", std::string()) != "ok") {
       throw std::runtime_error(fmt::format(

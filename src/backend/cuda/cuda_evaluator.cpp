@@ -273,8 +273,7 @@ CudaEvaluator::CudaEvaluator(const KernelSpec& spec, Problem problem, CudaOption
   worker_options.watchdog =
       std::chrono::milliseconds(static_cast<long long>(spec.timing.timeout_s * 1e3));
   impl.workers = std::make_unique<cuda::DeviceWorkerPool>(worker_options);
-  impl.report = impl.workers->device(0);
-  for (std::size_t slot = 1; slot < impl.workers->size(); ++slot) impl.workers->device(slot);
+  impl.report = impl.workers->identical_devices();
   impl.device = {impl.report.name,     impl.report.cc_major,
                  impl.report.cc_minor, impl.report.smem_optin_bytes,
                  impl.report.sm_count, impl.report.regs_per_sm};

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <mutex>
+#include <stdexcept>
+#include <string>
 
 #include "eval/worker_client.hpp"
 
@@ -139,6 +141,26 @@ protocol::DeviceReport DeviceWorkerPool::device(std::size_t slot_index) {
   Slot& slot = *slots_.at(slot_index);
   std::lock_guard lock(slot.mutex);
   return slot.greet(options_.start_timeout);
+}
+
+protocol::DeviceReport DeviceWorkerPool::identical_devices() {
+  const protocol::DeviceReport first = device(0);
+  const auto fields = [](const protocol::DeviceReport& d) {
+    return d.name + ", sm_" + std::to_string(d.cc_major) + std::to_string(d.cc_minor) + ", " +
+           std::to_string(d.sm_count) + " SMs, " + std::to_string(d.regs_per_sm) +
+           " registers per SM, " + std::to_string(d.smem_optin_bytes) + " B shared memory, " +
+           std::to_string(d.l2_bytes) + " B L2, driver " + std::to_string(d.driver_version);
+  };
+  for (std::size_t slot = 1; slot < slots_.size(); ++slot) {
+    const protocol::DeviceReport other = device(slot);
+    if (fields(other) != fields(first)) {
+      throw std::invalid_argument("devices " + std::to_string(options_.devices[0]) + " and " +
+                                  std::to_string(options_.devices[slot]) + " differ (" +
+                                  fields(first) + " vs " + fields(other) +
+                                  "): only identical devices share a tune");
+    }
+  }
+  return first;
 }
 
 DeviceResult DeviceWorkerPool::measure(std::size_t slot_index,

@@ -252,8 +252,7 @@ GemmEvaluator::GemmEvaluator(const Problem& problem, GemmEvaluatorOptions option
   workers.worker = impl_->options.worker;
   workers.watchdog = impl_->options.watchdog;
   impl_->workers = std::make_unique<cuda::DeviceWorkerPool>(workers);
-  impl_->report = impl_->workers->device(0);
-  for (std::size_t slot = 1; slot < impl_->workers->size(); ++slot) impl_->workers->device(slot);
+  impl_->report = impl_->workers->identical_devices();
   if (impl_->report.cc_major != 9 || impl_->report.cc_minor != 0) {
     throw std::runtime_error("the Hopper GEMM family needs an sm_90 GPU; the worker found " +
                              device_name());

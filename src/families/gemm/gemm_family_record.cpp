@@ -16,8 +16,11 @@ Family gemm_tuning_family(GemmEvaluatorOptions options) {
   f.example_problem = gemm_problem(2048, 4096, 4096, "bf16");
   f.device = Device::h200();
   f.resolve = resolve_gemm_problem;
-  f.make_evaluator = [options = std::move(options)](const Problem& problem) {
-    auto evaluator = std::make_unique<GemmEvaluator>(problem, options);
+  f.make_evaluator = [options = std::move(options)](const Problem& problem,
+                                                    const std::vector<int>& devices) {
+    GemmEvaluatorOptions measure = options;
+    if (!devices.empty()) measure.devices = devices;
+    auto evaluator = std::make_unique<GemmEvaluator>(problem, measure);
     FamilyEvaluator made{nullptr, evaluator->device(), {}};
     made.time_reference = [gemm = evaluator.get()] { return gemm->time_cublas(); };
     made.evaluator = std::move(evaluator);

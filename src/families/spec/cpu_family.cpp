@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -86,8 +87,12 @@ class CpuLoader {
 Family cpu_tuning_family(const KernelSpec& spec, const CpuFamilyOptions& options) {
   Family f = families::spec_common(spec, "cpu");
   f.device = Device::host_cpu();
-  f.make_evaluator = [&spec, cache_dir = options.cache_dir](const Problem& problem) {
-    return FamilyEvaluator{std::make_unique<CpuEvaluator>(spec, problem, cpu_options(cache_dir)),
+  f.make_evaluator = [&spec, cache_dir = options.cache_dir](const Problem& problem,
+                                                            const std::vector<int>& devices) {
+    // On the CPU backend a device is a worker process.
+    CpuOptions measure = cpu_options(cache_dir);
+    measure.devices = std::max<unsigned>(1, static_cast<unsigned>(devices.size()));
+    return FamilyEvaluator{std::make_unique<CpuEvaluator>(spec, problem, measure),
                            Device::host_cpu()};
   };
   return f;

@@ -49,6 +49,21 @@ TEST(DeviceWorkerPool, ReportsTheDeviceAndAGoodMeasurement) {
   EXPECT_EQ(pool.workers_started(), 1);
 }
 
+TEST(DeviceWorkerPool, OnlyIdenticalDevicesShareATune) {
+  TempDir logs("pool-identical");
+  DeviceWorkerPool alike(stand_in(logs, {0, 1, 2}));
+  EXPECT_EQ(alike.identical_devices().sm_count, 132);
+  DeviceWorkerPool mixed(stand_in(logs, {0, 7}));
+  try {
+    mixed.identical_devices();
+    FAIL() << "a pool of two kinds of device was accepted";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_NE(std::string(error.what()).find("devices 0 and 7 differ"), std::string::npos)
+        << error.what();
+    EXPECT_NE(std::string(error.what()).find("114 SMs"), std::string::npos) << error.what();
+  }
+}
+
 TEST(DeviceWorkerPool, ClassifiesEveryFailureAndReplacesDeadWorkers) {
   TempDir logs("pool-faults");
   DeviceWorkerPool pool(stand_in(logs));

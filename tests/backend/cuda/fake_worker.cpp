@@ -18,7 +18,12 @@
 namespace proto = cutune::cuda::protocol;
 
 int main(int argc, char** argv) {
+  int sm_count = 132;
   for (int i = 1; i < argc; ++i) {
+    // Device 7 stands in for a different card: fewer SMs.
+    if (std::string(argv[i]) == "--device" && i + 1 < argc && std::string(argv[i + 1]) == "7") {
+      sm_count = 114;
+    }
     if (std::string(argv[i]) == "--fail-start") {
       std::cerr << "stand-in worker: no device here\n";
       return 1;
@@ -30,7 +35,7 @@ int main(int argc, char** argv) {
     std::string op = message.value("op", "");
     if (op == "quit") return 0;
     if (op == "hello") {
-      proto::DeviceReport device{"stand-in", 9,         0,     132,           65536,
+      proto::DeviceReport device{"stand-in", 9,         0,     sm_count,      65536,
                                  50 << 20,   227 << 10, 13000, "0000:00:00.0"};
       std::cout << nlohmann::json{{"ok", true}, {"device", device}}.dump() << std::endl;
       continue;

@@ -188,7 +188,7 @@ TEST_F(GemmRuntime, SplitKRunsOnItsOwnWorkspace) {
 TEST_F(GemmRuntime, StoreKeyPartsAreTheTunersOwn) {
   const Family family = gemm_family(options_);
   auto evaluator =
-      family.make_evaluator(family.resolve(Problem::parse("m=256,n=256,k=256"))).evaluator;
+      family.make_evaluator(family.resolve(Problem::parse("m=256,n=256,k=256")), {}).evaluator;
   EXPECT_EQ(family.device_key, evaluator->device_name());
   EXPECT_EQ(family.toolchain, evaluator->toolchain());
   auto& gemm = dynamic_cast<GemmEvaluator&>(*evaluator);

@@ -21,10 +21,12 @@ Family cuda_tuning_family(const KernelSpec& spec, const CudaFamilyOptions& optio
     throw std::invalid_argument(
         fmt::format("{}: spec '{}' has no launch shape", spec.path.string(), spec.name));
   }
-  f.make_evaluator = [&spec, options](const Problem& problem) {
-    // The evaluator starts the device worker, whose report of the GPU is what constraints and
-    // seeds see. Without a GPU or driver the worker does not start: std::runtime_error.
-    auto evaluator = std::make_unique<CudaEvaluator>(spec, problem, cuda_options(options));
+  f.make_evaluator = [&spec, options](const Problem& problem, const std::vector<int>& devices) {
+    // The evaluator starts the device workers, whose report of the GPU is what constraints and
+    // seeds see. Without a GPU or driver a worker does not start: std::runtime_error.
+    CudaOptions measure = cuda_options(options);
+    if (!devices.empty()) measure.devices = devices;
+    auto evaluator = std::make_unique<CudaEvaluator>(spec, problem, measure);
     const Device device = evaluator->device();
     return FamilyEvaluator{std::move(evaluator), device};
   };

@@ -1,0 +1,151 @@
+// The PostgreSQL store against a real server (the ctest fixture's): it keeps and reads results and
+// decisions exactly as the SQLite store does, and its claims lease a candidate to one participant.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
+
+#include "store/postgres_testing.hpp"
+#include "store_testing.hpp"
+
+namespace cutune {
+namespace {
+
+using testing::timed;
+
+// Everything a reader sees of a store, as text, so that two backends compare in one assertion.
+std::string everything(Store& store, const std::vector<TuningKey>& keys) {
+  std::string text;
+  const auto add = [&](const StoredResult& r) {
+    text += fmt::format("{} {} {} {} {:.17g} {:.17g} {:.17g} {} {} {} {:.17g}\n", r.key.canonical(),
+                        r.config_hash, r.config_json, to_string(r.measurement.outcome),
+                        r.measurement.time_ms, r.measurement.spread, r.measurement.iqr_spread,
+                        r.measurement.repetitions, r.measurement.detail, r.tune_id, r.timestamp);
+  };
+  for (const TuningKey& key : keys) {
+    text += fmt::format("key {} count {}\n", key.canonical(), store.measurement_count(key));
+    for (const StoredResult& r : store.results(key)) add(r);
+    text += "best\n";
+    for (const StoredResult& r : store.best(key, 2)) add(r);
+    text += "deployed\n";
+    if (auto d = store.deployed(key)) add(*d);
+    if (auto d = store.decision(key)) {
+      text += fmt::format("decision {} {} {:.17g} {}\n", d->winner_hash, d->tune_id, d->speedup,
+                          d->finalists_json);
+    }
+    if (auto m = store.find(key, "cfg-128")) text += fmt::format("find {}\n", m->time_ms);
+  }
+  for (const TuningKey& key : store.keys()) text += "keys " + key.canonical() + "\n";
+  for (const StoredResult& r : store.best_per_key({.family = "gemm"})) add(r);
+  return text;
+}
+
+// The same writes into a store; the winner of the first key is decided against its faster time.
+void write_sample(Store& store, const TuningKey& a, const TuningKey& b) {
+  store.record(timed(a, 64, 2.0));
+  const std::int64_t decided = store.record(timed(a, 128, 1.5));
+  store.record(timed(a, 256, 1.2));
+  store.record(testing::failed(a, 32, Outcome::compile_error, "ptxas: too many registers"));
+  store.record(timed(b, 64, 3.0));
+  store.record(timed(b, 64, 2.5, "tune-2"));  // a re-measurement supersedes
+  Decision d;
+  d.key = a;
+  d.tune_id = "tune-1";
+  d.winner_hash = "cfg-128";
+  d.winner_json = R"({"block_m": 128})";
+  d.winner_measurement = decided;
+  d.default_hash = "cfg-64";
+  d.speedup = 1.3;
+  d.rounds = 15;
+  d.finalists_json = R"([{"config_hash": "cfg-128"}])";
+  store.record_decision(d);
+}
+
+TEST(PostgresStore, ReadsBackWhatItWroteExactlyAsTheSQLiteStoreDoes) {
+  testing::TempDir dir;
+  const TuningKey a = testing::gemm_key();
+  const TuningKey b = testing::gemm_key("m=128,n=8192,k=8192,dtype=bf16");
+  Store sqlite = Store::open(dir / "results.db");
+  Store postgres = Store::open(testing::fresh_postgres_database());
+  EXPECT_FALSE(sqlite.shared());
+  EXPECT_TRUE(postgres.shared());
+  write_sample(sqlite, a, b);
+  write_sample(postgres, a, b);
+  const std::string expected = everything(sqlite, {a, b});
+  EXPECT_NE(expected.find("decision cfg-128"), std::string::npos);
+  EXPECT_EQ(everything(postgres, {a, b}), expected);
+}
+
+TEST(PostgresStore, OpensAnExistingStoreReadOnlyAndRefusesAnEmptyDatabaseReadOnly) {
+  const std::string url = testing::fresh_postgres_database();
+  EXPECT_THROW(Store::open(url, OpenMode::read_only), StoreError);
+  Store::open(url).record(timed(testing::gemm_key(), 64, 2.0));
+  Store reader = Store::open(url, OpenMode::read_only);
+  EXPECT_EQ(reader.measurement_count(testing::gemm_key()), 1);
+  EXPECT_THROW(reader.record(timed(testing::gemm_key(), 128, 1.0)), StoreError);
+}
+
+TEST(PostgresStore, AnUnreachableServerIsAStoreErrorNamingIt) {
+  try {
+    Store::open("postgresql:///nothing?host=/nonexistent-cutune-socket");
+    FAIL() << "opened a store on no server";
+  } catch (const StoreError& error) {
+    EXPECT_NE(std::string(error.what()).find("nonexistent-cutune-socket"), std::string::npos);
+  }
+}
+
+TEST(PostgresStore, AClaimLeasesACandidateToOneOwnerUntilItIsMeasuredOrItsLeaseEnds) {
+  Store store = Store::open(testing::fresh_postgres_database());
+  const TuningKey key = testing::gemm_key();
+  const std::string json = R"({"block_m": 64})";
+  EXPECT_EQ(store.claim(key, "cfg-64", json, "a", 60, 0), ClaimResult::granted);
+  EXPECT_EQ(store.claim(key, "cfg-64", json, "a", 60, 0), ClaimResult::granted);  // again, mine
+  EXPECT_EQ(store.claim(key, "cfg-64", json, "b", 60, 0), ClaimResult::held);
+  EXPECT_EQ(store.claims_held_by_others(key, "b"), 1u);
+  EXPECT_EQ(store.claims_held_by_others(key, "a"), 0u);
+  store.record(timed(key, 64, 2.0));
+  EXPECT_EQ(store.claim(key, "cfg-64", json, "b", 60, 0), ClaimResult::measured);
+  EXPECT_EQ(store.claims_held_by_others(key, "b"), 0u);
+
+  // A lease that ends makes the candidate an orphan that another participant takes over.
+  EXPECT_EQ(store.claim(key, "cfg-128", R"({"block_m": 128})", "a", 0.2, 0), ClaimResult::granted);
+  EXPECT_TRUE(store.orphans(key).empty());
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  EXPECT_EQ(store.orphans(key), std::vector<std::string>{R"({"block_m": 128})"});
+  EXPECT_EQ(store.claim(key, "cfg-128", "{}", "b", 60, 0), ClaimResult::taken_over);
+  EXPECT_TRUE(store.orphans(key).empty());
+  store.release(key, "cfg-128", "b");
+  EXPECT_EQ(store.claim(key, "cfg-128", "{}", "a", 60, 0), ClaimResult::granted);
+}
+
+TEST(PostgresStore, TheBudgetCountsMeasuredConfigsAndClaimsButNotRepeats) {
+  Store store = Store::open(testing::fresh_postgres_database());
+  const TuningKey key = testing::gemm_key();
+  store.record(timed(key, 64, 2.0));
+  store.record(timed(key, 64, 1.9));  // the same config again: still one of the budget
+  EXPECT_EQ(store.claim(key, "cfg-128", "{}", "a", 60, 3), ClaimResult::granted);
+  EXPECT_EQ(store.claim(key, "cfg-256", "{}", "b", 60, 3), ClaimResult::granted);
+  EXPECT_EQ(store.claim(key, "cfg-512", "{}", "b", 60, 3), ClaimResult::budget_full);
+  EXPECT_EQ(store.claim(key, "cfg-512", "{}", "b", 60, 0), ClaimResult::granted);  // no cap
+}
+
+TEST(PostgresStore, ParticipantsAreNumberedInTheOrderTheyJoinedAKey) {
+  Store store = Store::open(testing::fresh_postgres_database());
+  const TuningKey key = testing::gemm_key();
+  EXPECT_EQ(store.join(key, "first"), 0u);
+  EXPECT_EQ(store.join(key, "second"), 1u);
+  EXPECT_EQ(store.join(key, "first"), 0u);
+  EXPECT_EQ(store.join(testing::gemm_key("m=1,n=1,k=1,dtype=bf16"), "second"), 0u);
+  // Keys that only hold participants or claims are not keys with results.
+  EXPECT_TRUE(store.keys().empty());
+}
+
+TEST(PostgresStore, AnSQLiteStoreRefusesTheCallsOfASharedTune) {
+  testing::TempDir dir;
+  Store store = Store::open(dir / "results.db");
+  EXPECT_THROW(store.claim(testing::gemm_key(), "cfg-64", "{}", "a", 60, 0), StoreError);
+  EXPECT_THROW(store.join(testing::gemm_key(), "a"), StoreError);
+}
+
+}  // namespace
+}  // namespace cutune
