@@ -32,11 +32,11 @@
 #include "backend/cuda/worker_host.hpp"
 #include "cublas_gemm_ex.hpp"
 #include "cutune/timing_summary.hpp"
+#include "gemm/gemm_cubins.hpp"
 #include "gemm/gemm_cublas.hpp"
 #include "gemm/gemm_launch.hpp"
 #include "gemm/gemm_space.hpp"
 #include "graph_timer.hpp"
-#include "gemm/gemm_cubins.hpp"
 
 namespace {
 

@@ -159,8 +159,9 @@ class Store {
   bool shared() const;
   // Takes config_hash for owner for lease_seconds (server time), in one transaction that also
   // looks at what the key holds: budget caps distinct measured configs plus claims, expired
-  // ones included (0: no cap). record() of the config ends its claim. config_json (empty for a claim that is not a
-  // config, such as the tournament's) is what orphans() hands to other participants.
+  // ones included (0: no cap). record() of the config ends its claim. config_json (empty for a
+  // claim that is not a config, such as the tournament's) is what orphans() hands to other
+  // participants.
   ClaimResult claim(const TuningKey& key, std::string_view config_hash,
                     std::string_view config_json, std::string_view owner, double lease_seconds,
                     std::size_t budget);

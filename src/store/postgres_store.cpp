@@ -400,9 +400,10 @@ ClaimResult Store::Postgres::claim(const TuningKey& key, std::string_view config
     // candidate goes back to the pool (orphans()), not out of the tune.
     if (budget > 0 && !exists) {
       const std::int64_t taken =
-          db_.run("SELECT (SELECT count(DISTINCT config_hash) FROM measurements WHERE key_id = "
-                  "$1) + (SELECT count(*) FROM claims WHERE key_id = $1 AND config_json <> '')",
-                  {key_id})
+          db_.run(
+                 "SELECT (SELECT count(DISTINCT config_hash) FROM measurements WHERE key_id = "
+                 "$1) + (SELECT count(*) FROM claims WHERE key_id = $1 AND config_json <> '')",
+                 {key_id})
               .integer(0, 0);
       if (taken >= static_cast<std::int64_t>(budget)) return ClaimResult::budget_full;
     }
