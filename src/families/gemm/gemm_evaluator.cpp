@@ -55,13 +55,13 @@ fs::path source_path(const GemmCompileOptions& options) {
                                 : options.source;
 }
 
-// The text nvcc compiles. The kernel includes ../gemm_rules.hpp, which a worker compiling the text
-// in a scratch folder cannot find: the rules go ahead of it (the kernel skips its include once
-// they are defined), so that the compile and the source hash both cover them.
+// The text nvcc compiles. The kernel includes ../gemm_rules.hpp and ../gemm_schedule.hpp, which a
+// worker compiling the text in a scratch folder cannot find: they go ahead of it (the kernel skips
+// each include once it is defined), so that the compile and the source hash both cover them.
 std::string compiled_text(const fs::path& source) {
-  const fs::path rules = source.parent_path().parent_path() / "gemm_rules.hpp";
-  return eval::read_file(rules) + "#line 1 \"" + source.filename().string() + "\"\n" +
-         eval::read_file(source);
+  const fs::path folder = source.parent_path().parent_path();
+  return eval::read_file(folder / "gemm_rules.hpp") + eval::read_file(folder / "gemm_schedule.hpp") +
+         "#line 1 \"" + source.filename().string() + "\"\n" + eval::read_file(source);
 }
 
 std::string version_of(const std::string& text) {

@@ -30,7 +30,8 @@ struct GemmCompileOptions {
   std::chrono::milliseconds time_limit{std::chrono::seconds(300)};
   std::string nvcc = "nvcc";
   // Empty: $CUTUNE_GEMM_SOURCE / $CUTUNE_CUTLASS_INCLUDE, else the paths of this build's tree.
-  // The source's grandparent folder must hold gemm_rules.hpp (as src/families/gemm does).
+  // The source's grandparent folder must hold gemm_rules.hpp and gemm_schedule.hpp (as
+  // src/families/gemm does).
   std::filesystem::path source;
   std::filesystem::path cutlass_include;
   std::string arch = "sm_90a";
@@ -39,7 +40,7 @@ struct GemmCompileOptions {
 // Compiles GEMM configs to cubins; needs nvcc and the CUTLASS headers, no GPU.
 class GemmCompiler {
  public:
-  // Throws std::runtime_error when the kernel source or gemm_rules.hpp cannot be read.
+  // Throws std::runtime_error when the kernel source or its two headers cannot be read.
   GemmCompiler(const Problem& problem, GemmCompileOptions options = {});
   ~GemmCompiler();
 

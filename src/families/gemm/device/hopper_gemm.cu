@@ -5,10 +5,13 @@
 // One persistent block per SM: a producer warpgroup streams A and B tiles with TMA into a ring of
 // shared-memory stages guarded by mbarriers (multicast across a thread-block cluster), and two
 // consumer warpgroups multiply them with wgmma and store the result through shared memory with TMA.
+// Which tiles and k-blocks each cluster computes (data-parallel, split-K or stream-K) is
+// gemm_schedule.hpp's plan, which the host's tests check.
 // Every knob arrives as a -D macro (see gemm_problem.hpp, compile_defines()); the host side is
 // gemm_launch.cpp, which builds the tensor maps and launch geometry this file expects. Legal
 // values, limits and the shared-memory formula come from gemm_rules.hpp, which the host rules read
-// too; the tuner's compiler prepends its text, so the include below is for standalone builds.
+// too; the tuner's compiler prepends its text (and gemm_schedule.hpp's), so the includes below are
+// for standalone builds.
 //
 // Built from CuTe/CUTLASS arch-level pieces only (TMA copy, wgmma, barriers, register
 // reconfiguration) so that one configuration compiles in seconds.
@@ -28,6 +31,9 @@
 
 #ifndef CUTUNE_GEMM_RULES_HPP
 #include "../gemm_rules.hpp"
+#endif
+#ifndef CUTUNE_GEMM_SCHEDULE_HPP
+#include "../gemm_schedule.hpp"
 #endif
 
 // Defaults select the family's default configuration, so the file compiles on its own.
@@ -64,6 +70,9 @@
 #ifndef CUTUNE_FAST_LAUNCH
 #define CUTUNE_FAST_LAUNCH 0
 #endif
+#ifndef CUTUNE_STREAM_K
+#define CUTUNE_STREAM_K 0
+#endif
 #ifndef CUTUNE_DTYPE
 #define CUTUNE_DTYPE 0
 #endif
@@ -88,6 +97,7 @@ constexpr bool kRasterAlongM = CUTUNE_RASTER == 0;
 constexpr int kSwizzle = CUTUNE_SWIZZLE;
 constexpr int kSplitK = CUTUNE_SPLIT_K;
 constexpr bool kFastLaunch = CUTUNE_FAST_LAUNCH == 1;
+constexpr bool kStreamK = CUTUNE_STREAM_K == 1;
 constexpr bool kBIsKMajor = CUTUNE_B_LAYOUT == 1;
 
 #if CUTUNE_DTYPE == 0
@@ -116,6 +126,8 @@ static_assert(kSplitK >= rules::kMinSplitK && kSplitK <= rules::kMaxSplitK, "CUT
 static_assert(kPingpong || kTileM >= 128, "the cooperative schedule needs CUTUNE_TILE_M >= 128");
 static_assert(!kFastLaunch || (kClusterM == 2 && kClusterN == 1 && !kPingpong && kSplitK == 1),
               "CUTUNE_FAST_LAUNCH needs a 2x1 cluster, the cooperative schedule and no split-K");
+static_assert(rules::stream_k_allowed(kStreamK, kSplitK, kPingpong),
+              "CUTUNE_STREAM_K needs the cooperative schedule and CUTUNE_SPLIT_K = 1");
 
 constexpr int kWarpgroupThreads = 128;
 constexpr int kThreads = rules::kThreadsPerBlock;
@@ -192,6 +204,7 @@ using Barrier = cutlass::arch::ClusterTransactionBarrier;
 // private to one (+ consumer index).
 constexpr uint32_t kMathOrderBarrier = 1;  // ping-pong: warpgroup i may start its next main loop
 constexpr uint32_t kStageVoteBarrier = 3;  // warpgroup i agrees on whether a stage has landed
+constexpr uint32_t kStreamKBarrier = 5;    // warpgroup i's stream-K flag is raised or seen
 
 __device__ __forceinline__ void named_barrier_sync(uint32_t id, uint32_t threads) {
   asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
@@ -257,55 +270,67 @@ __device__ __forceinline__ void fence_accumulators(float (&acc)[kMmaBlocks][kAcc
   }
 }
 
-// The work of one cluster: an output tile of (kClusterM * kTileM) x (kClusterN * kTileN) and a
-// slice of K. Split slices are the slowest index, so co-resident clusters share A and B in L2.
-struct WorkUnit {
-  int tile_m;
-  int tile_n;
-  int k_block_begin;
-  int k_blocks;
-  int split;
+namespace plan = cutune::gemm::schedule;
+
+// Stream-K's fixup (gemm_schedule.hpp). A contributing warpgroup writes its fp32 fragments to its
+// slot in fragment order (float4 q of thread t at q * 128 + t: each warp writes 512 contiguous
+// bytes) and raises its flag; the owner's matching warpgroup, with the same fragment layout,
+// waits for the flag, lowers it, and adds the slot. The flag's raised value is a 64-bit pattern no
+// launch writes otherwise (the workspace may hold a split-K launch's floats), and the owner lowers
+// it before the grid ends, so every launch finds its flags down without a memset.
+constexpr uint64_t kStreamKRaised = 0x53545245414D4B31ull;  // "STREAMK1"
+constexpr int kFragmentQuads = kMmaBlocks * kAccumulators / 4;
+
+struct StreamKSlot {
+  uint64_t* flag;
+  float4* partial;
 };
 
-struct Schedule {
-  int tiles_m;
-  int tiles_n;
-  int units;
-  int k_blocks_per_split;
-  int k_blocks_total;
+// The slot of consumer warpgroup `consumer` of block `block` in `workspace`.
+__device__ __forceinline__ StreamKSlot stream_k_slot(float* workspace, int block, int consumer) {
+  uint8_t* base = reinterpret_cast<uint8_t*>(workspace);
+  const int index = block * 2 + consumer;
+  return {reinterpret_cast<uint64_t*>(base) + index,
+          reinterpret_cast<float4*>(base + rules::kStreamKFlagBytes) +
+              static_cast<size_t>(index) * kFragmentQuads * 128};
+}
 
-  __device__ Schedule(int m, int n, int k) {
-    tiles_m = (m + kClusterM * kTileM - 1) / (kClusterM * kTileM);
-    tiles_n = (n + kClusterN * kTileN - 1) / (kClusterN * kTileN);
-    k_blocks_total = (k + kTileK - 1) / kTileK;
-    k_blocks_per_split = (k_blocks_total + kSplitK - 1) / kSplitK;
-    units = tiles_m * tiles_n * kSplitK;
+__device__ __forceinline__ void store_partial(const StreamKSlot& slot,
+                                              const float (&acc)[kMmaBlocks][kAccumulators],
+                                              int thread, uint32_t barrier) {
+#pragma unroll
+  for (int mb = 0; mb < kMmaBlocks; ++mb) {
+#pragma unroll
+    for (int q = 0; q < kAccumulators / 4; ++q) {
+      __stcg(slot.partial + (mb * kAccumulators / 4 + q) * 128 + thread,
+             make_float4(acc[mb][4 * q], acc[mb][4 * q + 1], acc[mb][4 * q + 2],
+                         acc[mb][4 * q + 3]));
+    }
   }
+  // Every thread's stores are ordered before the flag (each thread fences, then the warpgroup
+  // meets), and the flag is a release at GPU scope.
+  __threadfence();
+  named_barrier_sync(barrier, kWarpgroupThreads);
+  if (thread == 0) {
+    asm volatile("st.release.gpu.global.u64 [%0], %1;" ::"l"(slot.flag), "l"(kStreamKRaised)
+                 : "memory");
+  }
+}
 
-  __device__ WorkUnit unit(int index) const {
-    const int tiles = tiles_m * tiles_n;
-    const int split = index / tiles;
-    const int tile = index % tiles;
-    // Grouped raster: groups of kSwizzle tiles "across" the raster direction, and inside a group
-    // consecutive tiles cycle across it while advancing "along" it, so that concurrent tiles reuse
-    // the same rows of A and columns of B from L2. kSwizzle = 1 walks plain rows (or columns).
-    const int along_tiles = kRasterAlongM ? tiles_m : tiles_n;
-    const int across_tiles = kRasterAlongM ? tiles_n : tiles_m;
-    const int group = tile / (kSwizzle * along_tiles);
-    const int first_across = group * kSwizzle;
-    const int group_across = min(across_tiles - first_across, kSwizzle);
-    const int in_group = tile % (kSwizzle * along_tiles);
-    const int across = first_across + in_group % group_across;
-    const int along = in_group / group_across;
-    WorkUnit work;
-    work.tile_m = kRasterAlongM ? along : across;
-    work.tile_n = kRasterAlongM ? across : along;
-    work.split = split;
-    work.k_block_begin = split * k_blocks_per_split;
-    work.k_blocks = max(0, min(k_blocks_total - work.k_block_begin, k_blocks_per_split));
-    return work;
+// Waits for `slot`'s partial and lowers its flag; this thread's part of the partial.
+__device__ __forceinline__ const float4* wait_partial(const StreamKSlot& slot, int thread,
+                                                      uint32_t barrier) {
+  if (thread == 0) {
+    uint64_t seen = 0;
+    do {
+      asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(seen) : "l"(slot.flag) : "memory");
+    } while (seen != kStreamKRaised);
+    // Lowered for the next launch; the partial is read after the barrier.
+    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(slot.flag), "l"(0ull) : "memory");
   }
-};
+  named_barrier_sync(barrier, kWarpgroupThreads);
+  return slot.partial + thread;
+}
 
 __device__ __forceinline__ uint16_t multicast_mask(int first_rank, int rank_step, int count) {
   uint16_t mask = 0;
@@ -384,6 +409,56 @@ __device__ __forceinline__ void stmatrix_x4(void* row, uint32_t r0, uint32_t r1,
                : "memory");
 }
 
+// The TMA-store epilogue of one tile: each warp writes its 16 rows x 64 columns of one chunk into
+// a staging box (128-byte swizzle: 16-byte unit j of row r sits at unit j ^ (r % 8), conflict-free),
+// and one lane stores the box with TMA, which clips rows and columns outside D. kAddPartial: a
+// stream-K owner adds its contributor's partial (this thread's part, fragment order) to each
+// column pair as it packs it; adding the whole fragment before the epilogue spilled registers.
+template <bool kAddPartial>
+__device__ __forceinline__ void store_tile(const CUtensorMap* tensor_d,
+                                           const float (&acc)[kMmaBlocks][kAccumulators],
+                                           const float4* partial, uint8_t* boxes,
+                                           int& epilogue_box, int m0, int n0, int warp, int lane) {
+#pragma unroll
+  for (int mb = 0; mb < kMmaBlocks; ++mb) {
+#pragma unroll
+    for (int chunk = 0; chunk < kNChunks; ++chunk, ++epilogue_box) {
+      uint8_t* box = boxes + (epilogue_box % kBoxRing) * kEpilogueBoxBytes;
+      // The store that last read this box must be done with it.
+      if (lane == 0) tma_store_wait_read<kBoxRing - 1>();
+      __syncwarp();
+      // Matrices (rows 0-7, units j), (8-15, j), (0-7, j+1), (8-15, j+1): lane l addresses
+      // row l % 8 of matrix l / 8, i.e. box row r below, 16-byte unit j + l / 16.
+      const int r = (lane / 8) % 2 * 8 + lane % 8;
+#pragma unroll
+      for (int j = 0; j < 8; j += 2) {
+        const int index = (chunk * 8 + j) * 4;
+        float v[8];
+#pragma unroll
+        for (int e = 0; e < 8; ++e) v[e] = acc[mb][index + e];
+        if constexpr (kAddPartial) {
+          const int quad = mb * kAccumulators / 4 + index / 4;
+          const float4 low = __ldcg(partial + quad * 128);
+          const float4 high = __ldcg(partial + (quad + 1) * 128);
+          v[0] += low.x;
+          v[1] += low.y;
+          v[2] += low.z;
+          v[3] += low.w;
+          v[4] += high.x;
+          v[5] += high.y;
+          v[6] += high.z;
+          v[7] += high.w;
+        }
+        stmatrix_x4(box + r * 128 + (((j + lane / 16) ^ (r % 8)) << 4), pack_pair(v[0], v[1]),
+                    pack_pair(v[2], v[3]), pack_pair(v[4], v[5]), pack_pair(v[6], v[7]));
+      }
+      fence_shared_for_async_proxy();
+      __syncwarp();
+      if (lane == 0) tma_store_2d(tensor_d, box, n0 + chunk * 64, m0 + mb * 64 + warp * 16);
+    }
+  }
+}
+
 __device__ __forceinline__ uint32_t dynamic_shared_bytes() {
   uint32_t bytes;
   asm volatile("mov.u32 %0, %%dynamic_smem_size;" : "=r"(bytes));
@@ -402,6 +477,8 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   extern __shared__ uint8_t shared_raw[];
   if (dynamic_shared_bytes() < kSharedBytes) __trap();
+  // Stream-K's workspace has a slot per block for at most this many (the host caps the grid).
+  if (kStreamK && gridDim.x > rules::kMaxStreamKBlocks) __trap();
   uint8_t* shared =
       reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(shared_raw) + kSwizzleAtomBytes - 1) &
                                  ~uintptr_t{kSwizzleAtomBytes - 1});
@@ -444,9 +521,11 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
     asm volatile("griddepcontrol.wait;" ::: "memory");
   }
 
-  const Schedule schedule(m, n, k);
   const int cluster = blockIdx.x / kClusterSize;
   const int clusters = gridDim.x / kClusterSize;
+  const plan::Plan schedule(m, n, k, kClusterM * kTileM, kClusterN * kTileN, kTileK, kSplitK,
+                            kStreamK, kSwizzle, kRasterAlongM, clusters);
+  const int items = schedule.items(cluster);
 
   if (warpgroup == 0) {
     cutlass::arch::warpgroup_reg_dealloc<kProducerRegisters>();
@@ -466,8 +545,8 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
       const uint16_t b_mask =
           kClusterM == 1 ? 0 : multicast_mask(cluster_n * kClusterM, 1, kClusterM);
       int iteration = 0;
-      for (int index = cluster; index < schedule.units; index += clusters) {
-        const WorkUnit work = schedule.unit(index);
+      for (int index = 0; index < items; ++index) {
+        const plan::WorkItem work = schedule.item(cluster, index);
         const int a_row =
             (work.tile_m * kClusterM + cluster_m) * kTileM + cluster_n * kARowsPerLoad;
         const int n0 = (work.tile_n * kClusterN + cluster_n) * kTileN;
@@ -526,11 +605,10 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
     };
 
     int iteration = 0;
-    int local_unit = 0;
     [[maybe_unused]] int epilogue_box = 0;  // staging boxes used so far (none with split-K)
-    for (int index = cluster; index < schedule.units; index += clusters, ++local_unit) {
-      const WorkUnit work = schedule.unit(index);
-      if (kPingpong && local_unit % 2 != consumer) {
+    for (int index = 0; index < items; ++index) {
+      const plan::WorkItem work = schedule.item(cluster, index);
+      if (kPingpong && index % 2 != consumer) {
         iteration += work.k_blocks;  // the other warpgroup's tile
         continue;
       }
@@ -542,7 +620,7 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
       // Ping-pong: start only once the other warpgroup has waited on every stage of the previous
       // tile, so that each wait below is at most one phase ahead of its barrier (a parity wait
       // cannot tell phases two apart).
-      if (kPingpong && local_unit > 0) {
+      if (kPingpong && index > 0) {
         named_barrier_sync(kMathOrderBarrier + consumer, 2 * kWarpgroupThreads);
       }
       bool previous_released = true;
@@ -574,7 +652,7 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
         }
         previous_released = false;
       }
-      if (kPingpong && index + clusters < schedule.units) {
+      if (kPingpong && index + 1 < items) {
         // The next tile is the other warpgroup's.
         named_barrier_arrive(kMathOrderBarrier + 1 - consumer, 2 * kWarpgroupThreads);
       }
@@ -586,38 +664,26 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
       const int m0 = (work.tile_m * kClusterM + cluster_m) * kTileM + row_offset;
       const int n0 = (work.tile_n * kClusterN + cluster_n) * kTileN;
       if constexpr (kTmaStore) {
-        // Each warp writes its 16 rows x 64 columns of one chunk into a staging box
-        // (128-byte swizzle: 16-byte unit j of row r sits at unit j ^ (r % 8), conflict-free),
-        // and one lane stores the box with TMA, which clips rows and columns outside D.
         uint8_t* boxes =
             epilogue_shared + (consumer * 4 + warp) * kEpilogueBuffers * kEpilogueBoxBytes;
-#pragma unroll
-        for (int mb = 0; mb < kMmaBlocks; ++mb) {
-#pragma unroll
-          for (int chunk = 0; chunk < kNChunks; ++chunk, ++epilogue_box) {
-            uint8_t* box = boxes + (epilogue_box % kBoxRing) * kEpilogueBoxBytes;
-            // The store that last read this box must be done with it.
-            if (lane == 0) tma_store_wait_read<kBoxRing - 1>();
-            __syncwarp();
-            // Matrices (rows 0-7, units j), (8-15, j), (0-7, j+1), (8-15, j+1): lane l addresses
-            // row l % 8 of matrix l / 8, i.e. box row r below, 16-byte unit j + l / 16.
-            const int r = (lane / 8) % 2 * 8 + lane % 8;
-#pragma unroll
-            for (int j = 0; j < 8; j += 2) {
-              const int index = (chunk * 8 + j) * 4;
-              stmatrix_x4(box + r * 128 + (((j + lane / 16) ^ (r % 8)) << 4),
-                          pack_pair(acc[mb][index], acc[mb][index + 1]),
-                          pack_pair(acc[mb][index + 2], acc[mb][index + 3]),
-                          pack_pair(acc[mb][index + 4], acc[mb][index + 5]),
-                          pack_pair(acc[mb][index + 6], acc[mb][index + 7]));
-            }
-            fence_shared_for_async_proxy();
-            __syncwarp();
-            if (lane == 0) {
-              tma_store_2d(&tensor_d, box, n0 + chunk * 64, m0 + mb * 64 + warp * 16);
-            }
+        if constexpr (kStreamK) {
+          const uint32_t barrier = kStreamKBarrier + consumer;
+          if (work.role == plan::kContribute) {
+            store_partial(stream_k_slot(workspace, cluster * kClusterSize + rank, consumer), acc,
+                          thread, barrier);
+            continue;
+          }
+          if (work.role == plan::kOwn) {
+            // Its one contributor is the next cluster (gemm_schedule.hpp), whose block of this
+            // rank holds the partial.
+            const float4* partial = wait_partial(
+                stream_k_slot(workspace, (cluster + 1) * kClusterSize + rank, consumer), thread,
+                barrier);
+            store_tile<true>(&tensor_d, acc, partial, boxes, epilogue_box, m0, n0, warp, lane);
+            continue;
           }
         }
+        store_tile<false>(&tensor_d, acc, nullptr, boxes, epilogue_box, m0, n0, warp, lane);
       } else {
         // Split-K: this slice's fp32 partial sums, straight from registers to the workspace.
 #pragma unroll
