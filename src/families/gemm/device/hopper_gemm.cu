@@ -328,6 +328,7 @@ __device__ __forceinline__ const float4* wait_partial(const StreamKSlot& slot, i
     // Lowered for the next launch; the partial is read after the barrier.
     asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(slot.flag), "l"(0ull) : "memory");
   }
+  __syncwarp();  // bar.sync is .aligned: warp 0 meets it converged
   named_barrier_sync(barrier, kWarpgroupThreads);
   return slot.partial + thread;
 }
