@@ -168,7 +168,7 @@ constexpr int kConsumerWarps = rules::kConsumerWarps;
 constexpr int kEpilogueBuffers = rules::epilogue_buffers(kTileM, kTileN, kTileK, kStages, kSplitK);
 constexpr bool kTmaStore = kEpilogueBuffers > 0;
 // The staging ring's length, never 0 (split-K compiles the TMA-store code without running it).
-constexpr int kBoxRing = kTmaStore ? kEpilogueBuffers : 1;
+[[maybe_unused]] constexpr int kBoxRing = kTmaStore ? kEpilogueBuffers : 1;
 constexpr int kEpilogueBoxBytes = rules::kEpilogueBoxBytes;
 constexpr int kEpilogueBytes = kEpilogueBuffers * kConsumerWarps * kEpilogueBoxBytes;
 // The same formula as shared_memory_bytes() on the host; the kernel traps if it was given less.
@@ -367,12 +367,13 @@ __device__ __forceinline__ void issue_k_steps(const Element* a, const Element* b
   }
 }
 
-// The TMA store pieces of the epilogue, each with a compiler memory barrier.
-__device__ __forceinline__ void fence_shared_for_async_proxy() {
+// The TMA store pieces of the epilogue, each with a compiler memory barrier. (Unused by split-K
+// builds, which store no tile: hence [[maybe_unused]] here and below.)
+[[maybe_unused]] __device__ __forceinline__ void fence_shared_for_async_proxy() {
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 }
 
-__device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, const void* source, int inner,
+[[maybe_unused]] __device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, const void* source, int inner,
                                              int outer) {
   asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];" ::"l"(
                    reinterpret_cast<uint64_t>(map)),
@@ -391,7 +392,7 @@ __device__ __forceinline__ void tma_store_wait_all() {
   asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
 }
 
-__device__ __forceinline__ uint32_t pack_pair(float x, float y) {
+[[maybe_unused]] __device__ __forceinline__ uint32_t pack_pair(float x, float y) {
   Element2 pair;
   pair.x = Element(x);
   pair.y = Element(y);
@@ -402,7 +403,7 @@ __device__ __forceinline__ uint32_t pack_pair(float x, float y) {
 // lane / 4, columns 2 * (lane % 4) + {0, 1}); lane l gives the address of row l % 8 of matrix l
 // / 8. A staging box takes 4 of these per warp where 32-bit st.shared took 16 per thread
 // (measured +4 % at 8192x8192x1024, where the epilogue weighs most; docs/perf.md).
-__device__ __forceinline__ void stmatrix_x4(void* row, uint32_t r0, uint32_t r1, uint32_t r2,
+[[maybe_unused]] __device__ __forceinline__ void stmatrix_x4(void* row, uint32_t r0, uint32_t r1, uint32_t r2,
                                             uint32_t r3) {
   asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(
                    cute::cast_smem_ptr_to_uint(row)),
