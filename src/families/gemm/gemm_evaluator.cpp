@@ -60,8 +60,9 @@ fs::path source_path(const GemmCompileOptions& options) {
 // each include once it is defined), so that the compile and the source hash both cover them.
 std::string compiled_text(const fs::path& source) {
   const fs::path folder = source.parent_path().parent_path();
-  return eval::read_file(folder / "gemm_rules.hpp") + eval::read_file(folder / "gemm_schedule.hpp") +
-         "#line 1 \"" + source.filename().string() + "\"\n" + eval::read_file(source);
+  return eval::read_file(folder / "gemm_rules.hpp") +
+         eval::read_file(folder / "gemm_schedule.hpp") + "#line 1 \"" + source.filename().string() +
+         "\"\n" + eval::read_file(source);
 }
 
 std::string version_of(const std::string& text) {

@@ -113,8 +113,7 @@ GemmLaunch::GemmLaunch(const GemmKernel& kernel, const GemmProblem& problem,
     throw std::runtime_error("hopper gemm: problem dimensions exceed the kernel's 32-bit indices");
   }
   if (workspace_bytes(config, problem) > 0 && operands.workspace == 0) {
-    throw std::runtime_error("hopper gemm: config " + to_string(config) +
-                             " needs a workspace of " +
+    throw std::runtime_error("hopper gemm: config " + to_string(config) + " needs a workspace of " +
                              std::to_string(workspace_bytes(config, problem)) + " bytes");
   }
 

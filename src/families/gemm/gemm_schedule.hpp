@@ -119,9 +119,7 @@ struct Plan {
       work.tile = static_cast<int>(position / k_blocks);
       work.k_block_begin = static_cast<int>(position % k_blocks);
       work.k_blocks = static_cast<int>(min_of(tile_end, range_begin(cluster + 1)) - position);
-      work.role = work.k_block_begin > 0         ? kContribute
-                  : work.k_blocks == k_blocks ? kWhole
-                                              : kOwn;
+      work.role = work.k_block_begin > 0 ? kContribute : work.k_blocks == k_blocks ? kWhole : kOwn;
     } else {
       work.tile = stream_k_tiles + cluster + (index - ranged) * clusters;
     }

@@ -309,8 +309,8 @@ void add_seeds(TuningSpace& ts) {
   // before) read 0.94x (docs/perf.md, run 9). K is split only while the grid stays within one
   // wave (split_k_depth lowers it when K is too shallow). Each seed: tile_m x tile_n tiles, 8
   // stages of 64.
-  const auto half_tiles = [](std::string name, int priority, int tile_m, int tile_n,
-                                 int cluster_m, const char* schedule) {
+  const auto half_tiles = [](std::string name, int priority, int tile_m, int tile_n, int cluster_m,
+                             const char* schedule) {
     return HeuristicSeed{
         .name = std::move(name),
         .priority = priority,

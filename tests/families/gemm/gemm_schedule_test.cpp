@@ -34,7 +34,7 @@ void check_covers_exactly_once(const Case& c) {
   std::vector<int> computed(static_cast<std::size_t>(plan.tiles) * plan.k_blocks, 0);
   std::vector<int> written(static_cast<std::size_t>(plan.tiles) * c.split_k, 0);
   std::set<std::pair<int, int>> cells;
-  std::map<int, WorkItem> first_items;  // cluster -> its first item
+  std::map<int, WorkItem> first_items;            // cluster -> its first item
   std::map<int, std::pair<int, WorkItem>> owned;  // tile -> (owner cluster, owner's item)
   std::vector<long long> ranged_blocks(c.clusters, 0);
   for (int cluster = 0; cluster < c.clusters; ++cluster) {
@@ -115,15 +115,21 @@ TEST(GemmSchedule, EveryDecompositionCoversEachTileAndKBlockOnce) {
   std::vector<Case> cases;
   for (bool stream_k : {false, true}) {
     for (int clusters : {66, 132, 7, 1, 3}) {
-      for (auto [m, n, k] : {std::array<int, 3>{2048, 4096, 4096}, {1024, 8192, 8192},
-                             {4096, 4096, 4096}, {1000, 2056, 1064}, {128, 8192, 8192},
-                             {8192, 8192, 1024}, {256, 256, 64}, {4096, 14336, 4096}}) {
+      for (auto [m, n, k] : {std::array<int, 3>{2048, 4096, 4096},
+                             {1024, 8192, 8192},
+                             {4096, 4096, 4096},
+                             {1000, 2056, 1064},
+                             {128, 8192, 8192},
+                             {8192, 8192, 1024},
+                             {256, 256, 64},
+                             {4096, 14336, 4096}}) {
         cases.push_back({m, n, k, 128, 256, 64, 2, 1, clusters, stream_k});
         cases.push_back({m, n, k, 128, 128, 32, 1, 1, clusters, stream_k});
       }
     }
   }
-  for (int split : {2, 3, 8}) cases.push_back({1000, 2056, 1064, 128, 128, 64, 1, split, 66, false});
+  for (int split : {2, 3, 8})
+    cases.push_back({1000, 2056, 1064, 128, 128, 64, 1, split, 66, false});
   for (const Case& c : cases) check_covers_exactly_once(c);
 }
 
@@ -148,7 +154,8 @@ TEST(GemmSchedule, TheSeedShapeIsAllStreamKOnTheH200) {
 
 // Stream-K changes nothing where there is nothing to balance: whole waves, or less than one.
 TEST(GemmSchedule, StreamKIsDataParallelWithoutAPartialLaterWave) {
-  for (auto [m, n, clusters] : {std::array<int, 3>{4096, 4096, 64}, {128, 8192, 66}, {256, 256, 66}}) {
+  for (auto [m, n, clusters] :
+       {std::array<int, 3>{4096, 4096, 64}, {128, 8192, 66}, {256, 256, 66}}) {
     const Plan streamed(m, n, 4096, 256, 256, 64, 1, true, 8, false, clusters);
     const Plan plain(m, n, 4096, 256, 256, 64, 1, false, 8, false, clusters);
     EXPECT_EQ(streamed.stream_k_tiles, 0) << m << "x" << n;

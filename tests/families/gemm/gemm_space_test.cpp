@@ -21,6 +21,21 @@ class GemmSpaceTest : public ::testing::Test {
   const Space& space = ts->space;
   Problem problem = gemm_problem(2048, 4096, 4096, "bf16");
   Device device = Device::h200();
+
+  // Normalizes `asked`, which one constraint must repair by setting `knob` to false and nothing
+  // else; that constraint.
+  const Constraint& expect_one_repair_turning_off(const Config& asked, const std::string& knob) {
+    const Normalized n = space.normalize(asked, problem, device);
+    EXPECT_TRUE(n.config);
+    EXPECT_FALSE(n.config->get_bool(knob));
+    for (const std::string& other : space.names()) {
+      if (other != knob) {
+        EXPECT_EQ((*n.config)[other], asked[other]) << other;
+      }
+    }
+    EXPECT_EQ(n.fired.size(), 1u);
+    return space.constraints().at(n.fired.at(0));
+  }
 };
 
 TEST_F(GemmSpaceTest, PopulationOfThreeHundredStaysDistinctAndEverySearchKnobVaries) {
@@ -155,17 +170,7 @@ TEST_F(GemmSpaceTest, GateRepairsAwayFromFastLaunchAndKeepsEveryOtherKnob) {
   PartialConfig outside = ts->seeds[0].propose(problem, device);
   outside["split_k"] = 2;  // leaves the envelope
   outside["stages"] = 3;
-  const Config asked = space.complete(outside);
-  const Normalized n = space.normalize(asked, problem, device);
-  ASSERT_TRUE(n.config);
-  EXPECT_FALSE(n.config->get_bool("fast_launch"));
-  for (const std::string& knob : space.names()) {
-    if (knob != "fast_launch") {
-      EXPECT_EQ((*n.config)[knob], asked[knob]) << knob;
-    }
-  }
-  ASSERT_EQ(n.fired.size(), 1u);
-  EXPECT_TRUE(space.constraints()[n.fired[0]].is_gate);
+  EXPECT_TRUE(expect_one_repair_turning_off(space.complete(outside), "fast_launch").is_gate);
 }
 
 TEST_F(GemmSpaceTest, EveryNormalizedConfigSatisfiesTheKernelsOwnRules) {
@@ -261,17 +266,8 @@ TEST_F(GemmSpaceTest, StreamKRepairKeepsTheDrawnScheduleAndSplit) {
   for (const PartialConfig& outside :
        {PartialConfig{{"stream_k", true}, {"split_k", 2}, {"tile_n", 128}},
         PartialConfig{{"stream_k", true}, {"schedule", "pingpong"}, {"tile_n", 128}}}) {
-    const Config asked = space.complete(outside);
-    const Normalized n = space.normalize(asked, problem, device);
-    ASSERT_TRUE(n.config);
-    EXPECT_FALSE(n.config->get_bool("stream_k"));
-    for (const std::string& knob : space.names()) {
-      if (knob != "stream_k") {
-        EXPECT_EQ((*n.config)[knob], asked[knob]) << knob;
-      }
-    }
-    ASSERT_EQ(n.fired.size(), 1u);
-    EXPECT_EQ(space.constraints()[n.fired[0]].name, "stream_k_envelope");
+    EXPECT_EQ(expect_one_repair_turning_off(space.complete(outside), "stream_k").name,
+              "stream_k_envelope");
   }
   const Config legal = space.complete({{"stream_k", true}, {"tile_n", 128}});
   EXPECT_EQ(space.normalize(legal, problem, device).config, legal);

@@ -302,9 +302,9 @@ __device__ __forceinline__ void store_partial(const StreamKSlot& slot,
   for (int mb = 0; mb < kMmaBlocks; ++mb) {
 #pragma unroll
     for (int q = 0; q < kAccumulators / 4; ++q) {
-      __stcg(slot.partial + (mb * kAccumulators / 4 + q) * 128 + thread,
-             make_float4(acc[mb][4 * q], acc[mb][4 * q + 1], acc[mb][4 * q + 2],
-                         acc[mb][4 * q + 3]));
+      __stcg(
+          slot.partial + (mb * kAccumulators / 4 + q) * 128 + thread,
+          make_float4(acc[mb][4 * q], acc[mb][4 * q + 1], acc[mb][4 * q + 2], acc[mb][4 * q + 3]));
     }
   }
   // Every thread's stores are ordered before the flag (each thread fences, then the warpgroup
@@ -373,8 +373,9 @@ __device__ __forceinline__ void issue_k_steps(const Element* a, const Element* b
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 }
 
-[[maybe_unused]] __device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, const void* source, int inner,
-                                             int outer) {
+[[maybe_unused]] __device__ __forceinline__ void tma_store_2d(const CUtensorMap* map,
+                                                              const void* source, int inner,
+                                                              int outer) {
   asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];" ::"l"(
                    reinterpret_cast<uint64_t>(map)),
                "r"(cute::cast_smem_ptr_to_uint(source)), "r"(inner), "r"(outer)
@@ -403,8 +404,8 @@ __device__ __forceinline__ void tma_store_wait_all() {
 // lane / 4, columns 2 * (lane % 4) + {0, 1}); lane l gives the address of row l % 8 of matrix l
 // / 8. A staging box takes 4 of these per warp where 32-bit st.shared took 16 per thread
 // (measured +4 % at 8192x8192x1024, where the epilogue weighs most; docs/perf.md).
-[[maybe_unused]] __device__ __forceinline__ void stmatrix_x4(void* row, uint32_t r0, uint32_t r1, uint32_t r2,
-                                            uint32_t r3) {
+[[maybe_unused]] __device__ __forceinline__ void stmatrix_x4(void* row, uint32_t r0, uint32_t r1,
+                                                             uint32_t r2, uint32_t r3) {
   asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(
                    cute::cast_smem_ptr_to_uint(row)),
                "r"(r0), "r"(r1), "r"(r2), "r"(r3)
@@ -412,15 +413,16 @@ __device__ __forceinline__ void tma_store_wait_all() {
 }
 
 // The TMA-store epilogue of one tile: each warp writes its 16 rows x 64 columns of one chunk into
-// a staging box (128-byte swizzle: 16-byte unit j of row r sits at unit j ^ (r % 8), conflict-free),
-// and one lane stores the box with TMA, which clips rows and columns outside D. kAddPartial: a
-// stream-K owner adds its contributor's partial (this thread's part, fragment order) to each
-// column pair as it packs it; adding the whole fragment before the epilogue spilled registers.
+// a staging box (128-byte swizzle: 16-byte unit j of row r sits at unit j ^ (r % 8),
+// conflict-free), and one lane stores the box with TMA, which clips rows and columns outside D.
+// kAddPartial: a stream-K owner adds its contributor's partial (this thread's part, fragment order)
+// to each column pair as it packs it; adding the whole fragment before the epilogue spilled
+// registers.
 template <bool kAddPartial>
 __device__ __forceinline__ void store_tile(const CUtensorMap* tensor_d,
                                            const float (&acc)[kMmaBlocks][kAccumulators],
-                                           const float4* partial, uint8_t* boxes,
-                                           int& epilogue_box, int m0, int n0, int warp, int lane) {
+                                           const float4* partial, uint8_t* boxes, int& epilogue_box,
+                                           int m0, int n0, int warp, int lane) {
 #pragma unroll
   for (int mb = 0; mb < kMmaBlocks; ++mb) {
 #pragma unroll
