@@ -1,5 +1,6 @@
 // cutune.tune(): one tune, as `cutune tune --json` runs it, with the store's decision.
 #include <cmath>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
@@ -61,7 +62,7 @@ std::string tune_json(const TuneRequest& request) {
       family.key(problem, target.evaluator->device_name(), target.evaluator->toolchain());
   std::optional<Store> store;
   if (request.store) {
-    store = Store::open(request.db.empty() ? Store::default_path() : request.db);
+    store = Store::open(request.db.empty() ? Store::default_path() : std::filesystem::path(request.db));
   }
 
   TuneOptions options;
