@@ -19,6 +19,9 @@ fi
 
 start=$(date +%s)
 cd "$root"
+# The compilers CMake picks for build/release: scikit-build-core would otherwise take Python's
+# (sysconfig's g++ or x86_64-linux-gnu-g++), whose other name ccache does not match.
+export CC="${CC:-cc}" CXX="${CXX:-c++}"
 # No build isolation: the pinned build requirements are already in the environment, and nothing
 # is downloaded per build.
 "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-build-isolation \
