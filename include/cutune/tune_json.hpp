@@ -17,7 +17,6 @@ std::optional<double> seconds_to_within(const TuneReport& report, double toleran
 
 // {"key", "store" (when given), "evaluated", "outcomes", "default", "best", "tournament", ...}:
 // every field `cutune tune --json` prints but the family comparison and the warm start.
-nlohmann::json tune_report_json(const TuneReport& report, const TuningKey& key,
-                                const Store* store);
+nlohmann::json tune_report_json(const TuneReport& report, const TuningKey& key, const Store* store);
 
 }  // namespace cutune

@@ -31,8 +31,8 @@ int dtype_of(const Tensor& t, const char* name) {
 }
 
 bool row_major(const Tensor& t) {
-  return t.stride(1) == 1 && (t.stride(0) == static_cast<std::int64_t>(t.shape(1)) ||
-                              t.shape(0) == 1);
+  return t.stride(1) == 1 &&
+         (t.stride(0) == static_cast<std::int64_t>(t.shape(1)) || t.shape(0) == 1);
 }
 
 std::uint64_t address(const Tensor& t) { return reinterpret_cast<std::uintptr_t>(t.data()); }
@@ -44,10 +44,10 @@ GemmShape shape_of(const GemmRunner& runner, const Tensor& a, const Tensor& b, c
   }
   for (const Tensor* t : {&a, &b, &d}) {
     if (t->device_id() != runner.device()) {
-      throw nb::value_error(("cutune.gemm: tensors must be on cuda:" +
-                             std::to_string(runner.device()) + ", one is on cuda:" +
-                             std::to_string(t->device_id()))
-                                .c_str());
+      throw nb::value_error(
+          ("cutune.gemm: tensors must be on cuda:" + std::to_string(runner.device()) +
+           ", one is on cuda:" + std::to_string(t->device_id()))
+              .c_str());
     }
   }
   GemmShape shape;
@@ -76,8 +76,9 @@ GemmShape shape_of(const GemmRunner& runner, const Tensor& a, const Tensor& b, c
   } else if (b.stride(0) == 1 && (b.stride(1) == shape.k || shape.n == 1)) {
     shape.b_transposed = true;  // b = w.T of a row-major n x k w: the kernel's n_by_k layout
   } else {
-    throw nb::value_error("cutune.gemm: b must be contiguous, or the transpose of a contiguous "
-                          "tensor (w.T)");
+    throw nb::value_error(
+        "cutune.gemm: b must be contiguous, or the transpose of a contiguous "
+        "tensor (w.T)");
   }
   return shape;
 }

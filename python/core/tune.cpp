@@ -1,4 +1,6 @@
 // cutune.tune(): one tune, as `cutune tune --json` runs it, with the store's decision.
+#include "cutune/tune.hpp"
+
 #include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -7,7 +9,6 @@
 
 #include "cutune/runtime.hpp"
 #include "cutune/store.hpp"
-#include "cutune/tune.hpp"
 #include "cutune/tune_json.hpp"
 #include "cutune_python.hpp"
 #include "family_source.hpp"
@@ -62,7 +63,8 @@ std::string tune_json(const TuneRequest& request) {
       family.key(problem, target.evaluator->device_name(), target.evaluator->toolchain());
   std::optional<Store> store;
   if (request.store) {
-    store = Store::open(request.db.empty() ? Store::default_path() : std::filesystem::path(request.db));
+    store =
+        Store::open(request.db.empty() ? Store::default_path() : std::filesystem::path(request.db));
   }
 
   TuneOptions options;
@@ -78,8 +80,8 @@ std::string tune_json(const TuneRequest& request) {
     }
   }
   Store* store_pointer = store ? &*store : nullptr;
-  const TuneReport report = tune(*family.tuning, problem, target.device, *target.evaluator,
-                                 store_pointer, key, options);
+  const TuneReport report =
+      tune(*family.tuning, problem, target.device, *target.evaluator, store_pointer, key, options);
   nlohmann::json decision = winner_json(report);
   if (store) {
     if (const std::optional<Decision> stored = store->decision(key)) {

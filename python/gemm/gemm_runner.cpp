@@ -118,9 +118,9 @@ std::string GemmRunner::describe(const GemmShape& shape) {
 }
 
 std::vector<double> GemmRunner::time_launches(const GemmShape& shape, std::uint64_t a,
-                                              std::uint64_t b, std::uint64_t d,
-                                              std::uint64_t flush, std::uint64_t flush_bytes,
-                                              int repetitions, std::uintptr_t stream_handle) {
+                                              std::uint64_t b, std::uint64_t d, std::uint64_t flush,
+                                              std::uint64_t flush_bytes, int repetitions,
+                                              std::uintptr_t stream_handle) {
   const GemmRuntimeKernel& kernel = impl_->kernel(shape);
   const auto stream = reinterpret_cast<CUstream>(stream_handle);
   const gemm::GemmOperands operands{a, b, d, 0};

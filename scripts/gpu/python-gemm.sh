@@ -26,9 +26,13 @@ source "$root/scripts/gpu/lib.sh"
 
 if [[ "$mode" == bundle ]]; then
   set -e
-  build="$root/build/py-core"  # two levels deep, as build/release: ccache reuses its objects
-  cmake -S "$root/python" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    -DCUTUNE_PYTHON_CORE_ONLY=ON > /dev/null
+  # Two levels deep, as build/release: ccache reuses its objects. PY_BUILD=build/py-cp311-...
+  # takes the core libraries from a `pip install .` build folder instead (the same files).
+  build="${PY_BUILD:-$root/build/py-core}"
+  if [[ -z "${PY_BUILD:-}" ]]; then
+    cmake -S "$root/python" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+      -DCUTUNE_PYTHON_CORE_ONLY=ON > /dev/null
+  fi
   ninja -C "$build" cutune_python_core cutune_python_gemm cutune-cpu-worker cutune-cuda-worker \
     cutune-nvrtc
   rm -rf "$bundle"

@@ -1,6 +1,6 @@
-#include "cutune/tune_json.hpp"
-
 #include <string>
+
+#include "cutune/tune_json.hpp"
 
 namespace cutune {
 
