@@ -29,7 +29,8 @@ Problem problem_for(const FamilySource& source, const std::string& text) {
   if (text.empty()) return family.resolved(family.example_problem);
   if (source.spec) return family.resolved(Problem::parse(text));
   Problem problem = family.example_problem;
-  for (const auto& [name, value] : Problem::parse(text).args()) problem.set(name, value);
+  const Problem overrides = Problem::parse(text);
+  for (const auto& [name, value] : overrides.args()) problem.set(name, value);
   return family.resolved(problem);
 }
 
