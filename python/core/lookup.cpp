@@ -1,7 +1,6 @@
 // cutune.Runtime's lookups of spec families: cutune::Runtime with the spec's CPU family added on
 // first use, the store read-only and no tune (the default config when the key was never tuned).
 #include <map>
-#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
@@ -10,25 +9,18 @@
 #include "cutune/runtime.hpp"
 #include "cutune_python.hpp"
 #include "family_source.hpp"
+#include "warning_log.hpp"
 
 namespace cutune::python {
 
 struct Lookup::Impl {
-  std::mutex mutex;  // guards warnings
-  std::vector<std::string> warnings;
+  WarningLog warnings;                                       // outlives the runtime
   std::map<std::string, FamilySource, std::less<>> sources;  // by the name the caller gave
   std::optional<Runtime> runtime;
 };
 
 Lookup::Lookup(const std::string& db) : impl_(std::make_unique<Impl>()) {
-  RuntimeOptions options;
-  if (!db.empty()) options.store = db;
-  options.policy = Policy::default_now;
-  options.on_warning = [impl = impl_.get()](const std::string& warning) {
-    const std::lock_guard lock(impl->mutex);
-    impl->warnings.push_back(warning);
-  };
-  impl_->runtime.emplace(std::move(options));
+  impl_->runtime.emplace(impl_->warnings.runtime_options(db));
 }
 
 Lookup::~Lookup() = default;
@@ -53,9 +45,7 @@ std::string Lookup::get(const std::string& spec_or_family, const std::string& pr
                      {"problem", problem.canonical()},
                      {"config", kernel.config().to_json()},
                      {"origin", std::string(to_string(kernel.origin()))}};
-  const std::lock_guard lock(impl_->mutex);
-  out["warnings"] = impl_->warnings;
-  impl_->warnings.clear();
+  out["warnings"] = impl_->warnings.take();
   return out.dump();
 }
 

@@ -5,13 +5,13 @@
 
 #include <algorithm>
 #include <map>
-#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
 
 #include "cutune/gemm.hpp"
 #include "cutune_python_gemm.hpp"
+#include "warning_log.hpp"
 
 namespace cutune::python {
 namespace {
@@ -62,8 +62,7 @@ struct Events {
 struct GemmRunner::Impl {
   int device = 0;
   CUcontext context = nullptr;
-  std::mutex mutex;  // guards warnings
-  std::vector<std::string> warnings;
+  WarningLog warnings;  // outlives the runtime
   std::optional<Runtime> runtime;
   std::map<GemmShape, const GemmRuntimeKernel*> kernels;
 
@@ -79,14 +78,7 @@ struct GemmRunner::Impl {
 GemmRunner::GemmRunner(const std::string& db, int device) : impl_(std::make_unique<Impl>()) {
   impl_->device = device;
   impl_->context = primary_context(device);
-  RuntimeOptions options;
-  if (!db.empty()) options.store = db;
-  options.policy = Policy::default_now;
-  options.on_warning = [impl = impl_.get()](const std::string& warning) {
-    const std::lock_guard lock(impl->mutex);
-    impl->warnings.push_back(warning);
-  };
-  impl_->runtime.emplace(std::move(options));
+  impl_->runtime.emplace(impl_->warnings.runtime_options(db));
   impl_->runtime->add_family(gemm_family());
 }
 
@@ -111,9 +103,7 @@ std::string GemmRunner::describe(const GemmShape& shape) {
                      {"config", kernel.config().to_json()},
                      {"config_name", gemm::to_string(kernel.gemm_config())},
                      {"origin", std::string(to_string(kernel.origin()))}};
-  const std::lock_guard lock(impl_->mutex);
-  out["warnings"] = impl_->warnings;
-  impl_->warnings.clear();
+  out["warnings"] = impl_->warnings.take();
   return out.dump();
 }
 

@@ -21,25 +21,14 @@ M, N, K = 2048, 4096, 4096
 PROBLEM = f"m={M},n={N},k={K},dtype=bf16"
 
 
-def python_times(runtime, a, b, c, flush, repetitions):
+def event_times(launch, flush, repetitions):
+    """Each launch() between two events after a memset of `flush` (as the tune's worker times)."""
     events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
               for _ in range(repetitions)]
     for start, stop in events:
         flush.zero_()
         start.record()
-        runtime.gemm(a, b, out=c)
-        stop.record()
-    torch.cuda.synchronize()
-    return [start.elapsed_time(stop) for start, stop in events]
-
-
-def torch_times(a, b, c, flush, repetitions):
-    events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
-              for _ in range(repetitions)]
-    for start, stop in events:
-        flush.zero_()
-        start.record()
-        torch.matmul(a, b, out=c)
+        launch()
         stop.record()
     torch.cuda.synchronize()
     return [start.elapsed_time(stop) for start, stop in events]
@@ -106,13 +95,13 @@ def main():
     runner = runtime._runner(a.device.index or 0)
     stream = torch.cuda.current_stream().cuda_stream
     out = torch.empty_like(c)
-    python_times(runtime, a, b, out, flush, 20)  # warm-up and clock ramp
+    event_times(lambda: runtime.gemm(a, b, out=out), flush, 20)  # warm-up, clock ramp
     runner.time_launches(a, b, out, flush, 20, stream)
     python_ms, cpp_ms, torch_ms = [], [], []
     for _ in range(5):
-        python_ms += python_times(runtime, a, b, out, flush, 100)
+        python_ms += event_times(lambda: runtime.gemm(a, b, out=out), flush, 100)
         cpp_ms += runner.time_launches(a, b, out, flush, 100, stream)
-        torch_ms += torch_times(a, b, out, flush, 100)
+        torch_ms += event_times(lambda: torch.matmul(a, b, out=out), flush, 100)
     figures.update(python_ms=statistics.median(python_ms), cpp_ms=statistics.median(cpp_ms),
                    torch_ms=statistics.median(torch_ms))
     figures["seconds"] = time.time() - started

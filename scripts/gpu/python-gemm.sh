@@ -42,12 +42,7 @@ if [[ "$mode" == bundle ]]; then
     "$build/cutune/bin/cutune-nvrtc" "$bundle/bin/"
   cp "$root/src/families/gemm/device/hopper_gemm.cu" "$bundle/share/gemm/device/"
   cp "$root/src/families/gemm/gemm_rules.hpp" "$bundle/share/gemm/"
-  # Libraries the GPU image may lack; the C and C++ runtimes, CUDA's libraries and the driver are
-  # the machine's (as scripts/gpu/gemm-tune.sh bundles).
-  for binary in "$bundle"/lib/*.so "$bundle"/bin/*; do
-    ldd "$binary" | awk '/=> \// {print $3}'
-  done | sort -u | grep -v -E '/(libc|libm|libdl|librt|libpthread|libstdc\+\+|libgcc_s|libcuda|libcublas|libcublasLt|libcudart|libnvrtc|libnvrtc-builtins)\.so' |
-    while read -r library; do cp -L "$library" "$bundle/lib/"; done
+  bundle_libraries "$bundle/lib" "$bundle"/lib/*.so "$bundle"/bin/*
   mkdir -p "$root/.whl"
   python3 -m pip download -q --no-deps --only-binary=:all: -d "$root/.whl" \
     "$(grep -E '^scikit-build-core==' "$root/python/requirements-dev.txt")" \
