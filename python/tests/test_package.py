@@ -2,7 +2,6 @@
 examples/cpu/matmul/matmul.json, and the Runtime's lookups of what it decided. Run against the
 installed package, with CUTUNE_REPOSITORY naming the checkout (for the example) and CUTUNE_CLI the
 `cutune` tool (for an exported store)."""
-import json
 import os
 import subprocess
 from pathlib import Path
@@ -26,8 +25,10 @@ def test_space_reports_the_spec_space_as_a_dict():
     assert report["problem"] == "k=64,m=64,n=64"
     assert report["population"] == 50
     assert 1 < report["distinct"] <= 50
-    assert "vector_fits_block" in report["constraint_names"]
-    assert json.loads(report["default_config"])["BM"] == 32
+    assert "vector_fits_block" in [c["name"] for c in report["constraints"]]
+    # 64 x 64 fits the spec's "tiny" seed (m * n <= 4096), which the default config comes from.
+    assert report["eligible_seeds"] == ["tiny"]
+    assert report["default_config"]["BM"] == 8
 
 
 def test_space_rejects_unknown_names_and_bad_problems():
