@@ -19,7 +19,8 @@
 set -uo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-bundle="$root/build/python-bundle"
+bundle="${PY_BUNDLE:-$root/build/python-bundle}"  # PY_BUNDLE, PY_WHEELS: a bundle made elsewhere
+wheels="${PY_WHEELS:-$root/.whl}"
 mode="${1:-run}"
 # shellcheck source=scripts/gpu/lib.sh
 source "$root/scripts/gpu/lib.sh"
@@ -64,7 +65,7 @@ export CUTUNE_CUTLASS_INCLUDE="$root/third_party/cutlass/include"
 [[ -d "$CUTUNE_CUTLASS_INCLUDE/cute" ]] || { echo "python-gemm.sh: no CUTLASS headers" >&2; exit 1; }
 python3 --version
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
-  --target "$work/site" "$root"/.whl/*.whl || exit 1
+  --target "$work/site" "$wheels"/*.whl || exit 1
 export PYTHONPATH="$work/site"
 
 # The modules for this python3: pip, as a user would; plain CMake if that fails.
