@@ -7,8 +7,8 @@
 #   scripts/gpu/python-gemm.sh bundle   here, on a build machine: the core libraries
 #                                       (python/CMakeLists.txt, CUTUNE_PYTHON_CORE_ONLY), the
 #                                       workers, their non-system libraries and the GEMM source
-#                                       in build/python-bundle, and the pinned nanobind and
-#                                       scikit-build-core wheels in .whl/
+#                                       in build/python-bundle, and the pinned nanobind,
+#                                       scikit-build-core, packaging and pathspec wheels in .whl/
 #   scripts/gpu/python-gemm.sh [run]    on the GPU machine (carry build/python-bundle, .whl and
 #                                       third_party/cutlass/include): builds the nanobind modules
 #                                       for its python3 against the bundle (pip install, else
@@ -45,9 +45,12 @@ if [[ "$mode" == bundle ]]; then
   cp "$root/src/families/gemm/gemm_rules.hpp" "$bundle/share/gemm/"
   bundle_libraries "$bundle/lib" "$bundle"/lib/*.so "$bundle"/bin/*
   mkdir -p "$root/.whl"
-  python3 -m pip download -q --no-deps --only-binary=:all: -d "$root/.whl" \
-    "$(grep -E '^scikit-build-core==' "$root/python/requirements-dev.txt")" \
-    "$(grep -E '^nanobind==' "$root/python/requirements-dev.txt")"
+  # scikit-build-core's own needs too (packaging, pathspec): the image has them, but carried
+  # they cannot be missing or too old.
+  for name in scikit-build-core nanobind packaging pathspec; do
+    python3 -m pip download -q --no-deps --only-binary=:all: -d "$root/.whl" \
+      "$(grep -E "^$name==" "$root/python/requirements-dev.txt")"
+  done
   du -sh "$bundle" "$root/.whl"
   ls "$bundle/lib" "$root/.whl"
   exit 0
@@ -61,7 +64,7 @@ work="$(mktemp -d /tmp/python-gemm.XXXXXX)"
 mkdir -p "$out"
 require_nvcc python-gemm.sh
 [[ -f "$bundle/lib/libcutune_python_core.so" ]] || { echo "python-gemm.sh: no $bundle" >&2; exit 1; }
-export CUTUNE_CUTLASS_INCLUDE="$root/third_party/cutlass/include"
+export CUTUNE_CUTLASS_INCLUDE="${CUTUNE_CUTLASS_INCLUDE:-$root/third_party/cutlass/include}"
 [[ -d "$CUTUNE_CUTLASS_INCLUDE/cute" ]] || { echo "python-gemm.sh: no CUTLASS headers" >&2; exit 1; }
 python3 --version
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
