@@ -35,3 +35,14 @@ record_gpu() {
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw --format=csv,noheader |
     tee "$1"
 }
+
+# bundle_libraries DEST BINARY...: copies into DEST the libraries the binaries load that the GPU
+# image may lack; the C and C++ runtimes, CUDA's own libraries and the driver are the machine's.
+bundle_libraries() {
+  local dest="$1" binary
+  shift
+  for binary in "$@"; do
+    ldd "$binary" | awk '/=> \// {print $3}'
+  done | sort -u | grep -v -E '/(libc|libm|libdl|librt|libpthread|libstdc\+\+|libgcc_s|libcuda|libcublas|libcublasLt|libcudart|libnvrtc|libnvrtc-builtins)\.so' |
+    while read -r library; do cp -L "$library" "$dest/"; done
+}
