@@ -30,6 +30,8 @@
 #include "cutune/gemm.hpp"
 #include "cutune/runtime.hpp"
 #include "cutune/spec.hpp"
+#include "gemm/gemm_launch.hpp"
+#include "gemm/gemm_problem.hpp"
 
 namespace {
 

@@ -115,11 +115,8 @@ int run(const Args& args) {
     const cutune::TuningKey key =
         target.key(problem, evaluator.device_name(), evaluator.toolchain());
     cutune::TuneOptions warm = options;
-    for (auto& n : cutune::nearest_winners(store, target.name, key.device, problem,
-                                           target.tuning->space, args.neighbours)) {
-      warm.warm_start.push_back(std::move(n.config));
-    }
-    const auto report = cutune::tune(*target.tuning, problem, device, evaluator, &store, key, warm);
+    cutune::add_warm_start(warm, store, target, problem, key.device, args.neighbours);
+    const auto report = cutune::tune(target, problem, evaluator, device, &store, warm);
     const double base = report.baseline && report.baseline->measurement.ok()
                             ? report.baseline->measurement.time_ms
                             : NAN;
@@ -132,10 +129,8 @@ int run(const Args& args) {
   for (const cutune::Problem& given : parse_shapes(args.compare)) {
     const cutune::Problem problem = target.resolved(given);
     cutune::FamilyEvaluator made = target.make_evaluator(problem, {});
-    const cutune::TuningKey key =
-        target.key(problem, made.evaluator->device_name(), made.evaluator->toolchain());
-    const auto c = cutune::compare_warm_start(*target.tuning, problem, made.device, *made.evaluator,
-                                              store, key, options, args.neighbours);
+    const auto c = cutune::compare_warm_start(target, problem, *made.evaluator, made.device, store,
+                                              options, args.neighbours);
     fmt::print("\nwarm start on {} from {} neighbour winner(s):\n", problem.canonical(),
                c.neighbours.size());
     fmt::print("  cold: best {:.4g} ms; reached {:.4g} ms at evaluation {} ({:.1f} s)\n",

@@ -210,6 +210,14 @@ std::vector<NearestWinner> nearest_winners(Store& store, std::string_view family
                                            std::string_view device, const Problem& problem,
                                            const Space& space, std::size_t k);
 
+// The one warm-start set-up of a tune of `family`'s `problem` measured on `device` (the store
+// key's): the winners of the `neighbours` nearest tuned shapes in `store` (nearest_winners),
+// appended to options.warm_start, and returned. Used by `cutune tune`, the runtime's tunes and
+// compare_warm_start.
+std::vector<NearestWinner> add_warm_start(TuneOptions& options, Store& store, const Family& family,
+                                          const Problem& problem, std::string_view device,
+                                          std::size_t neighbours);
+
 // A tune from the nearest winners against a cold tune of the same shape, same options otherwise.
 struct WarmStartComparison {
   TuneReport cold;
@@ -224,12 +232,11 @@ struct WarmStartComparison {
   double warm_seconds = 0;
 };
 
-// Runs the cold tune first, then the warm one; neither reads nor writes `store`'s results for
-// `key` (both would resume from it), which is used only to find neighbours. Throws
-// std::invalid_argument when no tuned neighbour exists.
-WarmStartComparison compare_warm_start(const TuningSpace& space, const Problem& problem,
-                                       const Device& device, Evaluator& evaluator, Store& store,
-                                       const TuningKey& key, const TuneOptions& options,
-                                       std::size_t neighbours);
+// Tunes `family`'s `problem` with `evaluator` on `device`, cold first, then warm; neither reads
+// nor writes `store`'s results for the problem's key (both would resume from it): `store` is used
+// only to find neighbours. Throws std::invalid_argument when no tuned neighbour exists.
+WarmStartComparison compare_warm_start(const Family& family, const Problem& problem,
+                                       Evaluator& evaluator, const Device& device, Store& store,
+                                       const TuneOptions& options, std::size_t neighbours);
 
 }  // namespace cutune

@@ -59,6 +59,15 @@ std::vector<NearestWinner> nearest_winners(Store& store, std::string_view family
   return out;
 }
 
+std::vector<NearestWinner> add_warm_start(TuneOptions& options, Store& store, const Family& family,
+                                          const Problem& problem, std::string_view device,
+                                          std::size_t neighbours) {
+  std::vector<NearestWinner> winners =
+      nearest_winners(store, family.name, device, problem, family.tuning->space, neighbours);
+  for (const NearestWinner& winner : winners) options.warm_start.push_back(winner.config);
+  return winners;
+}
+
 namespace {
 
 // The first evaluation (1-based) that measured target_ms or better, and when it arrived.
@@ -80,23 +89,22 @@ double best_search_time(const TuneReport& report) {
 
 }  // namespace
 
-WarmStartComparison compare_warm_start(const TuningSpace& space, const Problem& problem,
-                                       const Device& device, Evaluator& evaluator, Store& store,
-                                       const TuningKey& key, const TuneOptions& options,
-                                       std::size_t neighbours) {
+WarmStartComparison compare_warm_start(const Family& family, const Problem& problem,
+                                       Evaluator& evaluator, const Device& device, Store& store,
+                                       const TuneOptions& options, std::size_t neighbours) {
   WarmStartComparison out;
-  out.neighbours = nearest_winners(store, key.family, key.device, problem, space.space, neighbours);
+  TuneOptions cold = options;
+  cold.warm_start.clear();
+  TuneOptions warm = cold;
+  const std::string on = evaluator.device_name();
+  out.neighbours = add_warm_start(warm, store, family, problem, on, neighbours);
   if (out.neighbours.empty()) {
     throw std::invalid_argument(fmt::format(
         "warm start of {} for {}: the store holds no other tuned shape of this family on {}",
-        key.family, problem.canonical(), key.device));
+        family.name, problem.canonical(), on));
   }
-  TuneOptions cold = options;
-  cold.warm_start.clear();
-  out.cold = tune(space, problem, device, evaluator, nullptr, key, cold);
-  TuneOptions warm = options;
-  for (const NearestWinner& n : out.neighbours) warm.warm_start.push_back(n.config);
-  out.warm = tune(space, problem, device, evaluator, nullptr, key, warm);
+  out.cold = tune(family, problem, evaluator, device, nullptr, cold);
+  out.warm = tune(family, problem, evaluator, device, nullptr, warm);
 
   // Search times, not re-timed ones: the question is when each search first found that level.
   out.target_ms = std::max(best_search_time(out.cold), best_search_time(out.warm));

@@ -490,13 +490,18 @@ class TuneRun {
 
 }  // namespace
 
-TuneReport tune(const TuningSpace& space, const Problem& problem, const Device& device,
-                Evaluator& evaluator, Store* store, const TuningKey& key,
-                const TuneOptions& options, const TuneCallbacks& callbacks) {
+TuneReport tune(const Family& family, const Problem& problem, Evaluator& evaluator,
+                const Device& device, Store* store, const TuneOptions& options,
+                const TuneCallbacks& callbacks) {
+  if (family.tuning == nullptr) {
+    throw std::invalid_argument(fmt::format("tune: family '{}' has no tuning space", family.name));
+  }
+  const TuningSpace& space = *family.tuning;
   // Once per tune, before the default config is even built: no candidate could run it.
   if (std::vector<std::string> errors = problem_errors(space, problem, device); !errors.empty()) {
     throw UnsupportedProblem(problem, std::move(errors));
   }
+  const TuningKey key = family.key(problem, evaluator.device_name(), evaluator.toolchain());
   return TuneRun(space, problem, device, evaluator, store, key, options, callbacks).run();
 }
 

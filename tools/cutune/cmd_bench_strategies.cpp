@@ -254,7 +254,11 @@ Run run_one(const BenchSpace& space, const std::string& strategy_name, cutune::E
   const std::size_t budget = bench.budget;
   CountingEvaluator evaluator(space, bench);
   cutune::Store store = cutune::Store::in_memory();
-  const cutune::TuningKey key{"bench-strategies", space.label, "", "replay", "replay"};
+  // The recorded space as a family of its own (the key's device and toolchain: the recording's).
+  cutune::Family family;
+  family.name = "bench-strategies";
+  family.version = space.label;
+  family.tuning = &space.recorded->tuning_space();
   cutune::TuneOptions options;
   options.strategy = strategy_name;
   options.effort = effort;
@@ -265,8 +269,7 @@ Run run_one(const BenchSpace& space, const std::string& strategy_name, cutune::E
   // The curve is the search's; the finishing pass would measure configs past the budget. The
   // tournament stays (replayed times cost nothing) so the driver is the one tunes run.
   options.finishing = false;
-  const cutune::TuneReport report =
-      cutune::tune(space.recorded->tuning_space(), {}, {}, evaluator, &store, key, options);
+  const cutune::TuneReport report = cutune::tune(family, {}, evaluator, {}, &store, options);
   std::vector<cutune::Measurement> measurements;
   for (const cutune::Evaluated& e : report.evaluated) measurements.push_back(e.measurement);
   Run run;

@@ -329,15 +329,12 @@ int run_tune(const TuneArgs& args) {
   std::optional<Store> store;
   if (!args.no_store) store = Store::open(store_path(args.db));
 
+  TuneOptions options;
   WarmStart warm;
   warm.enabled = !args.no_warm_start && args.neighbours > 0 && store.has_value();
   if (warm.enabled) {
-    warm.winners =
-        nearest_winners(*store, family.name, key.device, problem, space->space, args.neighbours);
+    warm.winners = add_warm_start(options, *store, family, problem, key.device, args.neighbours);
   }
-
-  TuneOptions options;
-  for (const NearestWinner& w : warm.winners) options.warm_start.push_back(w.config);
   options.strategy = args.strategy;
   options.effort = args.effort == "quick" ? Effort::quick : Effort::full;
   options.max_evaluations = args.budget;
@@ -359,8 +356,8 @@ int run_tune(const TuneArgs& args) {
       progress.note(fit("    " + e.config.to_string(), kOutputColumns));
     }
   };
-  const TuneReport report = tune(*space, problem, target.device, *target.evaluator,
-                                 store ? &*store : nullptr, key, options, callbacks);
+  const TuneReport report = tune(family, problem, *target.evaluator, target.device,
+                                 store ? &*store : nullptr, options, callbacks);
   warm.evaluated = count_evaluated(report, warm.winners);
   Comparison comparison{family.flop_count ? family.flop_count(problem) : 0, family.reference_name,
                         std::nullopt, count_encoder_errors(report, space->space)};

@@ -24,8 +24,8 @@ struct DeviceResult {
   double round_trip_ms = 0;      // request sent to reply read, as the tuner saw it
 };
 
-// A paired-rounds reply (MeasureRequest or GemmRequest with rounds > 0) written into `out`, whose
-// checks and rounds already hold every config (the caller's failures kept): `sent[j]` is the
+// A paired-rounds reply (a MeasureRequest or a family request with rounds > 0) written into `out`,
+// whose checks and rounds already hold every config (the caller's failures kept): `sent[j]` is the
 // config index of the request's j-th candidate. A result that is itself a failure (the worker
 // died) becomes the check of every sent config. Times the worker did not take become NaN.
 // Never throws for a well-formed reply.

@@ -27,6 +27,7 @@
 
 #include "cutune/cuda/worker_protocol.hpp"
 #include "cutune/timing_summary.hpp"
+#include "kernel_launch.hpp"
 #include "worker_host.hpp"
 
 namespace proto = cutune::cuda::protocol;
@@ -267,25 +268,9 @@ class Worker : public Host {
   }
 
   void launch(CUfunction entry, const proto::Launch& shape, std::vector<void*> params) {
-    CUlaunchConfig config{};
-    config.gridDimX = shape.grid[0];
-    config.gridDimY = shape.grid[1];
-    config.gridDimZ = shape.grid[2];
-    config.blockDimX = shape.block[0];
-    config.blockDimY = shape.block[1];
-    config.blockDimZ = shape.block[2];
-    config.sharedMemBytes = shape.dynamic_smem;
-    config.hStream = stream_;
-    CUlaunchAttribute cluster{};
-    if (shape.cluster != proto::Dim3{1, 1, 1}) {
-      cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-      cluster.value.clusterDim.x = shape.cluster[0];
-      cluster.value.clusterDim.y = shape.cluster[1];
-      cluster.value.clusterDim.z = shape.cluster[2];
-      config.attrs = &cluster;
-      config.numAttrs = 1;
-    }
-    refuse_unless_sticky(cuLaunchKernelEx(&config, entry, params.data(), nullptr),
+    const cutune::cuda::KernelGeometry geometry{shape.grid, shape.block, shape.cluster,
+                                                shape.dynamic_smem};
+    refuse_unless_sticky(cutune::cuda::launch_kernel(entry, geometry, stream_, params.data()),
                          "launching " + shape.kernel);
   }
 

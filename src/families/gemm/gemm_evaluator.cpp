@@ -33,12 +33,6 @@ fs::path from_environment(const char* variable, const char* built_in) {
   return value != nullptr && *value != '\0' ? fs::path(value) : fs::path(built_in);
 }
 
-std::string dtype_name(gemm::DType dtype) { return dtype == gemm::DType::bf16 ? "bf16" : "fp16"; }
-
-std::string layout_name(gemm::BLayout layout) {
-  return layout == gemm::BLayout::k_by_n ? "k_by_n" : "n_by_k";
-}
-
 // The problem as the kernel family sees it; throws std::invalid_argument naming what it cannot run.
 gemm::GemmProblem checked_problem(const Problem& problem) {
   const gemm::GemmProblem converted = to_gemm_problem(problem);
@@ -162,8 +156,8 @@ struct GemmEvaluator::Impl {
     r.m = p.m;
     r.n = p.n;
     r.k = p.k;
-    r.dtype = dtype_name(p.dtype);
-    r.b_layout = layout_name(p.b_layout);
+    r.dtype = gemm::to_string(p.dtype);
+    r.b_layout = gemm::to_string(p.b_layout);
     r.seed = options.seed;
     r.tolerance = options.tolerance;
     r.timing.budget_ms = options.budget_ms * scale;

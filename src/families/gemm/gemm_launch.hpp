@@ -6,6 +6,7 @@
 
 #include <cuda.h>
 
+#include "cutune/gemm_types.hpp"
 #include "gemm/gemm_problem.hpp"
 
 namespace cutune::gemm {
@@ -21,16 +22,6 @@ struct GemmKernel {
 
   // Looks both entry points up in `module`; throws std::runtime_error naming a missing one.
   static GemmKernel load(CUmodule module);
-};
-
-// Device buffers: A (m x k), B (k x n or n x k), D (m x n), all of the problem's dtype, and a
-// workspace of workspace_bytes(config, problem) (may be 0 without split-K or stream-K; never needs
-// clearing). Launches that share a workspace must not overlap in time.
-struct GemmOperands {
-  CUdeviceptr a = 0;
-  CUdeviceptr b = 0;
-  CUdeviceptr d = 0;
-  CUdeviceptr workspace = 0;
 };
 
 // One configuration bound to one problem and its buffers, prepared once and launched many times.

@@ -30,32 +30,26 @@ namespace {
 namespace proto = cuda::protocol;
 using namespace cuda::worker;
 
+// The request's problem. Throws std::invalid_argument naming the family's mode, the request and
+// what is wrong; the worker sends it back as the request's error.
 GemmProblem problem_of(const proto::GemmRequest& request) {
-  GemmProblem problem;
-  problem.m = request.m;
-  problem.n = request.n;
-  problem.k = request.k;
-  if (request.dtype == "bf16") {
-    problem.dtype = DType::bf16;
-  } else if (request.dtype == "fp16") {
-    problem.dtype = DType::fp16;
-  } else {
-    throw std::invalid_argument("measure_gemm: dtype '" + request.dtype + "' is not bf16 or fp16");
+  try {
+    GemmProblem problem;
+    problem.m = request.m;
+    problem.n = request.n;
+    problem.k = request.k;
+    problem.dtype = parse_dtype(request.dtype);
+    problem.b_layout = parse_b_layout(request.b_layout);
+    if (problem.m <= 0 || problem.n <= 0 || problem.k <= 0) {
+      throw std::invalid_argument("gemm problem " + std::to_string(problem.m) + "x" +
+                                  std::to_string(problem.n) + "x" + std::to_string(problem.k) +
+                                  " has a non-positive dimension");
+    }
+    return problem;
+  } catch (const std::invalid_argument& error) {
+    throw std::invalid_argument("the worker's mode of family gemm, request " +
+                                std::to_string(request.id) + ": " + error.what());
   }
-  if (request.b_layout == "k_by_n") {
-    problem.b_layout = BLayout::k_by_n;
-  } else if (request.b_layout == "n_by_k") {
-    problem.b_layout = BLayout::n_by_k;
-  } else {
-    throw std::invalid_argument("measure_gemm: b_layout '" + request.b_layout +
-                                "' is not k_by_n or n_by_k");
-  }
-  if (problem.m <= 0 || problem.n <= 0 || problem.k <= 0) {
-    throw std::invalid_argument("measure_gemm: problem " + std::to_string(problem.m) + "x" +
-                                std::to_string(problem.n) + "x" + std::to_string(problem.k) +
-                                " has a non-positive dimension");
-  }
-  return problem;
 }
 
 proto::Dtype element_type(DType dtype) {

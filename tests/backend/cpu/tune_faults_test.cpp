@@ -31,15 +31,17 @@ TuneReport tune_faults(unsigned devices) {
   options.devices = devices;
   CpuEvaluator evaluator(spec, problem, options);
   auto store = Store::open(dir / "results.db");
-  TuningKey key{spec.name, spec.version, problem.canonical(), evaluator.device_name(),
-                evaluator.toolchain()};
+  Family family;  // the spec's, as spec_family (src/families) makes it
+  family.name = spec.name;
+  family.version = spec.version;
+  family.tuning = spec.tuning.get();
+  const TuningKey key = family.key(problem, evaluator.device_name(), evaluator.toolchain());
   TuneOptions tune_options;
   tune_options.strategy = "exhaustive";
   tune_options.max_evaluations = 40;
   tune_options.retime_top = 2;
 
-  auto report =
-      tune(*spec.tuning, problem, Device::host_cpu(), evaluator, &store, key, tune_options);
+  auto report = tune(family, problem, evaluator, Device::host_cpu(), &store, tune_options);
 
   // Every mode, its outcome, and words its detail must hold.
   const std::map<std::string, std::pair<Outcome, std::string>> expected{
