@@ -235,10 +235,12 @@ std::optional<ExitStatus> ChildProcess::wait_until(Clock::time_point deadline) {
 
 RunResult run_with_limit(const std::vector<std::string>& argv, std::chrono::milliseconds limit) {
   auto start = Clock::now();
+  const StarvationProbe probe;
   ChildProcess child(argv, {});
   RunResult result;
   if (child.read_to_end(result.output, start + limit) == ChildProcess::Read::timeout) {
     result.timed_out = true;
+    result.starvation = probe.judge(group_cpu_seconds(child.pid()));  // before the kill
     child.kill_group();
   }
   result.status = child.wait();
