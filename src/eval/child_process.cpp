@@ -240,7 +240,9 @@ RunResult run_with_limit(const std::vector<std::string>& argv, std::chrono::mill
   RunResult result;
   if (child.read_to_end(result.output, start + limit) == ChildProcess::Read::timeout) {
     result.timed_out = true;
-    result.starvation = probe.judge(group_cpu_seconds(child.pid()));  // before the kill
+    // Before the kill, while the group's processes are there to be read.
+    result.starvation =
+        probe.judge(group_cpu_seconds(child.pid()), std::chrono::duration<double>(limit).count());
     child.kill_group();
   }
   result.status = child.wait();

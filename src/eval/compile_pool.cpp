@@ -176,10 +176,11 @@ CompileResult CompilePool::run(const CompileRequest& request, const std::string&
   CompileResult result;
   double wall_s = 0;
   bool alone = false;
+  CompileRequest attempt_request = request;  // a retry after starvation gets a longer limit
   for (int attempt = 0;; ++attempt) {
     try {
       const Turn turn(*this, alone);
-      result = run_once(request, hash);
+      result = run_once(attempt_request, hash);
     } catch (const std::exception& error) {
       // Reading or publishing an entry failed (a full or vanished cache folder): not the source's.
       result = {};
@@ -190,13 +191,16 @@ CompileResult CompilePool::run(const CompileRequest& request, const std::string&
     wall_s += result.wall_s;
     result.wall_s = wall_s;
     result.tries = attempt + 1;
+    // A stretched try that got the first limit's worth of CPU ran long enough to be judged.
     const bool under_load =
-        result.status == CompileResult::Status::timeout && result.starvation.starved;
+        result.status == CompileResult::Status::timeout && result.starvation.starved &&
+        result.starvation.cpu_s < 0.5 * std::chrono::duration<double>(request.limit).count();
+    if (result.status == CompileResult::Status::timeout) result.starvation.starved = under_load;
     if (under_load && attempt >= request.retries) {
       result.status = CompileResult::Status::transient;
-      result.log = "the compiler ran past its limit " + std::to_string(result.tries) +
-                   " times while other work starved it (the last time " +
-                   result.starvation.detail + ")\n" + result.log;
+      result.log = "the compiler was killed at its limit " + std::to_string(result.tries) +
+                   " times while other work starved it (the last time " + result.starvation.detail +
+                   ")\n" + result.log;
       break;
     }
     if (!under_load &&
@@ -204,6 +208,10 @@ CompileResult CompilePool::run(const CompileRequest& request, const std::string&
       break;
     }
     alone = under_load;
+    if (under_load) {
+      attempt_request.limit = std::chrono::milliseconds(static_cast<long long>(
+          static_cast<double>(request.limit.count()) * result.starvation.stretch));
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(250) * (attempt + 1));
   }
   return result;

@@ -16,13 +16,15 @@
 // <hash> is the XXH3-128 of the key and extension (hash/content_hash.hpp).
 // A timeout is not cached (the machine may only have been busy). A timeout under load (the
 // compiler starved of CPU by other work, eval/starvation.hpp) is no verdict either: it is tried
-// again, with no other compile of this pool running, up to `retries` times, and returned as
-// `transient` if it persists; a timeout of a compiler that had the machine's time is `timeout`.
+// again, with no other compile of this pool running and a limit stretched by its starvation (up to
+// twice as long), up to `retries` times, and returned as `transient` if it persists; a timeout of
+// a compiler that got its limit in CPU is `timeout`.
 // Nor is a transient failure cached: a compiler killed by a signal from outside, one that reports
 // the machine's trouble (no space left, file too large, out of memory, a child killed) or exits
-// non-zero in silence, and an output that cannot be published (a full cache folder). A transient failure is retried
-// `retries` times, after a short pause each, before it is returned as `transient`. An error log
-// already in the cache that reads as transient (written by an older cutune) is not served.
+// non-zero in silence, and an output that cannot be published (a full cache folder). A transient
+// failure is retried `retries` times, after a short pause each, before it is returned as
+// `transient`. An error log already in the cache that reads as transient (written by an older
+// cutune) is not served.
 #pragma once
 
 #include <chrono>
@@ -110,7 +112,7 @@ class CompilePool {
   class Turn;
   mutable std::mutex turn_mutex_;
   mutable std::condition_variable turn_changed_;
-  mutable unsigned sharing_ = 0;      // compiles running side by side
+  mutable unsigned sharing_ = 0;       // compiles running side by side
   mutable unsigned alone_wanted_ = 0;  // retries waiting to run alone, or running
   mutable bool alone_running_ = false;
   std::vector<std::jthread> threads_;

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -72,7 +73,7 @@ double group_cpu_seconds(pid_t group) {
 StarvationProbe::StarvationProbe()
     : start_(std::chrono::steady_clock::now()), idle_s_(machine_idle_seconds()) {}
 
-Starvation StarvationProbe::judge(double cpu_s) const {
+Starvation StarvationProbe::judge(double cpu_s, double limit_s) const {
   const double wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   const double idle_now = machine_idle_seconds();
@@ -80,9 +81,11 @@ Starvation StarvationProbe::judge(double cpu_s) const {
   const double idle_cores = (idle_now - idle_s_) / wall_s;
   char text[160];
   std::snprintf(text, sizeof text,
-                "it ran %.2f s of CPU in %.2f s; the machine had %.2f cores idle on average",
-                cpu_s, wall_s, idle_cores);
-  return {cpu_s < 0.5 * wall_s && idle_cores < 0.5, text};
+                "it ran %.2f s of CPU in %.2f s; the machine had %.2f cores idle on average", cpu_s,
+                wall_s, idle_cores);
+  const bool starved = cpu_s < 0.5 * limit_s && idle_cores < 0.5;
+  return {starved, starved ? std::clamp(limit_s / std::max(cpu_s, 1e-3), 1.0, 2.0) : 1.0, cpu_s,
+          text};
 }
 
 }  // namespace cutune::eval

@@ -2,10 +2,12 @@
 // never ends: a verdict on the config) or was starved by other work on the machine (a timeout
 // under load: no verdict, retried and, if it persists, transient).
 //
-// Starved: the process (with its process group) used under half of the wall time in CPU time
-// while the machine had under half a core idle on average. A process that spins (a hang, an
-// endless compile) gets its share of a busy machine and is not starved; one that sleeps on an
-// idle machine is not starved either. Only one that wanted the CPU and could not get it is.
+// Starved: the process (with its process group) got under half of its limit in CPU time while the
+// machine had under half a core idle on average: it wanted the CPU and could not get it. One that
+// slept while the machine idled is not starved (a hang). A starved process is given a longer
+// limit on its next try (Starvation::stretch), so that at the same share of the machine it gets
+// about its limit in CPU: a compile that merely needed its time then finishes, and one that spins
+// forever is no longer starved and times out as its own.
 // Reads Linux's /proc; elsewhere every timeout is the process's own.
 #pragma once
 
@@ -24,14 +26,16 @@ double group_cpu_seconds(pid_t group);
 
 struct Starvation {
   bool starved = false;
-  std::string detail;  // "it ran 0.4 s in 6.0 s; the machine had 0.1 cores idle on average"
+  double stretch = 1;  // starved: how much longer the next try's limit should be (at most 2)
+  double cpu_s = 0;    // what the process got; a stretched try is judged against the first limit
+  std::string detail;  // "it ran 0.40 s of CPU in 6.00 s; the machine had 0.10 cores idle ..."
 };
 
 class StarvationProbe {
  public:
   StarvationProbe();  // starts the clock and reads the machine's idle time
-  // At a timeout: cpu_s is what the process used since the probe started.
-  Starvation judge(double cpu_s) const;
+  // At a timeout: cpu_s is what the process used since the probe started, limit_s its limit.
+  Starvation judge(double cpu_s, double limit_s) const;
 
  private:
   std::chrono::steady_clock::time_point start_;

@@ -373,8 +373,8 @@ class TuneRun {
   }
 
   StoredResult stored(const Config& config, const Measurement& m) const {
-    return StoredResult{key_,     config.hash_hex(), config.to_string(), m,
-                        tune_id_, static_cast<double>(std::time(nullptr))};
+    return StoredResult{key_, config.hash_hex(), config.to_string(),
+                        m,    tune_id_,          static_cast<double>(std::time(nullptr))};
   }
 
   // The row id in the store; 0 without one. Throws StoreError as ResultWriter::write does.

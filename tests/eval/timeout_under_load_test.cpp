@@ -24,9 +24,8 @@ class Load {
   explicit Load(unsigned per_core) {
     const long cores = std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN));
     for (long i = 0; i < cores * static_cast<long>(per_core); ++i) {
-      spinners_.push_back(
-          std::make_unique<ChildProcess>(std::vector<std::string>{"sh", "-c", "while :; do :; done"},
-                                         ChildProcess::Options{}));
+      spinners_.push_back(std::make_unique<ChildProcess>(
+          std::vector<std::string>{"sh", "-c", "while :; do :; done"}, ChildProcess::Options{}));
     }
   }
 
@@ -39,7 +38,8 @@ class TimeoutUnderLoadTest : public CompilePoolTest {
   // A "compiler" that needs some CPU: a shell loop, then the output.
   CompileRequest busy_compile(const std::string& name, int iterations, int limit_ms) {
     return {{"sh", "-c",
-             "i=0; while [ $i -lt " + std::to_string(iterations) + " ]; do i=$((i+1)); done; : > \"$1\"",
+             "i=0; while [ $i -lt " + std::to_string(iterations) +
+                 " ]; do i=$((i+1)); done; : > \"$1\"",
              "sh", "{output}"},
             name + std::to_string(iterations),
             ".out",
@@ -73,17 +73,18 @@ TEST_F(TimeoutUnderLoadTest, ATimeoutWhileOtherWorkStarvesTheCompilerIsNoVerdict
   }
 }
 
-// A compiler that spins past its limit is judged by what it got: the machine's time (a verdict,
-// `timeout`, tried once) or not (tried alone again, then transient). Which one depends on the
-// load this machine carries besides the test, so the test checks that the outcome follows the
-// figures.
+// A compiler that spins past its limit is judged by what it got: its limit in CPU (a verdict,
+// `timeout`) or not (tried alone again with a stretched limit, then transient). Which one depends
+// on the load this machine carries besides the test, so the test checks that the outcome follows
+// the figures.
 TEST_F(TimeoutUnderLoadTest, ACompilerThatSpinsPastItsLimitIsJudgedByTheTimeItGot) {
   CompilePool pool(dir_ / "cache", 1);
   CompileRequest spin{{"sh", "-c", "while :; do :; done"}, "spin", ".out", 1500ms, 2};
   const CompileResult result = pool.submit(spin).get();
   EXPECT_FALSE(cached_error(result));
   if (result.status == CompileResult::Status::timeout) {
-    EXPECT_EQ(result.tries, 1);
+    // At once, or after tries with a stretched limit once it got its limit in CPU.
+    EXPECT_LE(result.tries, 3);
     EXPECT_FALSE(result.starvation.starved) << result.starvation.detail;
   } else {
     ASSERT_EQ(result.status, CompileResult::Status::transient) << result.log;

@@ -164,13 +164,18 @@ struct CpuEvaluator::Impl {
     // A worker killed from outside, or one that ran past its limit starved by other work on the
     // machine, says nothing of the candidate: measure it again, a few times.
     const auto machine_stopped = [&] {
-      return reply.killed_from_outside() || (reply.status == eval::WorkerReply::Status::timeout &&
-                                             reply.starvation.starved);
+      return reply.killed_from_outside() ||
+             (reply.status == eval::WorkerReply::Status::timeout && reply.starvation.starved);
     };
     while (attempts <= kOutsideKillRetries) {
       reply = workers[device]->request(measure_request(object, timing), limit);
       ++attempts;
+      // A stretched try that got the first limit's worth of CPU ran long enough to be judged.
+      if (reply.starvation.cpu_s >= 0.5 * spec.timing.timeout_s) reply.starvation.starved = false;
       if (!machine_stopped()) break;
+      // Starved: at the same share of the machine, the next try gets about its limit in CPU.
+      limit = std::chrono::milliseconds(
+          static_cast<long long>(spec.timing.timeout_s * 1e3 * reply.starvation.stretch));
     }
     std::lock_guard lock(stats_mutex);  // workers measure in threads of their own
     stats.measured += static_cast<std::size_t>(attempts);
@@ -256,9 +261,8 @@ struct CpuEvaluator::Impl {
             result.tries, eval::log_excerpt(result.log));
       } else if (result.status == eval::CompileResult::Status::timeout) {
         c.failure.outcome = Outcome::compile_timeout;
-        c.failure.detail = "the compiler was killed after " +
-                           short_number(spec.compile.timeout_s) + " s (" +
-                           result.starvation.detail + ")";
+        c.failure.detail = "the compiler was killed after " + short_number(spec.compile.timeout_s) +
+                           " s (" + result.starvation.detail + ")";
       } else {
         c.object = result.output;
       }
@@ -340,7 +344,7 @@ struct CpuEvaluator::Impl {
     for (TimedRound& round : out.rounds) round.times_ms.assign(configs.size(), NAN);
     if (reply.status != eval::WorkerReply::Status::ok) {
       const bool timeout = reply.status == eval::WorkerReply::Status::timeout;
-      const Outcome outcome = timeout && !reply.starvation.starved ? Outcome::hang
+      const Outcome outcome = timeout && !reply.starvation.starved     ? Outcome::hang
                               : timeout || reply.killed_from_outside() ? Outcome::transient
                                                                        : Outcome::crash;
       for (std::size_t i : sent) out.checks[i] = {.outcome = outcome, .detail = reply.detail};

@@ -210,7 +210,8 @@ class Worker : public Host {
   }
 
   // After the timed runs of a candidate that passed its check: the guards it ran between, then
-  // kRechecksAfterTiming more checks. False, with the reply's outcome and detail, when either fails.
+  // kRechecksAfterTiming more checks. False, with the reply's outcome and detail, when either
+  // fails.
   bool checked_after_timing(CUfunction candidate, const proto::Launch& shape,
                             const proto::MeasureRequest& request, proto::MeasureReply& reply) {
     if (std::string damage = damaged_guard(request.args); !damage.empty()) {

@@ -72,8 +72,8 @@ bool recheck_after_timing(const std::function<bool(protocol::MeasureReply&)>& ch
     if (check_once(checked)) continue;
     reply.outcome = checked.outcome;
     reply.detail = "check " + std::to_string(again) + " of " +
-                   std::to_string(kRechecksAfterTiming) + " after its timed runs: " +
-                   checked.detail;
+                   std::to_string(kRechecksAfterTiming) +
+                   " after its timed runs: " + checked.detail;
     reply.max_rel_error = std::max(reply.max_rel_error, checked.max_rel_error);
     return false;
   }

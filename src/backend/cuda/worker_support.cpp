@@ -158,8 +158,8 @@ std::string GuardedBuffer::damage(const std::string& name) const {
   std::vector<unsigned char> guard(kGuardBytes);
   const auto written = [&](CUdeviceptr at) {
     check(cuMemcpyDtoH(guard.data(), at, guard.size()), "cuMemcpyDtoH");
-    return static_cast<std::size_t>(std::count_if(guard.begin(), guard.end(),
-                                                  [](unsigned char b) { return b != kPoison; }));
+    return static_cast<std::size_t>(
+        std::count_if(guard.begin(), guard.end(), [](unsigned char b) { return b != kPoison; }));
   };
   if (const std::size_t n = written(pointer + bytes); n > 0) {
     return "wrote past the end of " + name + " (" + std::to_string(n) + " of the " +

@@ -7,9 +7,10 @@
 // cache, GemmLaunch (tensor maps, persistent grid, cluster), D poisoned with NaN and its guard
 // regions with GuardedBuffer's poison, one launch, the guards and the normwise relative error
 // against cuBLAS, then the worker's timing loop (L2 flushed before each repetition), then the
-// guards again and kRechecksAfterTiming more checks (a kernel wrong only sometimes). A launch the driver refuses is the candidate's launch_error; a sticky error
-// ends the worker as for any kernel. A request with rounds > 0 times several candidates and
-// cuBLASLt in paired rounds (GemmRequest::rounds) for the tune's final tournament.
+// guards again and kRechecksAfterTiming more checks (a kernel wrong only sometimes). A launch the
+// driver refuses is the candidate's launch_error; a sticky error ends the worker as for any kernel.
+// A request with rounds > 0 times several candidates and cuBLASLt in paired rounds
+// (GemmRequest::rounds) for the tune's final tournament.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
