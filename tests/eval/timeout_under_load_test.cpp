@@ -99,8 +99,9 @@ TEST(Starvation, ASpinnerAmongManySpinnersIsStarvedAndItsGroupCpuIsCounted) {
   const StarvationProbe probe;
   ChildProcess spinner({"sh", "-c", "while :; do :; done"}, {});
   std::this_thread::sleep_for(1500ms);
-  const Starvation judged = probe.judge(group_cpu_seconds(spinner.pid()));
+  const Starvation judged = probe.judge(group_cpu_seconds(spinner.pid()), 1.5);
   EXPECT_TRUE(judged.starved) << judged.detail;
+  EXPECT_DOUBLE_EQ(judged.stretch, 2.0) << judged.detail;  // it got under half of 1.5 s
   EXPECT_GT(group_cpu_seconds(spinner.pid()), 0.0);
 }
 
