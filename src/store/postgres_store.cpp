@@ -42,18 +42,6 @@ CREATE TABLE measurements(
   min_ms DOUBLE PRECISION,
   max_ms DOUBLE PRECISION);
 CREATE INDEX measurements_by_config ON measurements(key_id, config_hash, id);
-CREATE VIEW latest_per_config AS
-  SELECT * FROM (
-    SELECT m.*, row_number() OVER (PARTITION BY m.key_id, m.config_hash ORDER BY m.id DESC)
-      AS newness
-    FROM measurements m) ranked
-  WHERE newness = 1;
-CREATE VIEW best_per_key AS
-  SELECT * FROM (
-    SELECT l.*, row_number() OVER (PARTITION BY l.key_id ORDER BY l.time_ms, l.id) AS position
-    FROM latest_per_config l
-    WHERE l.outcome = 'ok') ranked
-  WHERE position = 1;
 CREATE TABLE decisions(
   id BIGSERIAL PRIMARY KEY,
   key_id BIGINT NOT NULL REFERENCES tuning_keys(id),
@@ -71,13 +59,6 @@ CREATE TABLE decisions(
   rounds_detail TEXT NOT NULL,
   timestamp DOUBLE PRECISION NOT NULL);
 CREATE INDEX decisions_by_key ON decisions(key_id, id);
-CREATE VIEW deployed_per_key AS
-  SELECT m.* FROM measurements m JOIN decisions d ON d.winner_measurement = m.id
-    WHERE d.id = (SELECT max(id) FROM decisions WHERE key_id = d.key_id)
-  UNION ALL
-  SELECT m.* FROM measurements m
-    WHERE m.id IN (SELECT b.id FROM best_per_key b
-                   WHERE b.key_id NOT IN (SELECT key_id FROM decisions));
 CREATE TABLE claims(
   key_id BIGINT NOT NULL REFERENCES tuning_keys(id),
   config_hash TEXT NOT NULL,
@@ -92,6 +73,34 @@ CREATE TABLE participants(
   joined_at TIMESTAMPTZ NOT NULL DEFAULT now(),
   UNIQUE(key_id, owner));
 INSERT INTO cutune_meta(name, value) VALUES ('format', 'cutune-results'), ('schema_version', '1');
+)sql";
+
+// A config's latest verdict: its newest row that is not `transient` (no verdict on the config),
+// as in the SQLite store. CREATE OR REPLACE: also what replace_stale_latest_view() runs.
+constexpr std::string_view kLatestPerConfig = R"sql(
+CREATE OR REPLACE VIEW latest_per_config AS
+  SELECT * FROM (
+    SELECT m.*, row_number() OVER (PARTITION BY m.key_id, m.config_hash ORDER BY m.id DESC)
+      AS newness
+    FROM measurements m WHERE m.outcome != 'transient') ranked
+  WHERE newness = 1;
+)sql";
+
+// Created after the tables and kLatestPerConfig, which they name.
+constexpr std::string_view kCreateViews = R"sql(
+CREATE VIEW best_per_key AS
+  SELECT * FROM (
+    SELECT l.*, row_number() OVER (PARTITION BY l.key_id ORDER BY l.time_ms, l.id) AS position
+    FROM latest_per_config l
+    WHERE l.outcome = 'ok') ranked
+  WHERE position = 1;
+CREATE VIEW deployed_per_key AS
+  SELECT m.* FROM measurements m JOIN decisions d ON d.winner_measurement = m.id
+    WHERE d.id = (SELECT max(id) FROM decisions WHERE key_id = d.key_id)
+  UNION ALL
+  SELECT m.* FROM measurements m
+    WHERE m.id IN (SELECT b.id FROM best_per_key b
+                   WHERE b.key_id NOT IN (SELECT key_id FROM decisions));
 )sql";
 
 // Any constant: participants creating the schema at once queue on this lock.
@@ -157,6 +166,8 @@ void Store::Postgres::check_or_create_schema(OpenMode mode) {
       fail("open", "no cutune results store in this database (no table cutune_meta)");
     }
     db_.execute(kCreateSchema);
+    db_.execute(kLatestPerConfig);
+    db_.execute(kCreateViews);
     transaction.commit();
     return;
   }
@@ -171,7 +182,18 @@ void Store::Postgres::check_or_create_schema(OpenMode mode) {
     fail("open", fmt::format("schema version '{}'; this build of cutune reads version 1 only",
                              meta.text(0, 1)));
   }
+  if (mode == OpenMode::read_write) replace_stale_latest_view();
   transaction.commit();
+}
+
+// A store created before latest_per_config passed over transient rows gets the current rule
+// (kLatestPerConfig); same columns, so best_per_key and deployed_per_key keep working. Runs under
+// the schema lock. A read-only open of such a store reads by the old rule until a writer opens it.
+void Store::Postgres::replace_stale_latest_view() {
+  const postgres::Result stale = db_.run(
+      "SELECT count(*) FROM pg_views WHERE viewname = 'latest_per_config' AND schemaname = "
+      "current_schema() AND position('transient' in definition) = 0");
+  if (stale.integer(0, 0) != 0) db_.execute(kLatestPerConfig);
 }
 
 template <typename Work>

@@ -44,6 +44,7 @@ class Store::Postgres {
   static postgres::Connection connect(const std::string& url);  // StoreError when it cannot
   [[noreturn]] void fail(std::string_view doing, const std::string& problem) const;
   void check_or_create_schema(OpenMode mode);
+  void replace_stale_latest_view();
   // Runs work in a transaction, again when the server reports a serialization failure.
   template <typename Work>
   auto transaction(std::string_view doing, Work&& work);

@@ -58,12 +58,6 @@ CREATE TABLE measurements(
   min_ms REAL,
   max_ms REAL);
 CREATE INDEX measurements_by_config ON measurements(key_id, config_hash, id);
-CREATE VIEW latest_per_config AS
-  SELECT * FROM (
-    SELECT m.*, row_number() OVER (PARTITION BY m.key_id, m.config_hash ORDER BY m.id DESC)
-      AS newness
-    FROM measurements m)
-  WHERE newness = 1;
 CREATE VIEW best_per_key AS
   SELECT * FROM (
     SELECT l.*, row_number() OVER (PARTITION BY l.key_id ORDER BY l.time_ms, l.id) AS position
@@ -71,6 +65,17 @@ CREATE VIEW best_per_key AS
     WHERE l.outcome = 'ok')
   WHERE position = 1;
 )sql";
+
+// A config's latest verdict: its newest row that is not `transient` (a transient failure says
+// nothing of the config, so an ok row before it still stands). Stores written before this rule
+// hold a view without the filter: opened for writing, the view is replaced; opened read-only, a
+// TEMP view of the rule shadows it (with best_per_key and deployed_per_key, which name it).
+constexpr std::string_view kLatestPerConfig = R"sql(CREATE VIEW latest_per_config AS
+  SELECT * FROM (
+    SELECT m.*, row_number() OVER (PARTITION BY m.key_id, m.config_hash ORDER BY m.id DESC)
+      AS newness
+    FROM measurements m WHERE m.outcome != 'transient')
+  WHERE newness = 1)sql";
 
 // Decisions came after schema version 1 was released, without a version change: a store without
 // them gets them when opened for writing (older cutune builds ignore the table), and one opened
@@ -372,6 +377,9 @@ struct Store::Impl {
       enable_wal();
       add_missing_columns();
       add_decisions();
+      replace_stale_latest_view();
+    } else {
+      shadow_stale_latest_view();
     }
     has_added_columns = retry_while_busy([&] { return missing_added_columns(db).empty(); });
     has_decisions = retry_while_busy([&] {
@@ -409,6 +417,47 @@ struct Store::Impl {
     });
   }
 
+  // Whether latest_per_config predates kLatestPerConfig's rule (counts transient rows).
+  bool latest_view_is_stale() {
+    return retry_while_busy([&] {
+      sqlite::Statement statement(db,
+                                  "SELECT count(*) FROM sqlite_schema WHERE type = 'view' AND "
+                                  "name = 'latest_per_config' AND instr(sql, 'transient') = 0");
+      statement.step();
+      return statement.integer(0) != 0;
+    });
+  }
+
+  void replace_stale_latest_view() {
+    if (!latest_view_is_stale()) return;
+    retry_while_busy([&] {
+      WriteTransaction transaction(db);
+      if (!latest_view_is_stale()) return;  // another writer replaced it first
+      db.execute("DROP VIEW latest_per_config");
+      db.execute(std::string(kLatestPerConfig).c_str());
+      transaction.commit();
+    });
+  }
+
+  // Read-only: TEMP views (this connection's, searched before the file's) of the current rule.
+  // best_per_key and deployed_per_key are copied too, since the file's copies name the file's
+  // latest_per_config.
+  void shadow_stale_latest_view() {
+    if (!latest_view_is_stale()) return;
+    const auto as_temp = [](std::string sql) {
+      return "CREATE TEMP VIEW" + sql.substr(std::string_view("CREATE VIEW").size());
+    };
+    std::vector<std::string> views{as_temp(std::string(kLatestPerConfig))};
+    retry_while_busy([&] {
+      sqlite::Statement statement(db,
+                                  "SELECT sql FROM sqlite_schema WHERE type = 'view' AND name "
+                                  "IN ('best_per_key', 'deployed_per_key') ORDER BY name = "
+                                  "'deployed_per_key'");
+      while (statement.step()) views.push_back(as_temp(statement.text(0)));
+    });
+    for (const std::string& view : views) db.execute(view.c_str());
+  }
+
   void enable_wal() {
     retry_while_busy([&] { db.execute("PRAGMA journal_mode = WAL"); });
     // In WAL mode NORMAL loses nothing when a process dies, only on power loss, and skips an
@@ -423,6 +472,7 @@ struct Store::Impl {
       // Another process may have created it between our look and our lock.
       if (!table_names(db).empty()) return;
       db.execute(kCreateSchema);
+      db.execute(std::string(kLatestPerConfig).c_str());
       sqlite::Statement meta(db, "INSERT INTO cutune_meta(name, value) VALUES(?1, ?2)");
       meta.bind(1, std::string_view("format"));
       meta.bind(2, kFormat);

@@ -156,6 +156,28 @@ TEST(Store, FindPassesOverTransientFailures) {
   EXPECT_DOUBLE_EQ(found->time_ms, 0.7);
 }
 
+// Issue 17: a transient row after an ok one is no verdict on the config, so best(), deployed()
+// and best_per_key() still see the ok one; a real verdict after it (wrong_result) still counts.
+TEST(Store, ATransientRowAfterAnOkOneDoesNotHideTheConfig) {
+  TempDir dir;
+  auto store = Store::open(dir / "results.db");
+  const TuningKey key = gemm_key();
+  store.record(timed(key, 64, 1.0));
+  store.record(timed(key, 128, 0.7));
+  store.record(failed(key, 128, Outcome::transient, "killed from outside 3 times"));
+  const auto best = store.best(key, 2);
+  ASSERT_EQ(best.size(), 2u);
+  EXPECT_EQ(best[0].config_hash, "cfg-128");
+  EXPECT_DOUBLE_EQ(best[0].measurement.time_ms, 0.7);
+  EXPECT_EQ(store.deployed(key)->config_hash, "cfg-128");
+  ASSERT_EQ(store.best_per_key().size(), 1u);
+  EXPECT_EQ(store.best_per_key()[0].config_hash, "cfg-128");
+  store.record(failed(key, 128, Outcome::wrong_result, "wrong on the 3rd call"));
+  store.record(failed(key, 128, Outcome::transient, "No space left on device"));
+  ASSERT_EQ(store.best(key, 2).size(), 1u);
+  EXPECT_EQ(store.best(key, 2)[0].config_hash, "cfg-64");
+}
+
 TEST(Store, BestJudgesEachConfigByItsLatestMeasurement) {
   TempDir dir;
   auto store = Store::open(dir / "results.db");
@@ -443,6 +465,33 @@ TEST(Store, StoreWithoutRobustSpreadReadsReadOnlyAndIsLeftAlone) {
   }
   EXPECT_EQ(read_bytes(path), before);
   EXPECT_EQ(raw_sql(path, kAddedColumnsQuery), "0");
+}
+
+// A store whose latest_per_config predates the transient rule (it counts a transient row as the
+// config's latest): read-only, the current rule applies and the file is left alone; opened for
+// writing, the view is replaced.
+TEST(Store, AStaleLatestViewIsShadowedReadOnlyAndReplacedWhenOpenedForWriting) {
+  TempDir dir;
+  const auto path = dir / "results.db";
+  write_store_without_robust_spread(path);
+  raw_sql(path,
+          "INSERT INTO measurements VALUES(2, 1, 'cfg-128', '{\"block_m\": 128}', 'transient', "
+          "NULL, NULL, 0, 0, NULL, 'killed from outside', 'tune-1', 1.8e9); SELECT 1");
+  // The file's own view, queried directly, hides the config: what the store must not do.
+  EXPECT_EQ(raw_sql(path, "SELECT count(*) FROM best_per_key"), "0");
+  const std::string before = read_bytes(path);
+  {
+    auto store = Store::open(path, OpenMode::read_only);
+    ASSERT_EQ(store.best(gemm_key(), 1).size(), 1u);
+    EXPECT_EQ(store.best_per_key().size(), 1u);
+    EXPECT_EQ(store.deployed(gemm_key())->config_hash, "cfg-128");
+  }
+  EXPECT_EQ(read_bytes(path), before);
+  {
+    auto store = Store::open(path);
+    EXPECT_EQ(store.best(gemm_key(), 1).size(), 1u);
+  }
+  EXPECT_EQ(raw_sql(path, "SELECT count(*) FROM best_per_key"), "1");
 }
 
 TEST(Store, StoreWithoutRobustSpreadGainsItsColumnsWhenOpenedForWriting) {

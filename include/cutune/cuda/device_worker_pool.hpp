@@ -1,7 +1,9 @@
 // The tuner's side of the device workers: one `cutune-cuda-worker` process per GPU, each owning
 // its CUDA context. A candidate that faults kills only its worker; one that hangs is killed by
 // the watchdog; either way the candidate gets a Measurement with the reason and the next request
-// starts a fresh worker.
+// starts a fresh worker. A worker killed from outside (a signal no kernel raises: SIGKILL, SIGTERM,
+// SIGINT, SIGHUP) or stopped by the machine's trouble (no device memory left) is no verdict: the
+// request is sent again, at most twice more, and then answered as Outcome::transient.
 #pragma once
 
 #include <chrono>
@@ -72,6 +74,8 @@ class DeviceWorkerPool {
   struct Slot;
   DeviceResult exchange(std::size_t slot, const nlohmann::json& message,
                         const protocol::Timing& timing, bool timed);
+  DeviceResult exchange_once(std::size_t slot, const nlohmann::json& message,
+                             const protocol::Timing& timing, bool timed);
   Options options_;
   bool own_log_dir_ = false;
   std::vector<std::unique_ptr<Slot>> slots_;

@@ -11,6 +11,7 @@
 #include <string>
 #include <utility>
 
+#include "cpu_testing.hpp"
 #include "cutune/cpu.hpp"
 #include "cutune/store.hpp"
 #include "cutune/tune.hpp"
@@ -73,7 +74,11 @@ TuneReport tune_faults(unsigned devices) {
     const auto& mode = evaluated.config.get_string("MODE");
     const auto& m = evaluated.measurement;
     const auto& [outcome, words] = expected.at(mode);
-    EXPECT_EQ(m.outcome, outcome) << mode << ": " << m.detail;
+    if (outcome == Outcome::hang || outcome == Outcome::compile_timeout) {
+      EXPECT_TRUE(verdict_or_starved(m, outcome)) << mode << ": " << m.detail;
+    } else {
+      EXPECT_EQ(m.outcome, outcome) << mode << ": " << m.detail;
+    }
     EXPECT_NE(m.detail.find(words), std::string::npos) << mode << ": " << m.detail;
   }
   EXPECT_EQ(report.best ? report.best->config.get_string("MODE") : "none", "fast");
