@@ -46,11 +46,9 @@ class GemmRuntimeKernel final : public Kernel {
                     gemm::GemmConfig gemm_config, CUcontext context, CUdevice device);
   ~GemmRuntimeKernel() override;
 
-  // Enqueues the GEMM (and split-K's reduction) on `stream`. A split-K or stream-K config given no
-  // workspace (operands.workspace == 0) uses one of its own, allocated on first need and shared
-  // by every launch of this kernel: pass your own (workspace_bytes(), uncleared) to run it on two
-  // streams at once; but not a stream-K config: its blocks (one per SM) wait for each other, and
-  // two such grids side by side could each hold SMs the other waits for.
+  // Enqueues the GEMM (and split-K's reduction) on `stream`. A split-K config given no workspace
+  // (operands.workspace == 0) uses one of its own, allocated on first need and shared by every
+  // launch of this kernel: pass your own (workspace_bytes()) to run it on two streams at once.
   // Throws std::runtime_error when the launch cannot be prepared or is refused.
   void launch(CUstream stream, const gemm::GemmOperands& operands) const;
   // The prepared launch for `operands`: from the cache, else built (tensor maps encoded) and
@@ -60,7 +58,7 @@ class GemmRuntimeKernel final : public Kernel {
   const gemm::GemmProblem& problem() const { return problem_; }
   const gemm::GemmConfig& gemm_config() const { return gemm_config_; }
   const gemm::GemmKernel& functions() const { return functions_; }
-  // Bytes of workspace split-K or stream-K needs; 0 with neither.
+  // Bytes of fp32 workspace split-K needs; 0 without split-K.
   std::size_t workspace_bytes() const;
   // How many launches were prepared (tensor maps encoded) so far.
   std::size_t prepared_count() const { return prepared_.load(std::memory_order_relaxed); }

@@ -23,9 +23,8 @@ struct GemmKernel {
   static GemmKernel load(CUmodule module);
 };
 
-// Device buffers: A (m x k), B (k x n or n x k), D (m x n), all of the problem's dtype, and a
-// workspace of workspace_bytes(config, problem) (may be 0 without split-K or stream-K; never needs
-// clearing). Launches that share a workspace must not overlap in time.
+// Device buffers: A (m x k), B (k x n or n x k), D (m x n), all of the problem's dtype, and an
+// fp32 workspace of workspace_bytes(config, problem) (may be 0 without split-K).
 struct GemmOperands {
   CUdeviceptr a = 0;
   CUdeviceptr b = 0;
