@@ -11,8 +11,8 @@
 //     path); config: its name as gemm::to_string writes it ("64x128x64_s8_c2x1_ping_rn8_k1");
 //     dtype 0 bf16, 1 fp16; b_layout 0: B is K x N, 1: B is N x K; a, b, d: device pointers of
 //     row-major A (m x k), B and D (m x n). Needs a current CUDA context (the primary one, which
-//     torch makes current), owns the module and any split-K or stream-K workspace. Returns a
-//     handle, or NULL with the reason in `error` (truncated to error_bytes, NUL-terminated).
+//     torch makes current), owns the module and any split-K workspace. Returns a handle, or NULL
+//     with the reason in `error` (truncated to error_bytes, NUL-terminated).
 //   int cutune_gemm_launch(void* handle, void* stream, char* error, size_t error_bytes);
 //     Enqueues D = A * B on `stream` (a CUstream / cudaStream_t; capturable). 0, or -1 with the
 //     reason in `error`.
@@ -105,8 +105,7 @@ __attribute__((visibility("default"))) void* cutune_gemm_open(
     auto handle = std::make_unique<Handle>();
     check(cuModuleLoad(&handle->module, cubin), "cuModuleLoad");
     if (const std::size_t bytes = workspace_bytes(parsed, problem); bytes > 0) {
-      check(cuMemAlloc(&handle->workspace, bytes),
-            "cuMemAlloc of the split-K or stream-K workspace");
+      check(cuMemAlloc(&handle->workspace, bytes), "cuMemAlloc of the split-K workspace");
     }
     handle->launch = std::make_unique<GemmLaunch>(GemmKernel::load(handle->module), problem, parsed,
                                                   GemmOperands{a, b, d, handle->workspace}, device);

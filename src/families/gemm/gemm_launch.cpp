@@ -112,8 +112,9 @@ GemmLaunch::GemmLaunch(const GemmKernel& kernel, const GemmProblem& problem,
   if (problem.m > kIntMax || problem.n > kIntMax || problem.k > kIntMax) {
     throw std::runtime_error("hopper gemm: problem dimensions exceed the kernel's 32-bit indices");
   }
-  if (workspace_bytes(config, problem) > 0 && operands.workspace == 0) {
-    throw std::runtime_error("hopper gemm: config " + to_string(config) + " needs a workspace of " +
+  if (config.split_k > 1 && operands.workspace == 0) {
+    throw std::runtime_error("hopper gemm: split_k = " + std::to_string(config.split_k) +
+                             " needs a workspace of " +
                              std::to_string(workspace_bytes(config, problem)) + " bytes");
   }
 
@@ -162,12 +163,7 @@ GemmLaunch::GemmLaunch(const GemmKernel& kernel, const GemmProblem& problem,
                              " blocks with " + std::to_string(shared_bytes_) +
                              " bytes of shared memory fits on the device");
   }
-  // Stream-K spreads the k-blocks over every cluster that fits (each one's spin-wait needs all of
-  // them resident at once, which this count guarantees), up to the workspace's slots.
-  const int clusters = config.stream_k
-                           ? std::min(resident_clusters, rules::kMaxStreamKBlocks / cluster_size)
-                           : std::min(resident_clusters, units);
-  grid_blocks_ = clusters * cluster_size;
+  grid_blocks_ = std::min(resident_clusters, units) * cluster_size;
 
   if (config.split_k > 1) {
     const std::int64_t quads = problem.m * problem.n / 4;

@@ -86,13 +86,6 @@ std::vector<std::string> violations(const GemmConfig& config, const GemmProblem&
         "split_k = 1");
   }
 
-  if (!rules::stream_k_allowed(config.stream_k, config.split_k,
-                               config.schedule == Schedule::pingpong)) {
-    out.push_back("stream_k needs the cooperative schedule and split_k = 1, got " +
-                  std::string(config.schedule == Schedule::pingpong ? "pingpong" : "cooperative") +
-                  " and split_k = " + std::to_string(config.split_k));
-  }
-
   if (problem.m <= 0 || problem.n <= 0 || problem.k <= 0) {
     out.push_back("problem " + std::to_string(problem.m) + "x" + std::to_string(problem.n) + "x" +
                   std::to_string(problem.k) + " has a non-positive dimension");
@@ -134,9 +127,6 @@ std::string joined(const std::vector<std::string>& violations) {
 }
 
 std::size_t workspace_bytes(const GemmConfig& config, const GemmProblem& problem) {
-  if (config.stream_k) {
-    return static_cast<std::size_t>(rules::stream_k_workspace_bytes(config.tile_m, config.tile_n));
-  }
   if (config.split_k == 1) return 0;
   return static_cast<std::size_t>(config.split_k) * static_cast<std::size_t>(problem.m) *
          static_cast<std::size_t>(problem.n) * sizeof(float);
@@ -166,7 +156,6 @@ std::vector<std::string> compile_defines(const GemmConfig& config, DType dtype, 
       define("CUTUNE_SWIZZLE", config.swizzle),
       define("CUTUNE_SPLIT_K", config.split_k),
       define("CUTUNE_FAST_LAUNCH", config.fast_launch ? 1 : 0),
-      define("CUTUNE_STREAM_K", config.stream_k ? 1 : 0),
       define("CUTUNE_DTYPE", static_cast<int>(dtype)),
       define("CUTUNE_B_LAYOUT", static_cast<int>(b_layout)),
   };
@@ -179,8 +168,7 @@ std::string to_string(const GemmConfig& config) {
          std::to_string(config.cluster_m) + "x" + std::to_string(config.cluster_n) +
          (config.schedule == Schedule::cooperative ? "_coop" : "_ping") + "_r" +
          (config.raster == Raster::along_m ? "m" : "n") + std::to_string(config.swizzle) + "_k" +
-         std::to_string(config.split_k) + (config.stream_k ? "_sk" : "") +
-         (config.fast_launch ? "_pdl" : "");
+         std::to_string(config.split_k) + (config.fast_launch ? "_pdl" : "");
 }
 
 }  // namespace cutune::gemm
@@ -198,8 +186,7 @@ GemmConfig parse_config(const std::string& name) {
                                  &config.swizzle, &config.split_k, &consumed);
   if (fields != 10) {
     throw std::invalid_argument("gemm config name '" + name +
-                                "' does not match "
-                                "TMxTNxTK_sS_cCMxCN_{coop|ping}_r{m|n}W_kK[_sk][_pdl]");
+                                "' does not match TMxTNxTK_sS_cCMxCN_{coop|ping}_r{m|n}W_kK[_pdl]");
   }
   if (std::strcmp(schedule, "coop") == 0) {
     config.schedule = Schedule::cooperative;
@@ -215,10 +202,6 @@ GemmConfig parse_config(const std::string& name) {
   }
   config.raster = raster == 'm' ? Raster::along_m : Raster::along_n;
   std::string rest = name.substr(static_cast<std::size_t>(consumed));
-  if (rest.rfind("_sk", 0) == 0) {
-    config.stream_k = true;
-    rest = rest.substr(3);
-  }
   if (rest.rfind("_pdl", 0) == 0) {
     config.fast_launch = true;
     rest = rest.substr(4);

@@ -50,10 +50,6 @@ struct GemmConfig {
   Raster raster = Raster::along_n;
   int swizzle = 8;  // tiles per raster group, for L2 reuse
   int split_k = 1;  // K slices reduced through an fp32 workspace
-  // Stream-K (gemm_schedule.hpp): the tiles of a partial last wave and the wave before it cut into
-  // even k-ranges, one per SM, partial tiles summed through the workspace. Cooperative schedule
-  // and split_k = 1 only.
-  bool stream_k = false;
   // Programmatic dependent launch: the next kernel's prologue overlaps this one's tail. A seed-only
   // mode, legal only with a 2x1 cluster, the cooperative schedule and no split-K.
   bool fast_launch = false;
@@ -96,20 +92,17 @@ BLayout parse_b_layout(const std::string& name);
 // Violations as one line for a message: "a; b; c".
 std::string joined(const std::vector<std::string>& violations);
 
-// Bytes of workspace that split-K or stream-K needs (0 with neither). Stream-K's flags tolerate
-// any contents (a split-K launch may have used the same buffer) and each launch leaves them ready
-// for the next, so the buffer needs no clearing, ever.
+// Bytes of fp32 workspace that split-K needs (0 without split-K).
 std::size_t workspace_bytes(const GemmConfig& config, const GemmProblem& problem);
 
-// Output tiles times K slices: the work units the persistent schedule hands to clusters. (A
-// stream-K launch uses every cluster that fits, whatever this says.)
+// Output tiles times K slices: the work units the persistent schedule hands to clusters.
 int work_units(const GemmConfig& config, const GemmProblem& problem);
 
 // The -D definitions ("CUTUNE_TILE_M=128", ...) that select `config` in device/hopper_gemm.cu.
 std::vector<std::string> compile_defines(const GemmConfig& config, DType dtype, BLayout b_layout);
 
-// A compact, stable name such as "128x256x64_s4_c2x1_coop_rn8_k1" ("_sk" appended with stream_k,
-// then "_pdl" with fast_launch), read back by parse_config.
+// A compact, stable name such as "128x256x64_s4_c2x1_coop_rn8_k1" ("_pdl" appended with
+// fast_launch), read back by parse_config.
 std::string to_string(const GemmConfig& config);
 
 // The configuration that to_string() wrote as `name`. Throws std::invalid_argument naming the part

@@ -69,20 +69,6 @@ constexpr int shared_bytes(int tile_m, int tile_n, int tile_k, int stages, int s
              kEpilogueBoxBytes;
 }
 
-// Stream-K (gemm_schedule.hpp) runs the cooperative schedule without split-K: its partial sums
-// are the fp32 fragments of the two consumer warpgroups, one slot each.
-constexpr bool stream_k_allowed(bool stream_k, int split_k, bool pingpong) {
-  return !stream_k || (split_k == 1 && !pingpong);
-}
-// Stream-K's grid is one block per SM, at most this many (the most SMs of an sm_90 part: H100 SXM,
-// H200); a device with more runs it on this many. Each block may contribute one partial tile.
-inline constexpr int kMaxStreamKBlocks = 132;
-// The workspace: a ready flag per (block, consumer warpgroup), then its fp32 partial slot.
-inline constexpr int kStreamKFlagBytes = kMaxStreamKBlocks * 2 * 8;
-constexpr long long stream_k_workspace_bytes(int tile_m, int tile_n) {
-  return kStreamKFlagBytes + static_cast<long long>(kMaxStreamKBlocks) * tile_m * tile_n * 4;
-}
-
 // fp32 accumulators per consumer thread: a warpgroup's 128 threads hold its rows x tile_n results
 // (half the tile's rows in the cooperative schedule, all of them in ping-pong).
 constexpr int accumulators_per_thread(int tile_m, int tile_n, bool pingpong) {

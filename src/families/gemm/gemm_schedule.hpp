@@ -1,26 +1,17 @@
 // The Hopper GEMM's persistent schedule: which output tiles, and which of their k-blocks, each
-// cluster of the persistent grid computes, and which cluster writes each tile. One definition for
-// the kernel (device/hopper_gemm.cu; the tuner's compiler prepends this text to the kernel source,
-// as it does gemm_rules.hpp) and the host (its tests). Plain C++17, no headers, classic include
-// guard. Nothing here throws; any code may call it.
+// cluster of the persistent grid computes. One definition for the kernel (device/hopper_gemm.cu;
+// the tuner's compiler prepends this text to the kernel source, as it does gemm_rules.hpp) and the
+// host (its tests). Plain C++17, no headers, classic include guard. Nothing here throws; any code
+// may call it.
 //
 // Tiles are cluster tiles (cluster_m * tile_m rows by cluster_n * tile_n columns), numbered in the
 // grouped raster order that keeps concurrent tiles' rows of A and columns of B in L2. With C
-// clusters, three decompositions:
+// clusters, two decompositions:
 // - data-parallel: cluster c computes tiles c, c + C, c + 2C, ... whole;
 // - split-K (split_k > 1): units (slice, tile), dealt out like tiles, each a slice of the k-blocks;
-//   a second kernel sums the slices;
-// - stream-K: when the last wave of tiles is partial and follows a full one, it and the full wave
-//   before it are the stream-K tiles, taken first. Their k-blocks, laid end to end, are cut into
-//   C even ranges, one per cluster, so that every SM works to the end. A range starts inside a
-//   tile (its first item CONTRIBUTES: an fp32 partial to the workspace, then a flag), covers
-//   whole tiles, and ends inside a tile: the cluster that computes a tile's first k-block OWNS
-//   it, adds the partial of the cluster after it, and writes it. A range is at least a tile long
-//   (more than C tiles' k-blocks over C clusters), so each owned tile has exactly one
-//   contributor, owner + 1. A contribution is a cluster's first item and never waits, so an owner
-//   waits only on work that started before anything could block it. The other tiles follow,
-//   data-parallel. With less than one wave there is nothing to balance that split-K would not
-//   (the partial_wave seeds), and the plan stays data-parallel.
+//   a second kernel sums the slices.
+// (A third, even k-ranges per cluster across tile boundaries, lost on the H200 and was deleted:
+// docs/perf.md, issue 11.)
 #ifndef CUTUNE_GEMM_SCHEDULE_HPP
 #define CUTUNE_GEMM_SCHEDULE_HPP
 
@@ -34,10 +25,8 @@ namespace cutune::gemm::schedule {
 
 // What a work item's result is for.
 enum Role : int {
-  kWhole = 0,       // every k-block of the tile: the epilogue writes D
-  kSlice = 1,       // a split-K slice: its fp32 plane of the workspace
-  kContribute = 2,  // stream-K, a tile's k-blocks after the first: a partial for the owner
-  kOwn = 3,         // stream-K, a tile's first k-blocks: add owner + 1's partial, write D
+  kWhole = 0,  // every k-block of the tile: the epilogue writes D
+  kSlice = 1,  // a split-K slice: its fp32 plane of the workspace
 };
 
 struct WorkItem {
@@ -50,18 +39,16 @@ struct WorkItem {
   int role;
 };
 
-CUTUNE_SCHEDULE_FN long long min_of(long long a, long long b) { return a < b ? a : b; }
+CUTUNE_SCHEDULE_FN int min_of(int a, int b) { return a < b ? a : b; }
 
 struct Plan {
   int tiles_m, tiles_n, tiles, k_blocks, split_k, swizzle, clusters;
   bool along_m;
   int k_blocks_per_split;
-  int stream_k_tiles;                 // tiles [0, stream_k_tiles) are cut into k-ranges
-  long long share_base, share_extra;  // a range: share_base k-blocks, +1 for the first share_extra
 
   // cluster_tile_m = cluster_m * tile_m, cluster_tile_n = cluster_n * tile_n.
   CUTUNE_SCHEDULE_FN Plan(int m, int n, int k, int cluster_tile_m, int cluster_tile_n, int tile_k,
-                          int split_k_, bool stream_k, int swizzle_, bool along_m_, int clusters_)
+                          int split_k_, int swizzle_, bool along_m_, int clusters_)
       : tiles_m((m + cluster_tile_m - 1) / cluster_tile_m),
         tiles_n((n + cluster_tile_n - 1) / cluster_tile_n),
         tiles(tiles_m * tiles_n),
@@ -70,58 +57,24 @@ struct Plan {
         swizzle(swizzle_),
         clusters(clusters_),
         along_m(along_m_),
-        k_blocks_per_split((k_blocks + split_k_ - 1) / split_k_),
-        stream_k_tiles(0),
-        share_base(0),
-        share_extra(0) {
-    const int partial_wave = tiles % clusters;
-    if (stream_k && split_k == 1 && partial_wave != 0 && tiles > clusters) {
-      stream_k_tiles = partial_wave + clusters;
-      const long long total = static_cast<long long>(stream_k_tiles) * k_blocks;
-      share_base = total / clusters;
-      share_extra = total % clusters;
-    }
-  }
-
-  // First k-block (counted over the stream-K tiles end to end) of `cluster`'s range; the range
-  // ends where cluster + 1's begins.
-  CUTUNE_SCHEDULE_FN long long range_begin(int cluster) const {
-    return cluster * share_base + min_of(cluster, share_extra);
-  }
-
-  CUTUNE_SCHEDULE_FN int stream_k_items(int cluster) const {
-    const long long begin = range_begin(cluster), end = range_begin(cluster + 1);
-    return begin < end ? static_cast<int>((end - 1) / k_blocks - begin / k_blocks + 1) : 0;
-  }
+        k_blocks_per_split((k_blocks + split_k_ - 1) / split_k_) {}
 
   // Work items of `cluster`, in the order it computes them.
   CUTUNE_SCHEDULE_FN int items(int cluster) const {
-    const int units = split_k > 1 ? tiles * split_k : tiles - stream_k_tiles;
-    const int dealt = cluster < units ? (units - 1 - cluster) / clusters + 1 : 0;
-    return stream_k_items(cluster) + dealt;
+    const int units = tiles * split_k;
+    return cluster < units ? (units - 1 - cluster) / clusters + 1 : 0;
   }
 
   CUTUNE_SCHEDULE_FN WorkItem item(int cluster, int index) const {
     WorkItem work{0, 0, 0, 0, k_blocks, 0, kWhole};
-    const int ranged = stream_k_items(cluster);
+    const int unit = cluster + index * clusters;
+    work.tile = unit % tiles;
     if (split_k > 1) {
-      const int unit = cluster + index * clusters;
-      work.tile = unit % tiles;
       work.split = unit / tiles;
       work.k_block_begin = work.split * k_blocks_per_split;
-      const long long left = k_blocks - work.k_block_begin;
-      work.k_blocks = static_cast<int>(left < 0 ? 0 : min_of(left, k_blocks_per_split));
+      const int left = k_blocks - work.k_block_begin;
+      work.k_blocks = left < 0 ? 0 : min_of(left, k_blocks_per_split);
       work.role = kSlice;
-    } else if (index < ranged) {
-      const long long begin = range_begin(cluster);
-      const long long position = index == 0 ? begin : (begin / k_blocks + index) * k_blocks;
-      const long long tile_end = (position / k_blocks + 1) * k_blocks;
-      work.tile = static_cast<int>(position / k_blocks);
-      work.k_block_begin = static_cast<int>(position % k_blocks);
-      work.k_blocks = static_cast<int>(min_of(tile_end, range_begin(cluster + 1)) - position);
-      work.role = work.k_block_begin > 0 ? kContribute : work.k_blocks == k_blocks ? kWhole : kOwn;
-    } else {
-      work.tile = stream_k_tiles + cluster + (index - ranged) * clusters;
     }
     place(work);
     return work;
@@ -135,8 +88,7 @@ struct Plan {
     const int across_tiles = along_m ? tiles_n : tiles_m;
     const int group = work.tile / (swizzle * along_tiles);
     const int first_across = group * swizzle;
-    const int group_across =
-        static_cast<int>(min_of(across_tiles - first_across, static_cast<long long>(swizzle)));
+    const int group_across = min_of(across_tiles - first_across, swizzle);
     const int in_group = work.tile % (swizzle * along_tiles);
     const int across = first_across + in_group % group_across;
     const int along = in_group / group_across;

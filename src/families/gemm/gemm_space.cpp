@@ -25,7 +25,7 @@ constexpr const char* kPingpong = "pingpong";
 // (a name lookup per read would cost more than the rest of a draw).
 struct Knobs {
   std::size_t tile_m, tile_n, tile_k, stages, cluster_m, cluster_n, schedule, raster, swizzle,
-      split_k, fast_launch, stream_k;
+      split_k, fast_launch;
 
   // Integer knobs' search values, ascending, by knob index (empty for the others).
   std::vector<std::vector<int>> search_ints;
@@ -42,7 +42,6 @@ struct Knobs {
         swizzle(s.index_of("swizzle")),
         split_k(s.index_of("split_k")),
         fast_launch(s.index_of("fast_launch")),
-        stream_k(s.index_of("stream_k")),
         search_ints(s.knob_count()) {
     for (std::size_t knob = 0; knob < s.knob_count(); ++knob) {
       for (const Value& v : s.fragment(knob).values(View::search)) {
@@ -67,7 +66,6 @@ struct Knobs {
     g.swizzle = static_cast<int>(c.at(swizzle).as_int());
     g.split_k = static_cast<int>(c.at(split_k).as_int());
     g.fast_launch = c.at(fast_launch).as_bool();
-    g.stream_k = c.at(stream_k).as_bool();
     return g;
   }
 };
@@ -217,17 +215,6 @@ void add_constraints(Space& space, const Knobs& k) {
           },
   });
   space.constrain({
-      .name = "stream_k_envelope",
-      .holds =
-          [k](const Config& c, const Problem&, const Device&) {
-            return rules::stream_k_allowed(c.at(k.stream_k).as_bool(),
-                                           static_cast<int>(c.at(k.split_k).as_int()),
-                                           c.at(k.schedule).as_string() == kPingpong);
-          },
-      // Keeps the drawn schedule and split-K slicing, which rule out stream-K.
-      .repair = [k](Config& c, const Problem&, const Device&) { c.set(k.stream_k, false); },
-  });
-  space.constrain({
       .name = "fast_launch_envelope",
       .holds =
           [k](const Config& c, const Problem&, const Device&) {
@@ -271,35 +258,22 @@ std::vector<std::string> gemm_problem_errors(const Problem& problem, const Devic
   }
 }
 
-std::array<std::int64_t, 3> dims(const Problem& p) {
-  return {p.get_int("m"), p.get_int("n"), p.get_int("k")};
-}
-
-// Where the fast-launch mode measured well. Not at k <= 1024: there it measured 0.81x cuBLAS at
-// 8192x8192x1024, where small_k's config reaches 1.04-1.07x.
-bool fast_launch_fits(const Problem& p, const Device& d) {
-  const auto [m, n, k] = dims(p);
-  return d.cc_major == 9 && m % 256 == 0 && n % 256 == 0 && k >= 2048;
-}
-
-// large_tile's grid (128x256 tiles in 2x1 clusters, one cluster per two SMs) runs between one and
-// two and a half waves, the last one partial: the shapes stream-K is for (S3 and 1024x8192x8192
-// are 128 tiles on 66 clusters, 1.94 waves).
-bool partial_later_wave(const Problem& p, const Device& d) {
-  const auto [m, n, k] = dims(p);
-  const std::int64_t tiles = ((m + 255) / 256) * ((n + 255) / 256);
-  const std::int64_t clusters = d.sm_count / 2;
-  return d.cc_major == 9 && clusters > 0 && tiles > clusters && 2 * tiles < 5 * clusters &&
-         tiles % clusters != 0;
-}
-
 // Seeds from the H200 measurements in docs/perf.md (Hopper GEMM, runs 6 and 9, the tuned suite).
 // Declaration order is kept stable (tests index it); priority decides default_config().
 void add_seeds(TuningSpace& ts) {
+  auto dims = [](const Problem& p) {
+    return std::array<std::int64_t, 3>{p.get_int("m"), p.get_int("n"), p.get_int("k")};
+  };
   ts.seeds.push_back({
       .name = "fast_launch",
       .priority = 100,
-      .eligible = fast_launch_fits,
+      // Not at k <= 1024: there it measured 0.81x cuBLAS at 8192x8192x1024, where small_k's
+      // config reaches 1.04-1.07x.
+      .eligible =
+          [dims](const Problem& p, const Device& d) {
+            const auto [m, n, k] = dims(p);
+            return d.cc_major == 9 && m % 256 == 0 && n % 256 == 0 && k >= 2048;
+          },
       .propose = [](const Problem&, const Device&) { return large_tile(true); },
   });
   // Too few output tiles to fill the SMs: when 128x128 tiles would not make one full wave, tiles
@@ -309,13 +283,13 @@ void add_seeds(TuningSpace& ts) {
   // before) read 0.94x (docs/perf.md, run 9). K is split only while the grid stays within one
   // wave (split_k_depth lowers it when K is too shallow). Each seed: tile_m x tile_n tiles, 8
   // stages of 64.
-  const auto half_tiles = [](std::string name, int priority, int tile_m, int tile_n, int cluster_m,
-                             const char* schedule) {
+  const auto half_tiles = [dims](std::string name, int priority, int tile_m, int tile_n,
+                                 int cluster_m, const char* schedule) {
     return HeuristicSeed{
         .name = std::move(name),
         .priority = priority,
         .eligible =
-            [](const Problem& p, const Device& d) {
+            [dims](const Problem& p, const Device& d) {
               const auto [m, n, k] = dims(p);
               return d.sm_count > 0 && ((m + 127) / 128) * ((n + 127) / 128) < d.sm_count;
             },
@@ -338,7 +312,7 @@ void add_seeds(TuningSpace& ts) {
       .name = "large_square",
       .priority = 50,
       .eligible =
-          [](const Problem& p, const Device&) {
+          [dims](const Problem& p, const Device&) {
             const auto [m, n, k] = dims(p);
             return m >= 1024 && n >= 1024 && k >= 1024;
           },
@@ -348,7 +322,7 @@ void add_seeds(TuningSpace& ts) {
       .name = "small_k",
       // Above large_square, which is eligible at k = 1024 too.
       .priority = 110,
-      .eligible = [](const Problem& p, const Device&) { return dims(p)[2] <= 1024; },
+      .eligible = [dims](const Problem& p, const Device&) { return dims(p)[2] <= 1024; },
       // 1.04-1.07x cuBLAS at 8192x8192x1024 in both B layouts.
       .propose =
           [](const Problem&, const Device&) {
@@ -360,19 +334,6 @@ void add_seeds(TuningSpace& ts) {
   });
   // partial_wave's alternative, in the population but not the default.
   ts.seeds.push_back(half_tiles("partial_wave_narrow", 115, 128, 64, 1, kCooperative));
-  // The default's stream-K twin where the last wave is partial; in the population, not the
-  // default (below fast_launch and large_square) until the H200 says it wins (docs/perf.md).
-  ts.seeds.push_back({
-      .name = "stream_k",
-      .priority = 40,
-      .eligible = partial_later_wave,
-      .propose =
-          [](const Problem& p, const Device& d) {
-            PartialConfig seed = large_tile(fast_launch_fits(p, d));
-            seed.emplace("stream_k", true);
-            return seed;
-          },
-  });
 }
 
 }  // namespace
@@ -393,8 +354,7 @@ std::unique_ptr<TuningSpace> make_gemm_space() {
       .add("swizzle", integer_fragment(rules::kMinSwizzle, rules::kMaxSwizzle, 1, 1))
       .add("split_k", integer_fragment(rules::kMinSplitK, rules::kMaxSplitK, 1, 1))
       // Seed-only: true enters only through the eligibility-gated fast_launch seed.
-      .add("fast_launch", boolean_fragment(false, {false}))
-      .add("stream_k", boolean_fragment(false, {false, true}));
+      .add("fast_launch", boolean_fragment(false, {false}));
   add_constraints(space, Knobs(space));
   add_seeds(*ts);
   ts->problem_errors = gemm_problem_errors;

@@ -12,8 +12,7 @@
 namespace cutune {
 
 // Knobs: tile_m, tile_n, tile_k, stages, cluster_m, cluster_n, schedule ("cooperative" |
-// "pingpong"), raster ("along_m" | "along_n"), swizzle, split_k, fast_launch (seed-only true),
-// stream_k.
+// "pingpong"), raster ("along_m" | "along_n"), swizzle, split_k, fast_launch (seed-only true).
 // Problems: m, n, k, dtype ("bf16" | "fp16"), optionally b_layout ("k_by_n" | "n_by_k").
 std::unique_ptr<TuningSpace> make_gemm_space();
 

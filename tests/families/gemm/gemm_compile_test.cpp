@@ -72,16 +72,13 @@ TEST_F(GemmCompile, ConfigurationsCompileToCubinsWithBothEntriesAndNoSpills) {
     BLayout layout;
   };
   // Between them: both schedules, both layouts, both dtypes, clusters along M and N, split-K,
-  // K chunks of 32 (64-byte swizzle), the programmatic-launch path, the widest knob ranges and
-  // stream-K (the default's twin; two 64-row blocks per warpgroup with A multicast).
+  // K chunks of 32 (64-byte swizzle), the programmatic-launch path and the widest knob ranges.
   const std::vector<Case> cases = {
       {to_string(GemmConfig{}), DType::bf16, BLayout::k_by_n},
       {"64x256x64_s5_c1x2_ping_rm2_k2", DType::fp16, BLayout::n_by_k},
       {"256x128x32_s8_c2x1_coop_rm4_k1_pdl", DType::bf16, BLayout::n_by_k},
       // The widest ranges: 16 stages, a group of 13 tiles and 7 K slices.
       {"64x64x32_s16_c1x1_ping_rn13_k7", DType::bf16, BLayout::k_by_n},
-      {"128x256x64_s4_c2x1_coop_rn8_k1_sk_pdl", DType::bf16, BLayout::k_by_n},
-      {"256x128x64_s4_c1x2_coop_rm3_k1_sk", DType::fp16, BLayout::n_by_k},
   };
   std::vector<std::future<CompileResult>> results;
   for (const Case& c : cases) {
@@ -110,15 +107,6 @@ TEST_F(GemmCompile, KernelRefusesAConfigurationOutsideItsRules) {
   EXPECT_NE(result.log.find("the cooperative schedule needs CUTUNE_TILE_M >= 128"),
             std::string::npos)
       << result.log;
-  config = GemmConfig{};  // stream-K reads the cooperative schedule's two fragments
-  config.schedule = Schedule::pingpong;
-  config.tile_n = 128;
-  config.stream_k = true;
-  const CompileResult streamed =
-      compile(config, DType::bf16, BLayout::k_by_n, directory_ / "rejected_stream_k.cubin");
-  EXPECT_NE(streamed.status, 0);
-  EXPECT_NE(streamed.log.find("CUTUNE_STREAM_K needs the cooperative schedule"), std::string::npos)
-      << streamed.log;
 }
 
 }  // namespace

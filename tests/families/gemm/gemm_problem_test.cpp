@@ -136,34 +136,6 @@ TEST(GemmProblem, WorkUnitsAndWorkspace) {
   config.split_k = 4;
   EXPECT_EQ(work_units(config, kSquare), 16 * 16 * 4);
   EXPECT_EQ(workspace_bytes(config, kSquare), 4u * 4096 * 4096 * sizeof(float));
-  // Stream-K: a flag per (block, consumer warpgroup), then a 128x256 fp32 partial per block,
-  // whatever the problem (the grid is one block per SM, at most rules::kMaxStreamKBlocks).
-  config.split_k = 1;
-  config.stream_k = true;
-  EXPECT_EQ(workspace_bytes(config, kSquare), 132u * 2 * 8 + 132u * 128 * 256 * sizeof(float));
-  EXPECT_EQ(workspace_bytes(config, GemmProblem{1000, 2056, 1064}),
-            workspace_bytes(config, kSquare));
-}
-
-TEST(GemmProblem, StreamKNeedsTheCooperativeScheduleWithoutSplitK) {
-  GemmConfig config;
-  config.stream_k = true;
-  EXPECT_TRUE(fits(config, kSquare));
-  config.fast_launch = true;  // the default's twin: legal together
-  EXPECT_TRUE(fits(config, kSquare));
-  config.split_k = 2;
-  config.fast_launch = false;
-  EXPECT_TRUE(mentions(violations(config, kSquare),
-                       "stream_k needs the cooperative schedule and split_k = 1, got cooperative "
-                       "and split_k = 2"));
-  config.split_k = 1;
-  config.schedule = Schedule::pingpong;
-  EXPECT_TRUE(mentions(violations(config, kSquare), "got pingpong and split_k = 1"));
-  // The device's own check reads the same rule.
-  EXPECT_FALSE(rules::stream_k_allowed(true, 1, true));
-  EXPECT_FALSE(rules::stream_k_allowed(true, 2, false));
-  EXPECT_TRUE(rules::stream_k_allowed(true, 1, false));
-  EXPECT_TRUE(rules::stream_k_allowed(false, 8, true));
 }
 
 TEST(GemmProblem, CompileDefinesNameEveryKnob) {
@@ -174,8 +146,8 @@ TEST(GemmProblem, CompileDefinesNameEveryKnob) {
   const std::vector<std::string> expected = {
       "CUTUNE_TILE_M=128",  "CUTUNE_TILE_N=256",  "CUTUNE_TILE_K=64",     "CUTUNE_STAGES=4",
       "CUTUNE_CLUSTER_M=2", "CUTUNE_CLUSTER_N=1", "CUTUNE_SCHEDULE=1",    "CUTUNE_RASTER=0",
-      "CUTUNE_SWIZZLE=8",   "CUTUNE_SPLIT_K=1",   "CUTUNE_FAST_LAUNCH=0", "CUTUNE_STREAM_K=0",
-      "CUTUNE_DTYPE=1",     "CUTUNE_B_LAYOUT=1"};
+      "CUTUNE_SWIZZLE=8",   "CUTUNE_SPLIT_K=1",   "CUTUNE_FAST_LAUNCH=0", "CUTUNE_DTYPE=1",
+      "CUTUNE_B_LAYOUT=1"};
   EXPECT_EQ(defines, expected);
 }
 
@@ -183,8 +155,7 @@ TEST(GemmProblem, NamesRoundTrip) {
   EXPECT_EQ(to_string(GemmConfig{}), "128x256x64_s4_c2x1_coop_rn8_k1");
   for (const char* name :
        {"128x256x64_s4_c2x1_coop_rn8_k1", "64x256x64_s5_c1x2_ping_rm2_k4",
-        "128x256x64_s4_c2x1_coop_rn8_k1_pdl", "256x192x128_s3_c2x2_coop_rm1_k2",
-        "128x256x64_s4_c2x1_coop_rn8_k1_sk", "128x256x64_s4_c2x1_coop_rn8_k1_sk_pdl"}) {
+        "128x256x64_s4_c2x1_coop_rn8_k1_pdl", "256x192x128_s3_c2x2_coop_rm1_k2"}) {
     EXPECT_EQ(to_string(parse_config(name)), name);
   }
   const GemmConfig parsed = parse_config("64x128x32_s8_c1x2_ping_rm4_k2");
@@ -197,10 +168,6 @@ TEST(GemmProblem, NamesRoundTrip) {
   EXPECT_EQ(parsed.swizzle, 4);
   EXPECT_EQ(parsed.split_k, 2);
   EXPECT_FALSE(parsed.fast_launch);
-  EXPECT_FALSE(parsed.stream_k);
-  const GemmConfig twin = parse_config("128x256x64_s4_c2x1_coop_rn8_k1_sk_pdl");
-  EXPECT_TRUE(twin.stream_k);
-  EXPECT_TRUE(twin.fast_launch);
 }
 
 TEST(GemmProblem, MalformedNamesSayWhatIsWrong) {

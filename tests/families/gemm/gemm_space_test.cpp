@@ -21,21 +21,6 @@ class GemmSpaceTest : public ::testing::Test {
   const Space& space = ts->space;
   Problem problem = gemm_problem(2048, 4096, 4096, "bf16");
   Device device = Device::h200();
-
-  // Normalizes `asked`, which one constraint must repair by setting `knob` to false and nothing
-  // else; that constraint.
-  const Constraint& expect_one_repair_turning_off(const Config& asked, const std::string& knob) {
-    const Normalized n = space.normalize(asked, problem, device);
-    EXPECT_TRUE(n.config);
-    EXPECT_FALSE(n.config->get_bool(knob));
-    for (const std::string& other : space.names()) {
-      if (other != knob) {
-        EXPECT_EQ((*n.config)[other], asked[other]) << other;
-      }
-    }
-    EXPECT_EQ(n.fired.size(), 1u);
-    return space.constraints().at(n.fired.at(0));
-  }
 };
 
 TEST_F(GemmSpaceTest, PopulationOfThreeHundredStaysDistinctAndEverySearchKnobVaries) {
@@ -47,8 +32,7 @@ TEST_F(GemmSpaceTest, PopulationOfThreeHundredStaysDistinctAndEverySearchKnobVar
   EXPECT_LE(report.draws, 320u);
   EXPECT_EQ(report.varying_knobs, report.searchable_knobs);
   EXPECT_EQ(report.searchable_knobs.size(), space.knob_count() - 1);  // all but fast_launch
-  EXPECT_EQ(report.eligible_seeds,
-            (std::vector<std::string>{"fast_launch", "large_square", "stream_k"}));
+  EXPECT_EQ(report.eligible_seeds, (std::vector<std::string>{"fast_launch", "large_square"}));
   EXPECT_TRUE(report.seed_errors.empty());
 }
 
@@ -136,10 +120,9 @@ TEST_F(GemmSpaceTest, SeedOnlyFastLaunchComesOnlyFromItsEligibleSeed) {
     ASSERT_FALSE(space.normalize(c, problem, device).config->get_bool("fast_launch"));
   }
   const std::vector<Config> seeds = seed_configs(*ts, problem, device);
-  ASSERT_EQ(seeds.size(), 3u);
+  ASSERT_EQ(seeds.size(), 2u);
   EXPECT_TRUE(seeds[0].get_bool("fast_launch"));
   EXPECT_FALSE(seeds[1].get_bool("fast_launch"));
-  EXPECT_TRUE(seeds[2].get_bool("fast_launch"));  // the stream-K twin of seeds[0]
   const Config chosen = default_config(*ts, problem, device);
   EXPECT_TRUE(chosen.get_bool("fast_launch"));
   EXPECT_EQ(to_gemm_config(chosen).cluster_m, 2);
@@ -160,17 +143,24 @@ TEST_F(GemmSpaceTest, PartialSeedOmittingTheSeedOnlyKnobEncodesAndDecodes) {
   const Config fast = space.complete(ts->seeds[0].propose(problem, device));
   EXPECT_EQ(space.decode(space.encode(fast, View::full), View::full), fast);
   EXPECT_THROW(space.encode(fast, View::search), ConfigError);
-  // The last two features: fast_launch, then stream_k (a boolean is one feature).
-  const std::vector<double> features = space.features(fast);
-  EXPECT_EQ(features[features.size() - 2], 1.0);
-  EXPECT_EQ(features.back(), 0.0);
+  EXPECT_EQ(space.features(fast).back(), 1.0);
 }
 
 TEST_F(GemmSpaceTest, GateRepairsAwayFromFastLaunchAndKeepsEveryOtherKnob) {
   PartialConfig outside = ts->seeds[0].propose(problem, device);
   outside["split_k"] = 2;  // leaves the envelope
   outside["stages"] = 3;
-  EXPECT_TRUE(expect_one_repair_turning_off(space.complete(outside), "fast_launch").is_gate);
+  const Config asked = space.complete(outside);
+  const Normalized n = space.normalize(asked, problem, device);
+  ASSERT_TRUE(n.config);
+  EXPECT_FALSE(n.config->get_bool("fast_launch"));
+  for (const std::string& knob : space.names()) {
+    if (knob != "fast_launch") {
+      EXPECT_EQ((*n.config)[knob], asked[knob]) << knob;
+    }
+  }
+  ASSERT_EQ(n.fired.size(), 1u);
+  EXPECT_TRUE(space.constraints()[n.fired[0]].is_gate);
 }
 
 TEST_F(GemmSpaceTest, EveryNormalizedConfigSatisfiesTheKernelsOwnRules) {
@@ -230,47 +220,6 @@ TEST_F(GemmSpaceTest, ShapeSeedsMatchTheirShapes) {
   EXPECT_EQ(split(1024, 512), 4);
   const Config narrow = seed_configs(*ts, gemm_problem(128, 8192, 8192), device).at(1);
   EXPECT_EQ(gemm::to_string(to_gemm_config(narrow)), "128x64x64_s8_c1x1_coop_rn8_k1");
-}
-
-// The stream-K seed: the default's twin where large_square's grid (128x256 tiles in 2x1 clusters)
-// ends in a partial wave after one to two and a half waves; never the default until measured.
-TEST_F(GemmSpaceTest, StreamKSeedFollowsPartialLaterWaves) {
-  const auto has_seed = [&](std::int64_t m, std::int64_t n) {
-    for (const HeuristicSeed* s : eligible_seeds(*ts, gemm_problem(m, n, 4096), device)) {
-      if (s->name == "stream_k") return true;
-    }
-    return false;
-  };
-  EXPECT_TRUE(has_seed(2048, 4096));           // 128 tiles on 66 clusters: 1.94 waves
-  EXPECT_TRUE(has_seed(1024, 8192));           // the same
-  EXPECT_TRUE(has_seed(256 * 41, 1024));       // 164 tiles: 2.48 waves
-  EXPECT_FALSE(has_seed(256 * 55, 768));       // 165 tiles: 2.5 waves
-  EXPECT_FALSE(has_seed(256 * 11, 256 * 12));  // 132 tiles: two whole waves
-  EXPECT_FALSE(has_seed(4096, 4096));          // 256 tiles: 3.9 waves
-  EXPECT_FALSE(has_seed(128, 8192));           // 32 tiles: less than one wave
-  const auto seeded = [&](std::int64_t m) {
-    const Problem p = gemm_problem(m, 4096, 4096);
-    for (const Config& c : seed_configs(*ts, p, device)) {
-      if (c.get_bool("stream_k")) return gemm::to_string(to_gemm_config(c));
-    }
-    return std::string("none");
-  };
-  EXPECT_EQ(seeded(2048), "128x256x64_s4_c2x1_coop_rn8_k1_sk_pdl");
-  EXPECT_EQ(seeded(2000), "128x256x64_s4_c2x1_coop_rn8_k1_sk");  // no fast launch off 256
-  EXPECT_FALSE(default_config(*ts, problem, device).get_bool("stream_k"));
-}
-
-// stream_k needs the cooperative schedule and split_k = 1 (rules::stream_k_allowed); the repair
-// drops stream-K and keeps every other knob as drawn.
-TEST_F(GemmSpaceTest, StreamKRepairKeepsTheDrawnScheduleAndSplit) {
-  for (const PartialConfig& outside :
-       {PartialConfig{{"stream_k", true}, {"split_k", 2}, {"tile_n", 128}},
-        PartialConfig{{"stream_k", true}, {"schedule", "pingpong"}, {"tile_n", 128}}}) {
-    EXPECT_EQ(expect_one_repair_turning_off(space.complete(outside), "stream_k").name,
-              "stream_k_envelope");
-  }
-  const Config legal = space.complete({{"stream_k", true}, {"tile_n", 128}});
-  EXPECT_EQ(space.normalize(legal, problem, device).config, legal);
 }
 
 // The seed's bug, rebuilt: the fast-launch flag pinned to true in the search view, and a

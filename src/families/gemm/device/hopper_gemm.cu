@@ -5,7 +5,7 @@
 // One persistent block per SM: a producer warpgroup streams A and B tiles with TMA into a ring of
 // shared-memory stages guarded by mbarriers (multicast across a thread-block cluster), and two
 // consumer warpgroups multiply them with wgmma and store the result through shared memory with TMA.
-// Which tiles and k-blocks each cluster computes (data-parallel, split-K or stream-K) is
+// Which tiles and k-blocks each cluster computes (data-parallel or split-K) is
 // gemm_schedule.hpp's plan, which the host's tests check.
 // Every knob arrives as a -D macro (see gemm_problem.hpp, compile_defines()); the host side is
 // gemm_launch.cpp, which builds the tensor maps and launch geometry this file expects. Legal
@@ -70,9 +70,6 @@
 #ifndef CUTUNE_FAST_LAUNCH
 #define CUTUNE_FAST_LAUNCH 0
 #endif
-#ifndef CUTUNE_STREAM_K
-#define CUTUNE_STREAM_K 0
-#endif
 #ifndef CUTUNE_DTYPE
 #define CUTUNE_DTYPE 0
 #endif
@@ -97,7 +94,6 @@ constexpr bool kRasterAlongM = CUTUNE_RASTER == 0;
 constexpr int kSwizzle = CUTUNE_SWIZZLE;
 constexpr int kSplitK = CUTUNE_SPLIT_K;
 constexpr bool kFastLaunch = CUTUNE_FAST_LAUNCH == 1;
-constexpr bool kStreamK = CUTUNE_STREAM_K == 1;
 constexpr bool kBIsKMajor = CUTUNE_B_LAYOUT == 1;
 
 #if CUTUNE_DTYPE == 0
@@ -126,8 +122,6 @@ static_assert(kSplitK >= rules::kMinSplitK && kSplitK <= rules::kMaxSplitK, "CUT
 static_assert(kPingpong || kTileM >= 128, "the cooperative schedule needs CUTUNE_TILE_M >= 128");
 static_assert(!kFastLaunch || (kClusterM == 2 && kClusterN == 1 && !kPingpong && kSplitK == 1),
               "CUTUNE_FAST_LAUNCH needs a 2x1 cluster, the cooperative schedule and no split-K");
-static_assert(rules::stream_k_allowed(kStreamK, kSplitK, kPingpong),
-              "CUTUNE_STREAM_K needs the cooperative schedule and CUTUNE_SPLIT_K = 1");
 
 constexpr int kWarpgroupThreads = 128;
 constexpr int kThreads = rules::kThreadsPerBlock;
@@ -168,7 +162,7 @@ constexpr int kConsumerWarps = rules::kConsumerWarps;
 constexpr int kEpilogueBuffers = rules::epilogue_buffers(kTileM, kTileN, kTileK, kStages, kSplitK);
 constexpr bool kTmaStore = kEpilogueBuffers > 0;
 // The staging ring's length, never 0 (split-K compiles the TMA-store code without running it).
-[[maybe_unused]] constexpr int kBoxRing = kTmaStore ? kEpilogueBuffers : 1;
+constexpr int kBoxRing = kTmaStore ? kEpilogueBuffers : 1;
 constexpr int kEpilogueBoxBytes = rules::kEpilogueBoxBytes;
 constexpr int kEpilogueBytes = kEpilogueBuffers * kConsumerWarps * kEpilogueBoxBytes;
 // The same formula as shared_memory_bytes() on the host; the kernel traps if it was given less.
@@ -204,7 +198,6 @@ using Barrier = cutlass::arch::ClusterTransactionBarrier;
 // private to one (+ consumer index).
 constexpr uint32_t kMathOrderBarrier = 1;  // ping-pong: warpgroup i may start its next main loop
 constexpr uint32_t kStageVoteBarrier = 3;  // warpgroup i agrees on whether a stage has landed
-constexpr uint32_t kStreamKBarrier = 5;    // warpgroup i's stream-K flag is raised or seen
 
 __device__ __forceinline__ void named_barrier_sync(uint32_t id, uint32_t threads) {
   asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
@@ -272,67 +265,6 @@ __device__ __forceinline__ void fence_accumulators(float (&acc)[kMmaBlocks][kAcc
 
 namespace plan = cutune::gemm::schedule;
 
-// Stream-K's fixup (gemm_schedule.hpp). A contributing warpgroup writes its fp32 fragments to its
-// slot in fragment order (float4 q of thread t at q * 128 + t: each warp writes 512 contiguous
-// bytes) and raises its flag; the owner's matching warpgroup, with the same fragment layout,
-// waits for the flag, lowers it, and adds the slot. The flag's raised value is a 64-bit pattern no
-// launch writes otherwise (the workspace may hold a split-K launch's floats), and the owner lowers
-// it before the grid ends, so every launch finds its flags down without a memset.
-constexpr uint64_t kStreamKRaised = 0x53545245414D4B31ull;  // "STREAMK1"
-constexpr int kFragmentQuads = kMmaBlocks * kAccumulators / 4;
-
-struct StreamKSlot {
-  uint64_t* flag;
-  float4* partial;
-};
-
-// The slot of consumer warpgroup `consumer` of block `block` in `workspace`.
-__device__ __forceinline__ StreamKSlot stream_k_slot(float* workspace, int block, int consumer) {
-  uint8_t* base = reinterpret_cast<uint8_t*>(workspace);
-  const int index = block * 2 + consumer;
-  return {reinterpret_cast<uint64_t*>(base) + index,
-          reinterpret_cast<float4*>(base + rules::kStreamKFlagBytes) +
-              static_cast<size_t>(index) * kFragmentQuads * 128};
-}
-
-__device__ __forceinline__ void store_partial(const StreamKSlot& slot,
-                                              const float (&acc)[kMmaBlocks][kAccumulators],
-                                              int thread, uint32_t barrier) {
-#pragma unroll
-  for (int mb = 0; mb < kMmaBlocks; ++mb) {
-#pragma unroll
-    for (int q = 0; q < kAccumulators / 4; ++q) {
-      __stcg(
-          slot.partial + (mb * kAccumulators / 4 + q) * 128 + thread,
-          make_float4(acc[mb][4 * q], acc[mb][4 * q + 1], acc[mb][4 * q + 2], acc[mb][4 * q + 3]));
-    }
-  }
-  // Every thread's stores are ordered before the flag (each thread fences, then the warpgroup
-  // meets), and the flag is a release at GPU scope.
-  __threadfence();
-  named_barrier_sync(barrier, kWarpgroupThreads);
-  if (thread == 0) {
-    asm volatile("st.release.gpu.global.u64 [%0], %1;" ::"l"(slot.flag), "l"(kStreamKRaised)
-                 : "memory");
-  }
-}
-
-// Waits for `slot`'s partial and lowers its flag; this thread's part of the partial.
-__device__ __forceinline__ const float4* wait_partial(const StreamKSlot& slot, int thread,
-                                                      uint32_t barrier) {
-  if (thread == 0) {
-    uint64_t seen = 0;
-    do {
-      asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(seen) : "l"(slot.flag) : "memory");
-    } while (seen != kStreamKRaised);
-    // Lowered for the next launch; the partial is read after the barrier.
-    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(slot.flag), "l"(0ull) : "memory");
-  }
-  __syncwarp();  // bar.sync is .aligned: warp 0 meets it converged
-  named_barrier_sync(barrier, kWarpgroupThreads);
-  return slot.partial + thread;
-}
-
 __device__ __forceinline__ uint16_t multicast_mask(int first_rank, int rank_step, int count) {
   uint16_t mask = 0;
   for (int i = 0; i < count; ++i) mask |= static_cast<uint16_t>(1u << (first_rank + i * rank_step));
@@ -367,15 +299,13 @@ __device__ __forceinline__ void issue_k_steps(const Element* a, const Element* b
   }
 }
 
-// The TMA store pieces of the epilogue, each with a compiler memory barrier. (Unused by split-K
-// builds, which store no tile: hence [[maybe_unused]] here and below.)
-[[maybe_unused]] __device__ __forceinline__ void fence_shared_for_async_proxy() {
+// The TMA store pieces of the epilogue, each with a compiler memory barrier.
+__device__ __forceinline__ void fence_shared_for_async_proxy() {
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 }
 
-[[maybe_unused]] __device__ __forceinline__ void tma_store_2d(const CUtensorMap* map,
-                                                              const void* source, int inner,
-                                                              int outer) {
+__device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, const void* source, int inner,
+                                             int outer) {
   asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];" ::"l"(
                    reinterpret_cast<uint64_t>(map)),
                "r"(cute::cast_smem_ptr_to_uint(source)), "r"(inner), "r"(outer)
@@ -393,7 +323,7 @@ __device__ __forceinline__ void tma_store_wait_all() {
   asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
 }
 
-[[maybe_unused]] __device__ __forceinline__ uint32_t pack_pair(float x, float y) {
+__device__ __forceinline__ uint32_t pack_pair(float x, float y) {
   Element2 pair;
   pair.x = Element(x);
   pair.y = Element(y);
@@ -404,63 +334,12 @@ __device__ __forceinline__ void tma_store_wait_all() {
 // lane / 4, columns 2 * (lane % 4) + {0, 1}); lane l gives the address of row l % 8 of matrix l
 // / 8. A staging box takes 4 of these per warp where 32-bit st.shared took 16 per thread
 // (measured +4 % at 8192x8192x1024, where the epilogue weighs most; docs/perf.md).
-[[maybe_unused]] __device__ __forceinline__ void stmatrix_x4(void* row, uint32_t r0, uint32_t r1,
-                                                             uint32_t r2, uint32_t r3) {
+__device__ __forceinline__ void stmatrix_x4(void* row, uint32_t r0, uint32_t r1, uint32_t r2,
+                                            uint32_t r3) {
   asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(
                    cute::cast_smem_ptr_to_uint(row)),
                "r"(r0), "r"(r1), "r"(r2), "r"(r3)
                : "memory");
-}
-
-// The TMA-store epilogue of one tile: each warp writes its 16 rows x 64 columns of one chunk into
-// a staging box (128-byte swizzle: 16-byte unit j of row r sits at unit j ^ (r % 8),
-// conflict-free), and one lane stores the box with TMA, which clips rows and columns outside D.
-// kAddPartial: a stream-K owner adds its contributor's partial (this thread's part, fragment order)
-// to each column pair as it packs it; adding the whole fragment before the epilogue spilled
-// registers.
-template <bool kAddPartial>
-__device__ __forceinline__ void store_tile(const CUtensorMap* tensor_d,
-                                           const float (&acc)[kMmaBlocks][kAccumulators],
-                                           const float4* partial, uint8_t* boxes, int& epilogue_box,
-                                           int m0, int n0, int warp, int lane) {
-#pragma unroll
-  for (int mb = 0; mb < kMmaBlocks; ++mb) {
-#pragma unroll
-    for (int chunk = 0; chunk < kNChunks; ++chunk, ++epilogue_box) {
-      uint8_t* box = boxes + (epilogue_box % kBoxRing) * kEpilogueBoxBytes;
-      // The store that last read this box must be done with it.
-      if (lane == 0) tma_store_wait_read<kBoxRing - 1>();
-      __syncwarp();
-      // Matrices (rows 0-7, units j), (8-15, j), (0-7, j+1), (8-15, j+1): lane l addresses
-      // row l % 8 of matrix l / 8, i.e. box row r below, 16-byte unit j + l / 16.
-      const int r = (lane / 8) % 2 * 8 + lane % 8;
-#pragma unroll
-      for (int j = 0; j < 8; j += 2) {
-        const int index = (chunk * 8 + j) * 4;
-        float v[8];
-#pragma unroll
-        for (int e = 0; e < 8; ++e) v[e] = acc[mb][index + e];
-        if constexpr (kAddPartial) {
-          const int quad = mb * kAccumulators / 4 + index / 4;
-          const float4 low = __ldcg(partial + quad * 128);
-          const float4 high = __ldcg(partial + (quad + 1) * 128);
-          v[0] += low.x;
-          v[1] += low.y;
-          v[2] += low.z;
-          v[3] += low.w;
-          v[4] += high.x;
-          v[5] += high.y;
-          v[6] += high.z;
-          v[7] += high.w;
-        }
-        stmatrix_x4(box + r * 128 + (((j + lane / 16) ^ (r % 8)) << 4), pack_pair(v[0], v[1]),
-                    pack_pair(v[2], v[3]), pack_pair(v[4], v[5]), pack_pair(v[6], v[7]));
-      }
-      fence_shared_for_async_proxy();
-      __syncwarp();
-      if (lane == 0) tma_store_2d(tensor_d, box, n0 + chunk * 64, m0 + mb * 64 + warp * 16);
-    }
-  }
 }
 
 __device__ __forceinline__ uint32_t dynamic_shared_bytes() {
@@ -481,8 +360,6 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   extern __shared__ uint8_t shared_raw[];
   if (dynamic_shared_bytes() < kSharedBytes) __trap();
-  // Stream-K's workspace has a slot per block for at most this many (the host caps the grid).
-  if (kStreamK && gridDim.x > rules::kMaxStreamKBlocks) __trap();
   uint8_t* shared =
       reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(shared_raw) + kSwizzleAtomBytes - 1) &
                                  ~uintptr_t{kSwizzleAtomBytes - 1});
@@ -528,7 +405,7 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
   const int cluster = blockIdx.x / kClusterSize;
   const int clusters = gridDim.x / kClusterSize;
   const plan::Plan schedule(m, n, k, kClusterM * kTileM, kClusterN * kTileN, kTileK, kSplitK,
-                            kStreamK, kSwizzle, kRasterAlongM, clusters);
+                            kSwizzle, kRasterAlongM, clusters);
   const int items = schedule.items(cluster);
 
   if (warpgroup == 0) {
@@ -668,26 +545,38 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
       const int m0 = (work.tile_m * kClusterM + cluster_m) * kTileM + row_offset;
       const int n0 = (work.tile_n * kClusterN + cluster_n) * kTileN;
       if constexpr (kTmaStore) {
+        // Each warp writes its 16 rows x 64 columns of one chunk into a staging box
+        // (128-byte swizzle: 16-byte unit j of row r sits at unit j ^ (r % 8), conflict-free),
+        // and one lane stores the box with TMA, which clips rows and columns outside D.
         uint8_t* boxes =
             epilogue_shared + (consumer * 4 + warp) * kEpilogueBuffers * kEpilogueBoxBytes;
-        if constexpr (kStreamK) {
-          const uint32_t barrier = kStreamKBarrier + consumer;
-          if (work.role == plan::kContribute) {
-            store_partial(stream_k_slot(workspace, cluster * kClusterSize + rank, consumer), acc,
-                          thread, barrier);
-            continue;
-          }
-          if (work.role == plan::kOwn) {
-            // Its one contributor is the next cluster (gemm_schedule.hpp), whose block of this
-            // rank holds the partial.
-            const float4* partial = wait_partial(
-                stream_k_slot(workspace, (cluster + 1) * kClusterSize + rank, consumer), thread,
-                barrier);
-            store_tile<true>(&tensor_d, acc, partial, boxes, epilogue_box, m0, n0, warp, lane);
-            continue;
+#pragma unroll
+        for (int mb = 0; mb < kMmaBlocks; ++mb) {
+#pragma unroll
+          for (int chunk = 0; chunk < kNChunks; ++chunk, ++epilogue_box) {
+            uint8_t* box = boxes + (epilogue_box % kBoxRing) * kEpilogueBoxBytes;
+            // The store that last read this box must be done with it.
+            if (lane == 0) tma_store_wait_read<kBoxRing - 1>();
+            __syncwarp();
+            // Matrices (rows 0-7, units j), (8-15, j), (0-7, j+1), (8-15, j+1): lane l addresses
+            // row l % 8 of matrix l / 8, i.e. box row r below, 16-byte unit j + l / 16.
+            const int r = (lane / 8) % 2 * 8 + lane % 8;
+#pragma unroll
+            for (int j = 0; j < 8; j += 2) {
+              const int index = (chunk * 8 + j) * 4;
+              stmatrix_x4(box + r * 128 + (((j + lane / 16) ^ (r % 8)) << 4),
+                          pack_pair(acc[mb][index], acc[mb][index + 1]),
+                          pack_pair(acc[mb][index + 2], acc[mb][index + 3]),
+                          pack_pair(acc[mb][index + 4], acc[mb][index + 5]),
+                          pack_pair(acc[mb][index + 6], acc[mb][index + 7]));
+            }
+            fence_shared_for_async_proxy();
+            __syncwarp();
+            if (lane == 0) {
+              tma_store_2d(&tensor_d, box, n0 + chunk * 64, m0 + mb * 64 + warp * 16);
+            }
           }
         }
-        store_tile<false>(&tensor_d, acc, nullptr, boxes, epilogue_box, m0, n0, warp, lane);
       } else {
         // Split-K: this slice's fp32 partial sums, straight from registers to the workspace.
 #pragma unroll
