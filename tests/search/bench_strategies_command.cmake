@@ -73,3 +73,24 @@ string(FIND "${seconds}" "convolution_milo/A100,random,300," at)
 if(at EQUAL -1)
   message(FATAL_ERROR "strategy_seconds.csv lacks the 300 s point:\n${seconds}")
 endif()
+# --transfer: every search starts from the other spaces' best configs (leave-one-space-out).
+# A4000's 4th and 6th fastest configs are 0.97 and 0.98 of MI250X's optimum, so even random
+# search on MI250X passes 0.97 within the default config and 12 warm starts; without them its
+# expected fraction after 14 evaluations is about 0.5.
+execute_process(
+  COMMAND "${CUTUNE}" bench-strategies "${SPACES}" --budget 14 --repeats 1 --strategies random
+          --batch 1 --transfer 6 --out "${OUT}/transfer"
+  OUTPUT_VARIABLE transfer ERROR_VARIABLE errors RESULT_VARIABLE status)
+if(NOT status EQUAL 0)
+  message(FATAL_ERROR "bench-strategies --transfer failed (${status}):\n${transfer}\n${errors}")
+endif()
+string(FIND "${transfer}" "convolution_milo/MI250X: warm start from 12 configs of 2 other spaces"
+       at)
+if(at EQUAL -1)
+  message(FATAL_ERROR "no warm start line for MI250X:\n${transfer}")
+endif()
+file(READ "${OUT}/transfer/strategy_curves.csv" curves)
+string(REGEX MATCH "convolution_milo/MI250X,random,14,([0-9.]+)" row "${curves}")
+if(NOT row OR CMAKE_MATCH_1 LESS 0.97)
+  message(FATAL_ERROR "MI250X with warm starts from A4000 reached only ${CMAKE_MATCH_1}:\n${curves}")
+endif()
