@@ -8,7 +8,7 @@ include(CMakePackageConfigHelpers)
 
 # What a program may link: the exported closure of these (every cutune_* library they link,
 # privately too, since static libraries carry their dependencies to the final link).
-set(cutune_package_roots cutune_runtime cutune_families cutune_replay cutune_lookup)
+set(cutune_package_roots cutune_runtime cutune_families cutune_replay cutune_kt cutune_lookup)
 if(CUTUNE_CUDA)
   list(APPEND cutune_package_roots cutune_family_spec_cuda_runtime cutune_family_gemm_runtime)
 endif()
@@ -65,7 +65,7 @@ endforeach()
 
 add_library(cutune_package INTERFACE)
 target_link_libraries(cutune_package INTERFACE cutune_runtime cutune_families cutune_replay
-                                               cutune_lookup)
+                                               cutune_kt cutune_lookup)
 set_target_properties(cutune_package PROPERTIES EXPORT_NAME cutune)
 
 install(TARGETS ${cutune_package_libraries} cutune_package EXPORT cutuneTargets
