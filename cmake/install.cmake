@@ -101,6 +101,10 @@ foreach(library IN LISTS CMAKE_DL_LIBS)
   string(APPEND CMAKE_DL_LIBS_FLAG " -l${library}")
 endforeach()
 get_filename_component(cutune_xgboost_dir "${XGBOOST_LIBRARY}" DIRECTORY)
+# Relocatable: the prefix is found from the .pc file's own folder, so that `cmake --install
+# --prefix P` works whatever CMAKE_INSTALL_PREFIX was at configure time.
+file(RELATIVE_PATH cutune_pc_to_prefix "/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/")
+string(REGEX REPLACE "/$" "" cutune_pc_to_prefix "${cutune_pc_to_prefix}")
 foreach(file cutune cutune-lookup)
   configure_file(cmake/${file}.pc.in ${PROJECT_BINARY_DIR}/package/${file}.pc @ONLY)
   install(FILES ${PROJECT_BINARY_DIR}/package/${file}.pc

@@ -21,8 +21,8 @@ cutune::LookupTable make_table() {
             results.push_back(
                 {{"family", family},
                  {"family_version", "v1"},
-                 {"problem", "dtype=" + dtype + ",k=4096,m=" + std::to_string(m) +
-                                 ",n=" + std::to_string(n)},
+                 {"problem",
+                  "dtype=" + dtype + ",k=4096,m=" + std::to_string(m) + ",n=" + std::to_string(n)},
                  {"device", device},
                  {"toolchain", "nvcc 13.0"},
                  {"config", {{"BM", 128}, {"BN", n >= 1024 ? 256 : 128}, {"stages", 4}}},
@@ -33,9 +33,9 @@ cutune::LookupTable make_table() {
       }
     }
   }
-  return cutune::LookupTable::from_json({{"format", "cutune-best"}, {"version", 2},
-                                         {"results", results}},
-                                        {.on_fallback = [](const cutune::LookupEvent&) {}});
+  return cutune::LookupTable::from_json(
+      {{"format", "cutune-best"}, {"version", 2}, {"results", results}},
+      {.on_fallback = [](const cutune::LookupEvent&) {}});
 }
 
 const cutune::LookupTable& table() {
@@ -44,13 +44,15 @@ const cutune::LookupTable& table() {
 }
 
 void tuned_prepared(benchmark::State& state) {
-  const auto query = table().prepare("gemm", "m=4096,n=4096,k=4096,dtype=bf16", "NVIDIA H200 sm_90");
+  const auto query =
+      table().prepare("gemm", "m=4096,n=4096,k=4096,dtype=bf16", "NVIDIA H200 sm_90");
   for (auto _ : state) benchmark::DoNotOptimize(&table().find(query));
 }
 BENCHMARK(tuned_prepared);
 
 void untuned_prepared(benchmark::State& state) {
-  const auto query = table().prepare("gemm", "m=5000,n=3000,k=4096,dtype=bf16", "NVIDIA H200 sm_90");
+  const auto query =
+      table().prepare("gemm", "m=5000,n=3000,k=4096,dtype=bf16", "NVIDIA H200 sm_90");
   table().find(query);  // the first call resolves the nearest shape and reports it
   for (auto _ : state) benchmark::DoNotOptimize(&table().find(query));
 }

@@ -76,7 +76,8 @@ std::vector<StoredResult> latest_per_config(const std::vector<StoredResult>& row
 // RuntimeFailedConfig (crash, hang, launch_error, wrong_result), InvalidConfig (invalid_config).
 nlohmann::ordered_json kt_cache(const std::vector<StoredResult>& rows, const KtExportInfo& info);
 
-// T4 results for one key's rows: invalidity correct/compile/runtime/correctness/timeout/constraints.
+// T4 results for one key's rows: invalidity
+// correct/compile/runtime/correctness/timeout/constraints.
 nlohmann::ordered_json kt_t4(const std::vector<StoredResult>& rows, const KtExportInfo& info);
 
 // One CSV line per row (RFC 4180 quoting): key fields, config hash, one column per knob seen

@@ -6,9 +6,9 @@
 //
 //   auto table = cutune::LookupTable::load("winners.json");
 //   table.add_dispatch_file("gemm_dispatch.json");             // optional
-//   const auto query = table.prepare("gemm", "m=4096,n=4096,k=4096,dtype=bf16", "NVIDIA H200 sm_90");
-//   const cutune::LookupAnswer& answer = table.find(query);     // a hash lookup once prepared
-//   launch(answer.config.at("BM").get<int>(), ...);
+//   const auto query = table.prepare("gemm", "m=4096,n=4096,k=4096,dtype=bf16", "NVIDIA H200
+//   sm_90"); const cutune::LookupAnswer& answer = table.find(query);     // a hash lookup once
+//   prepared launch(answer.config.at("BM").get<int>(), ...);
 //
 // A problem that was tuned gets its winner. An untuned one gets, in order: the family's dispatch
 // rule for the device when one was added; else the winner of the nearest tuned shape of the same
@@ -42,7 +42,7 @@ class LookupError : public std::runtime_error {
 enum class LookupSource { tuned, dispatch, nearest };
 
 struct LookupAnswer {
-  nlohmann::json config;      // knob name -> value
+  nlohmann::json config;  // knob name -> value
   LookupSource source = LookupSource::tuned;
   std::string tuned_problem;  // canonical problem of the winner used (empty for dispatch)
   double time_ms = 0;         // its measured time on tuned_problem (0 for dispatch)

@@ -151,8 +151,10 @@ std::vector<StoredResult> latest_per_config(const std::vector<StoredResult>& row
   for (const StoredResult& r : rows) {
     if (r.measurement.outcome == Outcome::transient) continue;
     const auto [it, fresh] = at.emplace(r.config_hash, out.size());
-    if (fresh) out.push_back(r);
-    else out[it->second] = r;
+    if (fresh)
+      out.push_back(r);
+    else
+      out[it->second] = r;
   }
   return out;
 }
@@ -214,10 +216,10 @@ ordered kt_t4(const std::vector<StoredResult>& all_rows, const KtExportInfo& inf
     result["times"] = {{"compilation", m.compile_s * 1000.0}, {"runtimes", ordered::array()}};
     result["invalidity"] = t4_invalidity(m.outcome);
     result["correctness"] = m.ok() ? 1 : 0;
-    result["measurements"] = ordered::array(
-        {{{"name", "time"},
-          {"value", m.ok() ? ordered(m.time_ms) : ordered(kt_marker(m.outcome))},
-          {"unit", m.ok() ? "ms" : ""}}});
+    result["measurements"] =
+        ordered::array({{{"name", "time"},
+                         {"value", m.ok() ? ordered(m.time_ms) : ordered(kt_marker(m.outcome))},
+                         {"unit", m.ok() ? "ms" : ""}}});
     result["objectives"] = ordered::array({"time"});
     doc["results"].push_back(result);
   }

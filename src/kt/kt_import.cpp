@@ -17,9 +17,10 @@ using ordered = nlohmann::ordered_json;
 // A value list given as a JSON list or as Python text.
 json values_of(const json& given, std::string_view origin, const std::string& knob) {
   try {
-    json values = given.is_string() ? kt::evaluate_python(kt::parse_python(given.get<std::string>()))
-                                    : given;
-    if (!values.is_array() || values.empty()) fail(origin, knob + ": values must be a non-empty list");
+    json values =
+        given.is_string() ? kt::evaluate_python(kt::parse_python(given.get<std::string>())) : given;
+    if (!values.is_array() || values.empty())
+      fail(origin, knob + ": values must be a non-empty list");
     return values;
   } catch (const kt::PythonError& error) {
     fail(origin, knob + ": " + error.what());
@@ -38,8 +39,9 @@ std::string spec_expression(const std::string& python, std::string_view origin,
 const char* const kAxes[] = {"x", "y", "z"};
 
 // The spec's skeleton: name, backend, source, entry, problem size and knobs.
-ordered skeleton(const std::string& kernel, const KtImportOptions& options, const json& problem_size,
-                 const ordered& knobs, std::string_view origin, const std::string& file) {
+ordered skeleton(const std::string& kernel, const KtImportOptions& options,
+                 const json& problem_size, const ordered& knobs, std::string_view origin,
+                 const std::string& file) {
   const std::string name = options.name.empty() ? kernel : options.name;
   if (name.empty()) fail(origin, "no kernel name: pass one (--name)");
   ordered spec;
@@ -64,10 +66,10 @@ ordered skeleton(const std::string& kernel, const KtImportOptions& options, cons
 
 ordered enum_knob(const std::string& name, const json& values, const json& preferred) {
   ordered knob{{"name", name}, {"kind", "enum"}, {"choices", ordered(values)}};
-  knob["default"] = !preferred.is_null() && std::find(values.begin(), values.end(), preferred) !=
-                                                values.end()
-                        ? preferred
-                        : values.front();
+  knob["default"] =
+      !preferred.is_null() && std::find(values.begin(), values.end(), preferred) != values.end()
+          ? preferred
+          : values.front();
   return knob;
 }
 
@@ -100,8 +102,8 @@ ordered default_launch(const ordered& knobs, std::size_t dims, const KtImportOpt
 
 std::string buffer_type(const std::string& t1_type, std::string_view origin) {
   static const std::map<std::string, std::string> types{
-      {"float", "f32"}, {"double", "f64"}, {"int", "i32"},      {"int32", "i32"},
-      {"int64", "i64"}, {"long", "i64"},   {"uint32", "u32"},   {"unsigned int", "u32"},
+      {"float", "f32"}, {"double", "f64"},  {"int", "i32"},      {"int32", "i32"},
+      {"int64", "i64"}, {"long", "i64"},    {"uint32", "u32"},   {"unsigned int", "u32"},
       {"half", "f16"},  {"float16", "f16"}, {"bfloat16", "bf16"}};
   const auto it = types.find(t1_type);
   if (it == types.end()) fail(origin, "argument type '" + t1_type + "' has no cutune buffer type");
@@ -150,16 +152,19 @@ ordered spec_from_kt_cache(const json& cache, const KtImportOptions& options,
   for (const json& name : cache.at("tune_params_keys")) {
     const std::string knob = name.get<std::string>();
     if (!cache.at("tune_params").contains(knob)) fail(origin, "tune_params lacks " + knob);
-    knobs.push_back(enum_knob(knob, values_of(cache.at("tune_params").at(knob), origin, knob), json()));
+    knobs.push_back(
+        enum_knob(knob, values_of(cache.at("tune_params").at(knob), origin, knob), json()));
   }
   const json problem_size = cache.value("problem_size", json());
   ordered spec = skeleton(cache.value("kernel_name", ""), options, problem_size, knobs, origin, "");
-  spec["launch"] = default_launch(knobs, problem_size.is_array() ? problem_size.size() : 1, options);
+  spec["launch"] =
+      default_launch(knobs, problem_size.is_array() ? problem_size.size() : 1, options);
   return spec;
 }
 
 ordered spec_from_kt_t1(const json& t1, const KtImportOptions& options, std::string_view origin) {
-  if (!t1.is_object() || !t1.contains("ConfigurationSpace") || !t1.contains("KernelSpecification")) {
+  if (!t1.is_object() || !t1.contains("ConfigurationSpace") ||
+      !t1.contains("KernelSpecification")) {
     fail(origin, "not a T1 input (no ConfigurationSpace / KernelSpecification)");
   }
   try {
@@ -197,23 +202,28 @@ ordered spec_from_kt_t1(const json& t1, const KtImportOptions& options, std::str
       if (a.value("MemoryType", "Vector") == "Scalar") {
         const json value = a.value("FillValue", json(0));
         if (buffer_type(type, origin).front() == 'f' || !value.is_number()) {
-          fail(origin, "argument " + name + ": cutune passes scalars as 64-bit integers, not " + type);
+          fail(origin,
+               "argument " + name + ": cutune passes scalars as 64-bit integers, not " + type);
         }
         spec["problem"][name] = value.get<long long>();
         scalars.push_back(name);
         continue;
       }
-      const json size = a.at("Size").is_string()
-                            ? kt::evaluate_python(kt::parse_python(a.at("Size").get<std::string>()), names)
-                            : a.at("Size");
+      const json size =
+          a.at("Size").is_string()
+              ? kt::evaluate_python(kt::parse_python(a.at("Size").get<std::string>()), names)
+              : a.at("Size");
       const std::string access = a.value("AccessType", "ReadOnly");
       const bool output = a.value("Output", 0) != 0 || access == "WriteOnly";
-      ordered buffer{{"name", name}, {"type", buffer_type(type, origin)}, {"size", size},
+      ordered buffer{{"name", name},
+                     {"type", buffer_type(type, origin)},
+                     {"size", size},
                      {"role", output ? "output" : "input"}};
       if (!output) {
-        buffer["fill"] = a.value("FillType", "Random") == "Constant" && a.value("FillValue", 1.0) == 0
-                             ? "zero"
-                             : "random";
+        buffer["fill"] =
+            a.value("FillType", "Random") == "Constant" && a.value("FillValue", 1.0) == 0
+                ? "zero"
+                : "random";
       }
       buffers.push_back(buffer);
     }
@@ -229,8 +239,9 @@ ordered spec_from_kt_t1(const json& t1, const KtImportOptions& options, std::str
                                std::string(field) + "." + axis);
       };
       block.push_back(text("LocalSize"));
-      grid.push_back(grid_in_blocks ? text("GlobalSize")
-                                    : "cdiv(" + text("GlobalSize") + ", " + text("LocalSize") + ")");
+      grid.push_back(grid_in_blocks
+                         ? text("GlobalSize")
+                         : "cdiv(" + text("GlobalSize") + ", " + text("LocalSize") + ")");
     }
     spec["launch"] = {{"grid", grid}, {"block", block}};
     const json shared = kernel.value("SharedMemory", json(0));

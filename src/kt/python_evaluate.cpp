@@ -18,7 +18,9 @@ double number_of(const json& v) {
   if (!v.is_number()) fail("expected a number, got " + v.dump());
   return v.get<double>();
 }
-bool both_int(const json& a, const json& b) { return a.is_number_integer() && b.is_number_integer(); }
+bool both_int(const json& a, const json& b) {
+  return a.is_number_integer() && b.is_number_integer();
+}
 json truth(bool b) { return b ? 1 : 0; }
 
 json evaluate(const PyNode& n, Scope& scope);
@@ -35,7 +37,7 @@ json arithmetic(const std::string& op, const json& a, const json& b) {
   if (op == "-") return integers ? json(a.get<long long>() - b.get<long long>()) : json(x - y);
   if (op == "*") return integers ? json(a.get<long long>() * b.get<long long>()) : json(x * y);
   if (op == "/") return x / y;
-  if (y == 0) fail("division by zero");
+  if (y == 0 && (op == "//" || op == "%")) fail("division by zero");
   if (op == "//") {
     return integers ? json(static_cast<long long>(std::floor(x / y))) : json(std::floor(x / y));
   }
@@ -93,13 +95,13 @@ json call(const PyNode& n, Scope& scope) {
   }
   if (n.text == "int" && args.size() == 1) return static_cast<long long>(number_of(args[0]));
   if ((n.text == "min" || n.text == "max") && !args.empty()) {
-    const std::vector<json> items = args.size() == 1 && args[0].is_array()
-                                        ? args[0].get<std::vector<json>>()
-                                        : args;
+    const std::vector<json> items =
+        args.size() == 1 && args[0].is_array() ? args[0].get<std::vector<json>>() : args;
     if (items.empty()) fail(n.text + "() of nothing");
     json best = items.front();
     for (const auto& v : items) {
-      if (n.text == "min" ? number_of(v) < number_of(best) : number_of(v) > number_of(best)) best = v;
+      if (n.text == "min" ? number_of(v) < number_of(best) : number_of(v) > number_of(best))
+        best = v;
     }
     return best;
   }
@@ -159,7 +161,8 @@ json evaluate(const PyNode& n, Scope& scope) {
       if (!list.is_array() || !at.is_number_integer()) fail("bad subscript " + at.dump());
       long long i = at.get<long long>();
       if (i < 0) i += static_cast<long long>(list.size());
-      if (i < 0 || i >= static_cast<long long>(list.size())) fail("index " + at.dump() + " out of range");
+      if (i < 0 || i >= static_cast<long long>(list.size()))
+        fail("index " + at.dump() + " out of range");
       return list[static_cast<std::size_t>(i)];
     }
     case PyNode::Kind::comprehension: {
@@ -175,8 +178,10 @@ json evaluate(const PyNode& n, Scope& scope) {
           out.push_back(evaluate(*n.children[0], scope));
         }
       }
-      if (saved) scope[n.variable] = *saved;
-      else scope.erase(n.variable);
+      if (saved)
+        scope[n.variable] = *saved;
+      else
+        scope.erase(n.variable);
       return out;
     }
   }

@@ -26,7 +26,18 @@ using PyNodePtr = std::shared_ptr<const PyNode>;
 
 struct PyNode {
   enum class Kind {
-    number, string, name, unary, binary, compare, boolean, call, list, dict, comprehension, index
+    number,
+    string,
+    name,
+    unary,
+    binary,
+    compare,
+    boolean,
+    call,
+    list,
+    dict,
+    comprehension,
+    index
   };
   Kind kind = Kind::number;
   nlohmann::json value = {};             // number, string

@@ -60,7 +60,8 @@ class Parser {
     return left;
   }
   PyNodePtr negation() {
-    if (take("not")) return make({.kind = PyNode::Kind::unary, .text = "not", .children = {negation()}});
+    if (take("not"))
+      return make({.kind = PyNode::Kind::unary, .text = "not", .children = {negation()}});
     return comparison();
   }
   PyNodePtr comparison() {
@@ -86,19 +87,27 @@ class Parser {
   PyNodePtr sum() {
     PyNodePtr left = product();
     for (;;) {
-      if (take("+")) left = binary(PyNode::Kind::binary, "+", left, product());
-      else if (take("-")) left = binary(PyNode::Kind::binary, "-", left, product());
-      else return left;
+      if (take("+"))
+        left = binary(PyNode::Kind::binary, "+", left, product());
+      else if (take("-"))
+        left = binary(PyNode::Kind::binary, "-", left, product());
+      else
+        return left;
     }
   }
   PyNodePtr product() {
     PyNodePtr left = unary();
     for (;;) {
-      if (take("//")) left = binary(PyNode::Kind::binary, "//", left, unary());
-      else if (take("*") ) left = binary(PyNode::Kind::binary, "*", left, unary());
-      else if (take("/")) left = binary(PyNode::Kind::binary, "/", left, unary());
-      else if (take("%")) left = binary(PyNode::Kind::binary, "%", left, unary());
-      else return left;
+      if (take("//"))
+        left = binary(PyNode::Kind::binary, "//", left, unary());
+      else if (take("*"))
+        left = binary(PyNode::Kind::binary, "*", left, unary());
+      else if (take("/"))
+        left = binary(PyNode::Kind::binary, "/", left, unary());
+      else if (take("%"))
+        left = binary(PyNode::Kind::binary, "%", left, unary());
+      else
+        return left;
     }
   }
   PyNodePtr unary() {
@@ -217,9 +226,9 @@ class Parser {
       if (c != '_') digits += c;
     }
     try {
-      return make({.kind = PyNode::Kind::number,
-                   .value = real ? nlohmann::json(std::stod(digits))
-                                 : nlohmann::json(std::stoll(digits))});
+      return make(
+          {.kind = PyNode::Kind::number,
+           .value = real ? nlohmann::json(std::stod(digits)) : nlohmann::json(std::stoll(digits))});
     } catch (const std::exception&) {
       fail("bad number '" + digits + "'");
     }

@@ -49,8 +49,8 @@ std::string results_csv(const std::vector<StoredResult>& rows) {
     if (!out.empty() && out.back() != '\n') out += ',';
     out += field(text);
   };
-  for (const char* name : {"family", "family_version", "problem", "device", "toolchain",
-                           "config_hash"}) {
+  for (const char* name :
+       {"family", "family_version", "problem", "device", "toolchain", "config_hash"}) {
     add(name);
   }
   for (const std::string& knob : knobs) add(knob);
@@ -69,7 +69,8 @@ std::string results_csv(const std::vector<StoredResult>& rows) {
     for (const std::string& knob : knobs) {
       const auto it = configs[i].find(knob);
       add(it == configs[i].end() ? std::string()
-                                 : it->is_string() ? it->get<std::string>() : it->dump());
+          : it->is_string()      ? it->get<std::string>()
+                                 : it->dump());
     }
     add(std::string(to_string(m.outcome)));
     for (const double v : {m.time_ms, m.iqr_spread, m.spread, m.min_ms, m.max_ms}) add(number(v));

@@ -42,8 +42,8 @@ DispatchRule DispatchRule::from_json(const json& j, std::string_view origin) {
                       ": not a dispatch rule (expected \"format\": \"cutune-dispatch\")");
   }
   if (field(j, "version", origin) != 1) {
-    throw LookupError(std::string(origin) + ": dispatch format version " +
-                      j.at("version").dump() + " (this cutune reads 1)");
+    throw LookupError(std::string(origin) + ": dispatch format version " + j.at("version").dump() +
+                      " (this cutune reads 1)");
   }
   DispatchRule rule;
   try {
@@ -68,8 +68,8 @@ DispatchRule DispatchRule::from_json(const json& j, std::string_view origin) {
       if (node.contains("config")) {
         out.config = index_in(node.at("config"), n, origin, "config");
       } else {
-        out.feature = index_in(field(node, "feature", origin), rule.features.size(), origin,
-                               "feature");
+        out.feature =
+            index_in(field(node, "feature", origin), rule.features.size(), origin, "feature");
         out.threshold = field(node, "threshold", origin).get<double>();
         out.left = index_in(field(node, "left", origin), nodes.size(), origin, "node");
         out.right = index_in(field(node, "right", origin), nodes.size(), origin, "node");

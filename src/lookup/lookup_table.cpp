@@ -127,11 +127,14 @@ LookupTable LookupTable::from_json(const json& document, LookupOptions options,
     try {
       e.family = row.at("family").get<std::string>();
       e.device = row.at("device").get<std::string>();
-      e.problem = lookup::canonical_problem(lookup::parse_problem(row.at("problem").get<std::string>()));
+      e.problem =
+          lookup::canonical_problem(lookup::parse_problem(row.at("problem").get<std::string>()));
       e.answer.config = row.at("config");
       e.answer.tuned_problem = e.problem;
-      e.answer.time_ms = row.value("time_ms", json()).is_number() ? row.at("time_ms").get<double>() : 0;
-      e.timestamp = row.value("timestamp", json()).is_number() ? row.at("timestamp").get<double>() : 0;
+      e.answer.time_ms =
+          row.value("time_ms", json()).is_number() ? row.at("time_ms").get<double>() : 0;
+      e.timestamp =
+          row.value("timestamp", json()).is_number() ? row.at("timestamp").get<double>() : 0;
     } catch (const json::exception& error) {
       throw LookupError(where + ": results/" + std::to_string(impl->entries.size()) + ": " +
                         error.what());
@@ -216,8 +219,8 @@ const LookupAnswer& LookupTable::find(const LookupQuery& query) const {
                                                           query.problem(), std::move(resolved)});
   }
   LookupEvent event{query.family(), query.problem(), query.device(), answer, {}};
-  event.message = "cutune: " + query.family() + " '" + query.problem() + "' on '" +
-                  query.device() + "' is untuned; using the " + source_name(answer->source);
+  event.message = "cutune: " + query.family() + " '" + query.problem() + "' on '" + query.device() +
+                  "' is untuned; using the " + source_name(answer->source);
   if (answer->source == LookupSource::nearest) event.message += " '" + answer->tuned_problem + "'";
   if (impl_->options.on_fallback) {
     impl_->options.on_fallback(event);

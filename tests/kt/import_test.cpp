@@ -52,8 +52,8 @@ TEST(ImportKt, T1FileBecomesALoadableSpecWithTheSameLegalConfigs) {
   const KernelSpec spec = load_imported(dir, imported);
   EXPECT_EQ(spec.tuning->space.knob_count(), 5u);
   const std::size_t legal = expect_same_legal_configs(
-      spec, {"use_padding == 0 or block_size_x % 32 != 0",
-             "32 <= block_size_x * block_size_y <= 512"});
+      spec,
+      {"use_padding == 0 or block_size_x % 32 != 0", "32 <= block_size_x * block_size_y <= 512"});
   EXPECT_GT(legal, 50u);
   EXPECT_LT(legal, 8u * 5 * 3 * 3 * 2);
 }

@@ -38,8 +38,9 @@ TEST(KtCli, ImportTuneParamsToStdout) {
   const json spec = json::parse(r.output);
   EXPECT_EQ(spec.at("constraints").at(0).at("expr"), "(block_size_x > 32)");
   EXPECT_EQ(spec.at("launch").at("grid"), json({"cdiv(size_x, block_size_x)"}));
-  const CommandResult bad = cutune("import-kt --tune-params \"{'b': [1]}\" --restriction "
-                                   "\"lambda p: p\" --problem-size 8 --name k");
+  const CommandResult bad = cutune(
+      "import-kt --tune-params \"{'b': [1]}\" --restriction "
+      "\"lambda p: p\" --problem-size 8 --name k");
   EXPECT_NE(bad.status, 0);
   EXPECT_NE(bad.output.find("restriction 1"), std::string::npos) << bad.output;
 }
@@ -52,7 +53,7 @@ TEST(KtCli, ExportsOneKeyInKernelTunersFormatsAndEveryRowAsCsv) {
       for (int block : {32, 64, 128}) {
         StoredResult r;
         r.key = {"vadd", "v1", problem, "NVIDIA H200 sm_90", "nvcc 13"};
-        r.config_hash = "b" + std::to_string(block);
+        r.config_hash = fmt::format("b{}", block);
         r.config_json = json{{"block_size_x", block}, {"mode", "fast, \"quoted\""}}.dump();
         r.measurement.outcome = block == 128 ? Outcome::compile_error : Outcome::ok;
         r.measurement.time_ms = block == 128 ? NAN : 1.0 / block;
@@ -60,14 +61,15 @@ TEST(KtCli, ExportsOneKeyInKernelTunersFormatsAndEveryRowAsCsv) {
       }
     }
   }
-  const std::string db = "--db " + (dir / "results.db").string();
-  const CommandResult ambiguous = cutune("export " + db + " --kt-cache " + (dir / "c.json").string());
+  const std::string db = fmt::format("--db {}", (dir / "results.db").string());
+  const CommandResult ambiguous =
+      cutune(fmt::format("export {} --kt-cache {}", db, (dir / "c.json").string()));
   EXPECT_NE(ambiguous.status, 0);
   EXPECT_NE(ambiguous.output.find("2 match"), std::string::npos) << ambiguous.output;
 
-  const CommandResult r = cutune("export " + db + " --problem size_x=2048 --kt-cache " +
-                                 (dir / "c.json").string() + " --t4 " + (dir / "t4.json").string() +
-                                 " --csv " + (dir / "all.csv").string());
+  const CommandResult r = cutune(fmt::format(
+      "export {} --problem size_x=2048 --kt-cache {} --t4 {} --csv {}", db,
+      (dir / "c.json").string(), (dir / "t4.json").string(), (dir / "all.csv").string()));
   ASSERT_EQ(r.status, 0) << r.output;
   const json cache = json::parse(read_text(dir / "c.json"));
   EXPECT_EQ(cache.at("problem_size"), 2048);
@@ -90,7 +92,10 @@ TEST(KtCli, ExportsOneKeyInKernelTunersFormatsAndEveryRowAsCsv) {
       << header;
   std::size_t count = 0;
   for (std::string line; std::getline(lines, line);) ++count;
-  EXPECT_EQ(count, 6u);  // every row of both keys
+  EXPECT_EQ(count, 3u);  // every row of the key --problem selects
+  const CommandResult all = cutune(fmt::format("export {} --csv {}", db, (dir / "b.csv").string()));
+  ASSERT_EQ(all.status, 0) << all.output;
+  EXPECT_NE(all.output.find("wrote 6 measurement(s) of 2 key(s)"), std::string::npos) << all.output;
   EXPECT_NE(csv.find(",\"fast, \"\"quoted\"\"\",compile_error,,"), std::string::npos) << csv;
 }
 

@@ -1,11 +1,12 @@
 // The lookup-only runtime reading what the store exports: tuned shapes get their winners, untuned
 // ones the nearest tuned shape of their kind, and the program is told.
+#include "cutune/lookup.hpp"
+
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <vector>
 
-#include "cutune/lookup.hpp"
 #include "lookup_testing.hpp"
 
 namespace cutune::testing {
@@ -85,8 +86,7 @@ TEST(Lookup, SeveralDevicesMustBeNamed) {
                 .config.at("block"),
             256);
   EXPECT_EQ(
-      table.find(table.prepare("toy", "dtype=f32,m=64,n=512", "cpu: test")).config.at("block"),
-      4);
+      table.find(table.prepare("toy", "dtype=f32,m=64,n=512", "cpu: test")).config.at("block"), 4);
 }
 
 TEST(Lookup, ReadsTheExportedFileAndRefusesOthersNamingThem) {

@@ -41,7 +41,7 @@ std::string read_text(const std::string& path) {
   return text;
 }
 
-nlohmann::ordered_json import(const ImportOptions& o) {
+nlohmann::ordered_json import_spec(const ImportOptions& o) {
   cutune::KtImportOptions kt = o.kt;
   kt.grid_div = {o.grid_div_x, o.grid_div_y, o.grid_div_z};
   if (!o.input.empty()) {
@@ -56,14 +56,15 @@ nlohmann::ordered_json import(const ImportOptions& o) {
   if (o.tune_params.empty()) {
     throw std::invalid_argument("import-kt: give a T1 or cache FILE, or --tune-params DICT");
   }
-  if (o.problem_size.empty()) throw std::invalid_argument("import-kt: --tune-params needs --problem-size");
+  if (o.problem_size.empty())
+    throw std::invalid_argument("import-kt: --tune-params needs --problem-size");
   const std::string text =
       o.tune_params.front() == '@' ? read_text(o.tune_params.substr(1)) : o.tune_params;
   return cutune::spec_from_kt_tune_params(text, o.restrictions, o.problem_size, kt);
 }
 
 void run(const ImportOptions& o) {
-  const std::string text = import(o).dump(2) + "\n";
+  const std::string text = import_spec(o).dump(2) + "\n";
   if (o.output.empty() || o.output == "-") {
     fmt::print("{}", text);
     return;
@@ -77,8 +78,9 @@ void run(const ImportOptions& o) {
                spec.tuning->space.knob_count(), o.output);
   } catch (const std::exception& error) {
     if (std::string(error.what()).find("no such file") == std::string::npos) throw;
-    fmt::print("note: {}\nwrite the kernel source there (or pass --source), then `cutune space {}`\n",
-               error.what(), o.output);
+    fmt::print(
+        "note: {}\nwrite the kernel source there (or pass --source), then `cutune space {}`\n",
+        error.what(), o.output);
   }
 }
 
@@ -86,10 +88,12 @@ void run(const ImportOptions& o) {
 
 void cutune::cli::add_import_kt_command(CLI::App& app) {
   auto* command = app.add_subcommand(
-      "import-kt", "Write a cutune spec from a Kernel Tuner description (T1 file, cache file, or "
-                   "tune_params and restrictions)");
+      "import-kt",
+      "Write a cutune spec from a Kernel Tuner description (T1 file, cache file, or "
+      "tune_params and restrictions)");
   auto o = std::make_shared<ImportOptions>();
-  command->add_option("file", o->input, "A T1 input file or a Kernel Tuner cache file (.json[.gz])");
+  command->add_option("file", o->input,
+                      "A T1 input file or a Kernel Tuner cache file (.json[.gz])");
   command->add_option("--tune-params", o->tune_params,
                       "tune_params as a Python dict (\"{'block_size_x': [32, 64]}\"), or @FILE");
   command->add_option("--restriction", o->restrictions,
