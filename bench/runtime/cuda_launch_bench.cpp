@@ -8,9 +8,10 @@
 // In a build with the GEMM runtime family (cutune/gemm.hpp), a second table does the same for the
 // built-in Hopper GEMM (256 x 256 x 256 bf16; needs an sm_90 GPU), one table per config kind (the
 // default config, ping-pong, a cooperative cluster with fast_launch, split-K, whose raw launch is
-// two: the GEMM and the reduction): a raw cuLaunchKernelEx with tensor maps encoded here, GemmLaunch::launch (prepared), the runtime
-// kernel's launch(stream, operands) (prepared-launch cache lookup), the same through
-// Runtime::get, and a GemmLaunch built for every launch (what the cache saves).
+// two: the GEMM and the reduction): a raw cuLaunchKernelEx with tensor maps encoded here,
+// GemmLaunch::launch (prepared), the runtime kernel's launch(stream, operands) (prepared-launch
+// cache lookup), the same through Runtime::get, and a GemmLaunch built for every launch (what the
+// cache saves).
 //
 //   bench_runtime_cuda [--no-spec] [--no-gemm] [--rounds N (default 41)]
 #include <cuda.h>
@@ -167,17 +168,16 @@ std::vector<std::uint16_t> download(CUdeviceptr d, std::size_t elements) {
 // A rule that picks `config` for every problem: how the bench makes Runtime::get hand out each
 // config kind (the runtime repairs it for the problem, as it would any dispatched config).
 cutune::Dispatcher one_config_rule(const nlohmann::json& config) {
-  return cutune::Dispatcher::from_json(
-      {{"format", "cutune-dispatch"},
-       {"version", 1},
-       {"family", "gemm"},
-       {"family_version", "any"},
-       {"device", "any"},
-       {"features", {"k", "m", "n"}},
-       {"fixed", {{"dtype", "bf16"}}},
-       {"configs", {{{"hash", "bench"}, {"config", config}}}},
-       {"rule", {{"kind", "tree"}, {"nodes", {{{"config", 0}}}}}}},
-      "the launch bench's rule");
+  return cutune::Dispatcher::from_json({{"format", "cutune-dispatch"},
+                                        {"version", 1},
+                                        {"family", "gemm"},
+                                        {"family_version", "any"},
+                                        {"device", "any"},
+                                        {"features", {"k", "m", "n"}},
+                                        {"fixed", {{"dtype", "bf16"}}},
+                                        {"configs", {{{"hash", "bench"}, {"config", config}}}},
+                                        {"rule", {{"kind", "tree"}, {"nodes", {{{"config", 0}}}}}}},
+                                       "the launch bench's rule");
 }
 
 // The launch table of one GEMM config kind (`config` empty: the family's default config).
@@ -295,8 +295,8 @@ void bench_gemm(CUstream stream, const std::string& label, const nlohmann::json&
     });
   }
   // A GemmLaunch per launch needs the workspace itself (the runtime kernel's is private).
-  const cutune::gemm::GemmOperands fresh_operands{.a = a, .b = b, .d = d,
-                                                  .workspace = raw_workspace};
+  const cutune::gemm::GemmOperands fresh_operands{
+      .a = a, .b = b, .d = d, .workspace = raw_workspace};
   fresh_ns = ns_per_launch(stream, [&] {
     cutune::gemm::GemmLaunch(kernel.functions(), kernel.problem(), config, fresh_operands, 0)
         .launch(stream);
@@ -307,8 +307,7 @@ void bench_gemm(CUstream stream, const std::string& label, const nlohmann::json&
   };
   fmt::print("\nGEMM {}, {} ({}, {}): {} blocks, {} bytes of shared memory{}\n",
              problem.canonical(), label, cutune::gemm::to_string(config),
-             cutune::to_string(kernel.origin()), prepared->grid_blocks(),
-             prepared->shared_bytes(),
+             cutune::to_string(kernel.origin()), prepared->grid_blocks(), prepared->shared_bytes(),
              config.split_k > 1 ? ", two launches (GEMM + split-K reduction)" : "");
   fmt::print("| launch path | host ns per launch | ratio to raw | over raw |\n|---|---|---|---|\n");
   if (raw_ok) {

@@ -44,7 +44,7 @@ void DispatchFitter::compute_scores() {
   for (std::size_t s = 0; s < shapes.size(); ++s) {
     for (std::size_t c = 0; c < hashes.size(); ++c) {
       const Cell& cell = cells[s][c];
-      score[s][c] = cell.state == Cell::State::ok ? std::log(shapes[s].best_ms / cell.time_ms)
+      score[s][c] = cell.state == Cell::State::ok       ? std::log(shapes[s].best_ms / cell.time_ms)
                     : cell.state == Cell::State::failed ? std::log(kFailedRatio)
                                                         : std::log(kUnknownRatio);
     }
@@ -120,9 +120,8 @@ int DispatchFitter::grow(std::vector<Dispatcher::Node>& tree,
   double best_threshold = 0;
   for (std::size_t f = 0; f < feature_count; ++f) {
     std::vector<std::size_t> order = members;
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-      return shapes[a].x[f] < shapes[b].x[f];
-    });
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return shapes[a].x[f] < shapes[b].x[f]; });
     std::vector<double> left(hashes.size(), 0.0), right(hashes.size());
     for (std::size_t i = 0; i + 1 < order.size(); ++i) {
       for (std::size_t c = 0; c < left.size(); ++c) left[c] += score[order[i]][c];

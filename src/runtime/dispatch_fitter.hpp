@@ -54,9 +54,9 @@ double geomean(const std::vector<double>& ratios);  // NaN when empty
 
 struct DispatchFitter {
   std::vector<dispatch::Shape> shapes;
-  std::vector<std::string> hashes;                // candidate config hashes
-  std::vector<nlohmann::json> configs;            // candidate configs
-  std::vector<std::vector<std::size_t>> origins;  // per candidate: the shapes whose tune found it
+  std::vector<std::string> hashes;                 // candidate config hashes
+  std::vector<nlohmann::json> configs;             // candidate configs
+  std::vector<std::vector<std::size_t>> origins;   // per candidate: the shapes whose tune found it
   std::vector<std::vector<dispatch::Cell>> cells;  // [shape][candidate]
   std::vector<std::vector<double>> score;          // log(best / time), penalties for the rest
   std::size_t feature_count = 0;

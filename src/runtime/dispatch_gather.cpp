@@ -157,8 +157,8 @@ Gathered gather(Store& store, const DispatchOptions& options) {
     shape.best = candidate_index.at(ranked.front());
     // Its latest time (a re-measurement beside the other candidates, when there was one).
     const Cell& latest = m.latest.at(ranked.front());
-    shape.best_ms = latest.state == Cell::State::ok ? latest.time_ms
-                                                    : m.tuned.at(ranked.front()).time_ms;
+    shape.best_ms =
+        latest.state == Cell::State::ok ? latest.time_ms : m.tuned.at(ranked.front()).time_ms;
     fitter.shapes.push_back(std::move(shape));
     g.shape_keys.push_back(m.key);
     of_shape.push_back(&m);

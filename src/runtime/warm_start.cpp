@@ -98,8 +98,8 @@ WarmStartComparison compare_warm_start(const TuningSpace& space, const Problem& 
   out.cold = tune(space, problem, device, evaluator, nullptr, key, cold);
   TuneOptions warm = options;
   for (const NearestWinner& n : out.neighbours) warm.warm_start.push_back(n.config);
-  out.warm = tune(space, problem, device, evaluator, target.record_warm ? &store : nullptr, key,
-                  warm);
+  out.warm =
+      tune(space, problem, device, evaluator, target.record_warm ? &store : nullptr, key, warm);
 
   // Search times, not re-timed ones: the question is when each search first found that level.
   const double cold_best = best_search_time(out.cold), warm_best = best_search_time(out.warm);

@@ -330,8 +330,8 @@ TEST(Dispatch, NoHeldOutPickFailsOnRealMeasurements) {
   EXPECT_EQ(r.shapes.size(), tuned.size());
   EXPECT_EQ(r.held_out_unknown, 0u) << r.rule;
   for (const DispatchShape& s : r.shapes) {
-    EXPECT_TRUE(s.picked_ms.has_value()) << s.problem.canonical() << " picked "
-                                         << s.picked_config_hash;
+    EXPECT_TRUE(s.picked_ms.has_value())
+        << s.problem.canonical() << " picked " << s.picked_config_hash;
   }
   ASSERT_EQ(r.curve.size(), 3u);
   for (std::size_t i = 0; i < r.curve.size(); ++i) {

@@ -65,8 +65,9 @@ void add_dispatch_fit_options(CLI::App& command, DispatchArgs& args) {
       ->check(CLI::Range(1, 64));
   command.add_option("--rule", args.fit.rule, "auto, tree or nearest")
       ->check(CLI::IsMember({"auto", "tree", "nearest"}));
-  command.add_option("--candidates", args.fit.candidates_per_shape,
-                     "Best configs of each tuned shape that become candidates")
+  command
+      .add_option("--candidates", args.fit.candidates_per_shape,
+                  "Best configs of each tuned shape that become candidates")
       ->check(CLI::Range(1, 64));
   command.add_option("--spec", args.spec_path,
                      "Kernel spec of the family: its space repairs each candidate for each shape "

@@ -98,7 +98,8 @@ void cutune::cli::add_export_command(CLI::App& app) {
     }
     if (!options->dispatch) {
       if (dispatch_group->count_all() > 0) {
-        throw std::invalid_argument("export: --version, --max-configs, --rule, --candidates and --spec need --dispatch");
+        throw std::invalid_argument(
+            "export: --version, --max-configs, --rule, --candidates and --spec need --dispatch");
       }
       export_best(*options);
       return;

@@ -20,8 +20,8 @@ struct DispatchArgs {
   std::string spec_path;
 };
 
-// The fitting options (--version, --max-configs, --rule, --candidates, --spec) on `command`; --db, --family, --device
-// and the outputs are each command's own.
+// The fitting options (--version, --max-configs, --rule, --candidates, --spec) on `command`; --db,
+// --family, --device and the outputs are each command's own.
 void add_dispatch_fit_options(CLI::App& command, DispatchArgs& args);
 
 // Fits the rule over the store, writes the JSON and/or header (each whole or not at all), and
