@@ -55,6 +55,7 @@ struct Args {
   std::string cache_dir;
   std::size_t budget = 12;
   double seconds = 0;
+  double suite_seconds = 0;
   std::size_t retime_top = 3;
   std::size_t neighbours = 4;
   std::size_t max_configs = 8;
@@ -119,8 +120,19 @@ int run(const Args& args) {
 
   fmt::print("| shape | default ms | best ms | speedup | warm starts | evaluations | seconds |\n");
   fmt::print("|---|---|---|---|---|---|---|\n");
+  // Past --suite-seconds, no more suite tunes (the held-out comparisons still run): what was
+  // tuned is cross-measured and fitted.
+  const auto out_of_time = [&](const cutune::Problem& problem) {
+    const double spent =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - suite_start).count();
+    if (args.suite_seconds <= 0 || spent < args.suite_seconds) return false;
+    fmt::print("| {} | skipped: {:.0f} s of tunes spent (--suite-seconds) |\n", problem.canonical(),
+               spent);
+    return true;
+  };
   for (const cutune::Problem& given : parse_shapes(args.shapes)) {
     const cutune::Problem problem = target.resolved(given);
+    if (out_of_time(problem)) continue;
     cutune::FamilyEvaluator made = target.make_evaluator(problem, {});
     cutune::Evaluator& evaluator = *made.evaluator;
     device = made.device;
@@ -280,6 +292,8 @@ int main(int argc, char** argv) {
   app.add_option("--cache-dir", args.cache_dir,
                  "Compiled kernels (default: kernel-cache beside the store)");
   app.add_option("--time", args.seconds, "Wall-time budget per tune in seconds (0: none)");
+  app.add_option("--suite-seconds", args.suite_seconds,
+                 "No suite tune starts after this many seconds (0: none)");
   app.add_option("--retime-top", args.retime_top, "Best configs re-timed at the end of a tune");
   app.add_option("--budget", args.budget, "Evaluations per tune");
   app.add_option("--neighbours", args.neighbours, "Winners of nearest shapes to start from");

@@ -17,7 +17,8 @@
 #      cuLaunchKernelEx (two launches for split-K), GemmLaunch::launch, the runtime kernel,
 #      Runtime::get by query and by name (about 30 s).
 #   2. bench_runtime_shapes --family gemm: the 20 `fit` shapes tuned in order ($BUDGET configs,
-#      at most $TUNE_SECONDS s each, warm-started from the shapes before), the 5 `held_out` shapes
+#      default 10, at most $TUNE_SECONDS s each, default 7, no fit tune started after
+#      $SUITE_SECONDS s, default 150; warm-started from the shapes before), the 5 `held_out` shapes
 #      tuned cold and warm (evaluations and seconds to within 2% of each one's best; the warm run
 #      kept as its tune), each shape's 2 best configs cross-measured on every shape as the space
 #      repairs them, and the dispatch fit (<= 8 configs) leave-one-shape-out with its curve.
@@ -39,10 +40,7 @@ if [[ "$mode" == bundle ]]; then
   cp "$build/bin/cutune-cuda-worker" "$build/bin/cutune-nvrtc" \
     "$build/bench/runtime/bench_runtime_cuda" "$build/bench/runtime/bench_runtime_shapes" \
     "$bundle/bin/"
-  for binary in "$bundle"/bin/*; do
-    ldd "$binary" | awk '/=> \// {print $3}'
-  done | sort -u | grep -v -E '/(libc|libm|libdl|librt|libpthread|libstdc\+\+|libgcc_s|libcuda|libcublas|libcublasLt|libcudart|libnvrtc|libnvrtc-builtins)\.so' |
-    while read -r library; do cp -L "$library" "$bundle/lib/"; done
+  copy_libraries "$bundle/lib" "$bundle"/bin/*
   cat > "$root/.device/dispatch/run.sh" <<'RUN'
 #!/usr/bin/env bash
 # Issue 19 (helper dispatch): GEMM launch table for every config kind, then dispatch and warm
@@ -56,15 +54,7 @@ RUN
 fi
 [[ "$mode" == run ]] || { echo "dispatch-bench.sh: unknown mode '$mode' (bundle | run)" >&2; exit 64; }
 
-start=$(date +%s)
-elapsed() { echo $(( $(date +%s) - start )); }
-LIMIT="${LIMIT:-330}"
-remaining() {
-  local left=$(( LIMIT - $(elapsed) ))
-  (( left > $1 )) && left=$1
-  (( left < 10 )) && left=10
-  echo "$left"
-}
+start_clock "${LIMIT:-330}"
 
 out="${OUT:-$root/build/dispatch-bench/out}"
 mkdir -p "$out"
@@ -100,7 +90,8 @@ fit=$(awk '$1 == "fit" {print $2}' "$shapes_file" | paste -sd';')
 held_out=$(awk '$1 == "held_out" {print $2}' "$shapes_file" | paste -sd';')
 rm -f "$out/shapes/results.db"
 timeout "$(remaining 330)" "$bin/bench_runtime_shapes" --family gemm \
-  --budget "${BUDGET:-10}" --time "${TUNE_SECONDS:-6}" --retime-top 1 --candidates 2 \
+  --budget "${BUDGET:-10}" --time "${TUNE_SECONDS:-7}" --retime-top 1 --candidates 2 \
+  --suite-seconds "${SUITE_SECONDS:-150}" \
   --max-configs 8 --shapes "$fit" --compare "$held_out" \
   --db "$out/shapes/results.db" > "$out/shapes.log" 2> "$out/shapes.err"
 echo "  exit status $? (log: shapes.log, shapes.err)"
