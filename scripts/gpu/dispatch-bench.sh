@@ -18,7 +18,7 @@
 #      Runtime::get by query and by name (about 30 s).
 #   2. bench_runtime_shapes --family gemm: the 20 `fit` shapes tuned in order ($BUDGET configs,
 #      default 10, at most $TUNE_SECONDS s each, default 7, no fit tune started after
-#      $SUITE_SECONDS s, default 150; warm-started from the shapes before), the 5 `held_out` shapes
+#      $SUITE_SECONDS s, default 130; warm-started from the shapes before), the 5 `held_out` shapes
 #      tuned cold and warm (evaluations and seconds to within 2% of each one's best; the warm run
 #      kept as its tune), each shape's 2 best configs cross-measured on every shape as the space
 #      repairs them, and the dispatch fit (<= 8 configs) leave-one-shape-out with its curve.
@@ -91,7 +91,7 @@ held_out=$(awk '$1 == "held_out" {print $2}' "$shapes_file" | paste -sd';')
 rm -f "$out/shapes/results.db"
 timeout "$(remaining 330)" "$bin/bench_runtime_shapes" --family gemm \
   --budget "${BUDGET:-10}" --time "${TUNE_SECONDS:-7}" --retime-top 1 --candidates 2 \
-  --suite-seconds "${SUITE_SECONDS:-150}" \
+  --suite-seconds "${SUITE_SECONDS:-130}" \
   --max-configs 8 --shapes "$fit" --compare "$held_out" \
   --db "$out/shapes/results.db" > "$out/shapes.log" 2> "$out/shapes.err"
 echo "  exit status $? (log: shapes.log, shapes.err)"
