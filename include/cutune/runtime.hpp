@@ -223,20 +223,38 @@ struct WarmStartComparison {
   TuneReport cold;
   TuneReport warm;
   std::vector<NearestWinner> neighbours;
-  // The worse of the two runs' best times: a level both reached.
+  // The level both runs are measured to: the worse of their best times, or, given a tolerance,
+  // within it of the best time known for the shape.
   double target_ms = 0;
-  // Evaluations (1-based) and tune seconds each run took to first measure target_ms or better.
+  // Evaluations (1-based) and tune seconds each run took to first measure target_ms or better;
+  // a run that never did: its evaluation count and seconds, and reached false.
   std::size_t cold_evaluations = 0;
   std::size_t warm_evaluations = 0;
   double cold_seconds = 0;
   double warm_seconds = 0;
+  bool cold_reached = true;
+  bool warm_reached = true;
 };
 
-// Tunes `family`'s `problem` with `evaluator` on `device`, cold first, then warm; neither reads
-// nor writes `store`'s results for the problem's key (both would resume from it): `store` is used
-// only to find neighbours. Throws std::invalid_argument when no tuned neighbour exists.
+// How compare_warm_start decides the level both runs race to.
+struct WarmStartTarget {
+  // < 0: the worse of the two runs' bests. Else (1 + tolerance) times the best time known for the
+  // shape: the smaller of own_best_ms (0: none) and both runs' best search times (0.02: within 2%
+  // of the shape's best).
+  double tolerance = -1;
+  double own_best_ms = 0;
+  // Record the warm run into `store`, as a tune of the shape would (it then resumes from nothing:
+  // call it only for a shape the store has never tuned).
+  bool record_warm = false;
+};
+
+// Tunes `family`'s `problem` with `evaluator` on `device`, cold first, then warm; the cold run
+// neither reads nor writes `store`'s results for the problem's key, which is used to find
+// neighbours (and to record the warm run when target.record_warm). Throws std::invalid_argument
+// when no tuned neighbour exists.
 WarmStartComparison compare_warm_start(const Family& family, const Problem& problem,
                                        Evaluator& evaluator, const Device& device, Store& store,
-                                       const TuneOptions& options, std::size_t neighbours);
+                                       const TuneOptions& options, std::size_t neighbours,
+                                       const WarmStartTarget& target = {});
 
 }  // namespace cutune

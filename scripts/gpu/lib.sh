@@ -46,3 +46,17 @@ bundle_libraries() {
   done | sort -u | grep -v -E '/(libc|libm|libdl|librt|libpthread|libstdc\+\+|libgcc_s|libcuda|libcublas|libcublasLt|libcudart|libnvrtc|libnvrtc-builtins)\.so' |
     while read -r library; do cp -L "$library" "$dest/"; done
 }
+
+# start_clock LIMIT: elapsed prints the seconds since; remaining WANTED prints the smaller of
+# WANTED and what is left before LIMIT (at least 10), for `timeout`.
+start_clock() {
+  clock_start=$(date +%s)
+  clock_limit=$1
+}
+elapsed() { echo $(( $(date +%s) - clock_start )); }
+remaining() {
+  local left=$(( clock_limit - $(elapsed) ))
+  (( left > $1 )) && left=$1
+  (( left < 10 )) && left=10
+  echo "$left"
+}

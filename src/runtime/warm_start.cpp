@@ -5,6 +5,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <tuple>
 
 #include "cutune/runtime.hpp"
 #include "runtime/log_shape.hpp"
@@ -70,13 +71,14 @@ std::vector<NearestWinner> add_warm_start(TuneOptions& options, Store& store, co
 
 namespace {
 
-// The first evaluation (1-based) that measured target_ms or better, and when it arrived.
-std::pair<std::size_t, double> first_reaching(const TuneReport& report, double target_ms) {
+// The first evaluation (1-based) that measured target_ms or better, when it arrived, and whether
+// one did.
+std::tuple<std::size_t, double, bool> first_reaching(const TuneReport& report, double target_ms) {
   for (std::size_t i = 0; i < report.evaluated.size(); ++i) {
     const Measurement& m = report.evaluated[i].measurement;
-    if (m.ok() && m.time_ms <= target_ms) return {i + 1, report.evaluated[i].at_seconds};
+    if (m.ok() && m.time_ms <= target_ms) return {i + 1, report.evaluated[i].at_seconds, true};
   }
-  return {report.evaluated.size(), report.seconds};
+  return {report.evaluated.size(), report.seconds, false};
 }
 
 double best_search_time(const TuneReport& report) {
@@ -91,7 +93,8 @@ double best_search_time(const TuneReport& report) {
 
 WarmStartComparison compare_warm_start(const Family& family, const Problem& problem,
                                        Evaluator& evaluator, const Device& device, Store& store,
-                                       const TuneOptions& options, std::size_t neighbours) {
+                                       const TuneOptions& options, std::size_t neighbours,
+                                       const WarmStartTarget& target) {
   WarmStartComparison out;
   TuneOptions cold = options;
   cold.warm_start.clear();
@@ -104,12 +107,21 @@ WarmStartComparison compare_warm_start(const Family& family, const Problem& prob
         family.name, problem.canonical(), on));
   }
   out.cold = tune(family, problem, evaluator, device, nullptr, cold);
-  out.warm = tune(family, problem, evaluator, device, nullptr, warm);
+  out.warm = tune(family, problem, evaluator, device, target.record_warm ? &store : nullptr, warm);
 
   // Search times, not re-timed ones: the question is when each search first found that level.
-  out.target_ms = std::max(best_search_time(out.cold), best_search_time(out.warm));
-  std::tie(out.cold_evaluations, out.cold_seconds) = first_reaching(out.cold, out.target_ms);
-  std::tie(out.warm_evaluations, out.warm_seconds) = first_reaching(out.warm, out.target_ms);
+  const double cold_best = best_search_time(out.cold), warm_best = best_search_time(out.warm);
+  if (target.tolerance < 0) {
+    out.target_ms = std::max(cold_best, warm_best);
+  } else {
+    double known = std::min(cold_best, warm_best);
+    if (target.own_best_ms > 0) known = std::min(known, target.own_best_ms);
+    out.target_ms = known * (1 + target.tolerance);
+  }
+  std::tie(out.cold_evaluations, out.cold_seconds, out.cold_reached) =
+      first_reaching(out.cold, out.target_ms);
+  std::tie(out.warm_evaluations, out.warm_seconds, out.warm_reached) =
+      first_reaching(out.warm, out.target_ms);
   return out;
 }
 

@@ -102,7 +102,8 @@ void cutune::cli::add_export_command(CLI::App& app) {
     }
     if (!options->dispatch) {
       if (dispatch_group->count_all() > 0) {
-        throw std::invalid_argument("export: --version, --max-configs and --rule need --dispatch");
+        throw std::invalid_argument(
+            "export: --version, --max-configs, --rule, --candidates and --spec need --dispatch");
       }
       if (json->count() > 0 || header->count() > 0) export_best(*options);
       if (options->kt.any()) cutune::cli::export_kt(options->db, options->filter, options->kt);
