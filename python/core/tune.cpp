@@ -73,15 +73,10 @@ std::string tune_json(const TuneRequest& request) {
   options.max_evaluations = request.budget;
   options.max_seconds = request.seconds;
   options.seed = request.seed;
-  if (store && request.warm_start) {
-    for (const NearestWinner& w :
-         nearest_winners(*store, family.name, key.device, problem, family.tuning->space, 4)) {
-      options.warm_start.push_back(w.config);
-    }
-  }
+  if (store && request.warm_start) add_warm_start(options, *store, family, problem, key.device, 4);
   Store* store_pointer = store ? &*store : nullptr;
   const TuneReport report =
-      tune(*family.tuning, problem, target.device, *target.evaluator, store_pointer, key, options);
+      tune(family, problem, *target.evaluator, target.device, store_pointer, options);
   nlohmann::json decision = winner_json(report);
   if (store) {
     if (const std::optional<Decision> stored = store->decision(key)) {

@@ -45,14 +45,18 @@ TEST(KernelTunerRoundTrip, RecordedCacheImportedReplayedExportedIsTheSame) {
   const auto recorded = load_recorded_space(path);
   ReplayEvaluator evaluator(recorded);
   Store store = Store::open(dir / "results.db");
-  const TuningKey key{spec.name, spec.version, "size_x=4096,size_y=4096", evaluator.device_name(),
-                      evaluator.toolchain()};
+  const Problem problem = Problem::parse("size_x=4096,size_y=4096");
   TuneOptions options;
   options.strategy = "exhaustive";
   options.max_evaluations = 100000;
   options.finishing = false;
   options.batch_size = 512;
-  tune(recorded->tuning_space(), {}, {}, evaluator, &store, key, options);
+  Family family;
+  family.name = spec.name;
+  family.version = spec.version;
+  family.tuning = &recorded->tuning_space();
+  tune(family, problem, evaluator, {}, &store, options);
+  const TuningKey key = family.key(problem, evaluator.device_name(), evaluator.toolchain());
 
   // Exported, with the spec's knob order and choices (as `cutune export --spec` does).
   KtExportInfo info;
