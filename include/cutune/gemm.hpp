@@ -25,6 +25,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "cutune/gemm_types.hpp"
@@ -66,6 +67,8 @@ class GemmRuntimeKernel final : public Kernel {
   const gemm::GemmProblem& problem() const;
   const gemm::GemmConfig& gemm_config() const;
   const gemm::GemmKernel& functions() const;
+  // The config's name, as `cutune show` prints it (e.g. 128x256x64_s4_c2x1_coop_k1).
+  std::string config_name() const;
   // Bytes of fp32 workspace split-K needs; 0 without split-K.
   std::size_t workspace_bytes() const;
   // How many launches were prepared (tensor maps encoded) so far.

@@ -101,7 +101,7 @@ std::string GemmRunner::describe(const GemmShape& shape) {
   nlohmann::json out{{"family", "gemm"},
                      {"problem", Problem::parse(problem_text(shape)).canonical()},
                      {"config", kernel.config().to_json()},
-                     {"config_name", gemm::to_string(kernel.gemm_config())},
+                     {"config_name", kernel.config_name()},
                      {"origin", std::string(to_string(kernel.origin()))}};
   out["warnings"] = impl_->warnings.take();
   return out.dump();

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -96,14 +97,28 @@ TuneReport tune_on(const std::string& db, const std::string& tune_id, double sca
 }
 
 // Starts a participant in a process of its own; it writes its report's counts to `summary`.
+// With `gate`, it first waits until `gate` holds `together` lines, one per participant started
+// (each writes its own): a participant the loaded machine started after the others had decided
+// would join a finished tune and decide it again, which is a later tune, not this test's.
 pid_t start_participant(const std::string& db, const std::string& tune_id,
-                        const std::string& summary) {
+                        const std::string& summary, const std::string& gate = {},
+                        int together = 0) {
   recorded();  // loaded once, before the fork
   const pid_t pid = fork();
   if (pid < 0) throw std::runtime_error("fork failed");
   if (pid != 0) return pid;
   int status = 1;
   try {
+    if (!gate.empty()) {
+      std::ofstream(gate, std::ios::app) << tune_id << std::endl;
+      for (;;) {
+        std::ifstream in(gate);
+        int lines = 0;
+        for (std::string line; std::getline(in, line);) ++lines;
+        if (lines >= together) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      }
+    }
     const TuneReport report = tune_on(db, tune_id);
     std::ofstream(summary) << nlohmann::json{{"taken_over", report.leases_taken_over},
                                              {"adopted", report.adopted_decision},
@@ -169,9 +184,11 @@ TEST(SharedTune, ThreeParticipantsMeasureTheBudgetOnceInUnderHalfTheTime) {
   const std::string db = testing::fresh_postgres_database();
   const auto start = Clock::now();
   std::vector<pid_t> pids;
+  const std::string gate = "/tmp/cutune-shared-gate.txt";
+  std::filesystem::remove(gate);
   for (int p = 0; p < 3; ++p) {
-    pids.push_back(
-        start_participant(db, fmt::format("p{}", p), fmt::format("/tmp/cutune-shared-{}.json", p)));
+    pids.push_back(start_participant(db, fmt::format("p{}", p),
+                                     fmt::format("/tmp/cutune-shared-{}.json", p), gate, 3));
   }
   int adopted = 0;
   for (int p = 0; p < 3; ++p) {

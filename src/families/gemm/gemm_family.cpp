@@ -157,6 +157,7 @@ GemmRuntimeKernel::~GemmRuntimeKernel() {
 
 const gemm::GemmProblem& GemmRuntimeKernel::problem() const { return state_->problem; }
 const gemm::GemmConfig& GemmRuntimeKernel::gemm_config() const { return state_->config; }
+std::string GemmRuntimeKernel::config_name() const { return gemm::to_string(state_->config); }
 const gemm::GemmKernel& GemmRuntimeKernel::functions() const { return state_->functions; }
 
 std::size_t GemmRuntimeKernel::prepared_count() const {
