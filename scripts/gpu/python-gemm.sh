@@ -42,7 +42,9 @@ if [[ "$mode" == bundle ]]; then
   cp "$build/cutune/bin/cutune-cpu-worker" "$build/cutune/bin/cutune-cuda-worker" \
     "$build/cutune/bin/cutune-nvrtc" "$bundle/bin/"
   cp "$root/src/families/gemm/device/hopper_gemm.cu" "$bundle/share/gemm/device/"
-  cp "$root/src/families/gemm/gemm_rules.hpp" "$bundle/share/gemm/"
+  # The headers the kernel source includes from its parent folder.
+  cp "$root/src/families/gemm/gemm_rules.hpp" "$root/src/families/gemm/gemm_schedule.hpp" \
+    "$bundle/share/gemm/"
   bundle_libraries "$bundle/lib" "$bundle"/lib/*.so "$bundle"/bin/*
   mkdir -p "$root/.whl"
   # scikit-build-core's own needs too (packaging, pathspec): the image has them, but carried
