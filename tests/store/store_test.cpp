@@ -113,6 +113,8 @@ TEST(Store, RecordsAndReadsBackEveryField) {
   EXPECT_DOUBLE_EQ(first.measurement.max_rel_error, 1e-3);
   EXPECT_EQ(first.tune_id, "tune-1");
   EXPECT_DOUBLE_EQ(first.timestamp, 1.8e9);
+  EXPECT_EQ(first.measurement.device, 1);
+  EXPECT_EQ(first.measurement.device_name, "NVIDIA H200");
   const StoredResult& second = results[1];
   EXPECT_EQ(second.measurement.outcome, Outcome::crash);
   EXPECT_TRUE(std::isnan(second.measurement.time_ms));
@@ -121,6 +123,8 @@ TEST(Store, RecordsAndReadsBackEveryField) {
   EXPECT_TRUE(std::isnan(second.measurement.min_ms));
   EXPECT_EQ(second.measurement.detail, "signal 11 (SIGSEGV)");
   EXPECT_EQ(second.tune_id, "tune-2");
+  EXPECT_EQ(second.measurement.device, -1);  // no device named: none kept
+  EXPECT_EQ(second.measurement.device_name, "");
   EXPECT_EQ(store.measurement_count(gemm_key()), 2);
 }
 
@@ -369,8 +373,9 @@ TEST(Store, ReadOnlyFileInReadOnlyFolderOpensReadOnly) {
   EXPECT_FALSE(std::filesystem::exists(path.string() + "-shm"));
 }
 
-// A store as cutune wrote it before measurements kept the robust spread and the extremes
-// (iqr_spread, min_ms, max_ms): schema version 1 as first released, with one timed row.
+// A store as cutune wrote it before measurements kept the robust spread, the extremes and the
+// measuring device (iqr_spread, min_ms, max_ms, device_index, device_name) and before decisions:
+// schema version 1 as first released, with one timed row.
 void write_store_without_robust_spread(const std::filesystem::path& path) {
   raw_sql(path, R"sql(
 CREATE TABLE cutune_meta(name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -419,9 +424,9 @@ SELECT 1)sql");
 
 const char* kAddedColumnsQuery =
     "SELECT count(*) FROM pragma_table_info('measurements') WHERE name IN "
-    "('iqr_spread', 'min_ms', 'max_ms')";
+    "('iqr_spread', 'min_ms', 'max_ms', 'device_index', 'device_name')";
 
-TEST(Store, StoreWithoutRobustSpreadReadsReadOnlyAndIsLeftAlone) {
+TEST(Store, OlderStoreReadsReadOnlyAndIsLeftAlone) {
   TempDir dir;
   const auto path = dir / "results.db";
   write_store_without_robust_spread(path);
@@ -435,6 +440,8 @@ TEST(Store, StoreWithoutRobustSpreadReadsReadOnlyAndIsLeftAlone) {
     EXPECT_TRUE(std::isnan(best[0].measurement.iqr_spread));  // unknown, not made up
     EXPECT_TRUE(std::isnan(best[0].measurement.min_ms));
     EXPECT_TRUE(std::isnan(best[0].measurement.max_ms));
+    EXPECT_EQ(best[0].measurement.device, -1);  // which device measured it was not kept
+    EXPECT_EQ(best[0].measurement.device_name, "");
     EXPECT_EQ(store.best(gemm_key(), 1).at(0).config_hash, "cfg-128");
     EXPECT_TRUE(store.find(gemm_key(), "cfg-128").has_value());
     // No decisions before they were kept: the fastest is deployed, as it was.
@@ -445,14 +452,14 @@ TEST(Store, StoreWithoutRobustSpreadReadsReadOnlyAndIsLeftAlone) {
   EXPECT_EQ(raw_sql(path, kAddedColumnsQuery), "0");
 }
 
-TEST(Store, StoreWithoutRobustSpreadGainsItsColumnsWhenOpenedForWriting) {
+TEST(Store, OlderStoreGainsItsColumnsAndTablesWhenOpenedForWriting) {
   TempDir dir;
   const auto path = dir / "results.db";
   write_store_without_robust_spread(path);
   auto reader = Store::open(path, OpenMode::read_only);  // prepared before the migration
   {
     auto store = Store::open(path);
-    EXPECT_EQ(raw_sql(path, kAddedColumnsQuery), "3");
+    EXPECT_EQ(raw_sql(path, kAddedColumnsQuery), "5");
     EXPECT_EQ(raw_sql(path,
                       "SELECT count(*) FROM sqlite_schema WHERE name IN ('decisions', "
                       "'deployed_per_key')"),
@@ -464,6 +471,9 @@ TEST(Store, StoreWithoutRobustSpreadGainsItsColumnsWhenOpenedForWriting) {
     EXPECT_TRUE(std::isnan(results[0].measurement.iqr_spread));
     EXPECT_DOUBLE_EQ(results[1].measurement.iqr_spread, 0.005);
     EXPECT_DOUBLE_EQ(results[1].measurement.max_ms, 0.6 * 1.01);
+    EXPECT_EQ(results[0].measurement.device, -1);
+    EXPECT_EQ(results[1].measurement.device, 1);
+    EXPECT_EQ(results[1].measurement.device_name, "NVIDIA H200");
     EXPECT_EQ(store.best(gemm_key(), 1).at(0).config_hash, "cfg-64");
   }
   // Opening again finds nothing to add; the reader from before goes on reading.

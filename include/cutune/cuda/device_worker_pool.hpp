@@ -60,8 +60,9 @@ class DeviceWorkerPool {
   // key. Returns slot 0's report. Throws std::invalid_argument naming the two ordinals and what
   // differs, std::runtime_error as device() does.
   protocol::DeviceReport identical_devices();
-  // A candidate's failure (fault, hang, refused launch, wrong result) is a result, not an error.
-  // Slots work in parallel; calls on one slot take turns.
+  // A candidate's failure (fault, hang, refused launch, wrong result) is a result, not an error;
+  // either way the measurement names the slot's device (CUDA ordinal and name). Slots work in
+  // parallel; calls on one slot take turns.
   DeviceResult measure(std::size_t slot, const protocol::MeasureRequest& request);
   // A request of a kernel family's own (op "family"), handed to that family's mode in the worker;
   // a worker without one refuses it (the result's launch_error says so).
@@ -72,6 +73,8 @@ class DeviceWorkerPool {
   struct Slot;
   DeviceResult exchange(std::size_t slot, const nlohmann::json& message,
                         const protocol::Timing& timing, bool timed);
+  // The result with the slot's device (CUDA ordinal and name) as the one that measured it.
+  DeviceResult tagged(std::size_t slot, DeviceResult result);
   Options options_;
   bool own_log_dir_ = false;
   std::vector<std::unique_ptr<Slot>> slots_;

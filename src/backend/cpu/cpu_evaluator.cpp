@@ -270,6 +270,7 @@ struct CpuEvaluator::Impl {
         out[i] = measure(compiled[i].object, timing, device);
         out[i].compile_s = compiled[i].failure.compile_s;
         out[i].device = static_cast<int>(device);
+        out[i].device_name = "cpu worker";
       }
     };
     {

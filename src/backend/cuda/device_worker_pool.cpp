@@ -165,15 +165,24 @@ protocol::DeviceReport DeviceWorkerPool::identical_devices() {
 
 DeviceResult DeviceWorkerPool::measure(std::size_t slot_index,
                                        const protocol::MeasureRequest& request) {
-  return exchange(slot_index, {{"op", "measure"}, {"request", request}}, request.timing,
-                  request.time);
+  return tagged(slot_index, exchange(slot_index, {{"op", "measure"}, {"request", request}},
+                                     request.timing, request.time));
 }
 
 DeviceResult DeviceWorkerPool::measure(std::size_t slot_index,
                                        const protocol::FamilyRequest& request) {
-  return exchange(slot_index,
-                  {{"op", "family"}, {"family", request.family}, {"request", request.request}},
-                  request.timing, request.time);
+  return tagged(slot_index, exchange(slot_index,
+                                     {{"op", "family"}, {"family", request.family},
+                                      {"request", request.request}},
+                                     request.timing, request.time));
+}
+
+DeviceResult DeviceWorkerPool::tagged(std::size_t slot_index, DeviceResult result) {
+  Slot& slot = *slots_.at(slot_index);
+  std::lock_guard lock(slot.mutex);
+  result.measurement.device = options_.devices.at(slot_index);
+  result.measurement.device_name = slot.report.name;
+  return result;
 }
 
 DeviceResult DeviceWorkerPool::exchange(std::size_t slot_index, const nlohmann::json& message,
