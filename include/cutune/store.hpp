@@ -100,9 +100,9 @@ class Store {
   // Throws StoreError when the file is missing (read_only), is not SQLite, is corrupt, holds
   // another program's tables, or was written by a newer schema. A store written by an older
   // cutune (without a column or table added since) gains them when opened read_write, and is
-  // read as it is, with what it lacks as unknown (NaN, -1, ""), when opened read_only. A path that starts with
-  // "postgresql://" or "postgres://" is a libpq connection URL instead: the same tables on a
-  // PostgreSQL server (created in an empty database), which tunes on many machines share; the
+  // read as it is, with what it lacks as unknown (NaN, -1, ""), when opened read_only. A path that
+  // starts with "postgresql://" or "postgres://" is a libpq connection URL instead: the same tables
+  // on a PostgreSQL server (created in an empty database), which tunes on many machines share; the
   // same StoreErrors, and one when the server cannot be reached.
   static Store open(const std::filesystem::path& path, OpenMode mode = OpenMode::read_write);
   // A private store in memory that goes with this object: for drivers that replay recorded spaces

@@ -17,9 +17,10 @@ constexpr std::string_view kLive = "expires_at > clock_timestamp()";
 // An SQLite store has one participant per tune; several processes on one file measure alone.
 store::Database& shared_database(Store::Impl& impl, std::string_view call) {
   if (impl.db->dialect() != store::Dialect::postgresql) {
-    impl.fail(fmt::format("{}: only a PostgreSQL store (--db postgresql://...) is shared by the "
-                          "participants of a tune",
-                          call));
+    impl.fail(
+        fmt::format("{}: only a PostgreSQL store (--db postgresql://...) is shared by the "
+                    "participants of a tune",
+                    call));
   }
   return *impl.db;
 }
@@ -72,11 +73,11 @@ std::vector<std::string> Store::orphans(const TuningKey& key) {
     std::vector<std::string> out;
     const auto id = impl_->key_id(key);
     if (!id) return out;
-    const store::Rows rows = db.query(
-        fmt::format("SELECT config_json FROM claims WHERE key_id = $1 AND NOT ({}) AND "
-                    "config_json <> '' ORDER BY expires_at",
-                    kLive),
-        {*id});
+    const store::Rows rows =
+        db.query(fmt::format("SELECT config_json FROM claims WHERE key_id = $1 AND NOT ({}) AND "
+                             "config_json <> '' ORDER BY expires_at",
+                             kLive),
+                 {*id});
     for (int r = 0; r < rows.size(); ++r) out.push_back(rows.text(r, 0));
     return out;
   });

@@ -84,10 +84,10 @@ class PostgresDatabase final : public Database {
   }
 
   std::vector<std::string> columns(std::string_view table) override {
-    return names(query(
-        "SELECT column_name FROM information_schema.columns WHERE table_schema = "
-        "current_schema() AND table_name = $1 ORDER BY ordinal_position",
-        {std::string(table)}));
+    return names(
+        query("SELECT column_name FROM information_schema.columns WHERE table_schema = "
+              "current_schema() AND table_name = $1 ORDER BY ordinal_position",
+              {std::string(table)}));
   }
 
  private:

@@ -32,7 +32,9 @@ struct Table {
 // older cutune builds (which name their columns) go on reading and writing a migrated store.
 const std::vector<Table>& tables() {
   static const std::vector<Table> all = {
-      {"cutune_meta", {{"name", Type::text, true}, {"value", Type::text, true}}, "PRIMARY KEY(name)"},
+      {"cutune_meta",
+       {{"name", Type::text, true}, {"value", Type::text, true}},
+       "PRIMARY KEY(name)"},
       {"tuning_keys",
        {{"id", Type::id},
         {"family", Type::text, true},
@@ -212,9 +214,10 @@ void migrate(Database& db) {
       const std::vector<std::string> columns = db.columns(table.name);
       for (const Column& c : table.columns) {
         if (contains(columns, c.name)) continue;
-        if (c.required) fail(db, fmt::format("cannot add required column {}.{}", table.name, c.name));
-        db.execute(fmt::format("ALTER TABLE {} ADD COLUMN {}", table.name,
-                               column_text(c, db.dialect())));
+        if (c.required)
+          fail(db, fmt::format("cannot add required column {}.{}", table.name, c.name));
+        db.execute(
+            fmt::format("ALTER TABLE {} ADD COLUMN {}", table.name, column_text(c, db.dialect())));
       }
     }
     db.execute(std::string(kIndexes) + create_views());
@@ -242,10 +245,10 @@ void check_meta(Database& db) {
   }
   const std::string version = meta.text(0, 1);
   if (version != std::to_string(kSchemaVersion)) {
-    fail(db, fmt::format("schema version '{}'; this build of cutune reads version {} only{}",
-                         version, kSchemaVersion,
-                         std::atoi(version.c_str()) > kSchemaVersion ? " (a newer cutune wrote it)"
-                                                                     : ""));
+    fail(db, fmt::format(
+                 "schema version '{}'; this build of cutune reads version {} only{}", version,
+                 kSchemaVersion,
+                 std::atoi(version.c_str()) > kSchemaVersion ? " (a newer cutune wrote it)" : ""));
   }
 }
 

@@ -57,7 +57,8 @@ class Statement {
   void reset();
 
   int columns() const;
-  int type(int column) const;  // SQLITE_INTEGER, SQLITE_FLOAT, SQLITE_TEXT, SQLITE_BLOB, SQLITE_NULL
+  int type(
+      int column) const;  // SQLITE_INTEGER, SQLITE_FLOAT, SQLITE_TEXT, SQLITE_BLOB, SQLITE_NULL
   bool is_null(int column) const;
   std::string text(int column) const;
   double real(int column) const;  // NULL reads as NaN

@@ -110,7 +110,8 @@ class SqliteDatabase final : public Database {
   Rows query(std::string_view sql, const std::vector<Value>& params) override {
     sqlite::Statement& statement = prepared(sql);
     sqlite::Use use(statement);
-    for (std::size_t i = 0; i < params.size(); ++i) bind(statement, static_cast<int>(i) + 1, params[i]);
+    for (std::size_t i = 0; i < params.size(); ++i)
+      bind(statement, static_cast<int>(i) + 1, params[i]);
     std::vector<std::vector<Value>> rows;
     while (statement.step()) {
       std::vector<Value>& row = rows.emplace_back();
@@ -147,10 +148,10 @@ class SqliteDatabase final : public Database {
   }
 
   std::vector<std::string> relations() override {
-    return names(query(
-        "SELECT name FROM sqlite_schema WHERE type IN ('table', 'view') AND name NOT LIKE "
-        "'sqlite_%' ORDER BY name",
-        {}));
+    return names(
+        query("SELECT name FROM sqlite_schema WHERE type IN ('table', 'view') AND name NOT LIKE "
+              "'sqlite_%' ORDER BY name",
+              {}));
   }
 
   std::vector<std::string> columns(std::string_view table) override {

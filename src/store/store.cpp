@@ -24,9 +24,9 @@ namespace {
 // measurement source aliased m joined to its key k; a column an older store lacks reads as NULL.
 constexpr std::string_view kKeyColumns = "family, family_version, problem, device, toolchain";
 constexpr std::string_view kMeasurementColumns[] = {
-    "config_hash", "config_json", "outcome",    "time_ms", "spread",  "repetitions",
-    "compile_s",   "max_rel_error", "detail",   "tune_id", "timestamp", "iqr_spread",
-    "min_ms",      "max_ms",      "device_index", "device_name"};
+    "config_hash", "config_json",   "outcome",      "time_ms",    "spread",    "repetitions",
+    "compile_s",   "max_rel_error", "detail",       "tune_id",    "timestamp", "iqr_spread",
+    "min_ms",      "max_ms",        "device_index", "device_name"};
 constexpr std::string_view kKeyOrder =
     "k.family, k.family_version, k.problem, k.device, k.toolchain";
 constexpr std::string_view kDecisionColumns =
@@ -207,9 +207,10 @@ void Store::record_decision(const Decision& d) {
   };
   if (!is_json(d.winner_json, true) || !is_json(d.finalists_json, false) ||
       !is_json(d.rounds_json, true)) {
-    impl_->fail(fmt::format("record_decision: key {}: winner_json and rounds_json must be JSON "
-                            "objects and finalists_json a JSON array",
-                            d.key.canonical()));
+    impl_->fail(
+        fmt::format("record_decision: key {}: winner_json and rounds_json must be JSON "
+                    "objects and finalists_json a JSON array",
+                    d.key.canonical()));
   }
   if (!impl_->schema.has_decisions) impl_->fail("record_decision: the store has no decisions");
   auto& db = *impl_->db;
@@ -223,14 +224,15 @@ void Store::record_decision(const Decision& d) {
                                 kDecisionColumns),
                     {*key_id, d.tune_id, d.winner_hash, d.winner_json, d.winner_measurement,
                      d.default_hash, d.seed_hash, real(d.speedup), real(d.speedup_low),
-                     real(d.speedup_high), std::int64_t{d.rounds}, d.finalists_json,
-                     d.rounds_json, real(d.timestamp)})
+                     real(d.speedup_high), std::int64_t{d.rounds}, d.finalists_json, d.rounds_json,
+                     real(d.timestamp)})
                .size() == 1;
   });
   if (!inserted) {
-    impl_->fail(fmt::format("record_decision: key {}: measurement {} is not a row of config {} "
-                            "under this key",
-                            d.key.canonical(), d.winner_measurement, d.winner_hash));
+    impl_->fail(
+        fmt::format("record_decision: key {}: measurement {} is not a row of config {} "
+                    "under this key",
+                    d.key.canonical(), d.winner_measurement, d.winner_hash));
   }
 }
 
@@ -240,10 +242,10 @@ std::optional<Decision> Store::decision(const TuningKey& key) {
   return in_transaction(db, Access::read, "decision", [&]() -> std::optional<Decision> {
     const auto id = impl_->key_id(key);
     if (!id) return std::nullopt;
-    const store::Rows row = db.query(
-        fmt::format("SELECT {} FROM decisions WHERE key_id = $1 ORDER BY id DESC LIMIT 1",
-                    kDecisionColumns),
-        {*id});
+    const store::Rows row =
+        db.query(fmt::format("SELECT {} FROM decisions WHERE key_id = $1 ORDER BY id DESC LIMIT 1",
+                             kDecisionColumns),
+                 {*id});
     if (row.size() == 0) return std::nullopt;
     Decision d;
     d.key = key;

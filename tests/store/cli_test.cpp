@@ -90,7 +90,8 @@ void expect_shows(const std::string& cell, const std::string& fact) {
 // included, row by row, and each config as its line below the row writes it.
 TEST_F(ToolOnAStore, ShowJsonCarriesTheSameFactsAsTheTable) {
   const CommandResult text = run_command(tool(fmt::format("show --db {}", db_.string())));
-  const CommandResult json = run_command(tool(fmt::format("show --json --db {}", db_.string())), true);
+  const CommandResult json =
+      run_command(tool(fmt::format("show --json --db {}", db_.string())), true);
   ASSERT_EQ(text.status, 0) << text.output;
   ASSERT_EQ(json.status, 0) << json.output;
   std::istringstream lines(text.output);

@@ -75,7 +75,7 @@ TEST(PostgresStore, ReadsBackWhatItWroteExactlyAsTheSQLiteStoreDoes) {
   const std::string expected = everything(sqlite, {a, b});
   EXPECT_NE(expected.find("decision cfg-128"), std::string::npos);
   EXPECT_NE(expected.find(" 1 'NVIDIA H200'"), std::string::npos);  // the measuring device
-  EXPECT_NE(expected.find(" -1 ''"), std::string::npos);  // a compile error: no device
+  EXPECT_NE(expected.find(" -1 ''"), std::string::npos);            // a compile error: no device
   EXPECT_EQ(everything(postgres, {a, b}), expected);
 }
 
@@ -103,8 +103,9 @@ TEST(PostgresStore, AnOlderStoreReadsReadOnlyAndGainsTheDeviceColumnsWhenOpenedF
   const auto column_count = [&] {
     postgres::Connection raw(url);
     return raw
-        .run("SELECT count(*) FROM information_schema.columns WHERE table_name = "
-             "'measurements' AND column_name LIKE 'device%'")
+        .run(
+            "SELECT count(*) FROM information_schema.columns WHERE table_name = "
+            "'measurements' AND column_name LIKE 'device%'")
         .integer(0, 0);
   };
   ASSERT_EQ(column_count(), 0);

@@ -1,6 +1,7 @@
 // `cutune report [KEY|TUNE_ID|--last] [--html FILE] [--json]`: one tune's report page, read from
 // the store after the fact, so that it works for a tune recorded on another machine (a GPU tune's
-// store copied here) as for one run here; --json prints the page's facts instead (report_facts.hpp).
+// store copied here) as for one run here; --json prints the page's facts instead
+// (report_facts.hpp).
 #include <fmt/core.h>
 
 #include <fstream>
@@ -30,8 +31,8 @@ void run_report(const ReportOptions& options) {
   auto store = Store::open(store_path(options.db), OpenMode::read_only);
   const TuneRecord record = load_tune_record(store, options.selector);
   if (options.json) {
-    fmt::print("{}\n", report_facts(record).dump(2, ' ', false,
-                                                 nlohmann::json::error_handler_t::replace));
+    fmt::print("{}\n",
+               report_facts(record).dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
     if (options.html.empty()) return;
   }
   const std::string html = options.html.empty() ? "cutune-report.html" : options.html;

@@ -68,12 +68,11 @@ void show_best(Store& store, const ShowOptions& options) {
                                               "TIME_MS", "SPREAD", "MEASURED", "MEASURED_ON"}};
   for (const auto& result : best) {
     const auto& key = result.key;
-    rows.push_back({short_hash(key), key.family, key.problem, key.device,
-                    short_toolchain(key.toolchain),
-                    fmt::format("{:.4f}", result.measurement.time_ms),
-                    optional_number(result.measurement.iqr_spread * 100.0, "{:.1f}%"),
-                    std::to_string(store.measurement_count(key)),
-                    measuring_device(result.measurement)});
+    rows.push_back(
+        {short_hash(key), key.family, key.problem, key.device, short_toolchain(key.toolchain),
+         fmt::format("{:.4f}", result.measurement.time_ms),
+         optional_number(result.measurement.iqr_spread * 100.0, "{:.1f}%"),
+         std::to_string(store.measurement_count(key)), measuring_device(result.measurement)});
   }
   // Each key's config under its row, wrapped whole: a GEMM config is longer than a line, and a
   // cut config could not be deployed by hand.

@@ -54,28 +54,34 @@ void add_verdict(const TuneRecord& r, json& facts) {
     facts["default"] = {{"time_ms", number(default_ms)},
                         {"search_time_ms", number(default_search_ms)}};
     if (!std::isnan(d.speedup)) {
-      facts["speedup"] = {{"ratio", d.speedup},      {"low", number(d.speedup_low)},
-                          {"high", number(d.speedup_high)}, {"rounds", d.rounds},
+      facts["speedup"] = {{"ratio", d.speedup},
+                          {"low", number(d.speedup_low)},
+                          {"high", number(d.speedup_high)},
+                          {"rounds", d.rounds},
                           {"from", "tournament"}};
       const bool kept = d.winner_hash == d.default_hash;
       facts["sureness"] =
           kept ? json{{"verdict", "default kept"},
-                      {"text", "No challenger was faster than the default beyond the noise: the "
-                               "default is deployed."}}
+                      {"text",
+                       "No challenger was faster than the default beyond the noise: the "
+                       "default is deployed."}}
           : d.speedup_low > 1
               ? json{{"verdict", "sure"},
-                     {"text", "Sure: the whole interval is above 1, so the winner is faster than "
-                              "the default beyond the measured noise."}}
+                     {"text",
+                      "Sure: the whole interval is above 1, so the winner is faster than "
+                      "the default beyond the measured noise."}}
               : json{{"verdict", "not sure"},
-                     {"text", "Not sure: the interval reaches 1 or below, so the winner may be no "
-                              "faster than the default."}};
+                     {"text",
+                      "Not sure: the interval reaches 1 or below, so the winner may be no "
+                      "faster than the default."}};
     }
     const json reference = winner.value("vs_reference", json::object());
-    const double reference_ms =
-        median_of(json::parse(d.rounds_json).value("reference_ms", json()));
+    const double reference_ms = median_of(json::parse(d.rounds_json).value("reference_ms", json()));
     if (reference.value("rounds", 0) > 0) {
-      facts["reference"] = {{"ratio", reference.at("ratio")}, {"low", reference.at("low")},
-                            {"high", reference.at("high")},   {"rounds", reference.at("rounds")},
+      facts["reference"] = {{"ratio", reference.at("ratio")},
+                            {"low", reference.at("low")},
+                            {"high", reference.at("high")},
+                            {"rounds", reference.at("rounds")},
                             {"median_ms", number(reference_ms)}};
     }
     return;
@@ -93,8 +99,11 @@ void add_verdict(const TuneRecord& r, json& facts) {
   if (winner_config.empty()) return;
   facts["winner"] = {{"config", json::parse(winner_config)}, {"time_ms", winner_ms}};
   if (!std::isnan(default_search_ms)) {
-    facts["speedup"] = {{"ratio", default_search_ms / winner_ms}, {"low", nullptr},
-                        {"high", nullptr}, {"rounds", 0}, {"from", "search"}};
+    facts["speedup"] = {{"ratio", default_search_ms / winner_ms},
+                        {"low", nullptr},
+                        {"high", nullptr},
+                        {"rounds", 0},
+                        {"from", "search"}};
   }
 }
 

@@ -181,16 +181,17 @@ std::string report_page(const TuneRecord& r) {
       "<p id=\"key\">{} on {} ({}); tune {} of {}, key {}. {} configs measured, {} failed{}.</p>\n"
       "<pre id=\"script-errors\"></pre>\n",
       escape(title), report_css(), chart_js(), escape(title), escape(k.family), escape(k.device),
-      escape(k.toolchain), escape(r.tune_id), facts.at("started").is_null() ? std::string("?") : facts.at("started").get<std::string>(), k.hash(),
-      facts.at("configs_measured").get<std::size_t>(),
+      escape(k.toolchain), escape(r.tune_id),
+      facts.at("started").is_null() ? std::string("?") : facts.at("started").get<std::string>(),
+      k.hash(), facts.at("configs_measured").get<std::size_t>(),
       facts.at("configs_failed").get<std::size_t>(),
       r.other_tunes_rows
           ? fmt::format("; {} rows of other tunes of this key are not shown", r.other_tunes_rows)
           : "");
   html += "<h2>Decision</h2>\n" + winner_section(facts);
   if (const json& winner = facts.at("winner"); !winner.is_null()) {
-    html += "<h3>Winning config</h3>\n<pre id=\"config\">" +
-            escape(winner.at("config").dump(2)) + "</pre>\n";
+    html += "<h3>Winning config</h3>\n<pre id=\"config\">" + escape(winner.at("config").dump(2)) +
+            "</pre>\n";
   }
   html +=
       "<h2>Convergence</h2>\n<p>The best correct time so far as the search measured it, against "

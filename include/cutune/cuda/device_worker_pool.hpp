@@ -27,7 +27,8 @@ struct DeviceResult {
 // A paired-rounds reply (MeasureRequest or GemmRequest with rounds > 0) written into `out`, whose
 // checks and rounds already hold every config (the caller's failures kept): `sent[j]` is the
 // config index of the request's j-th candidate. A result that is itself a failure (the worker
-// died) becomes the check of every sent config. Times the worker did not take become NaN.
+// died) becomes the check of every sent config; every check names the result's device. Times the
+// worker did not take become NaN.
 // Never throws for a well-formed reply.
 void read_paired_rounds(const DeviceResult& result, const std::vector<std::size_t>& sent,
                         PairedRounds& out);

@@ -350,6 +350,11 @@ struct CpuEvaluator::Impl {
         }
       }
     }
+    // The rounds ran on the first device: it measured every config sent there.
+    for (std::size_t i : sent) {
+      out.checks[i].device = 0;
+      out.checks[i].device_name = "cpu worker";
+    }
     stats.worker_starts = worker_starts();
     stats.wall_s += seconds_since(start);
     return out;

@@ -35,6 +35,8 @@ void read_paired_rounds(const DeviceResult& result, const std::vector<std::size_
     Measurement& check = out.checks.at(sent[j]);
     check.detail = reply.candidate_details.at(j);
     check.outcome = outcome_named(reply.candidate_outcomes[j], check.detail);
+    check.device = result.measurement.device;  // the rounds' device measured every config
+    check.device_name = result.measurement.device_name;
   }
   const auto known = [](double x) { return x > 0 ? x : NAN; };
   for (std::size_t round = 0; round < out.rounds.size() && round < reply.round_ms.size(); ++round) {
@@ -171,10 +173,11 @@ DeviceResult DeviceWorkerPool::measure(std::size_t slot_index,
 
 DeviceResult DeviceWorkerPool::measure(std::size_t slot_index,
                                        const protocol::FamilyRequest& request) {
-  return tagged(slot_index, exchange(slot_index,
-                                     {{"op", "family"}, {"family", request.family},
-                                      {"request", request.request}},
-                                     request.timing, request.time));
+  return tagged(
+      slot_index,
+      exchange(slot_index,
+               {{"op", "family"}, {"family", request.family}, {"request", request.request}},
+               request.timing, request.time));
 }
 
 DeviceResult DeviceWorkerPool::tagged(std::size_t slot_index, DeviceResult result) {
