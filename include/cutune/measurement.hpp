@@ -49,7 +49,7 @@ struct Measurement {
   int device = 0;
   // That device's name ("NVIDIA H200", "cpu worker"); empty when no device measured it (a
   // compile failure) or the evaluator does not say; the store then keeps no device (-1).
-  std::string device_name;
+  std::string device_name = {};
 
   bool ok() const { return outcome == Outcome::ok; }
 

@@ -107,14 +107,14 @@ TEST_F(ToolOnAStore, ShowJsonCarriesTheSameFactsAsTheTable) {
     const auto& r = results[i];
     const std::vector<std::string> row = cells(rows[0], rows[1 + 2 * i]);
     ASSERT_EQ(row.size(), 9u) << rows[1 + 2 * i];
-    expect_shows(row[0], r.at("key"));
-    expect_shows(row[1], r.at("family"));
-    expect_shows(row[2], r.at("problem"));
-    expect_shows(row[3], r.at("device"));
+    expect_shows(row[0], r.at("key").get<std::string>());
+    expect_shows(row[1], r.at("family").get<std::string>());
+    expect_shows(row[2], r.at("problem").get<std::string>());
+    expect_shows(row[3], r.at("device").get<std::string>());
     expect_shows(row[5], fmt::format("{:.4f}", r.at("time_ms").get<double>()));
     expect_shows(row[6], fmt::format("{:.1f}%", r.at("spread").get<double>() * 100));
     expect_shows(row[7], std::to_string(r.at("measured").get<int>()));
-    expect_shows(row[8], r.at("measured_on").at("text"));
+    expect_shows(row[8], r.at("measured_on").at("text").get<std::string>());
     std::string config;
     for (const auto& [knob, value] : r.at("config").items()) {
       config += fmt::format("{}{}={}", config.empty() ? "" : ", ", knob,

@@ -214,7 +214,7 @@ void expect_page_states_the_facts(const std::string& dom, const nlohmann::json& 
             std::string::npos)
       << said << "\n"
       << speedup;
-  EXPECT_EQ(text_of(dom, "sureness"), facts.at("sureness").at("text"));
+  EXPECT_EQ(text_of(dom, "sureness"), facts.at("sureness").at("text").get<std::string>());
   // The CPU backend times no reference: null in the JSON, "none timed" on the page.
   EXPECT_TRUE(facts.at("reference").is_null());
   EXPECT_NE(text_of(dom, "reference").find("none timed"), std::string::npos);
