@@ -13,7 +13,7 @@ apt_packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libpq-dev postgresql-15
   libxgboost-dev libmuparser-dev zlib1g-dev libxxhash-dev
-  clang-format python3-pip
+  clang-format python3-pip python3-dev python3-venv
   libjs-chart.js chromium
 )
 missing=()
@@ -46,4 +46,6 @@ if [[ "${1:-}" == "--kernel-tuner" ]]; then
   [[ -x "$venv/bin/python" ]] || python3 -m venv "$venv"
   "$venv/bin/pip" install -q -r "$here/bench/search/requirements-kernel-tuner.txt"
 fi
+# The Python package's build and test environment (.venv-python, pinned; scripts/python-test.sh).
+"$here/scripts/python-test.sh" --setup
 echo "dependencies ready"

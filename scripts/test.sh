@@ -9,3 +9,7 @@ jobs="$(nproc)"
 cmake --preset "$preset" >/dev/null
 cmake --build --preset "$preset" -j "$jobs"
 ctest --preset "$preset" -j "$jobs"
+# The Python package (python/tests) on the release build only: its objects come from ccache.
+if [[ "$preset" == release ]]; then
+  scripts/python-test.sh
+fi

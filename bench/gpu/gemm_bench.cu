@@ -18,7 +18,6 @@
 // Before each launch it prints "begin SHAPE CONFIG", so a wrapper can tell which configuration
 // faulted or hung (a launch still running after kLaunchDeadline exits the process with code 3).
 
-#include <cublasLt.h>
 #include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -40,6 +39,7 @@
 #include <thread>
 #include <vector>
 
+#include "gemm/gemm_cublas.hpp"
 #include "gemm/gemm_launch.hpp"
 #include "gemm/gemm_problem.hpp"
 
@@ -51,7 +51,6 @@ using cutune::gemm::GemmConfig;
 using cutune::gemm::GemmProblem;
 
 constexpr std::size_t kFlushBytes = 256u << 20;  // several times the 60 MB L2
-constexpr std::size_t kCublasWorkspaceBytes = 64u << 20;
 constexpr int kCublasAlgorithms = 8;
 constexpr int kWarmups = 3;
 // The sweep's best few (and the default) are timed again, in rounds alternating with cuBLAS, so
@@ -63,12 +62,6 @@ constexpr auto kLaunchDeadline = std::chrono::seconds(10);
 void check_runtime(cudaError_t result, const char* what) {
   if (result != cudaSuccess) {
     throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(result));
-  }
-}
-
-void check_cublas(cublasStatus_t status, const char* what) {
-  if (status != CUBLAS_STATUS_SUCCESS) {
-    throw std::runtime_error(std::string(what) + ": cuBLAS status " + std::to_string(status));
   }
 }
 
@@ -241,76 +234,7 @@ class Timer {
   double last_spread_ = 0;
 };
 
-// cuBLASLt for D = A * B in row-major terms, i.e. D^T = B^T * A^T in cuBLAS's column-major terms.
-class Cublas {
- public:
-  Cublas(const Shape& shape, DType dtype, BLayout layout) {
-    const cudaDataType type = dtype == DType::bf16 ? CUDA_R_16BF : CUDA_R_16F;
-    check_cublas(cublasLtCreate(&handle_), "cublasLtCreate");
-    check_cublas(cublasLtMatmulDescCreate(&operation_, CUBLAS_COMPUTE_32F, CUDA_R_32F),
-                 "cublasLtMatmulDescCreate");
-    const cublasOperation_t transpose_b = layout == BLayout::n_by_k ? CUBLAS_OP_T : CUBLAS_OP_N;
-    const cublasOperation_t no_transpose = CUBLAS_OP_N;
-    check_cublas(cublasLtMatmulDescSetAttribute(operation_, CUBLASLT_MATMUL_DESC_TRANSA,
-                                                &transpose_b, sizeof(transpose_b)),
-                 "TRANSA");
-    check_cublas(cublasLtMatmulDescSetAttribute(operation_, CUBLASLT_MATMUL_DESC_TRANSB,
-                                                &no_transpose, sizeof(no_transpose)),
-                 "TRANSB");
-    if (layout == BLayout::n_by_k) {
-      check_cublas(cublasLtMatrixLayoutCreate(&b_layout_, type, shape.k, shape.n, shape.k), "B");
-    } else {
-      check_cublas(cublasLtMatrixLayoutCreate(&b_layout_, type, shape.n, shape.k, shape.n), "B");
-    }
-    check_cublas(cublasLtMatrixLayoutCreate(&a_layout_, type, shape.k, shape.m, shape.k), "A");
-    check_cublas(cublasLtMatrixLayoutCreate(&d_layout_, type, shape.n, shape.m, shape.n), "D");
-    check_cublas(cublasLtMatmulPreferenceCreate(&preference_), "preference");
-    const std::size_t workspace_limit = kCublasWorkspaceBytes;
-    check_cublas(
-        cublasLtMatmulPreferenceSetAttribute(preference_, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
-                                             &workspace_limit, sizeof(workspace_limit)),
-        "workspace preference");
-    heuristics_.resize(kCublasAlgorithms);
-    int returned = 0;
-    check_cublas(cublasLtMatmulAlgoGetHeuristic(handle_, operation_, b_layout_, a_layout_,
-                                                d_layout_, d_layout_, preference_,
-                                                kCublasAlgorithms, heuristics_.data(), &returned),
-                 "cublasLtMatmulAlgoGetHeuristic");
-    if (returned == 0) throw std::runtime_error("cuBLASLt offers no algorithm");
-    heuristics_.resize(returned);
-    workspace_ = device_alloc<std::uint8_t>(kCublasWorkspaceBytes);
-  }
-  ~Cublas() {
-    cudaFree(workspace_);
-    cublasLtMatmulPreferenceDestroy(preference_);
-    cublasLtMatrixLayoutDestroy(a_layout_);
-    cublasLtMatrixLayoutDestroy(b_layout_);
-    cublasLtMatrixLayoutDestroy(d_layout_);
-    cublasLtMatmulDescDestroy(operation_);
-    cublasLtDestroy(handle_);
-  }
-
-  int algorithms() const { return static_cast<int>(heuristics_.size()); }
-
-  void run(int algorithm, const void* a, const void* b, void* d, cudaStream_t stream) const {
-    const float alpha = 1.0f;
-    const float beta = 0.0f;
-    check_cublas(cublasLtMatmul(handle_, operation_, &alpha, b, b_layout_, a, a_layout_, &beta, d,
-                                d_layout_, d, d_layout_, &heuristics_[algorithm].algo, workspace_,
-                                kCublasWorkspaceBytes, stream),
-                 "cublasLtMatmul");
-  }
-
- private:
-  cublasLtHandle_t handle_ = nullptr;
-  cublasLtMatmulDesc_t operation_ = nullptr;
-  cublasLtMatrixLayout_t a_layout_ = nullptr;
-  cublasLtMatrixLayout_t b_layout_ = nullptr;
-  cublasLtMatrixLayout_t d_layout_ = nullptr;
-  cublasLtMatmulPreference_t preference_ = nullptr;
-  std::vector<cublasLtMatmulHeuristicResult_t> heuristics_;
-  std::uint8_t* workspace_ = nullptr;
-};
+CUdeviceptr address(const void* pointer) { return reinterpret_cast<CUdeviceptr>(pointer); }
 
 struct Candidate {
   std::string name;
@@ -444,7 +368,8 @@ int run_benchmark(int argc, char** argv) {
           std::max(workspace_floats, cutune::gemm::workspace_bytes(candidate.config, problem) / 4);
     }
     float* workspace = device_alloc<float>(workspace_floats);
-    const Cublas cublas(shape, dtype, layout);
+    // The worker's reference, with its next few algorithms timed too.
+    const cutune::gemm::CublasGemm cublas(problem, kCublasAlgorithms);
 
     auto fill = [&](std::uint64_t fill_seed) {
       if (dtype == DType::bf16) {
@@ -460,8 +385,9 @@ int run_benchmark(int argc, char** argv) {
     };
     fill(seed += 2);
     for (int algorithm = 0; algorithm < cublas.algorithms(); ++algorithm) {
-      const double ms = timer.median_ms([&] { cublas.run(algorithm, a, b, d, stream); }, reps,
-                                        row.shape + " cublas");
+      const double ms = timer.median_ms(
+          [&] { cublas.run(address(a), address(b), address(d), stream, algorithm); }, reps,
+          row.shape + " cublas");
       const double tflops = shape.flops() / ms * 1e-9;
       if (algorithm == 0) row.cublas_tflops = tflops;
       row.cublas_best_tflops = std::max(row.cublas_best_tflops, tflops);
@@ -482,7 +408,7 @@ int run_benchmark(int argc, char** argv) {
       }
       // Fresh inputs for every check: the kernel must compute the same function on any input.
       fill(seed += 2);
-      cublas.run(0, a, b, reference, stream);
+      cublas.run(address(a), address(b), address(reference), stream);
       check_runtime(cudaMemsetAsync(d, 0xFF, d_count * 2, stream), "poison");  // NaN in both
       check_runtime(cudaMemsetAsync(sums, 0, 3 * sizeof(double), stream), "clear sums");
       const cutune::gemm::GemmOperands operands{
@@ -556,7 +482,8 @@ int run_benchmark(int argc, char** argv) {
     std::vector<std::vector<double>> rounds(finalists.size() + 1);  // [0] is cuBLAS
     for (int round = 0; round < retime_rounds; ++round) {
       rounds[0].push_back(
-          timer.median_ms([&] { cublas.run(0, a, b, d, stream); }, reps, row.shape + " cublas"));
+          timer.median_ms([&] { cublas.run(address(a), address(b), address(d), stream); }, reps,
+                          row.shape + " cublas"));
       for (std::size_t i = 0; i < finalists.size(); ++i) {
         const std::string context = row.shape + " " + finalists[i]->name;
         std::printf("begin %s\n", context.c_str());

@@ -1,11 +1,16 @@
 // The C++ columns of the GEMM peer table (scripts/gpu/gemm-peers.sh): configs of the Hopper GEMM
-// family against cuBLASLt on one problem, in one process, timed by the tuner worker's method
-// (graph_timer.hpp's stream method).
+// family against cuBLASLt on one problem, in one process, timed by issue 11's method: a graph of
+// one launch replayed between events, each replay after an L2 flush, medians of >= 30 after a
+// clock ramp (graph_timer.hpp's per_launch_graph; --method stream: plain stream launches, the
+// worker's method, which read 128x8192x8192 at 0.94 of cuBLASLt where the tournament and peers.py
+// read 1.06 and 1.04: docs/perf.md, call 4).
 //
 //   gemm_peer_bench --problem m=2048,n=4096,k=4096,dtype=bf16[,b_layout=n_by_k]
 //                   --config NAME=JSON [--config NAME=JSON ...] [--reps 30] [--rounds 5]
-//                   [--seed 1] [--ramp-seconds 2]
+//                   [--seed 1] [--ramp-seconds 2] [--method graph|stream] [--compile-only 1]
 //
+// --compile-only 1 compiles the configs into the compile cache and prints each one's cubin, with
+// no GPU (so that a bundle can carry the cache to the GPU machine).
 // JSON is a config as `cutune show --json` / `cutune export --json` and the tune report print it
 // (an object of knobs). Each config is compiled through the runtime's compile path (GemmCubins:
 // the tuner's compiler and cache, so the cubin a tune measured is the one timed here), launched
@@ -52,6 +57,8 @@ struct Args {
   int rounds = 5;
   std::uint64_t seed = 1;
   double ramp_seconds = 2;
+  bench::GraphTimer::Method method = bench::GraphTimer::Method::per_launch_graph;
+  bool compile_only = false;
 };
 
 Args parse_args(int argc, char** argv) {
@@ -78,6 +85,14 @@ Args parse_args(int argc, char** argv) {
       args.seed = std::stoull(value);
     } else if (flag == "--ramp-seconds") {
       args.ramp_seconds = std::stod(value);
+    } else if (flag == "--method") {
+      if (value != "graph" && value != "stream") {
+        throw std::invalid_argument("--method is graph or stream, not '" + value + "'");
+      }
+      args.method = value == "graph" ? bench::GraphTimer::Method::per_launch_graph
+                                     : bench::GraphTimer::Method::stream;
+    } else if (flag == "--compile-only") {
+      args.compile_only = value == "1";
     } else {
       throw std::invalid_argument("unknown flag " + flag);
     }
@@ -107,6 +122,16 @@ int run(const Args& args) {
       shape.dtype == gemm::DType::bf16 ? cuda::protocol::Dtype::bf16 : cuda::protocol::Dtype::f16;
   const std::unique_ptr<TuningSpace> space = make_gemm_space();
   runtime::GemmCubins cubins{GemmCompileOptions{}};
+  if (args.compile_only) {
+    for (const auto& [name, text] : args.configs) {
+      const Config config = space->space.from_json(json::parse(text));
+      const json line = {{"column", name},
+                         {"config", gemm::to_string(to_gemm_config(config))},
+                         {"cubin", cubins.compile(config, problem).string()}};
+      std::printf("%s\n", line.dump().c_str());
+    }
+    return 0;
+  }
 
   const bench::DeviceStream opened = bench::open_device_stream();
   const CUdevice device = opened.device;
@@ -211,12 +236,24 @@ int run(const Args& args) {
   for (int round = 0; round < args.rounds; ++round) {
     double cublas_ms = 0;
     for (Column& column : columns) {
-      const std::vector<float> times = timer.time(*column.graph, args.reps);
+      const std::vector<float> times = timer.time(*column.graph, args.reps, args.method);
       column.times.insert(column.times.end(), times.begin(), times.end());
       const double round_ms = bench::median({times.begin(), times.end()});
       if (&column == &columns[0]) cublas_ms = round_ms;
       column.round_ratios.push_back(cublas_ms / round_ms);
     }
+  }
+  // Checked again after the many timed launches, with D poisoned (NaN) first: a launch that
+  // stopped writing some of D, or wrote it wrong only once warm, fails here.
+  for (Column& column : columns) {
+    if (column.launch == nullptr) continue;  // cuBLAS
+    json again = {{"outcome", "ok"}};
+    check(cuMemsetD8Async(d.pointer, 0xff, d.bytes, stream), "cuMemsetD8Async");
+    column.launch->launch(stream);
+    const std::size_t failures = failed.size();
+    checked(again);
+    failed.resize(failures);  // reported on the column's own line
+    column.line["after_timing"] = again["outcome"];
   }
   std::vector<json> lines;
   for (Column& column : columns) {

@@ -6,12 +6,14 @@
 // Prints a Markdown table (docs/perf.md).
 //
 // In a build with the GEMM runtime family (cutune/gemm.hpp), a second table does the same for the
-// built-in Hopper GEMM (256 x 256 x 256 bf16, default config; needs an sm_90 GPU): a raw
-// cuLaunchKernelEx with tensor maps encoded here, GemmLaunch::launch (prepared), the runtime
-// kernel's launch(stream, operands) (prepared-launch cache lookup), the same through
-// Runtime::get, and a GemmLaunch built for every launch (what the cache saves).
+// built-in Hopper GEMM (256 x 256 x 256 bf16; needs an sm_90 GPU), one table per config kind (the
+// default config, ping-pong, a cooperative cluster with fast_launch, split-K, whose raw launch is
+// two: the GEMM and the reduction): a raw cuLaunchKernelEx with tensor maps encoded here,
+// GemmLaunch::launch (prepared), the runtime kernel's launch(stream, operands) (prepared-launch
+// cache lookup), the same through Runtime::get, and a GemmLaunch built for every launch (what the
+// cache saves).
 //
-//   bench_runtime_cuda [--no-spec] [--no-gemm]
+//   bench_runtime_cuda [--no-spec] [--no-gemm] [--rounds N (default 41)]
 #include <cuda.h>
 #include <fmt/format.h>
 
@@ -27,9 +29,12 @@
 #include <string_view>
 #include <vector>
 
+#include "cutune/dispatch.hpp"
 #include "cutune/gemm.hpp"
 #include "cutune/runtime.hpp"
 #include "cutune/spec.hpp"
+#include "gemm/gemm_launch.hpp"
+#include "gemm/gemm_problem.hpp"
 
 namespace {
 
@@ -42,14 +47,14 @@ void check(CUresult code, const char* what) {
 }
 
 constexpr int kBatch = 256;
-constexpr int kRounds = 41;
+int rounds_per_figure = 41;  // --rounds: fewer for a quick table
 constexpr int kBatchesPerRound = 40;
 
 // Median over rounds of the host nanoseconds per launch, synchronizing after every batch (the
 // synchronization is outside the timed part).
 double ns_per_launch(CUstream stream, const std::function<void()>& launch) {
   std::vector<double> rounds;
-  for (int r = 0; r < kRounds; ++r) {
+  for (int r = 0; r < rounds_per_figure; ++r) {
     double ns = 0;
     for (int b = 0; b < kBatchesPerRound; ++b) {
       const auto start = std::chrono::steady_clock::now();
@@ -60,8 +65,9 @@ double ns_per_launch(CUstream stream, const std::function<void()>& launch) {
     }
     rounds.push_back(ns / (kBatch * kBatchesPerRound));
   }
-  std::nth_element(rounds.begin(), rounds.begin() + kRounds / 2, rounds.end());
-  return rounds[kRounds / 2];
+  const auto middle = rounds.begin() + rounds_per_figure / 2;
+  std::nth_element(rounds.begin(), middle, rounds.end());
+  return *middle;
 }
 
 void bench_row_sum(CUstream stream) {
@@ -161,18 +167,32 @@ std::vector<std::uint16_t> download(CUdeviceptr d, std::size_t elements) {
   return out;
 }
 
-void bench_gemm(CUstream stream) {
+// A rule that picks `config` for every problem: how the bench makes Runtime::get hand out each
+// config kind (the runtime repairs it for the problem, as it would any dispatched config).
+cutune::Dispatcher one_config_rule(const nlohmann::json& config) {
+  return cutune::Dispatcher::from_json({{"format", "cutune-dispatch"},
+                                        {"version", 1},
+                                        {"family", "gemm"},
+                                        {"family_version", "any"},
+                                        {"device", "any"},
+                                        {"features", {"k", "m", "n"}},
+                                        {"fixed", {{"dtype", "bf16"}}},
+                                        {"configs", {{{"hash", "bench"}, {"config", config}}}},
+                                        {"rule", {{"kind", "tree"}, {"nodes", {{{"config", 0}}}}}}},
+                                       "the launch bench's rule");
+}
+
+// The launch table of one GEMM config kind (`config` empty: the family's default config).
+void bench_gemm(CUstream stream, const std::string& label, const nlohmann::json& config_json) {
   cutune::RuntimeOptions options;
   options.on_warning = [](const std::string& w) { fmt::print(stderr, "warning: {}\n", w); };
   cutune::Runtime runtime(options);
   runtime.add_family(cutune::gemm_family());
+  if (!config_json.is_null()) runtime.add_dispatch(one_config_rule(config_json));
   const cutune::Problem problem = cutune::Problem::parse("m=256,n=256,k=256,dtype=bf16");
   const auto query = runtime.query("gemm", problem);
   const auto& kernel = runtime.get(query).as<cutune::GemmRuntimeKernel>();
   const cutune::gemm::GemmConfig& config = kernel.gemm_config();
-  if (config.split_k != 1) {
-    throw std::runtime_error("the GEMM bench expects a config without split-K (raw launch)");
-  }
   const std::int64_t m = 256, n = 256, k = 256;
   std::vector<std::uint16_t> host(static_cast<std::size_t>(m * k));
   for (std::size_t i = 0; i < host.size(); ++i) {
@@ -181,10 +201,15 @@ void bench_gemm(CUstream stream) {
     std::memcpy(&bits, &f, sizeof bits);
     host[i] = static_cast<std::uint16_t>(bits >> 16);
   }
-  CUdeviceptr a, b, d, d_raw;
+  CUdeviceptr a, b, d, d_raw, raw_workspace = 0;
   for (CUdeviceptr* p : {&a, &b, &d, &d_raw}) check(cuMemAlloc(p, host.size() * 2), "cuMemAlloc");
+  if (kernel.workspace_bytes() > 0) {
+    check(cuMemAlloc(&raw_workspace, kernel.workspace_bytes()), "cuMemAlloc(workspace)");
+  }
   check(cuMemcpyHtoD(a, host.data(), host.size() * 2), "cuMemcpyHtoD");
   check(cuMemcpyHtoD(b, host.data(), host.size() * 2), "cuMemcpyHtoD");
+  // The runtime's kernel runs split-K on its own workspace (workspace = 0), the raw launch on
+  // the one allocated here.
   const cutune::gemm::GemmOperands operands{.a = a, .b = b, .d = d, .workspace = 0};
   const auto prepared = kernel.prepare(operands);
 
@@ -192,10 +217,14 @@ void bench_gemm(CUstream stream) {
   const int atom_k = std::min(config.tile_k, 64);
   CUtensorMap map_a = raw_tensor_map(a, m, k, config.tile_m / config.cluster_n, atom_k);
   CUtensorMap map_b = raw_tensor_map(b, k, n, config.tile_k / config.cluster_m, 64);
-  CUdeviceptr raw_d = d_raw, raw_workspace = 0;
+  CUdeviceptr raw_d = d_raw;
   int raw_m = static_cast<int>(m), raw_n = static_cast<int>(n), raw_k = static_cast<int>(k);
-  // The TMA-store epilogue writes D through its tensor map, in 16 x 64 boxes (gemm_launch.cpp).
-  CUtensorMap map_d = raw_tensor_map(d_raw, m, n, cutune::gemm::rules::kEpilogueBoxRows, 64);
+  // The TMA-store epilogue writes D through its tensor map, in 16 x 64 boxes (gemm_launch.cpp);
+  // split-K writes its fp32 workspace from registers and has no such map.
+  CUtensorMap map_d{};
+  if (config.split_k == 1) {
+    map_d = raw_tensor_map(d_raw, m, n, cutune::gemm::rules::kEpilogueBoxRows, 64);
+  }
   void* raw_args[] = {&map_a, &map_b, &raw_d, &raw_workspace, &raw_m, &raw_n, &raw_k, &map_d};
   std::array<CUlaunchAttribute, 2> attributes{};
   unsigned attribute_count = 0;
@@ -221,25 +250,38 @@ void bench_gemm(CUstream stream) {
   raw.attrs = attributes.data();
   raw.numAttrs = attribute_count;
   const CUfunction function = kernel.functions().gemm;
-  auto raw_launch = [&] { cuLaunchKernelEx(&raw, function, raw_args, nullptr); };
+  // Split-K's second kernel, as GemmLaunch launches it: 256 threads, one per 4 outputs, at most
+  // 4096 blocks.
+  long long elements = m * n;
+  void* reduce_args[] = {&raw_workspace, &raw_d, &elements};
+  const unsigned reduce_blocks =
+      static_cast<unsigned>(std::min<std::int64_t>((m * n / 4 + 255) / 256, 4096));
+  auto raw_launch = [&] {
+    CUresult result = cuLaunchKernelEx(&raw, function, raw_args, nullptr);
+    if (config.split_k > 1 && result == CUDA_SUCCESS) {
+      result = cuLaunchKernel(kernel.functions().splitk_reduce, reduce_blocks, 1, 1, 256, 1, 1, 0,
+                              stream, reduce_args, nullptr);
+    }
+    return result;
+  };
 
   // Both paths compute the same D, bit for bit (same kernel, same accumulation order); when they
   // do not, the raw arguments built here no longer match GemmLaunch's (the kernel changed), and
   // the raw row is left out rather than timing a wrong launch.
   kernel.launch(stream, operands);
   const auto via_runtime = download(d, host.size());
-  const bool raw_ok = cuLaunchKernelEx(&raw, function, raw_args, nullptr) == CUDA_SUCCESS &&
-                      cuCtxSynchronize() == CUDA_SUCCESS &&
+  const bool raw_ok = raw_launch() == CUDA_SUCCESS && cuCtxSynchronize() == CUDA_SUCCESS &&
                       download(d_raw, host.size()) == via_runtime;
   if (!raw_ok) {
     fmt::print(stderr,
-               "bench_runtime_cuda: the raw GEMM launch differs from GemmLaunch's; raw row left "
-               "out, ratios are to GemmLaunch::launch\n");
+               "bench_runtime_cuda: {}: the raw GEMM launch differs from GemmLaunch's; raw row "
+               "left out, ratios are to GemmLaunch::launch\n",
+               label);
   }
   double nonzero = 0;
   for (std::uint16_t v : via_runtime) nonzero += (v & 0x7fff) != 0;
   if (nonzero < 0.5 * static_cast<double>(via_runtime.size())) {
-    throw std::runtime_error("the GEMM wrote mostly zeros");
+    throw std::runtime_error(label + ": the GEMM wrote mostly zeros");
   }
 
   double raw_ns = 0, prepared_ns = 0, kernel_ns = 0, query_ns = 0, name_ns = 0, fresh_ns = 0;
@@ -254,17 +296,21 @@ void bench_gemm(CUstream stream) {
       runtime.get("gemm", problem).as<cutune::GemmRuntimeKernel>().launch(stream, operands);
     });
   }
+  // A GemmLaunch per launch needs the workspace itself (the runtime kernel's is private).
+  const cutune::gemm::GemmOperands fresh_operands{
+      .a = a, .b = b, .d = d, .workspace = raw_workspace};
   fresh_ns = ns_per_launch(stream, [&] {
-    cutune::gemm::GemmLaunch(kernel.functions(), kernel.problem(), config, operands, 0)
+    cutune::gemm::GemmLaunch(kernel.functions(), kernel.problem(), config, fresh_operands, 0)
         .launch(stream);
   });
   const std::size_t prepared_before = kernel.prepared_count();
   auto row = [&](const char* path, double ns) {
     fmt::print("| {} | {:.0f} | {:.3f} | {:+.0f} ns |\n", path, ns, ns / raw_ns, ns - raw_ns);
   };
-  fmt::print("\nGEMM {} ({}, {}): {} blocks, {} bytes of shared memory\n", problem.canonical(),
-             cutune::gemm::to_string(config), cutune::to_string(kernel.origin()),
-             prepared->grid_blocks(), prepared->shared_bytes());
+  fmt::print("\nGEMM {}, {} ({}, {}): {} blocks, {} bytes of shared memory{}\n",
+             problem.canonical(), label, cutune::gemm::to_string(config),
+             cutune::to_string(kernel.origin()), prepared->grid_blocks(), prepared->shared_bytes(),
+             config.split_k > 1 ? ", two launches (GEMM + split-K reduction)" : "");
   fmt::print("| launch path | host ns per launch | ratio to raw | over raw |\n|---|---|---|---|\n");
   if (raw_ok) {
     fmt::print("| raw cuLaunchKernelEx (tensor maps encoded once) | {:.0f} | 1.000 | - |\n",
@@ -278,6 +324,27 @@ void bench_gemm(CUstream stream) {
   fmt::print("prepared launches after the timed runs: {} (1: every repeat launch was cached)\n",
              prepared_before);
   for (CUdeviceptr p : {a, b, d, d_raw}) cuMemFree(p);
+  if (raw_workspace != 0) cuMemFree(raw_workspace);
+}
+
+// Every config kind the kernel has: the family's default at 256^3, a plain ping-pong tile, a
+// cooperative 2x1 cluster with programmatic launch (fast_launch), and split-K.
+void bench_gemm_kinds(CUstream stream) {
+  bench_gemm(stream, "default config", nullptr);
+  bench_gemm(stream, "ping-pong, no cluster",
+             {{"tile_m", 128}, {"tile_n", 128}, {"schedule", "pingpong"}, {"split_k", 1}});
+  bench_gemm(stream, "cooperative 2x1 cluster, fast_launch",
+             {{"tile_m", 128},
+              {"tile_n", 256},
+              {"tile_k", 64},
+              {"stages", 4},
+              {"cluster_m", 2},
+              {"cluster_n", 1},
+              {"schedule", "cooperative"},
+              {"split_k", 1},
+              {"fast_launch", true}});
+  bench_gemm(stream, "split-K 2",
+             {{"tile_m", 128}, {"tile_n", 128}, {"schedule", "pingpong"}, {"split_k", 2}});
 }
 
 }  // namespace
@@ -290,8 +357,10 @@ int main(int argc, char** argv) try {
       spec = false;
     } else if (arg == "--no-gemm") {
       gemm = false;
+    } else if (arg == "--rounds" && i + 1 < argc && std::atoi(argv[i + 1]) > 0) {
+      rounds_per_figure = std::atoi(argv[++i]);
     } else {
-      fmt::print(stderr, "usage: bench_runtime_cuda [--no-spec] [--no-gemm]\n");
+      fmt::print(stderr, "usage: bench_runtime_cuda [--no-spec] [--no-gemm] [--rounds N]\n");
       return 64;
     }
   }
@@ -304,7 +373,7 @@ int main(int argc, char** argv) try {
   CUstream stream;
   check(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
   if (spec) bench_row_sum(stream);
-  if (gemm) bench_gemm(stream);
+  if (gemm) bench_gemm_kinds(stream);
   return 0;
 } catch (const std::exception& e) {
   fmt::print(stderr, "bench_runtime_cuda: {}\n", e.what());

@@ -1,8 +1,9 @@
 // Tunes a family over a suite of shapes the way the runtime does (each tune warm-started from
-// the winners of the shapes tuned before it), compares a warm and a cold tune of more shapes,
-// then measures every winner on every shape (cross_measure) and fits a dispatch rule over the
-// tuned shapes, reporting it on held-out shapes. A kernel spec, or a built-in family (the GEMM,
-// in a build with the CUDA backend, on an H200):
+// the winners of the shapes tuned before it), cross-measures every candidate config (each shape's
+// best --candidates) as repaired for every shape, fits a dispatch rule over the tuned shapes
+// (reported leave-one-shape-out, with the curve of held-out geomean against the number of
+// configs), then compares warm and cold tunes of held-out shapes (--compare, never tuned here).
+// A kernel spec, or a built-in family (the GEMM, in a build with the CUDA backend, on an H200):
 //
 //   bench_runtime_shapes --spec examples/cpu/matmul/matmul.json
 //       --shapes "m=64,n=64,k=64;m=256,n=256,k=256" --compare "m=192,n=192,k=96" --budget 12
@@ -11,15 +12,16 @@
 // It tunes through the family's own record (cutune/family.hpp: resolution, version, evaluator,
 // key), the one the runtime's family extends, so every winner it records is what Runtime::get
 // finds. Everything it writes (the store, compiled kernels) goes to --db's folder: compiled
-// kernels to --cache-dir (as $XDG_CACHE_HOME), default <db folder>/kernel-cache. Ends with one
-// summary table: per tuned shape its own best, the final rule's pick and the held-out pick, their
-// geomeans, the rule's config count, and warm versus cold evaluations to the common best on the
-// compare shape.
+// kernels to --cache-dir (as $XDG_CACHE_HOME), default <db folder>/kernel-cache. Prints, in
+// order: the tunes, the summary (per tuned shape its own best, the final rule's pick and the
+// held-out pick), the curve, and warm versus cold evaluations and seconds to within --tolerance
+// of each held-out shape's best, with their medians.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <stdlib.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -53,12 +55,23 @@ struct Args {
   std::string cache_dir;
   std::size_t budget = 12;
   double seconds = 0;
+  double suite_seconds = 0;
   std::size_t retime_top = 3;
   std::size_t neighbours = 4;
   std::size_t max_configs = 8;
+  std::size_t candidates = 3;
+  double tolerance = 0.02;
   std::string strategy = "default";
   bool cross = true;
+  bool remeasure = true;
 };
+
+double median(std::vector<double> values) {
+  if (values.empty()) return NAN;
+  std::sort(values.begin(), values.end());
+  const std::size_t mid = values.size() / 2;
+  return values.size() % 2 == 1 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
+}
 
 double geomean(const std::vector<double>& ratios) {
   if (ratios.empty()) return NAN;
@@ -107,19 +120,27 @@ int run(const Args& args) {
 
   fmt::print("| shape | default ms | best ms | speedup | warm starts | evaluations | seconds |\n");
   fmt::print("|---|---|---|---|---|---|---|\n");
+  // Past --suite-seconds, no more suite tunes (the held-out comparisons still run): what was
+  // tuned is cross-measured and fitted.
+  const auto out_of_time = [&](const cutune::Problem& problem) {
+    const double spent =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - suite_start).count();
+    if (args.suite_seconds <= 0 || spent < args.suite_seconds) return false;
+    fmt::print("| {} | skipped: {:.0f} s of tunes spent (--suite-seconds) |\n", problem.canonical(),
+               spent);
+    return true;
+  };
   for (const cutune::Problem& given : parse_shapes(args.shapes)) {
     const cutune::Problem problem = target.resolved(given);
+    if (out_of_time(problem)) continue;
     cutune::FamilyEvaluator made = target.make_evaluator(problem, {});
     cutune::Evaluator& evaluator = *made.evaluator;
     device = made.device;
     const cutune::TuningKey key =
         target.key(problem, evaluator.device_name(), evaluator.toolchain());
     cutune::TuneOptions warm = options;
-    for (auto& n : cutune::nearest_winners(store, target.name, key.device, problem,
-                                           target.tuning->space, args.neighbours)) {
-      warm.warm_start.push_back(std::move(n.config));
-    }
-    const auto report = cutune::tune(*target.tuning, problem, device, evaluator, &store, key, warm);
+    cutune::add_warm_start(warm, store, target, problem, key.device, args.neighbours);
+    const auto report = cutune::tune(target, problem, evaluator, device, &store, warm);
     const double base = report.baseline && report.baseline->measurement.ok()
                             ? report.baseline->measurement.time_ms
                             : NAN;
@@ -128,49 +149,70 @@ int run(const Args& args) {
                best, base / best, warm.warm_start.size(), report.evaluated.size(), report.seconds);
   }
 
-  std::vector<std::string> compare_lines;
-  for (const cutune::Problem& given : parse_shapes(args.compare)) {
+  // Warm start where it should pay: shapes never tuned above, between tuned ones.
+  const auto held_out_shapes = parse_shapes(args.compare);
+  if (!held_out_shapes.empty()) {
+    fmt::print(
+        "\n=== warm vs cold on held-out shapes: evaluations (seconds) to within {:.0f}% of the "
+        "shape's best (the better of both runs)\n",
+        args.tolerance * 100);
+    fmt::print("| shape | neighbours | best ms | cold evals | warm evals | cold s | warm s |\n");
+    fmt::print("|---|---|---|---|---|---|---|\n");
+  }
+  std::vector<double> cold_counts, warm_counts, cold_times, warm_times;
+  for (const cutune::Problem& given : held_out_shapes) {
     const cutune::Problem problem = target.resolved(given);
     cutune::FamilyEvaluator made = target.make_evaluator(problem, {});
-    const cutune::TuningKey key =
-        target.key(problem, made.evaluator->device_name(), made.evaluator->toolchain());
-    const auto c = cutune::compare_warm_start(*target.tuning, problem, made.device, *made.evaluator,
-                                              store, key, options, args.neighbours);
-    fmt::print("\nwarm start on {} from {} neighbour winner(s):\n", problem.canonical(),
-               c.neighbours.size());
-    fmt::print("  cold: best {:.4g} ms; reached {:.4g} ms at evaluation {} ({:.1f} s)\n",
-               c.cold.best ? c.cold.best->measurement.time_ms : NAN, c.target_ms,
-               c.cold_evaluations, c.cold_seconds);
-    fmt::print("  warm: best {:.4g} ms; reached {:.4g} ms at evaluation {} ({:.1f} s)\n",
-               c.warm.best ? c.warm.best->measurement.time_ms : NAN, c.target_ms,
-               c.warm_evaluations, c.warm_seconds);
-    fmt::print("  evaluations to that level: {:.2f}x fewer warm\n",
-               static_cast<double>(c.cold_evaluations) / static_cast<double>(c.warm_evaluations));
-    compare_lines.push_back(fmt::format(
-        "warm vs cold on {} ({} neighbour winners): {} vs {} evaluations ({:.1f} vs {:.1f} s) "
-        "to {:.4g} ms",
-        problem.canonical(), c.neighbours.size(), c.warm_evaluations, c.cold_evaluations,
-        c.warm_seconds, c.cold_seconds, c.target_ms));
+    const auto c = cutune::compare_warm_start(target, problem, *made.evaluator, made.device, store,
+                                              options, args.neighbours,
+                                              {.tolerance = args.tolerance, .record_warm = true});
+    // A run that never got there counts one evaluation past its budget.
+    auto count = [](std::size_t n, bool reached) {
+      return reached ? fmt::format("{}", n) : fmt::format(">{}", n);
+    };
+    cold_counts.push_back(static_cast<double>(c.cold_evaluations + (c.cold_reached ? 0 : 1)));
+    warm_counts.push_back(static_cast<double>(c.warm_evaluations + (c.warm_reached ? 0 : 1)));
+    cold_times.push_back(c.cold_seconds);
+    warm_times.push_back(c.warm_seconds);
+    fmt::print("| {} | {} | {:.5g} | {} | {} | {:.1f} | {:.1f} |\n", problem.canonical(),
+               c.neighbours.size(), c.target_ms / (1 + args.tolerance),
+               count(c.cold_evaluations, c.cold_reached), count(c.warm_evaluations, c.warm_reached),
+               c.cold_seconds, c.warm_seconds);
   }
-
-  const cutune::DispatchOptions fit{.family = target.name, .max_configs = args.max_configs};
+  if (!held_out_shapes.empty()) {
+    fmt::print(
+        "median evaluations: cold {:.1f}, warm {:.1f} (warm/cold {:.2f}); median seconds: cold "
+        "{:.1f}, warm {:.1f}\n",
+        median(cold_counts), median(warm_counts), median(warm_counts) / median(cold_counts),
+        median(cold_times), median(warm_times));
+  }
+  const cutune::DispatchOptions fit{.family = target.name,
+                                    .max_configs = args.max_configs,
+                                    .repair_space = &target.tuning->space,
+                                    .repair_device = device,
+                                    .candidates_per_shape = args.candidates,
+                                    .remeasure = args.remeasure};
   if (args.cross) {
     const auto start = std::chrono::steady_clock::now();
     const std::size_t pairs =
         cutune::cross_measure(store, fit, target.tuning->space, device, make_evaluator);
-    fmt::print("\ncross-measured {} (shape, winner) pairs in {:.1f} s\n", pairs,
-               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    fmt::print(
+        "\ncross-measured {} (shape, config) pairs in {:.1f} s ({} best configs of each shape, "
+        "each repaired for every shape{})\n",
+        pairs, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+        args.candidates, args.remeasure ? "; every pair measured again" : "");
   }
   const auto dispatcher = cutune::Dispatcher::fit(store, fit);
   const auto& r = dispatcher.report();
   fmt::print(
-      "\ndispatch: {}; held-out geomean best/picked {:.4f} over {} shapes ({} never ran "
-      "correctly); fitted {:.4f}\n",
+      "\ndispatch: {}; held-out geomean best/picked {:.4f} over {} shapes ({} failed or never "
+      "measured); fitted {:.4f}\n",
       r.rule, r.held_out_geomean, r.shapes.size() - r.held_out_unknown, r.held_out_unknown,
       r.training_geomean);
   for (const auto& line : r.candidates_tried) fmt::print("  {}\n", line);
 
-  // The final rule's pick on each tuned shape, timed as the store has it under the shape's key.
+  // The final rule's pick on each tuned shape, repaired for it as the runtime loads it, timed as
+  // the store has it under the shape's key.
   std::map<std::string, cutune::TuningKey> keys;
   for (const auto& key : store.keys({.family = target.name, .device = dispatcher.device()})) {
     if (key.family_version == dispatcher.version()) keys.emplace(key.problem, key);
@@ -185,11 +227,10 @@ int run(const Args& args) {
   for (const auto& shape : r.shapes) {
     std::optional<double> rule_ms;
     try {
-      const auto config =
-          target.tuning->space.from_json(dispatcher.config(dispatcher.pick(shape.problem)));
+      const auto config = dispatcher.config_for(shape.problem, target.tuning->space, device);
       const auto key = keys.find(shape.problem.canonical());
-      if (key != keys.end()) {
-        if (auto m = store.find(key->second, config.hash_hex()); m && m->ok()) {
+      if (config && key != keys.end()) {
+        if (auto m = store.find(key->second, config->hash_hex()); m && m->ok()) {
           rule_ms = m->time_ms;
         }
       }
@@ -203,7 +244,7 @@ int run(const Args& args) {
     }
     if (shape.picked_ms) held_out_ratios.push_back(shape.best_ms / *shape.picked_ms);
     auto ms = [](const std::optional<double>& v) {
-      return v ? fmt::format("{:.5g}", *v) : std::string("unknown");
+      return v ? fmt::format("{:.5g}", *v) : std::string("failed");
     };
     auto ratio = [&](const std::optional<double>& v) {
       return v ? fmt::format("{:.3f}", shape.best_ms / *v) : std::string("-");
@@ -212,13 +253,20 @@ int run(const Args& args) {
                ms(rule_ms), ratio(rule_ms), ms(shape.picked_ms), ratio(shape.picked_ms));
   }
   fmt::print(
-      "geomean best/rule pick: {:.4f} over {} shapes ({} unknown); held out: {:.4f} over {} "
-      "shapes ({} unknown)\n",
+      "geomean best/rule pick: {:.4f} over {} shapes ({} failed); held out: {:.4f} over {} "
+      "shapes ({} failed)\n",
       geomean(rule_ratios), rule_ratios.size(), rule_unknown, geomean(held_out_ratios),
       held_out_ratios.size(), r.held_out_unknown);
   fmt::print("rule: {}, {} distinct configs (at most {})\n", r.rule, dispatcher.config_count(),
              args.max_configs);
-  for (const auto& line : compare_lines) fmt::print("{}\n", line);
+  fmt::print("\n=== held-out geomean against the number of configs (leave-one-shape-out)\n");
+  fmt::print("| configs | best rule | held-out geomean best/picked | failed picks |\n");
+  fmt::print("|---|---|---|---|\n");
+  for (const auto& point : r.curve) {
+    fmt::print("| {} | {} | {:.4f} | {} |\n", point.configs, point.rule, point.held_out_geomean,
+               point.failed);
+  }
+
   fmt::print("suite wall time: {:.1f} s; store: {}; compiled kernels: {}\n",
              std::chrono::duration<double>(std::chrono::steady_clock::now() - suite_start).count(),
              db.string(), cache_dir.string());
@@ -233,18 +281,27 @@ int main(int argc, char** argv) {
   app.add_option("--spec", args.spec, "Kernel spec");
   app.add_option("--family", args.family, "A built-in family instead of a spec (gemm)");
   app.add_option("--shapes", args.shapes, "Shapes to tune, ';'-separated")->required();
-  app.add_option("--compare", args.compare, "Shapes for a warm-versus-cold comparison");
+  app.add_option("--compare", args.compare,
+                 "Held-out shapes (not tuned above) for a warm-versus-cold comparison");
   app.add_option("--db", args.db, "Results store (default: a fresh temporary one)");
   app.add_option("--cache-dir", args.cache_dir,
                  "Compiled kernels (default: kernel-cache beside the store)");
   app.add_option("--time", args.seconds, "Wall-time budget per tune in seconds (0: none)");
+  app.add_option("--suite-seconds", args.suite_seconds,
+                 "No suite tune starts after this many seconds (0: none)");
   app.add_option("--retime-top", args.retime_top, "Best configs re-timed at the end of a tune");
   app.add_option("--budget", args.budget, "Evaluations per tune");
   app.add_option("--neighbours", args.neighbours, "Winners of nearest shapes to start from");
   app.add_option("--max-configs", args.max_configs, "Most configs in the dispatch rule");
   app.add_option("--strategy", args.strategy, "Search strategy");
   app.add_option("--cross", args.cross,
-                 "Measure every shape's winner on every shape before fitting (true/false)");
+                 "Measure every candidate on every shape before fitting (true/false)");
+  app.add_option("--candidates", args.candidates,
+                 "Best configs of each tuned shape that become dispatch candidates");
+  app.add_option("--remeasure", args.remeasure,
+                 "Cross-measure every pair again, in one batch per shape (true/false)");
+  app.add_option("--tolerance", args.tolerance,
+                 "Warm vs cold: evaluations to within this fraction of the shape's best");
   CLI11_PARSE(app, argc, argv);
   try {
     return run(args);

@@ -2,17 +2,25 @@
 // one device, that maps any problem to one of a few configs. Written as JSON (read back by
 // Dispatcher::load and the runtime) or as a self-contained C++ header (a constexpr rule).
 //
-// Fitting. The candidates are the shapes' winners. For a shape s and a candidate c, the time of c
-// on s is the store's latest ok measurement of c under s's key; a pair never measured is
-// *unknown* (warm-started tunes measure the neighbours' winners, which fills most nearby pairs).
-// A rule is scored by the geometric mean over shapes of best(s) / time(pick(s), s); while fitting,
-// an unknown pick counts as kUnknownRatio, so rules prefer configs known to run well. Rules tried:
-// decision trees over log2 of the numeric problem arguments of depth 1 up to log2(max_configs)
-// (each leaf picks the candidate best over its shapes, so a tree never uses more configs than it
-// has leaves), and nearest neighbour among the shapes, each labelled with the best of a greedily
-// chosen set of at most max_configs candidates. The rule with the best leave-one-out score wins
-// (ties: the better score on the shapes it was fitted on, then the simpler rule) and is refitted
-// on every shape. Fitting is deterministic: the same store gives the same rule.
+// A pick is never illegal: the rule picks a config as tuned, and its user repairs it for the
+// target problem with the family's space (Space::normalize, the tuner's own repair), which the
+// runtime does for every dispatched config (Runtime::get) and config_for() does here. The header
+// cannot carry the repair (a family's repairs are C++ code over the device, e.g. the GEMM's shared
+// memory fold), so its comment says so; docs/runtime.md.
+//
+// Fitting. Candidates are each tuned shape's best `candidates_per_shape` configs (its winner
+// first). The time of candidate c on shape s is the store's latest measurement, under s's key, of
+// c as the space repairs it for s (given `repair_space`; cross_measure() measures exactly those),
+// so picks are scored after the repair, measured, not assumed. A pair never measured is
+// *unknown* (scored kUnknownRatio); one that failed, or that the repair cannot make legal, scores
+// 0.001. A rule is scored by the geometric mean over shapes of best(s) / time(pick(s), s), where
+// best(s) is the time of s's own winner. For each config budget K = 1..max_configs the fit tries
+// decision trees whose leaves pick any candidate (depth <= log2 K), trees and nearest neighbour
+// over K greedily chosen candidates; each is scored leave-one-shape-out (the held-out shape's
+// own configs are no candidates for it). The curve reports the best held-out geomean per K; the
+// best (K, rule) overall (ties: the better in-sample score, then the fewer configs and the
+// simpler rule) is refitted on every shape. Fitting is deterministic: the same store gives the
+// same rule.
 #pragma once
 
 #include <cstddef>
@@ -42,6 +50,23 @@ struct DispatchOptions {
   std::string version = {};  // family version; empty: the one with the most tuned shapes
   std::size_t max_configs = 8;
   std::string rule = "auto";  // "auto", "tree" or "nearest"
+  // The space that repairs a candidate for a shape, and the device it repairs for; null: no
+  // repair (a candidate that would need one is looked up as it stands, so it counts as unknown).
+  const Space* repair_space = nullptr;
+  Device repair_device = {};
+  // How many of each shape's fastest configs become candidates (its winner first).
+  std::size_t candidates_per_shape = 1;
+  // cross_measure() only: measure every (shape, candidate) pair again, in one batch per shape,
+  // so that every time a shape's ratios compare comes from the same session.
+  bool remeasure = false;
+};
+
+// The held-out geomean of the best rule with at most `configs` configs.
+struct DispatchCurvePoint {
+  std::size_t configs = 0;
+  std::string rule;
+  double held_out_geomean = 0;  // over the picks that ran correctly
+  std::size_t failed = 0;       // held-out picks that failed or were never measured
 };
 
 // One tuned shape, and how the fitted rule does on it when the shape is held out.
@@ -49,8 +74,9 @@ struct DispatchShape {
   Problem problem;
   std::string best_config_hash;
   double best_ms = 0;
-  std::string picked_config_hash;   // by the rule fitted without this shape
-  std::optional<double> picked_ms;  // empty: never measured on this shape, or failed there
+  std::string picked_config_hash;   // by the rule fitted without this shape (as tuned)
+  std::optional<double> picked_ms;  // of the pick as repaired for this shape; empty: never
+                                    // measured on this shape, or failed there
 };
 
 struct DispatchReport {
@@ -60,12 +86,15 @@ struct DispatchReport {
   std::size_t held_out_unknown = 0;  // shapes whose held-out pick never ran correctly on them
   double training_geomean = 0;       // the final rule on the shapes it was fitted on
   std::vector<std::string> candidates_tried;  // every rule kind with its leave-one-out score
+  std::vector<DispatchCurvePoint> curve;      // K = 1..max_configs
 };
 
-// Fills the pairs a fit would call unknown: measures every shape's winner on every other tuned
-// shape of the family (one evaluator per shape) and records the results under that shape's key.
-// A winner that the space must repair to run a shape is recorded there as invalid_config (a rule
-// must not pick it for that shape). Returns how many pairs were measured.
+// Fills the pairs a fit would call unknown (all of them with options.remeasure): measures every
+// candidate, as `space` repairs it for each tuned shape of the family, on that shape (one
+// evaluator per shape, one batch) and records the results under that shape's key and the
+// repaired config's hash. A candidate the repair cannot make legal is recorded as invalid_config
+// under its own hash. Returns how many (shape, config) pairs were measured. Throws what fit()
+// throws for a store without shapes, and what the evaluator throws.
 std::size_t cross_measure(
     Store& store, const DispatchOptions& options, const Space& space, const Device& device,
     const std::function<std::unique_ptr<Evaluator>(const Problem&)>& make_evaluator);
@@ -90,6 +119,11 @@ class Dispatcher {
   // The index of the config for a problem. Throws std::invalid_argument when the problem lacks a
   // feature argument or differs in a fixed (non-numeric) argument; the runtime then falls back.
   std::size_t pick(const Problem& problem) const;
+  // The picked config as `space` repairs it for `problem` on `device` (what Runtime::get loads);
+  // empty when even the repair cannot make it legal. Throws what pick() and Space::from_json
+  // throw.
+  std::optional<Config> config_for(const Problem& problem, const Space& space,
+                                   const Device& device) const;
   const nlohmann::json& config(std::size_t index) const { return configs_.at(index); }
   std::size_t config_count() const { return configs_.size(); }
 

@@ -15,22 +15,29 @@
 // keeps the prepared launches (gemm::GemmLaunch) of the last few operand sets, so launching again
 // on the same buffers encodes nothing. Needs cutune_family_gemm_runtime, a build with the CUDA
 // backend, and an sm_90 GPU to launch.
+//
+// The kernel's own types (gemm::GemmConfig, GemmProblem, GemmKernel, GemmLaunch) are declared
+// here only: the accessors that return them serve the family's benchmarks and tests, which
+// include its headers from src/families/gemm. A program needs none of them.
 #pragma once
 
 #include <cuda.h>
 
-#include <array>
-#include <atomic>
 #include <cstddef>
 #include <memory>
-#include <mutex>
 #include <vector>
 
+#include "cutune/gemm_types.hpp"
 #include "cutune/runtime.hpp"
-#include "gemm/gemm_evaluator.hpp"
-#include "gemm/gemm_launch.hpp"
 
 namespace cutune {
+
+namespace gemm {
+struct GemmConfig;   // src/families/gemm/gemm_problem.hpp
+struct GemmProblem;  // src/families/gemm/gemm_problem.hpp
+struct GemmKernel;   // src/families/gemm/gemm_launch.hpp
+class GemmLaunch;    // src/families/gemm/gemm_launch.hpp
+}  // namespace gemm
 
 // One config of the GEMM family loaded for one problem: D (m x n) = A (m x k) x B, all of the
 // problem's dtype, row-major, B as the problem's b_layout says (default k x n).
@@ -55,31 +62,18 @@ class GemmRuntimeKernel final : public Kernel {
   // cached. Thread-safe.
   std::shared_ptr<const gemm::GemmLaunch> prepare(const gemm::GemmOperands& operands) const;
 
-  const gemm::GemmProblem& problem() const { return problem_; }
-  const gemm::GemmConfig& gemm_config() const { return gemm_config_; }
-  const gemm::GemmKernel& functions() const { return functions_; }
+  // The kernel's problem, config and entry points (see the top of this file).
+  const gemm::GemmProblem& problem() const;
+  const gemm::GemmConfig& gemm_config() const;
+  const gemm::GemmKernel& functions() const;
   // Bytes of fp32 workspace split-K needs; 0 without split-K.
   std::size_t workspace_bytes() const;
   // How many launches were prepared (tensor maps encoded) so far.
-  std::size_t prepared_count() const { return prepared_.load(std::memory_order_relaxed); }
+  std::size_t prepared_count() const;
 
  private:
-  struct Entry {
-    gemm::GemmOperands operands;
-    std::shared_ptr<const gemm::GemmLaunch> launch;
-  };
-
-  std::shared_ptr<void> module_;
-  gemm::GemmKernel functions_;
-  gemm::GemmProblem problem_;
-  gemm::GemmConfig gemm_config_;
-  CUcontext context_;
-  CUdevice device_;
-  mutable std::mutex mutex_;
-  mutable std::array<Entry, kCachedLaunches> cache_{};
-  mutable std::size_t cached_ = 0;
-  mutable CUdeviceptr own_workspace_ = 0;
-  mutable std::atomic<std::size_t> prepared_{0};
+  struct State;  // gemm_family.cpp: the module, the kernel's types, the cache of launches
+  std::unique_ptr<State> state_;
 };
 
 struct GemmFamilyOptions {

@@ -210,26 +210,51 @@ std::vector<NearestWinner> nearest_winners(Store& store, std::string_view family
                                            std::string_view device, const Problem& problem,
                                            const Space& space, std::size_t k);
 
+// The one warm-start set-up of a tune of `family`'s `problem` measured on `device` (the store
+// key's): the winners of the `neighbours` nearest tuned shapes in `store` (nearest_winners),
+// appended to options.warm_start, and returned. Used by `cutune tune`, the runtime's tunes and
+// compare_warm_start.
+std::vector<NearestWinner> add_warm_start(TuneOptions& options, Store& store, const Family& family,
+                                          const Problem& problem, std::string_view device,
+                                          std::size_t neighbours);
+
 // A tune from the nearest winners against a cold tune of the same shape, same options otherwise.
 struct WarmStartComparison {
   TuneReport cold;
   TuneReport warm;
   std::vector<NearestWinner> neighbours;
-  // The worse of the two runs' best times: a level both reached.
+  // The level both runs are measured to: the worse of their best times, or, given a tolerance,
+  // within it of the best time known for the shape.
   double target_ms = 0;
-  // Evaluations (1-based) and tune seconds each run took to first measure target_ms or better.
+  // Evaluations (1-based) and tune seconds each run took to first measure target_ms or better;
+  // a run that never did: its evaluation count and seconds, and reached false.
   std::size_t cold_evaluations = 0;
   std::size_t warm_evaluations = 0;
   double cold_seconds = 0;
   double warm_seconds = 0;
+  bool cold_reached = true;
+  bool warm_reached = true;
 };
 
-// Runs the cold tune first, then the warm one; neither reads nor writes `store`'s results for
-// `key` (both would resume from it), which is used only to find neighbours. Throws
-// std::invalid_argument when no tuned neighbour exists.
-WarmStartComparison compare_warm_start(const TuningSpace& space, const Problem& problem,
-                                       const Device& device, Evaluator& evaluator, Store& store,
-                                       const TuningKey& key, const TuneOptions& options,
-                                       std::size_t neighbours);
+// How compare_warm_start decides the level both runs race to.
+struct WarmStartTarget {
+  // < 0: the worse of the two runs' bests. Else (1 + tolerance) times the best time known for the
+  // shape: the smaller of own_best_ms (0: none) and both runs' best search times (0.02: within 2%
+  // of the shape's best).
+  double tolerance = -1;
+  double own_best_ms = 0;
+  // Record the warm run into `store`, as a tune of the shape would (it then resumes from nothing:
+  // call it only for a shape the store has never tuned).
+  bool record_warm = false;
+};
+
+// Tunes `family`'s `problem` with `evaluator` on `device`, cold first, then warm; the cold run
+// neither reads nor writes `store`'s results for the problem's key, which is used to find
+// neighbours (and to record the warm run when target.record_warm). Throws std::invalid_argument
+// when no tuned neighbour exists.
+WarmStartComparison compare_warm_start(const Family& family, const Problem& problem,
+                                       Evaluator& evaluator, const Device& device, Store& store,
+                                       const TuneOptions& options, std::size_t neighbours,
+                                       const WarmStartTarget& target = {});
 
 }  // namespace cutune

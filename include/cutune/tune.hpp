@@ -1,9 +1,9 @@
-// One tune: a strategy proposes, the space normalizes, duplicates are skipped, the evaluator
-// measures, the store keeps every result as it arrives, and a final tournament of the default,
-// the seeds and the top few (cutune/tournament.hpp) chooses the winner, which the store records
-// as the key's decision. On a shared store (Store::shared, a PostgreSQL server) any number of
-// tunes of one key cooperate: each claims a candidate before measuring it, and one tournament
-// decides for all (docs/scale-out.md).
+// One tune of a kernel family's problem: a strategy proposes, the space normalizes, duplicates are
+// skipped, the evaluator measures, the store keeps every result as it arrives, and a final
+// tournament of the default, the seeds and the top few (cutune/tournament.hpp) chooses the winner,
+// which the store records as the key's decision. On a shared store (Store::shared, a PostgreSQL
+// server) any number of tunes of one key cooperate: each claims a candidate before measuring it,
+// and one tournament decides for all (docs/scale-out.md).
 #pragma once
 
 #include <atomic>
@@ -19,6 +19,7 @@
 
 #include "cutune/config.hpp"
 #include "cutune/evaluator.hpp"
+#include "cutune/family.hpp"
 #include "cutune/heuristics.hpp"
 #include "cutune/measurement.hpp"
 #include "cutune/problem.hpp"
@@ -122,10 +123,16 @@ class UnsupportedProblem : public std::invalid_argument {
   std::vector<std::string> errors_;
 };
 
-// Throws UnsupportedProblem for a problem the space rejects, and otherwise only for misuse (unknown
-// strategy name); every candidate failure lands in the report.
-TuneReport tune(const TuningSpace& space, const Problem& problem, const Device& device,
-                Evaluator& evaluator, Store* store, const TuningKey& key,
-                const TuneOptions& options, const TuneCallbacks& callbacks = {});
+// The one driver of every search (`cutune tune`, the runtime's tunes, bench-strategies): tunes
+// `problem` (resolved: Family::resolved) in `family`'s space, measuring with `evaluator` (made by
+// the family, or any other for the same problem) on `device` (what constraints and seeds see:
+// FamilyEvaluator::device), and keeps every result in `store` (none: nullptr) under the family's
+// key, family.key(problem, evaluator.device_name(), evaluator.toolchain()).
+// Throws UnsupportedProblem for a problem the space rejects, and otherwise only for misuse (a
+// family without a space, an unknown strategy name); every candidate failure lands in the report.
+// Any thread; `store` belongs to the calling thread for the tune's duration.
+TuneReport tune(const Family& family, const Problem& problem, Evaluator& evaluator,
+                const Device& device, Store* store, const TuneOptions& options,
+                const TuneCallbacks& callbacks = {});
 
 }  // namespace cutune

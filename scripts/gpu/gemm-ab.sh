@@ -65,7 +65,7 @@ build() {
   [[ -d "$cutlass/cute" ]] || { echo "gemm-ab.sh: no CUTLASS headers in $cutlass" >&2; exit 1; }
   rm -rf "$dir" && mkdir -p "$dir/src/device" "$dir/cubins"
   cp "$root/src/families/gemm/device/hopper_gemm.cu" "$dir/src/device/"
-  cp "$root/src/families/gemm/gemm_rules.hpp" "$dir/src/"
+  cp "$root/src/families/gemm/gemm_rules.hpp" "$root/src/families/gemm/gemm_schedule.hpp" "$dir/src/"
   # main's kernel includes "../gemm_rules.hpp": main's own rules sit above it.
   mkdir -p "$dir/main/device"
   git -C "$root" show main:src/families/gemm/device/hopper_gemm.cu > "$dir/main/device/hopper_gemm.cu"

@@ -51,12 +51,7 @@ if [[ "$mode" == bundle ]]; then
     "$build/bench/runtime/bench_runtime_shapes" "$build/tests/families/gemm/test_runtime_gemm_gpu" \
     "$build/bench/gpu/gemm_peer_bench" "$build/bench/gpu/graph_timer_check" "$bundle/bin/"
   cp "$build/lib/libcutune_gemm_capi.so" "$bundle/lib/"  # needs only the driver
-  # Libraries the GPU image may lack; the C runtime, the C++ runtime, CUDA's own libraries and the
-  # driver are the machine's.
-  for binary in "$bundle"/bin/*; do
-    ldd "$binary" | awk '/=> \// {print $3}'
-  done | sort -u | grep -v -E '/(libc|libm|libdl|librt|libpthread|libstdc\+\+|libgcc_s|libcuda|libcublas|libcublasLt|libcudart|libnvrtc|libnvrtc-builtins)\.so' |
-    while read -r library; do cp -L "$library" "$bundle/lib/"; done
+  bundle_libraries "$bundle/lib" "$bundle"/bin/*
   du -sh "$bundle"
   ls "$bundle/lib"
   exit 0

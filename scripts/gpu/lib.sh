@@ -35,3 +35,28 @@ record_gpu() {
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw --format=csv,noheader |
     tee "$1"
 }
+
+# bundle_libraries DEST BINARY...: copies into DEST the libraries the binaries load that the GPU
+# image may lack; the C and C++ runtimes, CUDA's own libraries and the driver are the machine's.
+bundle_libraries() {
+  local dest="$1" binary
+  shift
+  for binary in "$@"; do
+    ldd "$binary" | awk '/=> \// {print $3}'
+  done | sort -u | grep -v -E '/(libc|libm|libdl|librt|libpthread|libstdc\+\+|libgcc_s|libcuda|libcublas|libcublasLt|libcudart|libnvrtc|libnvrtc-builtins)\.so' |
+    while read -r library; do cp -L "$library" "$dest/"; done
+}
+
+# start_clock LIMIT: elapsed prints the seconds since; remaining WANTED prints the smaller of
+# WANTED and what is left before LIMIT (at least 10), for `timeout`.
+start_clock() {
+  clock_start=$(date +%s)
+  clock_limit=$1
+}
+elapsed() { echo $(( $(date +%s) - clock_start )); }
+remaining() {
+  local left=$(( clock_limit - $(elapsed) ))
+  (( left > $1 )) && left=$1
+  (( left < 10 )) && left=10
+  echo "$left"
+}

@@ -33,16 +33,7 @@ if [[ "$mode" == bundle ]]; then
 fi
 [[ "$mode" == run ]] || { echo "runtime-bench.sh: unknown mode '$mode' (bundle | run)" >&2; exit 64; }
 
-start=$(date +%s)
-elapsed() { echo $(( $(date +%s) - start )); }
-LIMIT="${LIMIT:-570}"
-# remaining SECONDS_WANTED: the smaller of that and what is left before $LIMIT (at least 10).
-remaining() {
-  local left=$(( LIMIT - $(elapsed) ))
-  (( left > $1 )) && left=$1
-  (( left < 10 )) && left=10
-  echo "$left"
-}
+start_clock "${LIMIT:-570}"
 
 out="${OUT:-$root/build/runtime-bench/out}"
 mkdir -p "$out"

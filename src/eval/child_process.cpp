@@ -235,10 +235,14 @@ std::optional<ExitStatus> ChildProcess::wait_until(Clock::time_point deadline) {
 
 RunResult run_with_limit(const std::vector<std::string>& argv, std::chrono::milliseconds limit) {
   auto start = Clock::now();
+  const StarvationProbe probe;
   ChildProcess child(argv, {});
   RunResult result;
   if (child.read_to_end(result.output, start + limit) == ChildProcess::Read::timeout) {
     result.timed_out = true;
+    // Before the kill, while the group's processes are there to be read.
+    result.starvation =
+        probe.judge(group_cpu_seconds(child.pid()), std::chrono::duration<double>(limit).count());
     child.kill_group();
   }
   result.status = child.wait();

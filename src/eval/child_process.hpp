@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "starvation.hpp"
+
 namespace cutune::eval {
 
 using Clock = std::chrono::steady_clock;
@@ -67,7 +69,8 @@ class ChildProcess {
 struct RunResult {
   ExitStatus status;
   bool timed_out = false;
-  std::string output;  // stdout and stderr together
+  Starvation starvation;  // when timed out: whether other work on the machine starved it
+  std::string output;     // stdout and stderr together
   double wall_s = 0;
 };
 

@@ -139,12 +139,48 @@ void CompilePool::work() {
   }
 }
 
+// Held while one compile runs: side by side with others, or alone (none other running, and none
+// starting until it ends).
+class CompilePool::Turn {
+ public:
+  Turn(const CompilePool& pool, bool alone) : pool_(pool), alone_(alone) {
+    std::unique_lock lock(pool_.turn_mutex_);
+    if (alone_) {
+      ++pool_.alone_wanted_;
+      pool_.turn_changed_.wait(lock, [&] { return pool_.sharing_ == 0 && !pool_.alone_running_; });
+      pool_.alone_running_ = true;
+    } else {
+      pool_.turn_changed_.wait(lock, [&] { return pool_.alone_wanted_ == 0; });
+      ++pool_.sharing_;
+    }
+  }
+  Turn(const Turn&) = delete;
+  Turn& operator=(const Turn&) = delete;
+  ~Turn() {
+    std::lock_guard lock(pool_.turn_mutex_);
+    if (alone_) {
+      pool_.alone_running_ = false;
+      --pool_.alone_wanted_;
+    } else {
+      --pool_.sharing_;
+    }
+    pool_.turn_changed_.notify_all();
+  }
+
+ private:
+  const CompilePool& pool_;
+  bool alone_;
+};
+
 CompileResult CompilePool::run(const CompileRequest& request, const std::string& hash) const {
   CompileResult result;
   double wall_s = 0;
+  bool alone = false;
+  CompileRequest attempt_request = request;  // a retry after starvation gets a longer limit
   for (int attempt = 0;; ++attempt) {
     try {
-      result = run_once(request, hash);
+      const Turn turn(*this, alone);
+      result = run_once(attempt_request, hash);
     } catch (const std::exception& error) {
       // Reading or publishing an entry failed (a full or vanished cache folder): not the source's.
       result = {};
@@ -155,7 +191,27 @@ CompileResult CompilePool::run(const CompileRequest& request, const std::string&
     wall_s += result.wall_s;
     result.wall_s = wall_s;
     result.tries = attempt + 1;
-    if (result.status != CompileResult::Status::transient || attempt >= request.retries) break;
+    // A stretched try that got the first limit's worth of CPU ran long enough to be judged.
+    const bool under_load =
+        result.status == CompileResult::Status::timeout && result.starvation.starved &&
+        result.starvation.cpu_s < 0.5 * std::chrono::duration<double>(request.limit).count();
+    if (result.status == CompileResult::Status::timeout) result.starvation.starved = under_load;
+    if (under_load && attempt >= request.retries) {
+      result.status = CompileResult::Status::transient;
+      result.log = "the compiler was killed at its limit " + std::to_string(result.tries) +
+                   " times while other work starved it (the last time " + result.starvation.detail +
+                   ")\n" + result.log;
+      break;
+    }
+    if (!under_load &&
+        (result.status != CompileResult::Status::transient || attempt >= request.retries)) {
+      break;
+    }
+    alone = under_load;
+    if (under_load) {
+      attempt_request.limit = std::chrono::milliseconds(static_cast<long long>(
+          static_cast<double>(request.limit.count()) * result.starvation.stretch));
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(250) * (attempt + 1));
   }
   return result;
@@ -212,6 +268,7 @@ CompileResult CompilePool::run_once(const CompileRequest& request, const std::st
   if (run.timed_out) {
     std::filesystem::remove(tmp, ignored);
     result.status = CompileResult::Status::timeout;
+    result.starvation = run.starvation;
     return result;
   }
   if (!run.status.success() || !std::filesystem::exists(tmp)) {

@@ -14,12 +14,17 @@
 //                               object
 //
 // <hash> is the XXH3-128 of the key and extension (hash/content_hash.hpp).
-// A timeout is not cached (the machine may only have been busy), and neither is a transient
-// failure: a compiler killed by a signal from outside, one that reports the machine's trouble
-// (no space left, file too large, out of memory, a child killed) or exits non-zero in silence,
-// and an output that cannot be published (a full cache folder). A transient failure is retried
-// `retries` times, after a short pause each, before it is returned as `transient`. An error log
-// already in the cache that reads as transient (written by an older cutune) is not served.
+// A timeout is not cached (the machine may only have been busy). A timeout under load (the
+// compiler starved of CPU by other work, eval/starvation.hpp) is no verdict either: it is tried
+// again, with no other compile of this pool running and a limit stretched by its starvation (up to
+// twice as long), up to `retries` times, and returned as `transient` if it persists; a timeout of
+// a compiler that got its limit in CPU is `timeout`.
+// Nor is a transient failure cached: a compiler killed by a signal from outside, one that reports
+// the machine's trouble (no space left, file too large, out of memory, a child killed) or exits
+// non-zero in silence, and an output that cannot be published (a full cache folder). A transient
+// failure is retried `retries` times, after a short pause each, before it is returned as
+// `transient`. An error log already in the cache that reads as transient (written by an older
+// cutune) is not served.
 #pragma once
 
 #include <chrono>
@@ -35,6 +40,8 @@
 #include <thread>
 #include <utility>
 #include <vector>
+
+#include "starvation.hpp"
 
 namespace cutune::eval {
 
@@ -61,6 +68,8 @@ struct CompileResult {
   double wall_s = 0;               // time spent compiling; 0 when served from the cache
   bool cached = false;
   int tries = 1;  // compiles run for this result (more than one after transient failures)
+  // timeout: whether other work starved the compiler, and the figures that say so
+  Starvation starvation;
 };
 
 // Whether a compiler's output reads as the machine's trouble rather than the source's: no space,
@@ -99,6 +108,13 @@ class CompilePool {
   std::deque<Task> queue_;
   std::map<std::string, std::shared_future<CompileResult>> in_flight_;
   bool stopping_ = false;
+  // Compiles take turns with a retry that must run alone (after a timeout under load).
+  class Turn;
+  mutable std::mutex turn_mutex_;
+  mutable std::condition_variable turn_changed_;
+  mutable unsigned sharing_ = 0;       // compiles running side by side
+  mutable unsigned alone_wanted_ = 0;  // retries waiting to run alone, or running
+  mutable bool alone_running_ = false;
   std::vector<std::jthread> threads_;
 };
 

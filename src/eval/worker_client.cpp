@@ -81,10 +81,14 @@ WorkerReply WorkerClient::request(const nlohmann::json& message, std::chrono::mi
   }
   std::string line = message.dump();
   line += '\n';
+  const StarvationProbe probe;
+  const double cpu_before = process_cpu_seconds(child_->pid());
   bool sent = child_->write_all(line);
   std::string answer;
   auto read = sent ? child_->read_line(answer, start + limit) : ChildProcess::Read::eof;
   if (read == ChildProcess::Read::timeout) {
+    reply.starvation = probe.judge(process_cpu_seconds(child_->pid()) - cpu_before,
+                                   std::chrono::duration<double>(limit).count());
     child_->kill_group();
     child_->wait();
     return finish(WorkerReply::Status::timeout,

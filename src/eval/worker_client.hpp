@@ -27,9 +27,10 @@ struct WorkerReply {
   };
   Status status = Status::ok;
   nlohmann::json body;
-  std::string detail;  // timeout/died: what happened, with the tail of the worker's stderr
-  double wall_ms = 0;  // from sending the request to the reply (or to the worker's end)
-  int signal = 0;      // died: the signal that ended the worker; 0 when it exited
+  std::string detail;     // timeout/died: what happened, with the tail of the worker's stderr
+  double wall_ms = 0;     // from sending the request to the reply (or to the worker's end)
+  int signal = 0;         // died: the signal that ended the worker; 0 when it exited
+  Starvation starvation;  // timeout: whether other work on the machine starved the worker
 
   // Died by a signal that a kernel's own fault does not raise (SIGKILL, SIGTERM, SIGINT, SIGHUP):
   // sent from outside (a user, the OOM killer, a shutdown), so no verdict on the candidate.

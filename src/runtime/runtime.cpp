@@ -236,18 +236,14 @@ struct Runtime::Impl {
     if (options.store && !store_error) own = Store::open(*options.store, options.store_mode);
     TuneOptions tune_options = options.tune;
     if (own && options.warm_start_neighbours > 0) {
-      for (auto& winner : nearest_winners(*own, f.name, key.device, problem, f.tuning->space,
-                                          options.warm_start_neighbours)) {
-        tune_options.warm_start.push_back(std::move(winner.config));
-      }
+      add_warm_start(tune_options, *own, f, problem, key.device, options.warm_start_neighbours);
     }
     TuneCallbacks callbacks;
     callbacks.on_progress = [&stop](const TuneProgress&) {
       if (stop.stop_requested()) throw TuneCancelled{};
     };
     Store* record = own && options.store_mode == OpenMode::read_write ? &*own : nullptr;
-    TuneReport report =
-        tune(*f.tuning, problem, made.device, evaluator, record, key, tune_options, callbacks);
+    TuneReport report = tune(f, problem, evaluator, made.device, record, tune_options, callbacks);
     if (!report.best) return std::nullopt;
     return report.best->config;
   }

@@ -5,6 +5,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <tuple>
 
 #include "cutune/runtime.hpp"
 #include "runtime/log_shape.hpp"
@@ -59,15 +60,25 @@ std::vector<NearestWinner> nearest_winners(Store& store, std::string_view family
   return out;
 }
 
+std::vector<NearestWinner> add_warm_start(TuneOptions& options, Store& store, const Family& family,
+                                          const Problem& problem, std::string_view device,
+                                          std::size_t neighbours) {
+  std::vector<NearestWinner> winners =
+      nearest_winners(store, family.name, device, problem, family.tuning->space, neighbours);
+  for (const NearestWinner& winner : winners) options.warm_start.push_back(winner.config);
+  return winners;
+}
+
 namespace {
 
-// The first evaluation (1-based) that measured target_ms or better, and when it arrived.
-std::pair<std::size_t, double> first_reaching(const TuneReport& report, double target_ms) {
+// The first evaluation (1-based) that measured target_ms or better, when it arrived, and whether
+// one did.
+std::tuple<std::size_t, double, bool> first_reaching(const TuneReport& report, double target_ms) {
   for (std::size_t i = 0; i < report.evaluated.size(); ++i) {
     const Measurement& m = report.evaluated[i].measurement;
-    if (m.ok() && m.time_ms <= target_ms) return {i + 1, report.evaluated[i].at_seconds};
+    if (m.ok() && m.time_ms <= target_ms) return {i + 1, report.evaluated[i].at_seconds, true};
   }
-  return {report.evaluated.size(), report.seconds};
+  return {report.evaluated.size(), report.seconds, false};
 }
 
 double best_search_time(const TuneReport& report) {
@@ -80,28 +91,37 @@ double best_search_time(const TuneReport& report) {
 
 }  // namespace
 
-WarmStartComparison compare_warm_start(const TuningSpace& space, const Problem& problem,
-                                       const Device& device, Evaluator& evaluator, Store& store,
-                                       const TuningKey& key, const TuneOptions& options,
-                                       std::size_t neighbours) {
+WarmStartComparison compare_warm_start(const Family& family, const Problem& problem,
+                                       Evaluator& evaluator, const Device& device, Store& store,
+                                       const TuneOptions& options, std::size_t neighbours,
+                                       const WarmStartTarget& target) {
   WarmStartComparison out;
-  out.neighbours = nearest_winners(store, key.family, key.device, problem, space.space, neighbours);
+  TuneOptions cold = options;
+  cold.warm_start.clear();
+  TuneOptions warm = cold;
+  const std::string on = evaluator.device_name();
+  out.neighbours = add_warm_start(warm, store, family, problem, on, neighbours);
   if (out.neighbours.empty()) {
     throw std::invalid_argument(fmt::format(
         "warm start of {} for {}: the store holds no other tuned shape of this family on {}",
-        key.family, problem.canonical(), key.device));
+        family.name, problem.canonical(), on));
   }
-  TuneOptions cold = options;
-  cold.warm_start.clear();
-  out.cold = tune(space, problem, device, evaluator, nullptr, key, cold);
-  TuneOptions warm = options;
-  for (const NearestWinner& n : out.neighbours) warm.warm_start.push_back(n.config);
-  out.warm = tune(space, problem, device, evaluator, nullptr, key, warm);
+  out.cold = tune(family, problem, evaluator, device, nullptr, cold);
+  out.warm = tune(family, problem, evaluator, device, target.record_warm ? &store : nullptr, warm);
 
   // Search times, not re-timed ones: the question is when each search first found that level.
-  out.target_ms = std::max(best_search_time(out.cold), best_search_time(out.warm));
-  std::tie(out.cold_evaluations, out.cold_seconds) = first_reaching(out.cold, out.target_ms);
-  std::tie(out.warm_evaluations, out.warm_seconds) = first_reaching(out.warm, out.target_ms);
+  const double cold_best = best_search_time(out.cold), warm_best = best_search_time(out.warm);
+  if (target.tolerance < 0) {
+    out.target_ms = std::max(cold_best, warm_best);
+  } else {
+    double known = std::min(cold_best, warm_best);
+    if (target.own_best_ms > 0) known = std::min(known, target.own_best_ms);
+    out.target_ms = known * (1 + target.tolerance);
+  }
+  std::tie(out.cold_evaluations, out.cold_seconds, out.cold_reached) =
+      first_reaching(out.cold, out.target_ms);
+  std::tie(out.warm_evaluations, out.warm_seconds, out.warm_reached) =
+      first_reaching(out.warm, out.target_ms);
   return out;
 }
 

@@ -71,6 +71,8 @@ class Database {
   // The tables and views of the store's schema (namespace), sorted; the columns of one, in order.
   virtual std::vector<std::string> relations() = 0;
   virtual std::vector<std::string> columns(std::string_view table) = 0;
+  // The stored definition of the view, as the database renders it back; "" when there is none.
+  virtual std::string view_definition(std::string_view view) = 0;
 };
 
 // Opens the SQLite file (creating it and its folder for read_write); ":memory:" is a private store

@@ -90,6 +90,13 @@ class PostgresDatabase final : public Database {
               {std::string(table)}));
   }
 
+  std::string view_definition(std::string_view view) override {
+    const Rows rows = query(
+        "SELECT definition FROM pg_views WHERE schemaname = current_schema() AND viewname = $1",
+        {std::string(view)});
+    return rows.size() == 0 ? std::string() : rows.text(0, 0);
+  }
+
  private:
   static postgres::Connection connect(const std::string& url) {
     try {

@@ -103,20 +103,27 @@ CREATE INDEX IF NOT EXISTS decisions_by_key ON decisions(key_id, id);
 )sql";
 
 // The store's rules, held once for this code and for anyone reading the database with a shell: a
-// config measured twice is judged by its latest measurement; the best of a key is the fastest such
-// config that ran correctly; a key's latest decision names the measurement it deploys, and a key
-// without one deploys its best. Listed in the order they depend on each other.
+// config measured twice is judged by its latest verdict, its newest row that is not `transient` (a
+// transient failure says nothing of the config, so an ok row before it still stands); the best of
+// a key is the fastest such config that ran correctly; a key's latest decision names the
+// measurement it deploys, and a key without one deploys its best. Listed in the order they depend
+// on each other.
 struct View {
   std::string_view name;
   std::string_view select;
+  // A word of the current rule that the view's earlier rules lack (as the database renders the
+  // definition back): a view without it is stale, made again when the store is opened for
+  // writing and, on SQLite opened read-only, shadowed (shadow_stale_views).
+  std::string_view rule_mark = {};
 };
 constexpr View kViews[] = {
     {"latest_per_config", R"sql(
   SELECT * FROM (
     SELECT m.*, row_number() OVER (PARTITION BY m.key_id, m.config_hash ORDER BY m.id DESC)
       AS newness
-    FROM measurements m) ranked
-  WHERE newness = 1)sql"},
+    FROM measurements m WHERE m.outcome != 'transient') ranked
+  WHERE newness = 1)sql",
+     "transient"},
     {"best_per_key", R"sql(
   SELECT * FROM (
     SELECT l.*, row_number() OVER (PARTITION BY l.key_id ORDER BY l.time_ms, l.id) AS position
@@ -168,9 +175,13 @@ std::string create_table(const Table& table, Dialect dialect) {
                      fmt::join(parts, ",\n  "));
 }
 
+std::string create_view(const View& v, std::string_view create = "CREATE VIEW") {
+  return fmt::format("{} {} AS{};\n", create, v.name, v.select);
+}
+
 std::string create_views() {
   std::string script;
-  for (const View& v : kViews) script += fmt::format("CREATE VIEW {} AS{};\n", v.name, v.select);
+  for (const View& v : kViews) script += create_view(v);
   return script;
 }
 
@@ -182,7 +193,14 @@ bool contains(const std::vector<std::string>& names, std::string_view name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
-// What an existing store lacks of the schema: whole tables, columns of present tables, views.
+// Whether the store's view (present) was made by an earlier rule than kViews holds.
+bool stale(Database& db, const View& v) {
+  return !v.rule_mark.empty() && db.view_definition(v.name).find(v.rule_mark) == std::string::npos;
+}
+
+// What an existing store lacks of the schema: whole tables, columns of present tables, views, or
+// a view's current rule (issue 17: latest_per_config counted a transient row as the config's
+// latest).
 bool out_of_date(Database& db) {
   const std::vector<std::string> present = db.relations();
   for (const Table& table : tables()) {
@@ -193,8 +211,25 @@ bool out_of_date(Database& db) {
       if (!contains(columns, c.name)) return true;
   }
   for (const View& v : kViews)
-    if (!contains(present, v.name)) return true;
+    if (!contains(present, v.name) || stale(db, v)) return true;
   return false;
+}
+
+// SQLite opened read-only, the file untouched: TEMP views (this connection's, searched before the
+// file's) of the current rules shadow a stale view and every present view after it, since the
+// file's own copies name the file's stale one. PostgreSQL's read-only session may create nothing,
+// not even temporary views: a stale PostgreSQL store is read by its own rule until a writer opens
+// it.
+void shadow_stale_views(Database& db) {
+  db.transaction(Access::read, "open", [&] {
+    const std::vector<std::string> present = db.relations();
+    bool shadowing = false;
+    for (const View& v : kViews) {
+      if (!contains(present, v.name)) continue;
+      shadowing = shadowing || stale(db, v);
+      if (shadowing) db.execute(create_view(v, "CREATE TEMP VIEW"));
+    }
+  });
 }
 
 // Under the schema lock, whoever comes first. The views are made again: PostgreSQL fixes a view's
@@ -278,6 +313,8 @@ SchemaState prepare_schema(Database& db, OpenMode mode) {
     if (mode == OpenMode::read_write) {
       db.before_writes();
       if (in_transaction(db, Access::read, "open", [&] { return out_of_date(db); })) migrate(db);
+    } else if (db.dialect() == Dialect::sqlite) {
+      shadow_stale_views(db);
     }
   }
   SchemaState state;

@@ -1,8 +1,9 @@
 // The results store's schema, described once (schema.cpp) and rendered for each dialect: the
 // tables with their columns' types, the indexes and the views that hold the store's rules. Opening
 // a store checks it, creates it in an empty database, and brings an older one up to date when
-// opened for writing (a table or a nullable column added since, the views re-made); an older store
-// opened read-only is left as it is and read with NULL for what it lacks. Internal to cutune_store.
+// opened for writing (a table or a nullable column added since, the views re-made, also a view
+// made by an earlier rule); an older store opened read-only is left as it is and read with NULL for
+// what it lacks (on SQLite, by the current rules through TEMP views). Internal to cutune_store.
 #pragma once
 
 #include <string>

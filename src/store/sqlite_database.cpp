@@ -158,6 +158,13 @@ class SqliteDatabase final : public Database {
     return names(query("SELECT name FROM pragma_table_info($1)", {std::string(table)}));
   }
 
+  // The file's view (the main schema's), never a TEMP view shadowing it.
+  std::string view_definition(std::string_view view) override {
+    const Rows rows = query("SELECT sql FROM main.sqlite_schema WHERE type = 'view' AND name = $1",
+                            {std::string(view)});
+    return rows.size() == 0 ? std::string() : rows.text(0, 0);
+  }
+
   // Reads the schema once, outside the store's checks: the first read is where a file that is
   // not a database, or cannot be shared from its folder, shows it.
   void probe() {

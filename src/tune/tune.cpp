@@ -14,6 +14,7 @@
 
 #include "finishing.hpp"
 #include "participation.hpp"
+#include "result_writer.hpp"
 
 namespace cutune {
 
@@ -119,6 +120,7 @@ class TuneRun {
         device_(device),
         evaluator_(evaluator),
         store_(store),
+        writer_(store),
         key_(key),
         options_(options),
         callbacks_(callbacks),
@@ -300,6 +302,8 @@ class TuneRun {
       out[which[j]] = m;
       add(configs[which[j]], std::move(m), /*from_store=*/false);
     }
+    // The whole batch is in the report before a store that refused part of it stops the tune.
+    writer_.flush();
   }
 
   // Candidates a participant died with: measured here, outside the strategy, which never asked.
@@ -352,7 +356,7 @@ class TuneRun {
   }
 
   void add(const Config& config, Measurement m, bool from_store) {
-    if (!from_store) persist(config, m);
+    if (!from_store) writer_.write_or_keep(stored(config, m));
     index_by_hash_.emplace(config.hash(), report_.evaluated.size());
     ++report_.outcomes[m.outcome];
     if (m.ok() && (!best_ms_ || m.time_ms < *best_ms_)) best_ms_ = m.time_ms;
@@ -368,11 +372,14 @@ class TuneRun {
     }
   }
 
-  // The row id in the store; 0 without one.
+  StoredResult stored(const Config& config, const Measurement& m) const {
+    return StoredResult{key_, config.hash_hex(), config.to_string(),
+                        m,    tune_id_,          static_cast<double>(std::time(nullptr))};
+  }
+
+  // The row id in the store; 0 without one. Throws StoreError as ResultWriter::write does.
   std::int64_t persist(const Config& config, const Measurement& m) {
-    if (store_ == nullptr) return 0;
-    return store_->record(StoredResult{key_, config.hash_hex(), config.to_string(), m, tune_id_,
-                                       static_cast<double>(std::time(nullptr))});
+    return writer_.write(stored(config, m));
   }
 
   // The final tournament (cutune/tournament.hpp): the default, every seed that ran correctly in
@@ -475,6 +482,7 @@ class TuneRun {
   const Device& device_;
   Evaluator& evaluator_;
   Store* store_;
+  tuning::ResultWriter writer_;  // every fresh result goes through it, none lost
   const TuningKey& key_;
   const TuneOptions& options_;
   const TuneCallbacks& callbacks_;
@@ -490,13 +498,18 @@ class TuneRun {
 
 }  // namespace
 
-TuneReport tune(const TuningSpace& space, const Problem& problem, const Device& device,
-                Evaluator& evaluator, Store* store, const TuningKey& key,
-                const TuneOptions& options, const TuneCallbacks& callbacks) {
+TuneReport tune(const Family& family, const Problem& problem, Evaluator& evaluator,
+                const Device& device, Store* store, const TuneOptions& options,
+                const TuneCallbacks& callbacks) {
+  if (family.tuning == nullptr) {
+    throw std::invalid_argument(fmt::format("tune: family '{}' has no tuning space", family.name));
+  }
+  const TuningSpace& space = *family.tuning;
   // Once per tune, before the default config is even built: no candidate could run it.
   if (std::vector<std::string> errors = problem_errors(space, problem, device); !errors.empty()) {
     throw UnsupportedProblem(problem, std::move(errors));
   }
+  const TuningKey key = family.key(problem, evaluator.device_name(), evaluator.toolchain());
   return TuneRun(space, problem, device, evaluator, store, key, options, callbacks).run();
 }
 

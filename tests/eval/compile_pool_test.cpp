@@ -74,7 +74,11 @@ TEST_F(CompilePoolTest, KillsACompileThatRunsPastItsLimit) {
   request.limit = 700ms;
   auto start = std::chrono::steady_clock::now();
   auto result = pool.submit(request).get();
-  EXPECT_EQ(result.status, CompileResult::Status::timeout) << result.log;
+  // Its own verdict; or, starved of CPU by other work on this machine even when tried again with a
+  // stretched limit, no verdict (eval/starvation.hpp).
+  EXPECT_TRUE(result.status == CompileResult::Status::timeout ||
+              (result.status == CompileResult::Status::transient && result.starvation.starved))
+      << result.log;
   EXPECT_LT(std::chrono::steady_clock::now() - start, 10s);
   EXPECT_FALSE(std::filesystem::exists(dir_ / "cache" / (result.key_hash + ".error.log")));
 }

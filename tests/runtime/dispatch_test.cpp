@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 #include "cppgen/cpp_writer.hpp"
@@ -260,7 +261,13 @@ TEST(Dispatch, RuntimeUsesTheRuleForUntunedShapes) {
   expect_scales(small, 900);
 }
 
-TEST(Dispatch, CrossMeasureFillsTheUnknownPairsWithRealMeasurements) {
+std::function<std::unique_ptr<Evaluator>(const Problem&)> scale_evaluators() {
+  return [family = scale_family()](const Problem& p) {
+    return family.make_evaluator(p, {}).evaluator;
+  };
+}
+
+TEST(Dispatch, CrossMeasureMeasuresEachCandidateAsRepairedForTheShape) {
   TempDir dir;
   const Family family = scale_family();
   auto store = Store::open(dir / "results.db");
@@ -268,32 +275,100 @@ TEST(Dispatch, CrossMeasureFillsTheUnknownPairsWithRealMeasurements) {
   store.record(scale_result(family, 50000, scale_config(1024, 8), 0.5));
   store.record(scale_result(family, 300, scale_config(256, 1), 0.001));  // 256 fits n=300 only
   const DispatchOptions options{.family = "test_scale"};
-  const std::size_t measured =
-      cross_measure(store, options, scale_spec().tuning->space, Device::host_cpu(),
-                    [family](const Problem& p) { return family.make_evaluator(p, {}).evaluator; });
-  EXPECT_EQ(measured, 6u);  // three shapes, two foreign winners each
-  // n=300 cannot run CHUNK=1024 without repair: recorded as invalid there; the rest ran.
+  const Space& space = scale_spec().tuning->space;
+  EXPECT_EQ(cross_measure(store, options, space, Device::host_cpu(), scale_evaluators()), 6u);
+  // n=300 cannot run CHUNK=1024: the space repairs it (CHUNK down to 256) and that config ran.
+  bool repaired_ran = false;
   for (const TuningKey& key : store.keys({.family = "test_scale"})) {
     for (const StoredResult& r : store.results(key)) {
       if (r.tune_id != "cross-measure") continue;
-      const bool too_big =
-          key.problem == "n=300" && r.config_hash == scale_config(1024, 8).hash_hex();
-      EXPECT_EQ(r.measurement.outcome, too_big ? Outcome::invalid_config : Outcome::ok)
-          << key.problem << " " << r.config_json << " " << r.measurement.detail;
+      EXPECT_EQ(r.measurement.outcome, Outcome::ok) << key.problem << " " << r.config_json;
+      if (key.problem == "n=300") {
+        EXPECT_NE(r.config_hash, scale_config(1024, 8).hash_hex());
+      }
+      repaired_ran |= key.problem == "n=300" && r.config_hash == scale_config(256, 8).hash_hex();
     }
   }
-  EXPECT_EQ(
-      cross_measure(store, options, scale_spec().tuning->space, Device::host_cpu(),
-                    [family](const Problem& p) { return family.make_evaluator(p, {}).evaluator; }),
-      0u);  // nothing left unknown
-  // Every held-out pick now has a measurement; the only one without a time is the pair that
-  // failed on purpose (which a fit may still pick when the timings favour CHUNK=1024 elsewhere).
-  const Dispatcher fitted = Dispatcher::fit(store, options);
+  EXPECT_TRUE(repaired_ran);
+  EXPECT_EQ(cross_measure(store, options, space, Device::host_cpu(), scale_evaluators()), 0u)
+      << "nothing left unknown";
+  // Fitted with the space's repair, every held-out pick has a measured time.
+  const Dispatcher fitted = Dispatcher::fit(
+      store, {.family = "test_scale", .repair_space = &space, .repair_device = Device::host_cpu()});
+  EXPECT_EQ(fitted.report().held_out_unknown, 0u) << fitted.report().rule;
   for (const DispatchShape& s : fitted.report().shapes) {
-    if (s.picked_ms) continue;
-    EXPECT_EQ(s.problem.canonical(), "n=300");
-    EXPECT_EQ(s.picked_config_hash, scale_config(1024, 8).hash_hex());
+    EXPECT_TRUE(s.picked_ms.has_value()) << s.problem.canonical();
   }
+  // And the picked config, repaired for a problem smaller than every tuned one, is legal there.
+  const auto tiny = fitted.config_for(scale_problem(5), space, Device::host_cpu());
+  ASSERT_TRUE(tiny.has_value());
+  EXPECT_LE(tiny->at(space.index_of("CHUNK")).as_int(), 5);
+}
+
+// The CPU bar on a small instance: winners of large shapes are illegal on small ones as tuned;
+// after cross-measuring each shape's best configs as repaired for every shape, no held-out pick
+// fails, and the curve has one point per config budget.
+TEST(Dispatch, NoHeldOutPickFailsOnRealMeasurements) {
+  TempDir dir;
+  const Family family = scale_family();
+  auto store = Store::open(dir / "results.db");
+  const std::vector<std::pair<std::int64_t, Config>> tuned{
+      {24, scale_config(16, 1)},     {100, scale_config(64, 2)},     {700, scale_config(512, 4)},
+      {5000, scale_config(1024, 8)}, {20000, scale_config(1024, 4)}, {60000, scale_config(256, 8)}};
+  for (const auto& [n, config] : tuned) {
+    store.record(scale_result(family, n, config, 0.001 * static_cast<double>(n)));
+    store.record(scale_result(family, n, scale_config(4, 1), 0.01 * static_cast<double>(n)));
+  }
+  const Space& space = scale_spec().tuning->space;
+  DispatchOptions options{.family = "test_scale",
+                          .max_configs = 3,
+                          .repair_space = &space,
+                          .repair_device = Device::host_cpu(),
+                          .candidates_per_shape = 2,
+                          .remeasure = true};
+  EXPECT_GT(cross_measure(store, options, space, Device::host_cpu(), scale_evaluators()), 0u);
+  const Dispatcher d = Dispatcher::fit(store, options);
+  const DispatchReport& r = d.report();
+  EXPECT_EQ(r.shapes.size(), tuned.size());
+  EXPECT_EQ(r.held_out_unknown, 0u) << r.rule;
+  for (const DispatchShape& s : r.shapes) {
+    EXPECT_TRUE(s.picked_ms.has_value())
+        << s.problem.canonical() << " picked " << s.picked_config_hash;
+  }
+  ASSERT_EQ(r.curve.size(), 3u);
+  for (std::size_t i = 0; i < r.curve.size(); ++i) {
+    EXPECT_EQ(r.curve[i].configs, i + 1);
+    EXPECT_GT(r.curve[i].held_out_geomean, 0.0);
+  }
+  EXPECT_LE(d.config_count(), 3u);
+  // Every config the rule holds, repaired, runs every tuned shape and a shape below them all.
+  for (std::int64_t n : {5, 24, 700, 60000}) {
+    const auto config = d.config_for(scale_problem(n), space, Device::host_cpu());
+    ASSERT_TRUE(config.has_value()) << n;
+    EXPECT_TRUE(space.legal(*config, scale_problem(n), Device::host_cpu())) << n;
+  }
+}
+
+// A held-out shape's own winner is no candidate for it: the held-out pick must come from the
+// other shapes' configs.
+TEST(Dispatch, HeldOutPicksComeFromTheOtherShapes) {
+  TempDir dir;
+  auto store = Store::open(dir / "results.db");
+  // Three shapes, each with a winner of its own that also runs (slower) on the others.
+  for (int shape = 0; shape < 3; ++shape) {
+    for (int block : {16, 64, 256}) {
+      const bool own = block == (16 << (2 * shape));
+      store.record(toy_result(fmt::format("dtype=f32,m={},n=256", 64 << (3 * shape)), block, false,
+                              own ? 1.0 : 2.0));
+    }
+  }
+  const Dispatcher d = Dispatcher::fit(store, {.family = "toy"});
+  for (const DispatchShape& s : d.report().shapes) {
+    EXPECT_NE(s.picked_config_hash, s.best_config_hash) << s.problem.canonical();
+    ASSERT_TRUE(s.picked_ms.has_value());
+    EXPECT_DOUBLE_EQ(*s.picked_ms, 2.0);
+  }
+  EXPECT_DOUBLE_EQ(d.report().held_out_geomean, 0.5);
 }
 
 }  // namespace

@@ -85,8 +85,8 @@ TEST(WarmStart, ComparisonReportsWhenEachRunReachedACommonLevel) {
   options.max_evaluations = 4;
   options.retime_top = 1;
   options.strategy = "random";
-  const auto comparison = compare_warm_start(*scale_spec().tuning, problem, Device::host_cpu(),
-                                             evaluator, store, key, options, 2);
+  const auto comparison =
+      compare_warm_start(family, problem, evaluator, Device::host_cpu(), store, options, 2);
   ASSERT_EQ(comparison.neighbours.size(), 1u);
   ASSERT_GE(comparison.warm.evaluated.size(), 2u);
   EXPECT_EQ(comparison.warm.evaluated[1].config, scale_config(1024, 8));  // right after the default
@@ -99,9 +99,9 @@ TEST(WarmStart, ComparisonReportsWhenEachRunReachedACommonLevel) {
   EXPECT_EQ(store.measurement_count(key), 0);
   // A shape with no tuned neighbour cannot be compared.
   auto empty = Store::open(dir / "empty.db");
-  EXPECT_THROW((void)compare_warm_start(*scale_spec().tuning, problem, Device::host_cpu(),
-                                        evaluator, empty, key, options, 2),
-               std::invalid_argument);
+  EXPECT_THROW(
+      (void)compare_warm_start(family, problem, evaluator, Device::host_cpu(), empty, options, 2),
+      std::invalid_argument);
 }
 
 }  // namespace

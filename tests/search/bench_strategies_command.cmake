@@ -73,3 +73,27 @@ string(FIND "${seconds}" "convolution_milo/A100,random,300," at)
 if(at EQUAL -1)
   message(FATAL_ERROR "strategy_seconds.csv lacks the 300 s point:\n${seconds}")
 endif()
+# --transfer: every search starts from the other spaces' best configs (leave-one-space-out),
+# measured right after the default config, the best of each other space first (A100's, A4000's,
+# then each one's second best...). On MI250X the 8th warm start, A4000's 4th fastest config, is
+# 0.9715 of the optimum and none before it is better, so the curve's 9th point is exactly that,
+# whatever the seed (random search's own draws only start after the 12 warm starts).
+execute_process(
+  COMMAND "${CUTUNE}" bench-strategies "${SPACES}" --budget 9 --repeats 1 --strategies random
+          --batch 1 --transfer 6 --out "${OUT}/transfer"
+  OUTPUT_VARIABLE transfer ERROR_VARIABLE errors RESULT_VARIABLE status)
+if(NOT status EQUAL 0)
+  message(FATAL_ERROR "bench-strategies --transfer failed (${status}):\n${transfer}\n${errors}")
+endif()
+string(FIND "${transfer}" "convolution_milo/MI250X: warm start from 12 configs of 2 other spaces"
+       at)
+if(at EQUAL -1)
+  message(FATAL_ERROR "no warm start line for MI250X:\n${transfer}")
+endif()
+file(READ "${OUT}/transfer/strategy_curves.csv" curves)
+foreach(point "convolution_milo/MI250X,random,3,0.1514" "convolution_milo/MI250X,random,9,0.9715")
+  string(FIND "${curves}" "${point}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "the warm starts from A4000 are not in MI250X's curve (${point}):\n${curves}")
+  endif()
+endforeach()

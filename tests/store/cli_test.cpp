@@ -201,7 +201,7 @@ static_assert(my::t::find_softmax("rows=8", "cpu")->config.layout == "row");
 TEST_F(ToolOnAStore, BadInputFailsWithAMessageNamingIt) {
   const CommandResult nothing = run_command(tool(fmt::format("export --db {}", db_.string())));
   EXPECT_NE(nothing.status, 0);
-  EXPECT_NE(nothing.output.find("--json FILE and/or --header FILE"), std::string::npos);
+  EXPECT_NE(nothing.output.find("nothing to write: pass --json FILE, --header FILE"), std::string::npos);
 
   const auto missing = dir_ / "missing.db";
   const CommandResult absent = run_command(tool(fmt::format("show --db {}", missing.string())));

@@ -128,6 +128,39 @@ TEST(PostgresStore, AnOlderStoreReadsReadOnlyAndGainsTheDeviceColumnsWhenOpenedF
   EXPECT_EQ(writer.results(key).at(0).measurement.device, -1);
 }
 
+// Issue 17: a transient row after an ok one does not hide the config (as in the SQLite store); a
+// database whose view predates the rule gets it when opened for writing (the views made again). A
+// read-only session may create no TEMP views: it reads by the database's own rule until then.
+TEST(PostgresStore, ATransientRowAfterAnOkOneDoesNotHideTheConfig) {
+  const std::string url = testing::fresh_postgres_database();
+  const TuningKey key = testing::gemm_key();
+  {
+    Store store = Store::open(url);
+    store.record(timed(key, 64, 1.0));
+    store.record(timed(key, 128, 0.7));
+    store.record(testing::failed(key, 128, Outcome::transient, "killed from outside 3 times"));
+    const auto best = store.best(key, 2);
+    ASSERT_EQ(best.size(), 2u);
+    EXPECT_EQ(best[0].config_hash, "cfg-128");
+    EXPECT_EQ(store.deployed(key)->config_hash, "cfg-128");
+    EXPECT_EQ(store.best_per_key().at(0).config_hash, "cfg-128");
+  }
+  postgres::Connection(url).execute(
+      "CREATE OR REPLACE VIEW latest_per_config AS SELECT * FROM (SELECT m.*, row_number() OVER "
+      "(PARTITION BY m.key_id, m.config_hash ORDER BY m.id DESC) AS newness FROM measurements m) "
+      "ranked WHERE newness = 1");
+  EXPECT_EQ(Store::open(url, OpenMode::read_only).best(key, 2).size(), 1u);  // the old rule
+  EXPECT_EQ(Store::open(url).best(key, 2).size(), 2u);
+  Store reader = Store::open(url, OpenMode::read_only);
+  EXPECT_EQ(reader.best(key, 2).size(), 2u);
+  EXPECT_EQ(reader.deployed(key)->config_hash, "cfg-128");
+  EXPECT_EQ(postgres::Connection(url)
+                .run("SELECT count(*) FROM pg_views WHERE viewname = 'latest_per_config' AND "
+                     "position('transient' in definition) > 0")
+                .integer(0, 0),
+            1);
+}
+
 TEST(PostgresStore, AnUnreachableServerIsAStoreErrorNamingIt) {
   try {
     Store::open("postgresql:///nothing?host=/nonexistent-cutune-socket");

@@ -160,6 +160,28 @@ TEST(Store, FindPassesOverTransientFailures) {
   EXPECT_DOUBLE_EQ(found->time_ms, 0.7);
 }
 
+// Issue 17: a transient row after an ok one is no verdict on the config, so best(), deployed()
+// and best_per_key() still see the ok one; a real verdict after it (wrong_result) still counts.
+TEST(Store, ATransientRowAfterAnOkOneDoesNotHideTheConfig) {
+  TempDir dir;
+  auto store = Store::open(dir / "results.db");
+  const TuningKey key = gemm_key();
+  store.record(timed(key, 64, 1.0));
+  store.record(timed(key, 128, 0.7));
+  store.record(failed(key, 128, Outcome::transient, "killed from outside 3 times"));
+  const auto best = store.best(key, 2);
+  ASSERT_EQ(best.size(), 2u);
+  EXPECT_EQ(best[0].config_hash, "cfg-128");
+  EXPECT_DOUBLE_EQ(best[0].measurement.time_ms, 0.7);
+  EXPECT_EQ(store.deployed(key)->config_hash, "cfg-128");
+  ASSERT_EQ(store.best_per_key().size(), 1u);
+  EXPECT_EQ(store.best_per_key()[0].config_hash, "cfg-128");
+  store.record(failed(key, 128, Outcome::wrong_result, "wrong on the 3rd call"));
+  store.record(failed(key, 128, Outcome::transient, "No space left on device"));
+  ASSERT_EQ(store.best(key, 2).size(), 1u);
+  EXPECT_EQ(store.best(key, 2)[0].config_hash, "cfg-64");
+}
+
 TEST(Store, BestJudgesEachConfigByItsLatestMeasurement) {
   TempDir dir;
   auto store = Store::open(dir / "results.db");
@@ -450,6 +472,85 @@ TEST(Store, OlderStoreReadsReadOnlyAndIsLeftAlone) {
   }
   EXPECT_EQ(read_bytes(path), before);
   EXPECT_EQ(raw_sql(path, kAddedColumnsQuery), "0");
+}
+
+// A store whose latest_per_config predates the transient rule (it counts a transient row as the
+// config's latest): read-only, the current rule applies and the file is left alone; opened for
+// writing, the view is replaced.
+TEST(Store, AStaleLatestViewIsShadowedReadOnlyAndReplacedWhenOpenedForWriting) {
+  TempDir dir;
+  const auto path = dir / "results.db";
+  write_store_without_robust_spread(path);
+  raw_sql(path,
+          "INSERT INTO measurements VALUES(2, 1, 'cfg-128', '{\"block_m\": 128}', 'transient', "
+          "NULL, NULL, 0, 0, NULL, 'killed from outside', 'tune-1', 1.8e9); SELECT 1");
+  // The file's own view, queried directly, hides the config: what the store must not do.
+  EXPECT_EQ(raw_sql(path, "SELECT count(*) FROM best_per_key"), "0");
+  const std::string before = read_bytes(path);
+  {
+    auto store = Store::open(path, OpenMode::read_only);
+    ASSERT_EQ(store.best(gemm_key(), 1).size(), 1u);
+    EXPECT_EQ(store.best_per_key().size(), 1u);
+    EXPECT_EQ(store.deployed(gemm_key())->config_hash, "cfg-128");
+  }
+  EXPECT_EQ(read_bytes(path), before);
+  {
+    auto store = Store::open(path);
+    EXPECT_EQ(store.best(gemm_key(), 1).size(), 1u);
+  }
+  EXPECT_EQ(raw_sql(path, "SELECT count(*) FROM best_per_key"), "1");
+  EXPECT_EQ(raw_sql(path,
+                    "SELECT instr(sql, 'transient') > 0 FROM sqlite_schema WHERE name = "
+                    "'latest_per_config'"),
+            "1");
+}
+
+// A store of today's tables with only latest_per_config made by the old rule: read-only, the views
+// that name it (best_per_key, deployed_per_key) are shadowed with it, so a key without a decision
+// deploys its best by the current rule, and the file is left alone; opened for writing, the file's
+// views hold the rule.
+TEST(Store, AStaleLatestViewIsShadowedWithTheViewsThatNameIt) {
+  TempDir dir;
+  const auto path = dir / "results.db";
+  const TuningKey key = gemm_key();
+  const TuningKey decided = gemm_key("m=128,n=8192,k=8192,dtype=bf16");
+  {
+    auto store = Store::open(path);
+    store.record(timed(key, 64, 1.0));
+    store.record(timed(key, 128, 0.7));
+    store.record(failed(key, 128, Outcome::transient, "killed from outside 3 times"));
+    Decision d;
+    d.key = decided;
+    d.tune_id = "tune-1";
+    d.winner_hash = "cfg-16";
+    d.winner_json = R"({"block_m": 16})";
+    d.winner_measurement = store.record(timed(decided, 16, 2.0));
+    d.default_hash = "cfg-16";
+    d.finalists_json = "[]";
+    store.record_decision(d);
+  }
+  raw_sql(path,
+          "DROP VIEW latest_per_config; CREATE VIEW latest_per_config AS SELECT * FROM (SELECT "
+          "m.*, row_number() OVER (PARTITION BY m.key_id, m.config_hash ORDER BY m.id DESC) AS "
+          "newness FROM measurements m) WHERE newness = 1; SELECT 1");
+  const std::string deployed_in_file =
+      "SELECT d.config_hash FROM deployed_per_key d JOIN tuning_keys k ON k.id = d.key_id WHERE "
+      "k.problem = 'm=2048,n=4096,k=4096,dtype=bf16'";
+  ASSERT_EQ(raw_sql(path, deployed_in_file), "cfg-64");  // the old rule hides cfg-128
+  const std::string before = read_bytes(path);
+  {
+    auto store = Store::open(path, OpenMode::read_only);
+    EXPECT_EQ(store.best(key, 2).size(), 2u);
+    EXPECT_EQ(store.deployed(key)->config_hash, "cfg-128");
+    EXPECT_EQ(store.deployed(decided)->config_hash, "cfg-16");
+    const auto best = store.best_per_key();
+    ASSERT_EQ(best.size(), 2u);
+    EXPECT_EQ(best[0].key.problem == key.problem ? best[0].config_hash : best[1].config_hash,
+              "cfg-128");
+  }
+  EXPECT_EQ(read_bytes(path), before);
+  Store::open(path);
+  EXPECT_EQ(raw_sql(path, deployed_in_file), "cfg-128");
 }
 
 TEST(Store, OlderStoreGainsItsColumnsAndTablesWhenOpenedForWriting) {

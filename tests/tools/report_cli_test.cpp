@@ -234,17 +234,22 @@ void expect_page_states_the_facts(const std::string& dom, const nlohmann::json& 
   const std::string failures = text_of(dom, "failures");
   for (const auto& g : facts.at("failures")) {
     EXPECT_NE(failures.find(g.at("first_error_line").get<std::string>()), std::string::npos) << g;
-    if (!g.at("log").is_null())
+    if (!g.at("log").is_null()) {
       EXPECT_NE(failures.find(g.at("log").get<std::string>()), std::string::npos) << g;
+    }
   }
-  if (facts.at("failures").empty()) EXPECT_EQ(failures, "Nothing failed.");
+  if (facts.at("failures").empty()) {
+    EXPECT_EQ(failures, "Nothing failed.");
+  }
   // The convergence data: one sample per measured config, the best time never rising.
   const auto& samples = facts.at("convergence");
   EXPECT_EQ(samples.size(), facts.at("configs_measured").get<std::size_t>());
   double best = INFINITY;
   for (const auto& sample : samples) {
     // Every timed result says which device measured it.
-    if (sample.at("outcome") == "ok") EXPECT_EQ(sample.at("device"), "cpu worker #0");
+    if (sample.at("outcome") == "ok") {
+      EXPECT_EQ(sample.at("device"), "cpu worker #0");
+    }
     if (sample.at("best_ms").is_null()) continue;
     EXPECT_LE(sample.at("best_ms").get<double>(), best);
     best = sample.at("best_ms").get<double>();

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 
 #include "../store/store_testing.hpp"
@@ -173,7 +174,8 @@ TEST_F(FullDisk, AStoreOnAFullDiskStopsTheTuneKeepingEveryCommittedRowAndTheReru
       fmt::format("export XDG_CACHE_HOME='{1}/cache'\n"
                   "tune --budget 60 --db '{0}/r.db' >'{1}/a.json' 2>'{1}/a.err'\n"
                   "echo \"first=$?\"\nsqlite3 '{0}/r.db' 'SELECT count(*) FROM measurements' "
-                  ">'{1}/rows'\ngrow\ntune --budget 4 --db '{0}/r.db' >'{1}/b.json'\n",
+                  ">'{1}/rows'\nsqlite3 '{0}/r.db' 'SELECT config_hash FROM measurements' "
+                  ">'{1}/hashes'\ngrow\ntune --budget 4 --db '{0}/r.db' >'{1}/b.json'\n",
                   mnt().string(), dir_.path().string()));
   ASSERT_EQ(run.status, 0) << run.output;
   EXPECT_NE(run.output.find("first=1"), std::string::npos) << run.output;
@@ -182,6 +184,21 @@ TEST_F(FullDisk, AStoreOnAFullDiskStopsTheTuneKeepingEveryCommittedRowAndTheReru
   EXPECT_NE(error.find("disk is full"), std::string::npos) << error;
   const long rows = std::stol(testing::read_text(dir_ / "rows"));
   EXPECT_GE(rows, 1);
+  // The rest of the batch in flight when the disk filled is not dropped: each result the store
+  // refused is listed, one JSON object per line, and none of them is a stored row.
+  EXPECT_NE(error.find("could not be stored"), std::string::npos) << error;
+  const std::string stored = testing::read_text(dir_ / "hashes");
+  std::istringstream lines(error);
+  int listed = 0;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("  {", 0) != 0) continue;
+    const auto result = nlohmann::json::parse(line);
+    EXPECT_TRUE(result.at("config").is_object()) << line;
+    EXPECT_FALSE(result.at("outcome").get<std::string>().empty()) << line;
+    EXPECT_EQ(stored.find(result.at("config_hash").get<std::string>()), std::string::npos) << line;
+    ++listed;
+  }
+  EXPECT_GE(listed, 1) << error;
   const auto rerun = report("b.json");
   EXPECT_EQ(count(rerun, "ok"), 4u) << rerun.dump();
   // The default config at least is read back (the search may ask other configs than before).

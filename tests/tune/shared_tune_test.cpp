@@ -57,7 +57,19 @@ std::shared_ptr<const RecordedSpace> recorded() {
   return space;
 }
 
-const TuningKey kKey{"convolution", "replay", "", "A100", "replay"};
+// The recorded space as a family of its own; its key is the one every participant shares.
+Family convolution() {
+  Family f;
+  f.name = "convolution";
+  f.version = "replay";
+  f.tuning = &recorded()->tuning_space();
+  return f;
+}
+
+TuningKey shared_key() {
+  const SleepingReplay probe(recorded(), 1.0);
+  return convolution().key({}, probe.device_name(), probe.toolchain());
+}
 constexpr std::size_t kBudget = 60;
 
 TuneOptions options(const std::string& tune_id) {
@@ -80,7 +92,7 @@ constexpr double kScale = 40.0;
 TuneReport tune_on(const std::string& db, const std::string& tune_id, double scale = kScale) {
   Store store = Store::open(db);
   SleepingReplay evaluator(recorded(), scale);
-  return tune(recorded()->tuning_space(), {}, {}, evaluator, &store, kKey, options(tune_id));
+  return tune(convolution(), {}, evaluator, {}, &store, options(tune_id));
 }
 
 // Starts a participant in a process of its own; it writes its report's counts to `summary`.
@@ -116,14 +128,14 @@ nlohmann::json summary_of(const std::string& path) {
 // the search's) left out.
 std::map<std::string, int> search_rows(Store& store) {
   std::set<std::string> finalists;
-  const auto decision = store.decision(kKey);
+  const auto decision = store.decision(shared_key());
   if (decision) {
     for (const auto& f : nlohmann::json::parse(decision->finalists_json)) {
       finalists.insert(f["config_hash"].get<std::string>());
     }
   }
   std::map<std::string, int> rows;
-  for (const StoredResult& r : store.results(kKey)) ++rows[r.config_hash];
+  for (const StoredResult& r : store.results(shared_key())) ++rows[r.config_hash];
   for (const std::string& hash : finalists) --rows[hash];
   return rows;
 }
@@ -178,7 +190,7 @@ TEST(SharedTune, ThreeParticipantsMeasureTheBudgetOnceInUnderHalfTheTime) {
   EXPECT_EQ(rows.size(), alone_rows.size());
   for (const auto& [hash, count] : rows) EXPECT_EQ(count, 1) << "config " << hash;
   EXPECT_EQ(adopted, 2);  // one tournament, its decision adopted by the other two
-  ASSERT_TRUE(store.decision(kKey));
+  ASSERT_TRUE(store.decision(shared_key()));
   EXPECT_LE(shared_s, 0.45 * alone_s);
   std::cout << "three participants: " << shared_s << " s, one: " << alone_s << " s\n";
 }
@@ -229,7 +241,7 @@ TEST(SharedTune, WhenAParticipantIsKilledTheOthersFinishAndMeasureWhatItHeld) {
   }
   EXPECT_EQ(taken_over, held.rows());
   Store store = Store::open(db);
-  ASSERT_TRUE(store.decision(kKey));
+  ASSERT_TRUE(store.decision(shared_key()));
   const std::map<std::string, int> rows = search_rows(store);
   EXPECT_EQ(rows.size(), kBudget);
   for (const auto& [hash, count] : rows) EXPECT_EQ(count, 1) << "config " << hash;

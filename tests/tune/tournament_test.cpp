@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cutune/tune.hpp"
+#include "toy_family.hpp"
 
 namespace cutune {
 namespace {
@@ -94,6 +95,8 @@ class DriftingDevice : public Evaluator {
 // v = 0 is the default (slow); v = 1 is truly fastest, v = 2 and 3 within 5 % and 8 % of it.
 const std::vector<double> kTrueMs{1.5, 1.00, 1.05, 1.08, 1.4, 1.6, 1.7, 1.8, 1.9, 2.0};
 
+using testing::toy_family;
+
 TEST(Tournament, CrownsTheTrulyFastestThroughDriftAndOutliersWhereSequentialRetimingDoesNot) {
   TuningSpace ts;
   ts.space.add("v", enum_fragment({0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, {}, 0));
@@ -106,9 +109,9 @@ TEST(Tournament, CrownsTheTrulyFastestThroughDriftAndOutliersWhereSequentialReti
   int sequential_right = 0;
   for (std::uint64_t seed = 1; seed <= 100; ++seed) {
     DriftingDevice device(kTrueMs, seed);
-    const TuningKey key{"toy", "1", problem.canonical(), device.device_name(), device.toolchain()};
     options.seed = seed;
-    const TuneReport report = tune(ts, problem, Device::host_cpu(), device, nullptr, key, options);
+    const TuneReport report =
+        tune(toy_family(ts), problem, device, Device::host_cpu(), nullptr, options);
     ASSERT_TRUE(report.best && report.tournament);
     tournament_right += report.best->config.get_int("v") == 1;
     // The rule before the tournament, on the same search results: the top three by search time
@@ -157,8 +160,8 @@ TEST(Tournament, TheFinishingPassResetsTheKnobsThatDoNotPayToTheDefault) {
   options.warm_start = {ts.space.complete({{"fast", Value(1)}, {"extra", Value(2)}})};
   options.finishing_share = 1e6;  // the in-process search takes microseconds
   QuietDevice device;
-  const TuningKey key{"toy", "1", problem.canonical(), device.device_name(), device.toolchain()};
-  const TuneReport report = tune(ts, problem, Device::host_cpu(), device, nullptr, key, options);
+  const TuneReport report =
+      tune(toy_family(ts), problem, device, Device::host_cpu(), nullptr, options);
   ASSERT_TRUE(report.best && report.tournament);
   EXPECT_EQ(report.best->config.get_int("fast"), 1);
   EXPECT_EQ(report.best->config.get_int("extra"), 0);  // reset: as fast, and the default's
@@ -167,7 +170,7 @@ TEST(Tournament, TheFinishingPassResetsTheKnobsThatDoNotPayToTheDefault) {
 
   options.finishing = false;
   const TuneReport unfinished =
-      tune(ts, problem, Device::host_cpu(), device, nullptr, key, options);
+      tune(toy_family(ts), problem, device, Device::host_cpu(), nullptr, options);
   EXPECT_EQ(unfinished.best->config.get_int("extra"), 2);
 }
 

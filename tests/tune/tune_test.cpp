@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "toy_family.hpp"
+
 namespace cutune {
 namespace {
 
@@ -49,6 +51,8 @@ std::unique_ptr<TuningSpace> make_space() {
   return ts;
 }
 
+using testing::toy_family;
+
 TuneOptions options() {
   TuneOptions o;
   o.strategy = "exhaustive";
@@ -62,9 +66,8 @@ TEST(Tune, RefusesAProblemTheSpaceCannotRunBeforeMeasuring) {
   const auto ts = make_space();
   const Problem problem = Problem::parse("n=7,dtype=f16");
   FakeDevice device;
-  const TuningKey key{"toy", "1", problem.canonical(), device.device_name(), device.toolchain()};
   try {
-    tune(*ts, problem, Device::host_cpu(), device, nullptr, key, options());
+    tune(toy_family(*ts), problem, device, Device::host_cpu(), nullptr, options());
     FAIL() << "the tune ran a problem its space rejects";
   } catch (const UnsupportedProblem& e) {
     EXPECT_EQ(e.errors(), (std::vector<std::string>{"n = 7 is odd", "dtype 'f16' is not f32"}));
@@ -80,11 +83,35 @@ TEST(Tune, TunesAProblemTheSpaceAccepts) {
   const auto ts = make_space();
   const Problem problem = Problem::parse("n=8,dtype=f32");
   FakeDevice device;
-  const TuningKey key{"toy", "1", problem.canonical(), device.device_name(), device.toolchain()};
-  const TuneReport report = tune(*ts, problem, Device::host_cpu(), device, nullptr, key, options());
+  const TuneReport report =
+      tune(toy_family(*ts), problem, device, Device::host_cpu(), nullptr, options());
   EXPECT_GE(device.measured, 4);
   ASSERT_TRUE(report.best);
   EXPECT_EQ(report.best->config.get_int("width"), 1);
+}
+
+TEST(Tune, StoresUnderTheFamilysKeyOfTheEvaluatorsDeviceAndToolchain) {
+  const auto ts = make_space();
+  const Problem problem = Problem::parse("n=8,dtype=f32");
+  FakeDevice device;
+  Store store = Store::in_memory();
+  const TuneReport report =
+      tune(toy_family(*ts), problem, device, Device::host_cpu(), &store, options());
+  ASSERT_TRUE(report.best);
+  const std::vector<TuningKey> keys = store.keys({});
+  ASSERT_EQ(keys.size(), 1u);
+  EXPECT_EQ(keys.front().canonical(),
+            (TuningKey{"toy", "1", problem.canonical(), "fake device", "none"}).canonical());
+}
+
+TEST(Tune, RefusesAFamilyWithoutASpace) {
+  Family empty;
+  empty.name = "empty";
+  FakeDevice device;
+  EXPECT_THROW(
+      tune(empty, Problem::parse("n=8,dtype=f32"), device, Device::host_cpu(), nullptr, options()),
+      std::invalid_argument);
+  EXPECT_EQ(device.measured, 0);
 }
 
 }  // namespace

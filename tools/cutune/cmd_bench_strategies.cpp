@@ -56,6 +56,9 @@ struct BenchOptions {
   std::size_t compile_slots = 16;
   double compile_s = 0.0;  // > 0: every config compiles in this long (a cost model)
   double bench_s = 0.0;    // > 0: every config benchmarks in this long
+  // > 0: each search starts from the best this many configs of every other recorded space with
+  // the same knobs (leave-one-space-out), as `cutune tune` starts from the winners it has stored.
+  std::size_t transfer = 0;
 };
 
 // Simulated seconds at which the fraction of the optimum is reported.
@@ -70,6 +73,7 @@ struct BenchSpace {
   // Charged where a config's recording has no cost: the space's median recorded cost, or, in a
   // file with none, a GEMM-like 7 s compile and 0.2 s benchmark (issue 13's H200 cost model).
   double fallback_compile_s = 7.0, fallback_bench_s = 0.2;
+  std::vector<cutune::Config> warm_start;  // --transfer: the other spaces' best configs
 };
 
 struct Cell {  // one strategy on one space, over every repeat
@@ -159,7 +163,9 @@ std::vector<BenchSpace> load_spaces(const std::vector<fs::path>& files, std::siz
       fmt::print("skipping {}: the same recording as {}\n", label, it->second);
       continue;
     }
-    BenchSpace space{recorded, label, {}, {}, 0};
+    BenchSpace space;
+    space.recorded = recorded;
+    space.label = label;
     for (const auto& entry : recorded->recording().entries) {
       if (entry.measurement.ok()) {
         space.ok_times.push_back(entry.measurement.time_ms);
@@ -182,6 +188,46 @@ std::vector<BenchSpace> load_spaces(const std::vector<fs::path>& files, std::siz
     spaces.push_back(std::move(space));
   }
   return spaces;
+}
+
+bool same_knobs(const cutune::Recording& a, const cutune::Recording& b) {
+  if (a.knobs.size() != b.knobs.size()) return false;
+  for (std::size_t k = 0; k < a.knobs.size(); ++k) {
+    if (a.knobs[k].name != b.knobs[k].name || a.knobs[k].values != b.knobs[k].values) return false;
+  }
+  return true;
+}
+
+// Leave-one-space-out warm starts: for each space, the `count` fastest configs of every other
+// space with the same knobs, the best of each space first.
+void add_transfer(std::vector<BenchSpace>& spaces, std::size_t count) {
+  for (BenchSpace& target : spaces) {
+    std::vector<std::vector<cutune::Config>> ranked;
+    for (const BenchSpace& source : spaces) {
+      if (&source == &target ||
+          !same_knobs(source.recorded->recording(), target.recorded->recording())) {
+        continue;
+      }
+      std::vector<const cutune::RecordedEntry*> ok;
+      for (const auto& entry : source.recorded->recording().entries) {
+        if (entry.measurement.ok()) ok.push_back(&entry);
+      }
+      const std::size_t n = std::min(count, ok.size());
+      std::partial_sort(ok.begin(), ok.begin() + n, ok.end(), [](auto* a, auto* b) {
+        return a->measurement.time_ms < b->measurement.time_ms;
+      });
+      std::vector<cutune::Config> best;
+      for (std::size_t i = 0; i < n; ++i) best.push_back(target.recorded->config_of(*ok[i]));
+      ranked.push_back(std::move(best));
+    }
+    for (std::size_t i = 0; i < count; ++i) {
+      for (const auto& best : ranked) {
+        if (i < best.size()) target.warm_start.push_back(best[i]);
+      }
+    }
+    fmt::print("{}: warm start from {} configs of {} other spaces\n", target.label,
+               target.warm_start.size(), ranked.size());
+  }
 }
 
 // The replayed space, counting what the search hands it per call: a strategy plans rounds of its
@@ -254,7 +300,11 @@ Run run_one(const BenchSpace& space, const std::string& strategy_name, cutune::E
   const std::size_t budget = bench.budget;
   CountingEvaluator evaluator(space, bench);
   cutune::Store store = cutune::Store::in_memory();
-  const cutune::TuningKey key{"bench-strategies", space.label, "", "replay", "replay"};
+  // The recorded space as a family of its own (the key's device and toolchain: the recording's).
+  cutune::Family family;
+  family.name = "bench-strategies";
+  family.version = space.label;
+  family.tuning = &space.recorded->tuning_space();
   cutune::TuneOptions options;
   options.strategy = strategy_name;
   options.effort = effort;
@@ -265,8 +315,8 @@ Run run_one(const BenchSpace& space, const std::string& strategy_name, cutune::E
   // The curve is the search's; the finishing pass would measure configs past the budget. The
   // tournament stays (replayed times cost nothing) so the driver is the one tunes run.
   options.finishing = false;
-  const cutune::TuneReport report =
-      cutune::tune(space.recorded->tuning_space(), {}, {}, evaluator, &store, key, options);
+  options.warm_start = space.warm_start;
+  const cutune::TuneReport report = cutune::tune(family, {}, evaluator, {}, &store, options);
   std::vector<cutune::Measurement> measurements;
   for (const cutune::Evaluated& e : report.evaluated) measurements.push_back(e.measurement);
   Run run;
@@ -430,8 +480,9 @@ void bench_strategies(const BenchOptions& options) {
   for (const std::string& name : names) cutune::make_strategy(name, effort);  // rejects unknowns
 
   const auto started = std::chrono::steady_clock::now();
-  const std::vector<BenchSpace> spaces = load_spaces(collect_files(options.inputs), options.budget);
+  std::vector<BenchSpace> spaces = load_spaces(collect_files(options.inputs), options.budget);
   if (spaces.empty()) throw std::invalid_argument("bench-strategies: no usable recorded space");
+  if (options.transfer > 0) add_transfer(spaces, options.transfer);
 
   std::vector<std::vector<Cell>> cells(spaces.size(), std::vector<Cell>(names.size()));
   for (auto& row : cells) {
@@ -640,5 +691,10 @@ void cutune::cli::add_bench_strategies_command(CLI::App& app) {
   command->add_option("--bench-s", options->bench_s,
                       "Simulated clock: every config benchmarks in this many seconds (default: "
                       "its recorded time)");
+  command
+      ->add_option("--transfer", options->transfer,
+                   "Start each search from the best N configs of every other recorded space with "
+                   "the same knobs (leave-one-space-out)")
+      ->capture_default_str();
   command->callback([options] { bench_strategies(*options); });
 }

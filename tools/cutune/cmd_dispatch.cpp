@@ -3,15 +3,19 @@
 // runs the same (dispatch_command.hpp).
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
 #include "command.hpp"
 #include "cutune/dispatch.hpp"
+#include "cutune/family.hpp"
+#include "cutune/spec.hpp"
 #include "cutune/store.hpp"
 #include "dispatch_command.hpp"
 #include "store_options.hpp"
@@ -45,6 +49,11 @@ void print_report(const Dispatcher& d) {
   fmt::print("fitted on all shapes: geomean {:.4f} with {} distinct configs\n", r.training_geomean,
              d.config_count());
   for (const auto& line : r.candidates_tried) fmt::print("  tried {}\n", line);
+  fmt::print("held-out geomean against the number of configs:\n");
+  for (const auto& point : r.curve) {
+    fmt::print("  {} config(s): {:.4f} ({}; {} failed picks)\n", point.configs,
+               point.held_out_geomean, point.rule, point.failed);
+  }
 }
 
 }  // namespace
@@ -56,12 +65,43 @@ void add_dispatch_fit_options(CLI::App& command, DispatchArgs& args) {
       ->check(CLI::Range(1, 64));
   command.add_option("--rule", args.fit.rule, "auto, tree or nearest")
       ->check(CLI::IsMember({"auto", "tree", "nearest"}));
+  command
+      .add_option("--candidates", args.fit.candidates_per_shape,
+                  "Best configs of each tuned shape that become candidates")
+      ->check(CLI::Range(1, 64));
+  command.add_option("--spec", args.spec_path,
+                     "Kernel spec of the family: its space repairs each candidate for each shape "
+                     "(a built-in family's is found by name)");
 }
 
 void run_dispatch(const DispatchArgs& options) {
   const std::filesystem::path path = store_path(options.db);
   auto store = Store::open(path, OpenMode::read_only);
-  const auto dispatcher = Dispatcher::fit(store, options.fit);
+  // The space that repairs candidates: the spec's, else the built-in family's of that name.
+  DispatchOptions fit = options.fit;
+  std::optional<KernelSpec> spec;
+  std::optional<Family> family;
+  if (!options.spec_path.empty()) {
+    spec = load_spec(options.spec_path);
+    family = spec_family(*spec);
+  } else if (const auto names = family_names();
+             std::find(names.begin(), names.end(), fit.family) != names.end()) {
+    family = *find_family(fit.family);  // builds the table: throws when its sources are missing
+  }
+  if (family) {
+    if (family->name != fit.family) {
+      throw std::invalid_argument("dispatch: --spec is family '" + family->name + "', not '" +
+                                  fit.family + "'");
+    }
+    fit.repair_space = &family->tuning->space;
+    fit.repair_device = family->device;
+  } else {
+    fmt::print(
+        "note: family {} is not built in and no --spec was given: candidates are scored as they "
+        "stand, without the space's repair\n",
+        fit.family);
+  }
+  const auto dispatcher = Dispatcher::fit(store, fit);
   // Both texts first, so that a failure leaves no file half-updated.
   const std::string json = dispatcher.to_json().dump(2) + "\n";
   const std::string header =

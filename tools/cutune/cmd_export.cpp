@@ -14,6 +14,7 @@
 #include "command.hpp"
 #include "cutune/store.hpp"
 #include "dispatch_command.hpp"
+#include "export_kt.hpp"
 #include "store_options.hpp"
 
 namespace {
@@ -26,6 +27,7 @@ struct ExportOptions {
   std::string cpp_namespace = "cutune_tuned";
   bool dispatch = false;
   cutune::cli::DispatchArgs dispatch_args;  // its fitting options; the rest is copied from above
+  cutune::cli::KtExportArgs kt;             // Kernel Tuner formats and CSV
 };
 
 // Writes beside the target and renames over it, so that a build reading the file never sees half
@@ -89,19 +91,26 @@ void cutune::cli::add_export_command(CLI::App& app) {
   command->add_flag("--dispatch", options->dispatch,
                     "Write the --family's shape dispatch rule (as `cutune dispatch` fits it) "
                     "instead of the best config per key");
+  cutune::cli::add_kt_export_options(*command, options->kt);
   auto* dispatch_group = command->add_option_group("dispatch", "With --dispatch");
   cutune::cli::add_dispatch_fit_options(*dispatch_group, options->dispatch_args);
   command->callback([options, json, header, cpp_namespace, dispatch_group] {
-    if (json->count() == 0 && header->count() == 0) {
+    if (json->count() == 0 && header->count() == 0 && !options->kt.any()) {
       throw std::invalid_argument(
-          "export: nothing to write: pass --json FILE and/or --header FILE");
+          "export: nothing to write: pass --json FILE, --header FILE, --kt-cache FILE, --t4 FILE "
+          "and/or --csv FILE");
     }
     if (!options->dispatch) {
       if (dispatch_group->count_all() > 0) {
-        throw std::invalid_argument("export: --version, --max-configs and --rule need --dispatch");
+        throw std::invalid_argument(
+            "export: --version, --max-configs, --rule, --candidates and --spec need --dispatch");
       }
-      export_best(*options);
+      if (json->count() > 0 || header->count() > 0) export_best(*options);
+      if (options->kt.any()) cutune::cli::export_kt(options->db, options->filter, options->kt);
       return;
+    }
+    if (options->kt.any()) {
+      throw std::invalid_argument("export: --kt-cache, --t4 and --csv do not go with --dispatch");
     }
     if (options->filter.family.empty()) {
       throw std::invalid_argument("export --dispatch: pass --family NAME");

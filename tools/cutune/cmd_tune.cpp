@@ -20,6 +20,7 @@
 #include "cutune/spec.hpp"
 #include "cutune/store.hpp"
 #include "cutune/tune.hpp"
+#include "cutune/tune_json.hpp"
 #include "failure_text.hpp"
 #include "interrupt.hpp"
 #include "number_options.hpp"
@@ -140,22 +141,6 @@ struct Comparison {
 
 double tflops(double flop_count, double ms) { return flop_count / (ms * 1e-3) / 1e12; }
 
-// When the search first measured a config within `tolerance` of the winner, both as the search
-// measured them: re-timing runs longer and may read another clock, so its times are not the bar.
-std::optional<double> seconds_to_within(const TuneReport& report, double tolerance) {
-  if (!report.best) return std::nullopt;
-  const std::uint64_t winner = report.best->config.hash();
-  std::optional<double> winner_ms;
-  for (const Evaluated& e : report.evaluated) {
-    if (e.measurement.ok() && e.config.hash() == winner) winner_ms = e.measurement.time_ms;
-  }
-  const double bar = winner_ms.value_or(report.best->measurement.time_ms) * (1.0 + tolerance);
-  for (const Evaluated& e : report.evaluated) {
-    if (e.measurement.ok() && e.measurement.time_ms <= bar) return e.at_seconds;
-  }
-  return std::nullopt;
-}
-
 // The default as the report compares it: timed in the tournament's rounds when there was one.
 const Measurement* default_measurement(const TuneReport& report) {
   if (report.tournament) return &report.tournament->finalists.front().measurement;
@@ -220,66 +205,6 @@ void print_comparison(const TuneReport& report, const Comparison& c) {
 // A fraction as a percentage; "-" when unknown (a store row or recording without repetitions).
 std::string percent(double fraction) {
   return std::isnan(fraction) ? std::string("-") : fmt::format("{:.1f}%", 100.0 * fraction);
-}
-
-nlohmann::json report_json(const TuneReport& report, const TuningKey& key, const Store* store) {
-  nlohmann::json out;
-  out["key"] = {{"family", key.family},
-                {"family_version", key.family_version},
-                {"problem", key.problem},
-                {"device", key.device},
-                {"toolchain", key.toolchain}};
-  if (store != nullptr) out["store"] = store->path().string();
-  out["evaluated"] = report.evaluated.size();
-  out["resumed"] = report.resumed;
-  out["duplicates_skipped"] = report.duplicates_skipped;
-  // Which device measured each new result (several with --devices).
-  nlohmann::json per_device = nlohmann::json::object();
-  for (const Evaluated& e : report.evaluated) {
-    if (e.from_store) continue;
-    auto& count = per_device[std::to_string(e.measurement.device)];
-    count = count.is_null() ? 1 : count.get<int>() + 1;
-  }
-  out["measured_per_device"] = per_device;
-  if (store != nullptr && store->shared()) {
-    out["shared"] = {{"participant", report.participant},
-                     {"leases_taken_over", report.leases_taken_over},
-                     {"adopted_decision", report.adopted_decision}};
-  }
-  out["dropped_by_normalizer"] = report.dropped_by_normalizer;
-  out["seconds"] = report.seconds;
-  out["seconds_to_best"] = report.seconds_to_best;
-  if (auto within = seconds_to_within(report, 0.02)) out["seconds_to_within_2pct"] = *within;
-  nlohmann::json outcomes = nlohmann::json::object();
-  for (const auto& [outcome, count] : report.outcomes)
-    outcomes[std::string(to_string(outcome))] = count;
-  out["outcomes"] = outcomes;
-  if (report.baseline) {
-    out["default"] = {{"config", report.baseline->config.to_json()},
-                      {"outcome", to_string(report.baseline->measurement.outcome)},
-                      {"time_ms", report.baseline->measurement.time_ms}};
-  }
-  if (report.best) {
-    const Measurement& m = report.best->measurement;
-    out["best"] = {{"config", report.best->config.to_json()},
-                   {"time_ms", m.time_ms},
-                   {"spread", m.iqr_spread},
-                   {"range_spread", m.spread},
-                   {"min_ms", m.min_ms},
-                   {"max_ms", m.max_ms}};
-  }
-  if (auto s = report.speedup()) out["speedup_over_default"] = *s;
-  if (report.tournament) {
-    const TournamentResult& t = *report.tournament;
-    out["speedup_interval"] = {t.speedup().low, t.speedup().high};
-    out["tournament"] = {{"winner", t.winner},
-                         {"finalists", finalists_json(t)},
-                         {"rounds", rounds_json(t)},
-                         {"seconds", report.tournament_seconds},
-                         {"share_of_wall_time",
-                          report.seconds > 0 ? report.tournament_seconds / report.seconds : 0.0}};
-  }
-  return out;
 }
 
 // The winner first (what the store deploys), then the rest by search time.
@@ -404,15 +329,12 @@ int run_tune(const TuneArgs& args) {
   std::optional<Store> store;
   if (!args.no_store) store = Store::open(store_path(args.db));
 
+  TuneOptions options;
   WarmStart warm;
   warm.enabled = !args.no_warm_start && args.neighbours > 0 && store.has_value();
   if (warm.enabled) {
-    warm.winners =
-        nearest_winners(*store, family.name, key.device, problem, space->space, args.neighbours);
+    warm.winners = add_warm_start(options, *store, family, problem, key.device, args.neighbours);
   }
-
-  TuneOptions options;
-  for (const NearestWinner& w : warm.winners) options.warm_start.push_back(w.config);
   options.strategy = args.strategy;
   options.effort = args.effort == "quick" ? Effort::quick : Effort::full;
   options.max_evaluations = args.budget;
@@ -434,14 +356,14 @@ int run_tune(const TuneArgs& args) {
       progress.note(fit("    " + e.config.to_string(), kOutputColumns));
     }
   };
-  const TuneReport report = tune(*space, problem, target.device, *target.evaluator,
-                                 store ? &*store : nullptr, key, options, callbacks);
+  const TuneReport report = tune(family, problem, *target.evaluator, target.device,
+                                 store ? &*store : nullptr, options, callbacks);
   warm.evaluated = count_evaluated(report, warm.winners);
   Comparison comparison{family.flop_count ? family.flop_count(problem) : 0, family.reference_name,
                         std::nullopt, count_encoder_errors(report, space->space)};
   if (target.time_reference) comparison.reference = target.time_reference();
   if (args.json) {
-    nlohmann::json out = report_json(report, key, store ? &*store : nullptr);
+    nlohmann::json out = tune_report_json(report, key, store ? &*store : nullptr);
     out.update(comparison_json(report, comparison));
     out["warm_start"] = warm_start_json(warm);
     if (report.stopped) out["stopped_by"] = signal_name(interrupt.signal());

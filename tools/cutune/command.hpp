@@ -15,6 +15,7 @@ void add_export_command(CLI::App& app);
 void add_dispatch_command(CLI::App& app);
 void add_bench_strategies_command(CLI::App& app);
 void add_report_command(CLI::App& app);
+void add_import_kt_command(CLI::App& app);
 
 // What `cutune --version` prints (generated at build time by version.cmake).
 std::string_view version_text();

@@ -12,6 +12,7 @@ constexpr void (*kCommands[])(CLI::App&) = {
     cutune::cli::add_bench_strategies_command,
     cutune::cli::add_dispatch_command,
     cutune::cli::add_export_command,
+    cutune::cli::add_import_kt_command,
     cutune::cli::add_report_command,
     cutune::cli::add_show_command,
     cutune::cli::add_space_command,

@@ -1,7 +1,9 @@
 // The tuner's side of the device workers: one `cutune-cuda-worker` process per GPU, each owning
 // its CUDA context. A candidate that faults kills only its worker; one that hangs is killed by
 // the watchdog; either way the candidate gets a Measurement with the reason and the next request
-// starts a fresh worker.
+// starts a fresh worker. A worker killed from outside (a signal no kernel raises: SIGKILL, SIGTERM,
+// SIGINT, SIGHUP) or stopped by the machine's trouble (no device memory left) is no verdict: the
+// request is sent again, at most twice more, and then answered as Outcome::transient.
 #pragma once
 
 #include <chrono>
@@ -24,8 +26,8 @@ struct DeviceResult {
   double round_trip_ms = 0;      // request sent to reply read, as the tuner saw it
 };
 
-// A paired-rounds reply (MeasureRequest or GemmRequest with rounds > 0) written into `out`, whose
-// checks and rounds already hold every config (the caller's failures kept): `sent[j]` is the
+// A paired-rounds reply (a MeasureRequest or a family request with rounds > 0) written into `out`,
+// whose checks and rounds already hold every config (the caller's failures kept): `sent[j]` is the
 // config index of the request's j-th candidate. A result that is itself a failure (the worker
 // died) becomes the check of every sent config; every check names the result's device. Times the
 // worker did not take become NaN.
@@ -72,8 +74,12 @@ class DeviceWorkerPool {
 
  private:
   struct Slot;
+  // Sends the message again while the machine stops it (Outcome::transient), at most twice more.
   DeviceResult exchange(std::size_t slot, const nlohmann::json& message,
                         const protocol::Timing& timing, bool timed);
+  // One attempt: the slot's worker (started when needed) asked once.
+  DeviceResult exchange_once(std::size_t slot, const nlohmann::json& message,
+                             const protocol::Timing& timing, bool timed);
   // The result with the slot's device (CUDA ordinal and name) as the one that measured it.
   DeviceResult tagged(std::size_t slot, DeviceResult result);
   Options options_;

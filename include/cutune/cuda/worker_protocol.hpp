@@ -82,7 +82,9 @@ struct MeasureRequest {
 
 struct MeasureReply {
   std::uint64_t id = 0;
-  std::string outcome;  // cutune::Outcome's names: ok, crash, wrong_result, launch_error
+  // cutune::Outcome's names: ok, crash, wrong_result, launch_error, transient (the machine's
+  // trouble, such as no device memory left; the worker then exits as after a crash)
+  std::string outcome;
   double time_ms = -1;  // median
   double min_ms = -1;
   double max_ms = -1;

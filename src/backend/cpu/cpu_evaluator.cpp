@@ -59,7 +59,8 @@ std::string cpu_model() {
 
 std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
 
-// Measurements retried after the worker was killed from outside (eval::WorkerReply).
+// Measurements retried after the worker was killed from outside (eval::WorkerReply) or ran past
+// its limit starved by other work (eval/starvation.hpp).
 constexpr int kOutsideKillRetries = 2;
 
 double default_tolerance(const std::string& type) {
@@ -160,17 +161,34 @@ struct CpuEvaluator::Impl {
     auto limit = std::chrono::milliseconds(static_cast<long long>(spec.timing.timeout_s * 1e3));
     eval::WorkerReply reply;
     int attempts = 0;
-    // A worker killed from outside says nothing of the candidate: measure it again, a few times.
+    // A worker killed from outside, or one that ran past its limit starved by other work on the
+    // machine, says nothing of the candidate: measure it again, a few times.
+    const auto machine_stopped = [&] {
+      return reply.killed_from_outside() ||
+             (reply.status == eval::WorkerReply::Status::timeout && reply.starvation.starved);
+    };
     while (attempts <= kOutsideKillRetries) {
       reply = workers[device]->request(measure_request(object, timing), limit);
       ++attempts;
-      if (!reply.killed_from_outside()) break;
+      // A stretched try that got the first limit's worth of CPU ran long enough to be judged.
+      if (reply.starvation.cpu_s >= 0.5 * spec.timing.timeout_s) reply.starvation.starved = false;
+      if (!machine_stopped()) break;
+      // Starved: at the same share of the machine, the next try gets about its limit in CPU.
+      limit = std::chrono::milliseconds(
+          static_cast<long long>(spec.timing.timeout_s * 1e3 * reply.starvation.stretch));
     }
     std::lock_guard lock(stats_mutex);  // workers measure in threads of their own
     stats.measured += static_cast<std::size_t>(attempts);
 
+    if (reply.status == eval::WorkerReply::Status::timeout && reply.starvation.starved) {
+      return {.outcome = Outcome::transient,
+              .detail = fmt::format("ran past its limit {} times while other work starved it "
+                                    "(the last time {}): {}",
+                                    attempts, reply.starvation.detail, reply.detail)};
+    }
     if (reply.status == eval::WorkerReply::Status::timeout) {
-      return {.outcome = Outcome::hang, .detail = reply.detail};
+      return {.outcome = Outcome::hang,
+              .detail = fmt::format("{} ({})", reply.detail, reply.starvation.detail)};
     }
     if (reply.killed_from_outside()) {
       return {.outcome = Outcome::transient,
@@ -243,8 +261,8 @@ struct CpuEvaluator::Impl {
             result.tries, eval::log_excerpt(result.log));
       } else if (result.status == eval::CompileResult::Status::timeout) {
         c.failure.outcome = Outcome::compile_timeout;
-        c.failure.detail =
-            "the compiler was killed after " + short_number(spec.compile.timeout_s) + " s";
+        c.failure.detail = "the compiler was killed after " + short_number(spec.compile.timeout_s) +
+                           " s (" + result.starvation.detail + ")";
       } else {
         c.object = result.output;
       }
@@ -326,9 +344,10 @@ struct CpuEvaluator::Impl {
     out.rounds.assign(static_cast<std::size_t>(count), TimedRound{});
     for (TimedRound& round : out.rounds) round.times_ms.assign(configs.size(), NAN);
     if (reply.status != eval::WorkerReply::Status::ok) {
-      const Outcome outcome = reply.status == eval::WorkerReply::Status::timeout ? Outcome::hang
-                              : reply.killed_from_outside() ? Outcome::transient
-                                                            : Outcome::crash;
+      const bool timeout = reply.status == eval::WorkerReply::Status::timeout;
+      const Outcome outcome = timeout && !reply.starvation.starved     ? Outcome::hang
+                              : timeout || reply.killed_from_outside() ? Outcome::transient
+                                                                       : Outcome::crash;
       for (std::size_t i : sent) out.checks[i] = {.outcome = outcome, .detail = reply.detail};
     } else {
       auto answer = reply.body.get<proto::RoundsReply>();

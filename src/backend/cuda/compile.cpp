@@ -137,7 +137,8 @@ struct CubinCompiler::State {
     if (raw.status == eval::CompileResult::Status::timeout) {
       result.status = CompileStatus::timeout;
       result.log = request.source_name + ": compile killed at its time limit of " +
-                   std::to_string(options.time_limit.count()) + " ms\n" + raw.log;
+                   std::to_string(options.time_limit.count()) + " ms (" + raw.starvation.detail +
+                   ")\n" + raw.log;
       result.log_file = options.cache_dir / (raw.key_hash + ".timeout.log");
       eval::write_atomically(result.log_file, result.log);
       return result;

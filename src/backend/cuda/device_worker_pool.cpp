@@ -19,6 +19,7 @@ Outcome outcome_named(const std::string& name, std::string& detail) {
   if (name == "wrong_result") return Outcome::wrong_result;
   if (name == "launch_error") return Outcome::launch_error;
   if (name == "crash") return Outcome::crash;
+  if (name == "transient") return Outcome::transient;
   detail = "worker answered an unknown outcome '" + name + "': " + detail;
   return Outcome::crash;
 }
@@ -190,6 +191,25 @@ DeviceResult DeviceWorkerPool::tagged(std::size_t slot_index, DeviceResult resul
 
 DeviceResult DeviceWorkerPool::exchange(std::size_t slot_index, const nlohmann::json& message,
                                         const protocol::Timing& timing, bool timed) {
+  // A worker killed from outside (SIGKILL, SIGTERM, ...) or stopped by the machine's trouble
+  // (no device memory left) says nothing of the candidate: asked again, a few times, then
+  // reported as transient.
+  constexpr int kMachineRetries = 2;
+  DeviceResult result;
+  for (int attempt = 0; attempt <= kMachineRetries; ++attempt) {
+    result = exchange_once(slot_index, message, timing, timed);
+    if (result.measurement.outcome != Outcome::transient) break;
+  }
+  if (result.measurement.outcome == Outcome::transient) {
+    result.measurement.detail = "the machine stopped the measurement " +
+                                std::to_string(kMachineRetries + 1) +
+                                " times (not the candidate's doing): " + result.measurement.detail;
+  }
+  return result;
+}
+
+DeviceResult DeviceWorkerPool::exchange_once(std::size_t slot_index, const nlohmann::json& message,
+                                             const protocol::Timing& timing, bool timed) {
   Slot& slot = *slots_.at(slot_index);
   std::lock_guard lock(slot.mutex);
   slot.greet(options_.start_timeout);
@@ -205,7 +225,7 @@ DeviceResult DeviceWorkerPool::exchange(std::size_t slot_index, const nlohmann::
       m.detail = reply.detail;
       return result;
     case eval::WorkerReply::Status::died:
-      m.outcome = Outcome::crash;
+      m.outcome = reply.killed_from_outside() ? Outcome::transient : Outcome::crash;
       m.detail = reply.detail;
       return result;
     case eval::WorkerReply::Status::ok:
@@ -219,8 +239,8 @@ DeviceResult DeviceWorkerPool::exchange(std::size_t slot_index, const nlohmann::
   }
   result.reply = reply.body.get<protocol::MeasureReply>();
   m = from_reply(result.reply);
-  // A worker that reports a crash is ending: its context is unusable.
-  if (m.outcome == Outcome::crash) slot.client->stop();
+  // A worker that reports a crash (or the machine's trouble) is ending: its context is unusable.
+  if (m.outcome == Outcome::crash || m.outcome == Outcome::transient) slot.client->stop();
   return result;
 }
 

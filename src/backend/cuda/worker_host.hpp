@@ -96,6 +96,48 @@ struct DeviceBuffer {
   }
 };
 
+// A device buffer between two guard regions: the kernel is handed `pointer`, and a write up to
+// kGuardBytes before its start or after its end changes a guard's poison, which damage() names.
+// Allocations are rounded up to pages, so a small overrun would otherwise fault nowhere and pass.
+// poison() is stream-ordered (before the launch to be checked); damage() reads both guards back
+// synchronously (after it). A default-constructed buffer (a scalar argument) has no guards.
+struct GuardedBuffer {
+  static constexpr std::size_t kGuardBytes = 64 * 1024;  // a multiple of 256: keeps alignment
+  static constexpr unsigned char kPoison = 0xa5;         // not a byte NaN, zero or -1 fill writes
+  DeviceBuffer storage;
+  CUdeviceptr pointer = 0;
+  std::size_t bytes = 0;
+
+  GuardedBuffer() = default;
+  explicit GuardedBuffer(std::size_t size);
+  void poison(CUstream stream) const;
+  // Empty when both guards hold their poison; else which was written, named after `name`.
+  std::string damage(const std::string& name) const;
+};
+
+// Machine trouble, not the kernel's: no device memory left (another process holds it), an
+// uncorrectable ECC error, a device that is unavailable. A worker meeting one replies "transient".
+bool is_machine_trouble(CUresult code);
+
+// A kernel wrong only sometimes (every third call, say) or writing out of bounds only sometimes
+// passes one check. After its timed runs a candidate is checked this many more times, each from
+// restored inputs, poisoned outputs and poisoned guards.
+constexpr int kRechecksAfterTiming = 3;
+
+// Runs `check_once` (which fills a reply's outcome and detail and says whether the candidate
+// passed) kRechecksAfterTiming times; false, with the failing check's outcome and detail in
+// `reply`, at the first failure.
+bool recheck_after_timing(const std::function<bool(protocol::MeasureReply&)>& check_once,
+                          protocol::MeasureReply& reply);
+
+// After paired rounds: every candidate that was timed (launches[j] set) is re-checked by
+// check_one(j, reply) as recheck_after_timing does; one that fails has its candidate_outcomes
+// and candidate_details replaced and its round times set to -1 (not timed).
+void recheck_after_rounds(
+    const std::vector<std::function<void()>>& launches,
+    const std::function<bool(std::size_t, protocol::MeasureReply&)>& check_one,
+    protocol::MeasureReply& reply);
+
 // The worker as a mode sees it.
 class Host {
  public:

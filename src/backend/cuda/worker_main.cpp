@@ -4,9 +4,12 @@
 //   cutune-cuda-worker [--device N]
 //
 // For each candidate: load its cubin, opt in to its dynamic shared memory, restore the inputs,
-// poison the outputs, launch with cuLaunchKernelEx, compare with the reference's outputs, then
-// time it with events (L2 flushed before each repetition). A sticky CUDA error (a fault) makes
-// the context unusable: the worker replies "crash" and exits, and the tuner starts a fresh one.
+// poison the outputs and the guard regions around every buffer, launch with cuLaunchKernelEx,
+// check the guards and compare with the reference's outputs, then time it with events (L2 flushed
+// before each repetition), then check the guards again and the candidate kRechecksAfterTiming more
+// times. A sticky CUDA error (a fault) makes the context unusable: the worker replies "crash" (or
+// "transient" for the machine's trouble, such as no memory left) and exits, and the tuner starts a
+// fresh one.
 // Families whose launch a "measure" request cannot describe add ops of their own (worker_host.hpp).
 #include <cuda.h>
 #include <dlfcn.h>
@@ -27,6 +30,7 @@
 
 #include "cutune/cuda/worker_protocol.hpp"
 #include "cutune/timing_summary.hpp"
+#include "kernel_launch.hpp"
 #include "worker_host.hpp"
 
 namespace proto = cutune::cuda::protocol;
@@ -87,7 +91,7 @@ using namespace cutune::cuda::worker;
 struct Workspace {
   std::string key;
   std::vector<DeviceBuffer> pristine;            // per argument; inputs only
-  std::vector<DeviceBuffer> working;             // per argument; every buffer
+  std::vector<GuardedBuffer> working;            // per argument; every buffer, guarded
   std::vector<std::vector<std::byte>> expected;  // per argument; outputs only
 };
 
@@ -136,12 +140,13 @@ class Worker : public Host {
       } else {
         CUfunction candidate = function(request.candidate);
         auto check_start = std::chrono::steady_clock::now();
-        const bool correct = check_candidate(candidate, request.candidate, request, reply);
+        bool correct = check_candidate(candidate, request.candidate, request, reply);
         reply.kernel_ms = milliseconds_since(check_start);
         if (correct && request.time) {
           auto timing_start = std::chrono::steady_clock::now();
           auto args = params(request.args);
           time([&] { launch(candidate, request.candidate, args); }, request.timing, reply);
+          correct = checked_after_timing(candidate, request.candidate, request, reply);
           reply.kernel_ms += milliseconds_since(timing_start);
         }
         if (correct) reply.outcome = "ok";
@@ -161,8 +166,14 @@ class Worker : public Host {
                        const proto::MeasureRequest& request, proto::MeasureReply& reply) {
     restore_inputs();
     reset_outputs(request.args);
+    for (const GuardedBuffer& buffer : workspace_.working) buffer.poison(stream_);
     launch(candidate, shape, params(request.args));
     sync("candidate");
+    if (std::string damage = damaged_guard(request.args); !damage.empty()) {
+      reply.outcome = "wrong_result";
+      reply.detail = std::move(damage);
+      return false;
+    }
     if (!request.reference) return true;
     for (std::size_t i = 0; i < request.args.size(); ++i) {
       const auto& arg = request.args[i];
@@ -184,6 +195,36 @@ class Worker : public Host {
       }
     }
     return true;
+  }
+
+  // The first guard any launch since the last poisoning wrote over, named; empty when none.
+  std::string damaged_guard(const std::vector<proto::Arg>& args) const {
+    for (std::size_t i = 0; i < workspace_.working.size() && i < args.size(); ++i) {
+      const char* role = args[i].role == proto::Role::input    ? "input"
+                         : args[i].role == proto::Role::output ? "output"
+                                                               : "scratch";
+      std::string damage =
+          workspace_.working[i].damage("argument " + std::to_string(i) + " (" + role + ")");
+      if (!damage.empty()) return damage;
+    }
+    return {};
+  }
+
+  // After the timed runs of a candidate that passed its check: the guards it ran between, then
+  // kRechecksAfterTiming more checks. False, with the reply's outcome and detail, when either
+  // fails.
+  bool checked_after_timing(CUfunction candidate, const proto::Launch& shape,
+                            const proto::MeasureRequest& request, proto::MeasureReply& reply) {
+    if (std::string damage = damaged_guard(request.args); !damage.empty()) {
+      reply.outcome = "wrong_result";
+      reply.detail = "during its timed runs: " + damage;
+      return false;
+    }
+    return recheck_after_timing(
+        [&](proto::MeasureReply& checked) {
+          return check_candidate(candidate, shape, request, checked);
+        },
+        reply);
   }
 
   // Paired rounds (MeasureRequest::rounds): every candidate checked as a measure request checks
@@ -219,6 +260,14 @@ class Worker : public Host {
       }
     }
     run_paired_rounds(*this, timed, {}, request.rounds, request.reps, reply);
+    // Damage during the rounds names no candidate; each one's re-checks, with guards of its own,
+    // find a kernel that writes out of bounds (or is wrong) only sometimes.
+    recheck_after_rounds(
+        timed,
+        [&](std::size_t j, proto::MeasureReply& checked) {
+          return check_candidate(passed[j].first, *passed[j].second, request, checked);
+        },
+        reply);
   }
 
   proto::DeviceReport describe() {
@@ -267,25 +316,9 @@ class Worker : public Host {
   }
 
   void launch(CUfunction entry, const proto::Launch& shape, std::vector<void*> params) {
-    CUlaunchConfig config{};
-    config.gridDimX = shape.grid[0];
-    config.gridDimY = shape.grid[1];
-    config.gridDimZ = shape.grid[2];
-    config.blockDimX = shape.block[0];
-    config.blockDimY = shape.block[1];
-    config.blockDimZ = shape.block[2];
-    config.sharedMemBytes = shape.dynamic_smem;
-    config.hStream = stream_;
-    CUlaunchAttribute cluster{};
-    if (shape.cluster != proto::Dim3{1, 1, 1}) {
-      cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-      cluster.value.clusterDim.x = shape.cluster[0];
-      cluster.value.clusterDim.y = shape.cluster[1];
-      cluster.value.clusterDim.z = shape.cluster[2];
-      config.attrs = &cluster;
-      config.numAttrs = 1;
-    }
-    refuse_unless_sticky(cuLaunchKernelEx(&config, entry, params.data(), nullptr),
+    const cutune::cuda::KernelGeometry geometry{shape.grid, shape.block, shape.cluster,
+                                                shape.dynamic_smem};
+    refuse_unless_sticky(cutune::cuda::launch_kernel(entry, geometry, stream_, params.data()),
                          "launching " + shape.kernel);
   }
 
@@ -303,7 +336,7 @@ class Worker : public Host {
     Random rng(request.seed);
     for (const auto& arg : request.args) {
       std::size_t bytes = arg.is_buffer ? arg.count * proto::dtype_size(arg.dtype) : 0;
-      workspace_.working.emplace_back(arg.is_buffer ? DeviceBuffer(bytes) : DeviceBuffer());
+      workspace_.working.emplace_back(arg.is_buffer ? GuardedBuffer(bytes) : GuardedBuffer());
       workspace_.pristine.emplace_back();
       workspace_.expected.emplace_back();
       if (arg.is_buffer && arg.role == proto::Role::input) {
@@ -575,7 +608,7 @@ int main(int argc, char** argv) {
       // The context may be unusable; a fresh process is the only reliable recovery.
       proto::MeasureReply reply;
       reply.id = message.contains("request") ? message["request"].value("id", std::uint64_t{0}) : 0;
-      reply.outcome = "crash";
+      reply.outcome = is_machine_trouble(error.code) ? "transient" : "crash";
       reply.detail = error.what();
       send(reply);
       return kStickyExitCode;

@@ -65,4 +65,38 @@ void run_paired_rounds(Host& host, const std::vector<std::function<void()>>& lau
   reply.outcome = "ok";
 }
 
+bool recheck_after_timing(const std::function<bool(protocol::MeasureReply&)>& check_once,
+                          protocol::MeasureReply& reply) {
+  for (int again = 1; again <= kRechecksAfterTiming; ++again) {
+    protocol::MeasureReply checked;
+    if (check_once(checked)) continue;
+    reply.outcome = checked.outcome;
+    reply.detail = "check " + std::to_string(again) + " of " +
+                   std::to_string(kRechecksAfterTiming) +
+                   " after its timed runs: " + checked.detail;
+    reply.max_rel_error = std::max(reply.max_rel_error, checked.max_rel_error);
+    return false;
+  }
+  return true;
+}
+
+void recheck_after_rounds(
+    const std::vector<std::function<void()>>& launches,
+    const std::function<bool(std::size_t, protocol::MeasureReply&)>& check_one,
+    protocol::MeasureReply& reply) {
+  for (std::size_t j = 0; j < launches.size() && j < reply.candidate_outcomes.size(); ++j) {
+    if (!launches[j]) continue;
+    protocol::MeasureReply again;
+    if (recheck_after_timing([&](protocol::MeasureReply& checked) { return check_one(j, checked); },
+                             again)) {
+      continue;
+    }
+    reply.candidate_outcomes[j] = again.outcome;
+    reply.candidate_details[j] = again.detail;
+    for (std::vector<double>& round : reply.round_ms) {
+      if (j < round.size()) round[j] = -1;
+    }
+  }
+}
+
 }  // namespace cutune::cuda::worker

@@ -131,6 +131,47 @@ bool is_sticky(CUresult code) {
   }
 }
 
+bool is_machine_trouble(CUresult code) {
+  switch (code) {
+    case CUDA_ERROR_OUT_OF_MEMORY:
+    case CUDA_ERROR_ECC_UNCORRECTABLE:
+    case CUDA_ERROR_DEVICE_UNAVAILABLE:
+    case CUDA_ERROR_SYSTEM_NOT_READY:
+    case CUDA_ERROR_NVLINK_UNCORRECTABLE:
+      return true;
+    default:
+      return false;
+  }
+}
+
+GuardedBuffer::GuardedBuffer(std::size_t size)
+    : storage(size + 2 * kGuardBytes), pointer(storage.pointer + kGuardBytes), bytes(size) {}
+
+void GuardedBuffer::poison(CUstream stream) const {
+  if (storage.pointer == 0) return;
+  check(cuMemsetD8Async(storage.pointer, kPoison, kGuardBytes, stream), "cuMemsetD8Async");
+  check(cuMemsetD8Async(pointer + bytes, kPoison, kGuardBytes, stream), "cuMemsetD8Async");
+}
+
+std::string GuardedBuffer::damage(const std::string& name) const {
+  if (storage.pointer == 0) return {};
+  std::vector<unsigned char> guard(kGuardBytes);
+  const auto written = [&](CUdeviceptr at) {
+    check(cuMemcpyDtoH(guard.data(), at, guard.size()), "cuMemcpyDtoH");
+    return static_cast<std::size_t>(
+        std::count_if(guard.begin(), guard.end(), [](unsigned char b) { return b != kPoison; }));
+  };
+  if (const std::size_t n = written(pointer + bytes); n > 0) {
+    return "wrote past the end of " + name + " (" + std::to_string(n) + " of the " +
+           std::to_string(kGuardBytes) + " guard bytes after it changed)";
+  }
+  if (const std::size_t n = written(storage.pointer); n > 0) {
+    return "wrote before the start of " + name + " (" + std::to_string(n) + " of the " +
+           std::to_string(kGuardBytes) + " guard bytes before it changed)";
+  }
+  return {};
+}
+
 double milliseconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
       .count();

@@ -1,6 +1,7 @@
 // cuBLASLt for D = A * B in row-major terms: D^T = B^T * A^T in its column-major terms.
 #include "gemm/gemm_cublas.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -15,7 +16,7 @@ void check_cublas(cublasStatus_t status, const char* library, const char* what) 
   }
 }
 
-CublasGemm::CublasGemm(const GemmProblem& p) {
+CublasGemm::CublasGemm(const GemmProblem& p, int algorithms) {
   const cudaDataType type = p.dtype == DType::bf16 ? CUDA_R_16BF : CUDA_R_16F;
   check_cublas(cublasLtCreate(&handle_), "cuBLASLt", "create");
   check_cublas(cublasLtMatmulDescCreate(&operation_, CUBLAS_COMPUTE_32F, CUDA_R_32F), "cuBLASLt",
@@ -47,14 +48,21 @@ CublasGemm::CublasGemm(const GemmProblem& p) {
                    preference_, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &limit, sizeof limit),
                "cuBLASLt", "workspace preference");
   int returned = 0;
-  check_cublas(cublasLtMatmulAlgoGetHeuristic(handle_, operation_, b_, a_, d_, d_, preference_, 1,
-                                              &heuristic_, &returned),
+  heuristics_.resize(static_cast<std::size_t>(std::max(algorithms, 1)));
+  check_cublas(cublasLtMatmulAlgoGetHeuristic(handle_, operation_, b_, a_, d_, d_, preference_,
+                                              static_cast<int>(heuristics_.size()),
+                                              heuristics_.data(), &returned),
                "cuBLASLt", "heuristic");
   if (returned == 0) throw std::runtime_error("cuBLASLt offers no algorithm for the problem");
-  workspace_ = cuda::worker::DeviceBuffer(kWorkspaceBytes);
+  heuristics_.resize(static_cast<std::size_t>(returned));
+  if (CUresult code = cuMemAlloc(&workspace_, kWorkspaceBytes); code != CUDA_SUCCESS) {
+    throw std::runtime_error("cuMemAlloc of cuBLASLt's workspace failed with CUresult " +
+                             std::to_string(static_cast<int>(code)));
+  }
 }
 
 CublasGemm::~CublasGemm() {
+  if (workspace_ != 0) cuMemFree(workspace_);
   cublasLtMatmulPreferenceDestroy(preference_);
   cublasLtMatrixLayoutDestroy(a_);
   cublasLtMatrixLayoutDestroy(b_);
@@ -63,14 +71,16 @@ CublasGemm::~CublasGemm() {
   cublasLtDestroy(handle_);
 }
 
-void CublasGemm::run(CUdeviceptr a, CUdeviceptr b, CUdeviceptr d, CUstream stream) const {
+void CublasGemm::run(CUdeviceptr a, CUdeviceptr b, CUdeviceptr d, CUstream stream,
+                     int algorithm) const {
   const float alpha = 1.0f;
   const float beta = 0.0f;
   const auto pointer = [](CUdeviceptr p) { return reinterpret_cast<void*>(p); };
-  check_cublas(cublasLtMatmul(handle_, operation_, &alpha, pointer(b), b_, pointer(a), a_, &beta,
-                              pointer(d), d_, pointer(d), d_, &heuristic_.algo,
-                              pointer(workspace_.pointer), kWorkspaceBytes, stream),
-               "cuBLASLt", "matmul");
+  check_cublas(
+      cublasLtMatmul(handle_, operation_, &alpha, pointer(b), b_, pointer(a), a_, &beta, pointer(d),
+                     d_, pointer(d), d_, &heuristics_.at(static_cast<std::size_t>(algorithm)).algo,
+                     pointer(workspace_), kWorkspaceBytes, stream),
+      "cuBLASLt", "matmul");
 }
 
 }  // namespace cutune::gemm

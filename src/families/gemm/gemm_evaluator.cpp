@@ -33,12 +33,6 @@ fs::path from_environment(const char* variable, const char* built_in) {
   return value != nullptr && *value != '\0' ? fs::path(value) : fs::path(built_in);
 }
 
-std::string dtype_name(gemm::DType dtype) { return dtype == gemm::DType::bf16 ? "bf16" : "fp16"; }
-
-std::string layout_name(gemm::BLayout layout) {
-  return layout == gemm::BLayout::k_by_n ? "k_by_n" : "n_by_k";
-}
-
 // The problem as the kernel family sees it; throws std::invalid_argument naming what it cannot run.
 gemm::GemmProblem checked_problem(const Problem& problem) {
   const gemm::GemmProblem converted = to_gemm_problem(problem);
@@ -55,13 +49,14 @@ fs::path source_path(const GemmCompileOptions& options) {
                                 : options.source;
 }
 
-// The text nvcc compiles. The kernel includes ../gemm_rules.hpp, which a worker compiling the text
-// in a scratch folder cannot find: the rules go ahead of it (the kernel skips its include once
-// they are defined), so that the compile and the source hash both cover them.
+// The text nvcc compiles. The kernel includes ../gemm_rules.hpp and ../gemm_schedule.hpp, which a
+// worker compiling the text in a scratch folder cannot find: they go ahead of it (the kernel skips
+// each include once it is defined), so that the compile and the source hash both cover them.
 std::string compiled_text(const fs::path& source) {
-  const fs::path rules = source.parent_path().parent_path() / "gemm_rules.hpp";
-  return eval::read_file(rules) + "#line 1 \"" + source.filename().string() + "\"\n" +
-         eval::read_file(source);
+  const fs::path folder = source.parent_path().parent_path();
+  return eval::read_file(folder / "gemm_rules.hpp") +
+         eval::read_file(folder / "gemm_schedule.hpp") + "#line 1 \"" + source.filename().string() +
+         "\"\n" + eval::read_file(source);
 }
 
 std::string version_of(const std::string& text) {
@@ -161,8 +156,8 @@ struct GemmEvaluator::Impl {
     r.m = p.m;
     r.n = p.n;
     r.k = p.k;
-    r.dtype = dtype_name(p.dtype);
-    r.b_layout = layout_name(p.b_layout);
+    r.dtype = gemm::to_string(p.dtype);
+    r.b_layout = gemm::to_string(p.b_layout);
     r.seed = options.seed;
     r.tolerance = options.tolerance;
     r.timing.budget_ms = options.budget_ms * scale;

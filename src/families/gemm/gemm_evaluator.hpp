@@ -7,7 +7,6 @@
 // Faults, hangs and refused launches become the candidate's Measurement, as for any kernel.
 #pragma once
 
-#include <chrono>
 #include <filesystem>
 #include <future>
 #include <memory>
@@ -17,24 +16,11 @@
 
 #include "cutune/cuda/compile.hpp"
 #include "cutune/evaluator.hpp"
+#include "cutune/gemm_types.hpp"
 #include "cutune/problem.hpp"
 #include "gemm/gemm_problem.hpp"
 
 namespace cutune {
-
-struct GemmCompileOptions {
-  // Cubins and compiler logs. Empty: $CUTUNE_CACHE_DIR/cuda, else $XDG_CACHE_HOME/cutune/cuda,
-  // else ~/.cache/cutune/cuda.
-  std::filesystem::path cache_dir;
-  unsigned jobs = 0;  // concurrent compiles; 0: one per core
-  std::chrono::milliseconds time_limit{std::chrono::seconds(300)};
-  std::string nvcc = "nvcc";
-  // Empty: $CUTUNE_GEMM_SOURCE / $CUTUNE_CUTLASS_INCLUDE, else the paths of this build's tree.
-  // The source's grandparent folder must hold gemm_rules.hpp (as src/families/gemm does).
-  std::filesystem::path source;
-  std::filesystem::path cutlass_include;
-  std::string arch = "sm_90a";
-};
 
 // Compiles GEMM configs to cubins; needs nvcc and the CUTLASS headers, no GPU.
 class GemmCompiler {
@@ -60,19 +46,6 @@ class GemmCompiler {
 // GemmCompiler::source_version() of a compiler with these options, without the compiler (no
 // CUTLASS headers needed). Throws std::runtime_error when the source cannot be read.
 std::string gemm_source_version(const GemmCompileOptions& options = {});
-
-struct GemmEvaluatorOptions {
-  GemmCompileOptions compile;
-  std::vector<int> devices{0};  // CUDA ordinals; one worker each, candidates spread over them
-  // Empty: $CUTUNE_CUDA_WORKER, else the cutune-cuda-worker built with the CUDA backend.
-  std::filesystem::path worker;
-  std::uint64_t seed = 1;  // input values
-  double tolerance = -1;   // max relative error; negative: the dtype's default
-  double budget_ms = 50;   // timed repetitions per candidate; retime() takes five times more
-  int min_reps = 10;
-  int max_reps = 500;
-  std::chrono::milliseconds watchdog{std::chrono::seconds(20)};
-};
 
 class GemmEvaluator : public Evaluator {
  public:

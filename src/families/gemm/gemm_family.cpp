@@ -4,6 +4,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
+#include <atomic>
+#include <mutex>
 #include <stdexcept>
 
 #include "backend/cuda/cuda_context.hpp"
@@ -11,6 +14,7 @@
 #include "cutune/gemm.hpp"
 #include "gemm/gemm_cubins.hpp"
 #include "gemm/gemm_family_record.hpp"
+#include "gemm/gemm_launch.hpp"
 #include "gemm/gemm_space.hpp"
 
 namespace cutune {
@@ -108,53 +112,86 @@ class GemmLoader {
 
 }  // namespace
 
+struct GemmRuntimeKernel::State {
+  struct Entry {
+    gemm::GemmOperands operands;
+    std::shared_ptr<const gemm::GemmLaunch> launch;
+  };
+
+  State(std::shared_ptr<void> module, gemm::GemmKernel functions, gemm::GemmProblem problem,
+        gemm::GemmConfig config, CUcontext context, CUdevice device)
+      : module(std::move(module)),
+        functions(functions),
+        problem(problem),
+        config(config),
+        context(context),
+        device(device) {}
+
+  std::shared_ptr<void> module;
+  gemm::GemmKernel functions;
+  gemm::GemmProblem problem;
+  gemm::GemmConfig config;
+  CUcontext context;
+  CUdevice device;
+  std::mutex mutex;
+  std::array<Entry, kCachedLaunches> cache{};
+  std::size_t cached = 0;
+  CUdeviceptr own_workspace = 0;
+  std::atomic<std::size_t> prepared{0};
+};
+
 GemmRuntimeKernel::GemmRuntimeKernel(Config config, KernelOrigin origin,
                                      std::shared_ptr<void> module, gemm::GemmKernel functions,
                                      gemm::GemmProblem problem, gemm::GemmConfig gemm_config,
                                      CUcontext context, CUdevice device)
     : Kernel(std::move(config), origin),
-      module_(std::move(module)),
-      functions_(functions),
-      problem_(problem),
-      gemm_config_(gemm_config),
-      context_(context),
-      device_(device) {}
+      state_(std::make_unique<State>(std::move(module), functions, problem, gemm_config, context,
+                                     device)) {}
 
 GemmRuntimeKernel::~GemmRuntimeKernel() {
-  if (own_workspace_ != 0) {
-    ContextScope scope(context_);
-    cuMemFree(own_workspace_);
+  if (state_->own_workspace != 0) {
+    ContextScope scope(state_->context);
+    cuMemFree(state_->own_workspace);
   }
 }
 
+const gemm::GemmProblem& GemmRuntimeKernel::problem() const { return state_->problem; }
+const gemm::GemmConfig& GemmRuntimeKernel::gemm_config() const { return state_->config; }
+const gemm::GemmKernel& GemmRuntimeKernel::functions() const { return state_->functions; }
+
+std::size_t GemmRuntimeKernel::prepared_count() const {
+  return state_->prepared.load(std::memory_order_relaxed);
+}
+
 std::size_t GemmRuntimeKernel::workspace_bytes() const {
-  return gemm::workspace_bytes(gemm_config_, problem_);
+  return gemm::workspace_bytes(state_->config, state_->problem);
 }
 
 std::shared_ptr<const gemm::GemmLaunch> GemmRuntimeKernel::prepare(
     const gemm::GemmOperands& operands) const {
-  std::lock_guard lock(mutex_);
-  for (std::size_t i = 0; i < cached_; ++i) {
-    if (same_operands(cache_[i].operands, operands)) {
+  State& s = *state_;
+  std::lock_guard lock(s.mutex);
+  for (std::size_t i = 0; i < s.cached; ++i) {
+    if (same_operands(s.cache[i].operands, operands)) {
       // Most recently used first: a program that alternates between a few operand sets finds
       // each near the front.
-      if (i != 0) std::rotate(cache_.begin(), cache_.begin() + i, cache_.begin() + i + 1);
-      return cache_[0].launch;
+      if (i != 0) std::rotate(s.cache.begin(), s.cache.begin() + i, s.cache.begin() + i + 1);
+      return s.cache[0].launch;
     }
   }
-  ContextScope scope(context_);
+  ContextScope scope(s.context);
   gemm::GemmOperands bound = operands;
   if (bound.workspace == 0 && workspace_bytes() > 0) {
-    if (own_workspace_ == 0) check(cuMemAlloc(&own_workspace_, workspace_bytes()), "cuMemAlloc");
-    bound.workspace = own_workspace_;
+    if (s.own_workspace == 0) check(cuMemAlloc(&s.own_workspace, workspace_bytes()), "cuMemAlloc");
+    bound.workspace = s.own_workspace;
   }
   auto launch =
-      std::make_shared<const gemm::GemmLaunch>(functions_, problem_, gemm_config_, bound, device_);
-  prepared_.fetch_add(1, std::memory_order_relaxed);
+      std::make_shared<const gemm::GemmLaunch>(s.functions, s.problem, s.config, bound, s.device);
+  s.prepared.fetch_add(1, std::memory_order_relaxed);
   // The least recently used entry falls off the end.
-  if (cached_ < cache_.size()) ++cached_;
-  std::rotate(cache_.begin(), cache_.begin() + cached_ - 1, cache_.begin() + cached_);
-  cache_[0] = Entry{operands, launch};
+  if (s.cached < s.cache.size()) ++s.cached;
+  std::rotate(s.cache.begin(), s.cache.begin() + s.cached - 1, s.cache.begin() + s.cached);
+  s.cache[0] = State::Entry{operands, launch};
   return launch;
 }
 

@@ -6,6 +6,7 @@
 
 #include <cuda.h>
 
+#include "cutune/gemm_types.hpp"
 #include "gemm/gemm_problem.hpp"
 
 namespace cutune::gemm {
@@ -21,15 +22,6 @@ struct GemmKernel {
 
   // Looks both entry points up in `module`; throws std::runtime_error naming a missing one.
   static GemmKernel load(CUmodule module);
-};
-
-// Device buffers: A (m x k), B (k x n or n x k), D (m x n), all of the problem's dtype, and an
-// fp32 workspace of workspace_bytes(config, problem) (may be 0 without split-K).
-struct GemmOperands {
-  CUdeviceptr a = 0;
-  CUdeviceptr b = 0;
-  CUdeviceptr d = 0;
-  CUdeviceptr workspace = 0;
 };
 
 // One configuration bound to one problem and its buffers, prepared once and launched many times.

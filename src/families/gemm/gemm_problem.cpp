@@ -102,6 +102,24 @@ bool fits(const GemmConfig& config, const GemmProblem& problem, int shared_memor
   return violations(config, problem, shared_memory_per_block).empty();
 }
 
+std::string to_string(DType dtype) { return dtype == DType::bf16 ? "bf16" : "fp16"; }
+
+std::string to_string(BLayout layout) { return layout == BLayout::k_by_n ? "k_by_n" : "n_by_k"; }
+
+DType parse_dtype(const std::string& name) {
+  for (DType dtype : {DType::bf16, DType::fp16}) {
+    if (name == to_string(dtype)) return dtype;
+  }
+  throw std::invalid_argument("gemm problem dtype '" + name + "' is not bf16 or fp16");
+}
+
+BLayout parse_b_layout(const std::string& name) {
+  for (BLayout layout : {BLayout::k_by_n, BLayout::n_by_k}) {
+    if (name == to_string(layout)) return layout;
+  }
+  throw std::invalid_argument("gemm problem b_layout '" + name + "' is not k_by_n or n_by_k");
+}
+
 std::string joined(const std::vector<std::string>& violations) {
   std::string text;
   for (const std::string& reason : violations) text += (text.empty() ? "" : "; ") + reason;

@@ -80,6 +80,15 @@ std::vector<std::string> violations(const GemmConfig& config, const GemmProblem&
 bool fits(const GemmConfig& config, const GemmProblem& problem,
           int shared_memory_per_block = kSm90SharedMemoryPerBlock);
 
+// The names problems and the worker's requests give the dtype and B's layout: "bf16", "fp16";
+// "k_by_n", "n_by_k".
+std::string to_string(DType dtype);
+std::string to_string(BLayout layout);
+// The dtype or layout `name` names. Throws std::invalid_argument "gemm problem dtype 'fp8' is not
+// bf16 or fp16" ("gemm problem b_layout '...' is not k_by_n or n_by_k").
+DType parse_dtype(const std::string& name);
+BLayout parse_b_layout(const std::string& name);
+
 // Violations as one line for a message: "a; b; c".
 std::string joined(const std::vector<std::string>& violations);
 

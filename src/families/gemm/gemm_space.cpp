@@ -384,25 +384,9 @@ gemm::GemmProblem to_gemm_problem(const Problem& problem) {
   g.m = problem.get_int("m");
   g.n = problem.get_int("n");
   g.k = problem.get_int("k");
-  if (problem.has("dtype")) {
-    const std::string& dtype = problem.at("dtype").as_string();
-    if (dtype == "bf16") {
-      g.dtype = gemm::DType::bf16;
-    } else if (dtype == "fp16") {
-      g.dtype = gemm::DType::fp16;
-    } else {
-      throw std::invalid_argument("gemm problem dtype '" + dtype + "' is not bf16 or fp16");
-    }
-  }
+  if (problem.has("dtype")) g.dtype = gemm::parse_dtype(problem.at("dtype").as_string());
   if (problem.has("b_layout")) {
-    const std::string& layout = problem.at("b_layout").as_string();
-    if (layout == "k_by_n") {
-      g.b_layout = gemm::BLayout::k_by_n;
-    } else if (layout == "n_by_k") {
-      g.b_layout = gemm::BLayout::n_by_k;
-    } else {
-      throw std::invalid_argument("gemm problem b_layout '" + layout + "' is not k_by_n or n_by_k");
-    }
+    g.b_layout = gemm::parse_b_layout(problem.at("b_layout").as_string());
   }
   return g;
 }

@@ -4,11 +4,13 @@
 //
 // Per problem and seed, once: A and B filled with the worker's random non-zero values, and
 // cuBLASLt's D = A * B as the reference. Per candidate: the cubin's module from the worker's
-// cache, GemmLaunch (tensor maps, persistent grid, cluster), D poisoned with NaN, one launch,
-// the normwise relative error against cuBLAS, then the worker's timing loop (L2 flushed before
-// each repetition). A launch the driver refuses is the candidate's launch_error; a sticky error
-// ends the worker as for any kernel. A request with rounds > 0 times several candidates and
-// cuBLASLt in paired rounds (GemmRequest::rounds) for the tune's final tournament.
+// cache, GemmLaunch (tensor maps, persistent grid, cluster), D poisoned with NaN and its guard
+// regions with GuardedBuffer's poison, one launch, the guards and the normwise relative error
+// against cuBLAS, then the worker's timing loop (L2 flushed before each repetition), then the
+// guards again and kRechecksAfterTiming more checks (a kernel wrong only sometimes). A launch the
+// driver refuses is the candidate's launch_error; a sticky error ends the worker as for any kernel.
+// A request with rounds > 0 times several candidates and cuBLASLt in paired rounds
+// (GemmRequest::rounds) for the tune's final tournament.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -30,32 +32,26 @@ namespace {
 namespace proto = cuda::protocol;
 using namespace cuda::worker;
 
+// The request's problem. Throws std::invalid_argument naming the family's mode, the request and
+// what is wrong; the worker sends it back as the request's error.
 GemmProblem problem_of(const proto::GemmRequest& request) {
-  GemmProblem problem;
-  problem.m = request.m;
-  problem.n = request.n;
-  problem.k = request.k;
-  if (request.dtype == "bf16") {
-    problem.dtype = DType::bf16;
-  } else if (request.dtype == "fp16") {
-    problem.dtype = DType::fp16;
-  } else {
-    throw std::invalid_argument("measure_gemm: dtype '" + request.dtype + "' is not bf16 or fp16");
+  try {
+    GemmProblem problem;
+    problem.m = request.m;
+    problem.n = request.n;
+    problem.k = request.k;
+    problem.dtype = parse_dtype(request.dtype);
+    problem.b_layout = parse_b_layout(request.b_layout);
+    if (problem.m <= 0 || problem.n <= 0 || problem.k <= 0) {
+      throw std::invalid_argument("gemm problem " + std::to_string(problem.m) + "x" +
+                                  std::to_string(problem.n) + "x" + std::to_string(problem.k) +
+                                  " has a non-positive dimension");
+    }
+    return problem;
+  } catch (const std::invalid_argument& error) {
+    throw std::invalid_argument("the worker's mode of family gemm, request " +
+                                std::to_string(request.id) + ": " + error.what());
   }
-  if (request.b_layout == "k_by_n") {
-    problem.b_layout = BLayout::k_by_n;
-  } else if (request.b_layout == "n_by_k") {
-    problem.b_layout = BLayout::n_by_k;
-  } else {
-    throw std::invalid_argument("measure_gemm: b_layout '" + request.b_layout +
-                                "' is not k_by_n or n_by_k");
-  }
-  if (problem.m <= 0 || problem.n <= 0 || problem.k <= 0) {
-    throw std::invalid_argument("measure_gemm: problem " + std::to_string(problem.m) + "x" +
-                                std::to_string(problem.n) + "x" + std::to_string(problem.k) +
-                                " has a non-positive dimension");
-  }
-  return problem;
 }
 
 proto::Dtype element_type(DType dtype) {
@@ -66,7 +62,8 @@ proto::Dtype element_type(DType dtype) {
 struct Operands {
   std::string key;
   GemmProblem problem;
-  DeviceBuffer a, b, d, split_k;
+  DeviceBuffer a, b, split_k;
+  GuardedBuffer d;  // the only buffer a candidate writes besides its split-K workspace
   std::vector<std::byte> expected;  // cuBLAS's D
   std::unique_ptr<CublasGemm> cublas;
 };
@@ -108,6 +105,16 @@ class GemmMode : public Mode {
         check_candidate(request.cubin, request.config, request, reply);
     if (launch && request.time) {
       host_.time([&] { launch->launch(host_.stream()); }, request.timing, reply);
+      if (std::string damage = operands_.d.damage("D"); !damage.empty()) {
+        reply.outcome = "wrong_result";
+        reply.detail = "during its timed runs: " + damage;
+        return;
+      }
+      recheck_after_timing(
+          [&](proto::MeasureReply& checked) {
+            return check_candidate(request.cubin, request.config, request, checked).has_value();
+          },
+          reply);
     }
   }
 
@@ -128,8 +135,14 @@ class GemmMode : public Mode {
       GemmLaunch launch(kernel, operands_.problem, config, buffers, host_.device());
       check(cuMemsetD8Async(operands_.d.pointer, 0xff, operands_.d.bytes, host_.stream()),
             "cuMemsetD8Async");
+      operands_.d.poison(host_.stream());
       launch.launch(host_.stream());
       check(cuStreamSynchronize(host_.stream()), "candidate");
+      if (std::string damage = operands_.d.damage("D"); !damage.empty()) {
+        reply.outcome = "wrong_result";
+        reply.detail = std::move(damage);
+        return std::nullopt;
+      }
       std::vector<std::byte> got(operands_.d.bytes);
       check(cuMemcpyDtoH(got.data(), operands_.d.pointer, got.size()), "cuMemcpyDtoH");
       const proto::Dtype dtype = element_type(operands_.problem.dtype);
@@ -198,6 +211,13 @@ class GemmMode : public Mode {
           cublas.run(operands_.a.pointer, operands_.b.pointer, operands_.d.pointer, host_.stream());
         },
         request.rounds, request.reps, reply);
+    recheck_after_rounds(
+        timed,
+        [&](std::size_t j, proto::MeasureReply& checked) {
+          const proto::GemmCandidate& c = request.candidates[j];
+          return check_candidate(c.cubin, c.config, request, checked, false).has_value();
+        },
+        reply);
   }
 
   void prepare(const GemmProblem& problem, std::uint64_t seed) {
@@ -221,7 +241,7 @@ class GemmMode : public Mode {
     };
     operands_.a = upload(elements(problem.m, problem.k));
     operands_.b = upload(elements(problem.k, problem.n));
-    operands_.d = DeviceBuffer(elements(problem.m, problem.n) * proto::dtype_size(dtype));
+    operands_.d = GuardedBuffer(elements(problem.m, problem.n) * proto::dtype_size(dtype));
     // The uploads ran on the legacy stream and may still be in flight.
     check(cuCtxSynchronize(), "cuCtxSynchronize");
     operands_.cublas = std::make_unique<CublasGemm>(problem);

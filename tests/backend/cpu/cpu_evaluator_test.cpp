@@ -40,8 +40,9 @@ TEST_F(CpuEvaluatorTest, RecordsEveryFaultWithItsReasonAndKeepsGoing) {
       << result("compile_error").detail;
   EXPECT_NE(result("compile_error").detail.find("full log: " + cache_.string()), std::string::npos);
 
-  EXPECT_EQ(result("compile_hang").outcome, Outcome::compile_timeout);
-  EXPECT_LT(result("compile_hang").compile_s, 10.0);
+  EXPECT_TRUE(verdict_or_starved(result("compile_hang"), Outcome::compile_timeout))
+      << result("compile_hang").detail;
+  EXPECT_LT(result("compile_hang").compile_s, 6.0 * 5 + 5);  // the limit, then twice it, twice
 
   EXPECT_EQ(result("segfault").outcome, Outcome::crash);
   EXPECT_NE(result("segfault").detail.find("SIGSEGV"), std::string::npos)
@@ -49,14 +50,15 @@ TEST_F(CpuEvaluatorTest, RecordsEveryFaultWithItsReasonAndKeepsGoing) {
   EXPECT_EQ(result("abort").outcome, Outcome::crash);
   EXPECT_NE(result("abort").detail.find("SIGABRT"), std::string::npos) << result("abort").detail;
 
-  EXPECT_EQ(result("hang").outcome, Outcome::hang);
-  EXPECT_NE(result("hang").detail.find("1500 ms"), std::string::npos) << result("hang").detail;
+  EXPECT_TRUE(verdict_or_starved(result("hang"), Outcome::hang)) << result("hang").detail;
+  EXPECT_NE(result("hang").detail.find("no reply within"), std::string::npos)
+      << result("hang").detail;
 
   EXPECT_EQ(result("wrong").outcome, Outcome::wrong_result);
   EXPECT_GT(result("wrong").max_rel_error, 1e-9);
 
   // The worker was restarted after each of the three deaths, and the tune went on.
-  EXPECT_EQ(evaluator.stats().worker_starts, 4);
+  EXPECT_GE(evaluator.stats().worker_starts, 4);  // more when a starved hang was tried again
   EXPECT_EQ(evaluator.stats().candidates, names.size());
 
   // The best correct config is the fast one: the slow one repeats the work 16 times.

@@ -40,7 +40,8 @@ TEST_F(RobustEvaluatorTest, AWorkerKilledFromOutsideOnceIsMeasuredAgain) {
   // kernel spins: either way the next request sees a worker that SIGKILL ended.
   const Measurement m = evaluator.evaluate(batch).at(0);
   ASSERT_EQ(killer.get(), 1);
-  EXPECT_EQ(m.outcome, Outcome::hang) << m.detail;  // its own verdict, from a fresh worker
+  // Its own verdict, from a fresh worker (or, starved by other work, no verdict: never a crash).
+  EXPECT_TRUE(verdict_or_starved(m, Outcome::hang)) << m.detail;
   EXPECT_GE(evaluator.stats().worker_starts - starts, 1);
 }
 

@@ -162,8 +162,15 @@ TEST(CubinCompiler, CompilePastItsLimitIsKilled) {
   auto start = std::chrono::steady_clock::now();
   auto result = compiler.compile(request);
   double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  // Issue 17: starved of CPU by other work on this machine even with stretched retries, it is no
+  // verdict (transient, saying so) rather than a timeout.
+  if (result.status == CompileStatus::transient) {
+    EXPECT_NE(result.log.find("starved it"), std::string::npos) << result.log;
+    EXPECT_LT(wall, 1.5 * 5 + 3);  // the limit, then twice it, twice, and the pauses
+    return;
+  }
   EXPECT_EQ(result.status, CompileStatus::timeout) << result.log;
-  EXPECT_LT(wall, 6.0);
+  EXPECT_LT(wall, 6.0 * 2);
   EXPECT_NE(result.log.find("time limit"), std::string::npos);
   ASSERT_FALSE(result.log_file.empty());
   EXPECT_TRUE(std::filesystem::exists(result.log_file));

@@ -104,6 +104,36 @@ TEST(DeviceWorkerPool, ClassifiesEveryFailureAndReplacesDeadWorkers) {
   EXPECT_EQ(pool.workers_started(), 5);  // the first, then after sticky, segv, hang, garbage
 }
 
+// Issue 17: a worker killed from outside (SIGKILL: the OOM killer, a user) or stopped by the
+// machine's trouble (no device memory) is no verdict on the candidate: asked again, and only
+// after three tries reported, as transient.
+TEST(DeviceWorkerPool, AWorkerKilledFromOutsideIsAskedAgainAndNeverTheCandidatesCrash) {
+  TempDir logs("pool-killed");
+  DeviceWorkerPool pool(stand_in(logs));
+  protocol::MeasureRequest once = request_for("killed_once");
+  once.candidate.cubin = (logs.path() / "killed-once.marker").string();
+  auto survived = pool.measure(0, once);
+  EXPECT_EQ(survived.measurement.outcome, Outcome::ok) << survived.measurement.detail;
+  EXPECT_DOUBLE_EQ(survived.measurement.time_ms, 2.0);
+  EXPECT_EQ(pool.workers_started(), 2);
+
+  protocol::MeasureRequest always = request_for("killed");
+  always.candidate.cubin = (logs.path() / "killed.marker").string();
+  auto killed = pool.measure(0, always);
+  EXPECT_EQ(killed.measurement.outcome, Outcome::transient);
+  EXPECT_NE(killed.measurement.detail.find("SIGKILL"), std::string::npos)
+      << killed.measurement.detail;
+  EXPECT_NE(killed.measurement.detail.find("3 times"), std::string::npos)
+      << killed.measurement.detail;
+  EXPECT_EQ(pool.workers_started(), 4);  // the one that served killed_once, and two more
+
+  auto no_memory = pool.measure(0, request_for("no_memory"));
+  EXPECT_EQ(no_memory.measurement.outcome, Outcome::transient);
+  EXPECT_NE(no_memory.measurement.detail.find("OUT_OF_MEMORY"), std::string::npos);
+  EXPECT_EQ(pool.measure(0, request_for("ok")).measurement.outcome, Outcome::ok);
+  EXPECT_EQ(pool.workers_started(), 8);  // three no_memory workers, then a fresh one
+}
+
 TEST(DeviceWorkerPool, SlotsRunTheirOwnWorkers) {
   TempDir logs("pool-slots");
   DeviceWorkerPool pool(stand_in(logs, {0, 1}));

@@ -64,7 +64,13 @@ TEST(ExampleSpecs, FaultSpecCompilesEveryModeTheWayItShould) {
     auto expected = mode == 1   ? CompileStatus::error
                     : mode == 6 ? CompileStatus::timeout
                                 : CompileStatus::ok;
-    EXPECT_EQ(result.status, expected) << result.log;
+    // A compile timeout on a machine too loaded to tell is transient and says so (issue 17).
+    const bool starved = expected == CompileStatus::timeout &&
+                         result.status == CompileStatus::transient &&
+                         result.log.find("starved it") != std::string::npos;
+    if (!starved) {
+      EXPECT_EQ(result.status, expected) << result.log;
+    }
   }
 }
 

@@ -1,7 +1,10 @@
 // A stand-in for cutune-cuda-worker, for testing the tuner's side on a machine without a GPU.
 // It speaks the real protocol (worker_protocol.hpp) and acts out what the candidate's kernel name
 // says: ok, wrong, refused (a launch error), sticky (a sticky CUDA error: reply crash and exit),
-// segv (killed by a signal), hang (never answers), garbage (breaks the protocol). A family
+// segv (killed by a signal), hang (never answers), garbage (breaks the protocol), killed (SIGKILL,
+// as from the OOM killer or a user), killed_once (the same the first time only: the request's
+// cubin names a marker file it creates), no_memory (the machine's trouble: reply transient and
+// exit, as the real worker does when device memory runs out). A family
 // request (op "family") of family "echo" is answered ok with the request it carried, unread; any
 // other family is refused as by a worker without that family's mode. Paired rounds (a request with
 // rounds > 0) time each candidate that passes as block.x / 32 ms.
@@ -10,6 +13,8 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <string>
 
@@ -113,6 +118,19 @@ int main(int argc, char** argv) {
       // Die by the signal as a faulting worker does, also where a sanitizer has its own handler.
       ::signal(SIGSEGV, SIG_DFL);
       ::raise(SIGSEGV);
+    } else if (behaviour == "killed" ||
+               (behaviour == "killed_once" && !std::filesystem::exists(request.candidate.cubin))) {
+      std::ofstream(request.candidate.cubin) << "killed once\n";
+      ::raise(SIGKILL);
+    } else if (behaviour == "killed_once") {
+      reply.outcome = "ok";
+      reply.time_ms = reply.min_ms = reply.max_ms = reply.p25_ms = reply.p75_ms = 2.0;
+      reply.repetitions = 10;
+    } else if (behaviour == "no_memory") {
+      reply.outcome = "transient";
+      reply.detail = "cuMemAlloc: CUDA_ERROR_OUT_OF_MEMORY (stand-in)";
+      std::cout << nlohmann::json(reply).dump() << std::endl;
+      return 3;
     } else if (behaviour == "hang") {
       for (;;) ::pause();
     } else if (behaviour == "garbage") {

@@ -107,6 +107,27 @@ TEST(GemmProblem, ProblemShapeRules) {
   EXPECT_TRUE(fits(GemmConfig{}, GemmProblem{1000, 2056, 1064}));  // ragged M is fine
 }
 
+TEST(GemmProblem, DtypeAndLayoutNamesRoundTripAndUnknownOnesAreNamed) {
+  for (DType dtype : {DType::bf16, DType::fp16}) EXPECT_EQ(parse_dtype(to_string(dtype)), dtype);
+  for (BLayout layout : {BLayout::k_by_n, BLayout::n_by_k}) {
+    EXPECT_EQ(parse_b_layout(to_string(layout)), layout);
+  }
+  EXPECT_EQ(to_string(DType::fp16), "fp16");
+  EXPECT_EQ(to_string(BLayout::n_by_k), "n_by_k");
+  try {
+    parse_dtype("fp8");
+    ADD_FAILURE() << "fp8 parsed";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_STREQ(error.what(), "gemm problem dtype 'fp8' is not bf16 or fp16");
+  }
+  try {
+    parse_b_layout("k_by_k");
+    ADD_FAILURE() << "k_by_k parsed";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_STREQ(error.what(), "gemm problem b_layout 'k_by_k' is not k_by_n or n_by_k");
+  }
+}
+
 TEST(GemmProblem, WorkUnitsAndWorkspace) {
   GemmConfig config;  // 2x1 cluster of 128x256 tiles: a 256x256 cluster tile
   EXPECT_EQ(work_units(config, kSquare), 16 * 16);

@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "cutune/gemm.hpp"
+#include "gemm/gemm_evaluator.hpp"
+#include "gemm/gemm_problem.hpp"
 #include "gemm/gemm_space.hpp"
 #include "runtime/cuda_testing.hpp"
 #include "store/store_testing.hpp"

@@ -5,10 +5,13 @@
 // One persistent block per SM: a producer warpgroup streams A and B tiles with TMA into a ring of
 // shared-memory stages guarded by mbarriers (multicast across a thread-block cluster), and two
 // consumer warpgroups multiply them with wgmma and store the result through shared memory with TMA.
+// Which tiles and k-blocks each cluster computes (data-parallel or split-K) is
+// gemm_schedule.hpp's plan, which the host's tests check.
 // Every knob arrives as a -D macro (see gemm_problem.hpp, compile_defines()); the host side is
 // gemm_launch.cpp, which builds the tensor maps and launch geometry this file expects. Legal
 // values, limits and the shared-memory formula come from gemm_rules.hpp, which the host rules read
-// too; the tuner's compiler prepends its text, so the include below is for standalone builds.
+// too; the tuner's compiler prepends its text (and gemm_schedule.hpp's), so the includes below are
+// for standalone builds.
 //
 // Built from CuTe/CUTLASS arch-level pieces only (TMA copy, wgmma, barriers, register
 // reconfiguration) so that one configuration compiles in seconds.
@@ -28,6 +31,9 @@
 
 #ifndef CUTUNE_GEMM_RULES_HPP
 #include "../gemm_rules.hpp"
+#endif
+#ifndef CUTUNE_GEMM_SCHEDULE_HPP
+#include "../gemm_schedule.hpp"
 #endif
 
 // Defaults select the family's default configuration, so the file compiles on its own.
@@ -257,55 +263,7 @@ __device__ __forceinline__ void fence_accumulators(float (&acc)[kMmaBlocks][kAcc
   }
 }
 
-// The work of one cluster: an output tile of (kClusterM * kTileM) x (kClusterN * kTileN) and a
-// slice of K. Split slices are the slowest index, so co-resident clusters share A and B in L2.
-struct WorkUnit {
-  int tile_m;
-  int tile_n;
-  int k_block_begin;
-  int k_blocks;
-  int split;
-};
-
-struct Schedule {
-  int tiles_m;
-  int tiles_n;
-  int units;
-  int k_blocks_per_split;
-  int k_blocks_total;
-
-  __device__ Schedule(int m, int n, int k) {
-    tiles_m = (m + kClusterM * kTileM - 1) / (kClusterM * kTileM);
-    tiles_n = (n + kClusterN * kTileN - 1) / (kClusterN * kTileN);
-    k_blocks_total = (k + kTileK - 1) / kTileK;
-    k_blocks_per_split = (k_blocks_total + kSplitK - 1) / kSplitK;
-    units = tiles_m * tiles_n * kSplitK;
-  }
-
-  __device__ WorkUnit unit(int index) const {
-    const int tiles = tiles_m * tiles_n;
-    const int split = index / tiles;
-    const int tile = index % tiles;
-    // Grouped raster: groups of kSwizzle tiles "across" the raster direction, and inside a group
-    // consecutive tiles cycle across it while advancing "along" it, so that concurrent tiles reuse
-    // the same rows of A and columns of B from L2. kSwizzle = 1 walks plain rows (or columns).
-    const int along_tiles = kRasterAlongM ? tiles_m : tiles_n;
-    const int across_tiles = kRasterAlongM ? tiles_n : tiles_m;
-    const int group = tile / (kSwizzle * along_tiles);
-    const int first_across = group * kSwizzle;
-    const int group_across = min(across_tiles - first_across, kSwizzle);
-    const int in_group = tile % (kSwizzle * along_tiles);
-    const int across = first_across + in_group % group_across;
-    const int along = in_group / group_across;
-    WorkUnit work;
-    work.tile_m = kRasterAlongM ? along : across;
-    work.tile_n = kRasterAlongM ? across : along;
-    work.split = split;
-    work.k_block_begin = split * k_blocks_per_split;
-    work.k_blocks = max(0, min(k_blocks_total - work.k_block_begin, k_blocks_per_split));
-    return work;
-  }
-};
+namespace plan = cutune::gemm::schedule;
 
 __device__ __forceinline__ uint16_t multicast_mask(int first_rank, int rank_step, int count) {
   uint16_t mask = 0;
@@ -444,9 +402,11 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
     asm volatile("griddepcontrol.wait;" ::: "memory");
   }
 
-  const Schedule schedule(m, n, k);
   const int cluster = blockIdx.x / kClusterSize;
   const int clusters = gridDim.x / kClusterSize;
+  const plan::Plan schedule(m, n, k, kClusterM * kTileM, kClusterN * kTileN, kTileK, kSplitK,
+                            kSwizzle, kRasterAlongM, clusters);
+  const int items = schedule.items(cluster);
 
   if (warpgroup == 0) {
     cutlass::arch::warpgroup_reg_dealloc<kProducerRegisters>();
@@ -466,8 +426,8 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
       const uint16_t b_mask =
           kClusterM == 1 ? 0 : multicast_mask(cluster_n * kClusterM, 1, kClusterM);
       int iteration = 0;
-      for (int index = cluster; index < schedule.units; index += clusters) {
-        const WorkUnit work = schedule.unit(index);
+      for (int index = 0; index < items; ++index) {
+        const plan::WorkItem work = schedule.item(cluster, index);
         const int a_row =
             (work.tile_m * kClusterM + cluster_m) * kTileM + cluster_n * kARowsPerLoad;
         const int n0 = (work.tile_n * kClusterN + cluster_n) * kTileN;
@@ -526,11 +486,10 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
     };
 
     int iteration = 0;
-    int local_unit = 0;
     [[maybe_unused]] int epilogue_box = 0;  // staging boxes used so far (none with split-K)
-    for (int index = cluster; index < schedule.units; index += clusters, ++local_unit) {
-      const WorkUnit work = schedule.unit(index);
-      if (kPingpong && local_unit % 2 != consumer) {
+    for (int index = 0; index < items; ++index) {
+      const plan::WorkItem work = schedule.item(cluster, index);
+      if (kPingpong && index % 2 != consumer) {
         iteration += work.k_blocks;  // the other warpgroup's tile
         continue;
       }
@@ -542,7 +501,7 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
       // Ping-pong: start only once the other warpgroup has waited on every stage of the previous
       // tile, so that each wait below is at most one phase ahead of its barrier (a parity wait
       // cannot tell phases two apart).
-      if (kPingpong && local_unit > 0) {
+      if (kPingpong && index > 0) {
         named_barrier_sync(kMathOrderBarrier + consumer, 2 * kWarpgroupThreads);
       }
       bool previous_released = true;
@@ -574,7 +533,7 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
         }
         previous_released = false;
       }
-      if (kPingpong && index + clusters < schedule.units) {
+      if (kPingpong && index + 1 < items) {
         // The next tile is the other warpgroup's.
         named_barrier_arrive(kMathOrderBarrier + 1 - consumer, 2 * kWarpgroupThreads);
       }

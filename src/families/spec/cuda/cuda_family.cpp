@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "backend/cuda/cuda_context.hpp"
+#include "backend/cuda/kernel_launch.hpp"
 #include "cutune/cuda.hpp"
 #include "cutune/runtime.hpp"
 #include "cutune/spec.hpp"
@@ -84,25 +85,10 @@ class CudaLoader {
 }  // namespace
 
 int CudaKernel::launch(CUstream_st* stream, void** params) const {
-  CUlaunchConfig config{};
-  config.gridDimX = shape_.grid[0];
-  config.gridDimY = shape_.grid[1];
-  config.gridDimZ = shape_.grid[2];
-  config.blockDimX = shape_.block[0];
-  config.blockDimY = shape_.block[1];
-  config.blockDimZ = shape_.block[2];
-  config.sharedMemBytes = shape_.shared_bytes;
-  config.hStream = stream;
-  CUlaunchAttribute cluster{};
-  if (shape_.cluster[0] * shape_.cluster[1] * shape_.cluster[2] > 1) {
-    cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-    cluster.value.clusterDim.x = shape_.cluster[0];
-    cluster.value.clusterDim.y = shape_.cluster[1];
-    cluster.value.clusterDim.z = shape_.cluster[2];
-    config.attrs = &cluster;
-    config.numAttrs = 1;
-  }
-  return static_cast<int>(cuLaunchKernelEx(&config, function_, params, nullptr));
+  // The worker's own launch: the kernel runs as it was measured.
+  const cuda::KernelGeometry geometry{shape_.grid, shape_.block, shape_.cluster,
+                                      shape_.shared_bytes};
+  return static_cast<int>(cuda::launch_kernel(function_, geometry, stream, params));
 }
 
 Family cuda_spec_family(const KernelSpec& spec, CudaFamilyOptions options) {

@@ -1,0 +1,96 @@
+// cutune.tune(): one tune, as `cutune tune --json` runs it, with the store's decision.
+#include "cutune/tune.hpp"
+
+#include <cmath>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <stdexcept>
+
+#include "cutune/runtime.hpp"
+#include "cutune/store.hpp"
+#include "cutune/tune_json.hpp"
+#include "cutune_python.hpp"
+#include "family_source.hpp"
+
+namespace cutune::python {
+namespace {
+
+// NaN (unknown) as null: JSON has no NaN.
+nlohmann::json number(double value) {
+  return std::isnan(value) ? nlohmann::json() : nlohmann::json(value);
+}
+
+nlohmann::json decision_json(const Decision& d) {
+  return {{"winner_hash", d.winner_hash},
+          {"config", nlohmann::json::parse(d.winner_json)},
+          {"tune_id", d.tune_id},
+          {"speedup_over_default", number(d.speedup)},
+          {"speedup_interval", {number(d.speedup_low), number(d.speedup_high)}},
+          {"rounds", d.rounds},
+          {"finalists", nlohmann::json::parse(d.finalists_json)}};
+}
+
+// Without a store the report's winner is the decision.
+nlohmann::json winner_json(const TuneReport& report) {
+  if (!report.best) return nullptr;
+  return {{"winner_hash", std::to_string(report.best->config.hash())},
+          {"config", report.best->config.to_json()},
+          {"speedup_over_default", report.speedup() ? nlohmann::json(*report.speedup()) : nullptr},
+          {"time_ms", report.best->measurement.time_ms}};
+}
+
+Effort effort_named(const std::string& name) {
+  if (name == "quick") return Effort::quick;
+  if (name == "full") return Effort::full;
+  throw std::invalid_argument("effort '" + name + "': expected quick or full");
+}
+
+}  // namespace
+
+std::string default_store() { return Store::default_path().string(); }
+
+std::string tune_json(const TuneRequest& request) {
+  const FamilySource source = family_source(request.spec_or_family);
+  const Family& family = source.family;
+  if (!family.make_evaluator) {
+    throw std::invalid_argument("family " + family.name + " cannot be tuned in this build");
+  }
+  if (request.budget == 0) throw std::invalid_argument("budget: at least 1 config");
+  const Problem problem = problem_for(source, request.problem);
+  FamilyEvaluator target = family.make_evaluator(problem, {});
+  const TuningKey key =
+      family.key(problem, target.evaluator->device_name(), target.evaluator->toolchain());
+  std::optional<Store> store;
+  if (request.store) {
+    store =
+        Store::open(request.db.empty() ? Store::default_path() : std::filesystem::path(request.db));
+  }
+
+  TuneOptions options;
+  options.strategy = request.strategy;
+  options.effort = effort_named(request.effort);
+  options.max_evaluations = request.budget;
+  options.max_seconds = request.seconds;
+  options.seed = request.seed;
+  if (store && request.warm_start) {
+    for (const NearestWinner& w :
+         nearest_winners(*store, family.name, key.device, problem, family.tuning->space, 4)) {
+      options.warm_start.push_back(w.config);
+    }
+  }
+  Store* store_pointer = store ? &*store : nullptr;
+  const TuneReport report =
+      tune(*family.tuning, problem, target.device, *target.evaluator, store_pointer, key, options);
+  nlohmann::json decision = winner_json(report);
+  if (store) {
+    if (const std::optional<Decision> stored = store->decision(key)) {
+      decision = decision_json(*stored);
+    }
+  }
+  return nlohmann::json{{"report", tune_report_json(report, key, store_pointer)},
+                        {"decision", decision}}
+      .dump();
+}
+
+}  // namespace cutune::python

@@ -1,0 +1,135 @@
+// cutune::Runtime with the GEMM family, behind GemmRunner: one map lookup per launch after the
+// first of a shape.
+#include <cuda.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <stdexcept>
+
+#include "cutune/gemm.hpp"
+#include "cutune_python_gemm.hpp"
+#include "warning_log.hpp"
+
+namespace cutune::python {
+namespace {
+
+void check(CUresult code, const char* what) {
+  if (code == CUDA_SUCCESS) return;
+  const char* name = nullptr;
+  cuGetErrorName(code, &name);
+  throw std::runtime_error(fmt::format("cutune.gemm: {} failed: {}", what,
+                                       name != nullptr ? name : std::to_string(code)));
+}
+
+// The device's primary context (PyTorch's), current on this thread.
+CUcontext primary_context(int ordinal) {
+  check(cuInit(0), "cuInit");
+  CUdevice device = 0;
+  check(cuDeviceGet(&device, ordinal), "cuDeviceGet");
+  CUcontext context = nullptr;
+  check(cuDevicePrimaryCtxRetain(&context, device), "cuDevicePrimaryCtxRetain");
+  check(cuCtxSetCurrent(context), "cuCtxSetCurrent");
+  return context;
+}
+
+std::string problem_text(const GemmShape& s) {
+  if (s.dtype != 0 && s.dtype != 1) throw std::invalid_argument("dtype: 0 (bf16) or 1 (fp16)");
+  // b_layout only when it is not the default, as `cutune tune gemm --problem` is usually given.
+  return fmt::format("m={},n={},k={},dtype={}{}", s.m, s.n, s.k, s.dtype == 0 ? "bf16" : "fp16",
+                     s.b_transposed ? ",b_layout=n_by_k" : "");
+}
+
+// Stream-ordered timing: events around each launch.
+struct Events {
+  CUevent start = nullptr, stop = nullptr;
+  Events(const Events&) = delete;
+  Events& operator=(const Events&) = delete;
+  Events() {
+    check(cuEventCreate(&start, CU_EVENT_DEFAULT), "cuEventCreate");
+    check(cuEventCreate(&stop, CU_EVENT_DEFAULT), "cuEventCreate");
+  }
+  ~Events() {
+    cuEventDestroy(start);
+    cuEventDestroy(stop);
+  }
+};
+
+}  // namespace
+
+struct GemmRunner::Impl {
+  int device = 0;
+  CUcontext context = nullptr;
+  WarningLog warnings;  // outlives the runtime
+  std::optional<Runtime> runtime;
+  std::map<GemmShape, const GemmRuntimeKernel*> kernels;
+
+  const GemmRuntimeKernel& kernel(const GemmShape& shape) {
+    if (auto found = kernels.find(shape); found != kernels.end()) return *found->second;
+    const Kernel& loaded = runtime->get("gemm", Problem::parse(problem_text(shape)));
+    const auto* gemm = &loaded.as<GemmRuntimeKernel>();
+    kernels.emplace(shape, gemm);
+    return *gemm;
+  }
+};
+
+GemmRunner::GemmRunner(const std::string& db, int device) : impl_(std::make_unique<Impl>()) {
+  impl_->device = device;
+  impl_->context = primary_context(device);
+  impl_->runtime.emplace(impl_->warnings.runtime_options(db));
+  impl_->runtime->add_family(gemm_family());
+}
+
+GemmRunner::~GemmRunner() {
+  impl_->kernels.clear();
+  impl_->runtime.reset();  // unloads the modules while the context lives
+  CUdevice device = 0;
+  if (cuDeviceGet(&device, impl_->device) == CUDA_SUCCESS) cuDevicePrimaryCtxRelease(device);
+}
+
+int GemmRunner::device() const { return impl_->device; }
+
+void GemmRunner::launch(const GemmShape& shape, std::uint64_t a, std::uint64_t b, std::uint64_t d,
+                        std::uintptr_t stream) {
+  impl_->kernel(shape).launch(reinterpret_cast<CUstream>(stream), gemm::GemmOperands{a, b, d, 0});
+}
+
+std::string GemmRunner::describe(const GemmShape& shape) {
+  const GemmRuntimeKernel& kernel = impl_->kernel(shape);
+  nlohmann::json out{{"family", "gemm"},
+                     {"problem", Problem::parse(problem_text(shape)).canonical()},
+                     {"config", kernel.config().to_json()},
+                     {"config_name", gemm::to_string(kernel.gemm_config())},
+                     {"origin", std::string(to_string(kernel.origin()))}};
+  out["warnings"] = impl_->warnings.take();
+  return out.dump();
+}
+
+std::vector<double> GemmRunner::time_launches(const GemmShape& shape, std::uint64_t a,
+                                              std::uint64_t b, std::uint64_t d, std::uint64_t flush,
+                                              std::uint64_t flush_bytes, int repetitions,
+                                              std::uintptr_t stream_handle) {
+  const GemmRuntimeKernel& kernel = impl_->kernel(shape);
+  const auto stream = reinterpret_cast<CUstream>(stream_handle);
+  const gemm::GemmOperands operands{a, b, d, 0};
+  kernel.launch(stream, operands);  // prepares the launch outside the timed loop
+  std::vector<Events> events(static_cast<std::size_t>(std::max(repetitions, 0)));
+  for (Events& e : events) {
+    if (flush != 0) check(cuMemsetD8Async(flush, 0, flush_bytes, stream), "cuMemsetD8Async");
+    check(cuEventRecord(e.start, stream), "cuEventRecord");
+    kernel.launch(stream, operands);
+    check(cuEventRecord(e.stop, stream), "cuEventRecord");
+  }
+  check(cuStreamSynchronize(stream), "cuStreamSynchronize");
+  std::vector<double> ms;
+  for (const Events& e : events) {
+    float elapsed = 0;
+    check(cuEventElapsedTime(&elapsed, e.start, e.stop), "cuEventElapsedTime");
+    ms.push_back(elapsed);
+  }
+  return ms;
+}
+
+}  // namespace cutune::python

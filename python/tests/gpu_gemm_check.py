@@ -1,0 +1,138 @@
+"""cutune.gemm on the GPU (scripts/gpu/python-gemm.sh runs it; not a pytest file: it needs an sm_90
+GPU, PyTorch and nvcc). Tunes S3 (2048x4096x4096 bf16) with cutune.tune, loads the decision with
+cutune.Runtime, checks cutune.gemm(a, b) against torch.matmul within bf16's tolerance, and times it
+as the tune's worker times candidates (each launch between two events after a memset of twice the
+L2), beside the same kernel timed by a C++ loop in this process, the tune's own time for it and
+torch.matmul. Prints a table; writes the figures to --out as JSON. Exit status 1 when the result
+is wrong or cutune.gemm is more than 2 % slower than the tune timed the kernel."""
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+import traceback
+
+import torch
+
+import cutune
+
+M, N, K = 2048, 4096, 4096
+PROBLEM = f"m={M},n={N},k={K},dtype=bf16"
+
+
+def event_times(launch, flush, repetitions):
+    """Each launch() between two events after a memset of `flush` (as the tune's worker times)."""
+    events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
+              for _ in range(repetitions)]
+    for start, stop in events:
+        flush.zero_()
+        start.record()
+        launch()
+        stop.record()
+    torch.cuda.synchronize()
+    return [start.elapsed_time(stop) for start, stop in events]
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--db", required=True)
+    parser.add_argument("--budget", type=int, default=30)
+    parser.add_argument("--seconds", type=float, default=70)
+    parser.add_argument("--out", default="gemm_check.json")
+    args = parser.parse_args()
+    figures = {"problem": PROBLEM, "gpu": torch.cuda.get_device_name(0)}
+    failures = []
+    started = time.time()
+
+    # 1. Tune (or, when the tune cannot run, go on with the default config).
+    tuned_ms = None
+    try:
+        report, decision = cutune.tune("gemm", problem=PROBLEM, budget=args.budget,
+                                       seconds=args.seconds, db=args.db)
+        tuned_ms = report["best"]["time_ms"] if report.get("best") else None
+        figures.update(tune_seconds=report["seconds"], evaluated=report["evaluated"],
+                       outcomes=report["outcomes"], tuned_ms=tuned_ms,
+                       winner=decision["config"] if decision else None,
+                       speedup_over_default=report.get("speedup_over_default"))
+        print(f"tune: {report['evaluated']} configs in {report['seconds']:.1f} s, outcomes "
+              f"{report['outcomes']}, winner {tuned_ms} ms", flush=True)
+    except Exception:
+        traceback.print_exc()
+        failures.append("cutune.tune failed")
+
+    # 2. Load it and check it.
+    runtime = cutune.Runtime(db=args.db)
+    torch.manual_seed(0)
+    scale = K ** -0.25  # products of unit size
+    a = (torch.randn(M, K, device="cuda") * scale).to(torch.bfloat16)
+    b = (torch.randn(K, N, device="cuda") * scale).to(torch.bfloat16)
+    found = runtime.lookup("gemm", PROBLEM)
+    figures.update(config=found["config_name"], origin=found["origin"], warnings=found["warnings"])
+    print(f"runtime: {found['config_name']} ({found['origin']})", flush=True)
+    if figures.get("winner") is not None and found["config"] != figures["winner"]:
+        failures.append("the runtime's config is not the tune's winner")
+    c = runtime.gemm(a, b)
+    reference = torch.matmul(a, b)
+    torch.cuda.synchronize()
+    difference = (c.float() - reference.float())
+    figures["max_abs_error"] = difference.abs().max().item()
+    figures["relative_error"] = (difference.norm() / reference.float().norm()).item()
+    try:
+        torch.testing.assert_close(c, reference, rtol=1.6e-2, atol=1e-2)
+        figures["matches_torch"] = True
+    except AssertionError as error:
+        figures["matches_torch"] = False
+        failures.append(f"cutune.gemm differs from torch.matmul: {error}")
+    # The module-level call (the default store: CUTUNE_DB) launches the same kernel.
+    os.environ["CUTUNE_DB"] = args.db
+    if not torch.equal(cutune.gemm(a, b), c):
+        failures.append("cutune.gemm (the default Runtime) gave another result")
+
+    # 3. Time it: Python calls, the C++ loop, torch.matmul, in alternating blocks.
+    flush = torch.empty(2 * torch.cuda.get_device_properties(0).L2_cache_size, dtype=torch.uint8,
+                        device="cuda")
+    runner = runtime._runner(a.device.index or 0)
+    stream = torch.cuda.current_stream().cuda_stream
+    out = torch.empty_like(c)
+    event_times(lambda: runtime.gemm(a, b, out=out), flush, 20)  # warm-up, clock ramp
+    runner.time_launches(a, b, out, flush, 20, stream)
+    python_ms, cpp_ms, torch_ms = [], [], []
+    for _ in range(5):
+        python_ms += event_times(lambda: runtime.gemm(a, b, out=out), flush, 100)
+        cpp_ms += runner.time_launches(a, b, out, flush, 100, stream)
+        torch_ms += event_times(lambda: torch.matmul(a, b, out=out), flush, 100)
+    figures.update(python_ms=statistics.median(python_ms), cpp_ms=statistics.median(cpp_ms),
+                   torch_ms=statistics.median(torch_ms))
+    figures["seconds"] = time.time() - started
+
+    flop = 2 * M * N * K
+    rows = [("cutune.gemm from Python (DLPack)", figures["python_ms"]),
+            ("same kernel, C++ loop, this process", figures["cpp_ms"]),
+            ("same kernel, cutune's tune (worker)", tuned_ms),
+            ("torch.matmul, this process", figures["torch_ms"])]
+    print(f"\nS3 {M}x{N}x{K} bf16 on {figures['gpu']}: config {figures['config']} "
+          f"({figures['origin']}); max |error| {figures['max_abs_error']:.3g}, relative "
+          f"{figures['relative_error']:.3g} against torch.matmul")
+    print(f"{'what':<38} {'median ms':>10} {'TFLOP/s':>8} {'python/it':>10}")
+    for name, ms in rows:
+        if ms is None:
+            print(f"{name:<38} {'-':>10}")
+            continue
+        print(f"{name:<38} {ms:>10.4f} {flop / ms / 1e9:>8.1f} {figures['python_ms'] / ms:>10.3f}")
+    bar = tuned_ms if tuned_ms is not None else figures["cpp_ms"]
+    figures["ratio_to_bar"] = figures["python_ms"] / bar
+    print(f"bar: cutune.gemm within 2 % of the {'tune' if tuned_ms else 'C++ loop'}'s time: "
+          f"{figures['ratio_to_bar']:.3f} -> {'PASS' if figures['ratio_to_bar'] <= 1.02 else 'FAIL'}")
+    if figures["ratio_to_bar"] > 1.02:
+        failures.append("cutune.gemm is more than 2 % slower than the bar")
+    figures["failures"] = failures
+    with open(args.out, "w") as f:
+        json.dump(figures, f, indent=2)
+    for failure in failures:
+        print(f"FAILED: {failure}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,92 @@
+"""The Python package on the CPU path (scripts/python-test.sh): a space report, a real tune of
+examples/cpu/matmul/matmul.json, and the Runtime's lookups of what it decided. Run against the
+installed package, with CUTUNE_REPOSITORY naming the checkout (for the example) and CUTUNE_CLI the
+`cutune` tool (for an exported store)."""
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import cutune
+
+REPOSITORY = Path(os.environ.get("CUTUNE_REPOSITORY", Path(__file__).resolve().parents[2]))
+MATMUL = str(REPOSITORY / "examples" / "cpu" / "matmul" / "matmul.json")
+PROBLEM = "m=64,n=64,k=64"
+
+
+def test_installed_package_is_not_the_source_tree():
+    assert (Path(cutune.__file__).parent / "bin" / "cutune-cpu-worker").exists()
+
+
+def test_space_reports_the_spec_space_as_a_dict():
+    report = cutune.space(MATMUL, problem=PROBLEM, draws=50, seed=1)
+    assert report["space"] == "cpu_matmul"
+    assert report["problem"] == "k=64,m=64,n=64"
+    assert report["population"] == 50
+    assert 1 < report["distinct"] <= 50
+    assert "vector_fits_block" in [c["name"] for c in report["constraints"]]
+    # 64 x 64 fits the spec's "tiny" seed (m * n <= 4096), which the default config comes from.
+    assert report["eligible_seeds"] == ["tiny"]
+    assert report["default_config"]["BM"] == 8
+
+
+def test_space_rejects_unknown_names_and_bad_problems():
+    with pytest.raises(ValueError, match="neither a kernel spec file nor a built-in family"):
+        cutune.space("no_such_family")
+    with pytest.raises(ValueError):
+        cutune.space(MATMUL, problem="m=")
+
+
+@pytest.fixture(scope="module")
+def tuned(tmp_path_factory):
+    db = tmp_path_factory.mktemp("store") / "tunes.db"
+    result = cutune.tune(MATMUL, problem=PROBLEM, budget=8, seed=3, db=db, effort="quick")
+    return db, result
+
+
+def test_tune_measures_and_decides(tuned):
+    db, (report, decision) = tuned
+    assert report["key"]["family"] == "cpu_matmul"
+    assert report["key"]["problem"] == "k=64,m=64,n=64"
+    assert report["store"] == str(db)
+    assert report["evaluated"] >= 2
+    assert report["outcomes"].get("ok", 0) >= 1
+    assert report["best"]["time_ms"] > 0
+    assert decision is not None and decision["config"] == report["best"]["config"]
+    print(f"winner: {decision['config']} at {report['best']['time_ms']:.4f} ms, "
+          f"{decision['speedup_over_default']} x the default")
+
+
+def test_runtime_loads_the_tuned_winner(tuned):
+    db, result = tuned
+    found = cutune.Runtime(db=db).lookup(MATMUL, PROBLEM)
+    assert found["origin"] == "store"
+    assert found["config"] == result.winner
+    assert found["problem"] == "k=64,m=64,n=64"
+
+
+def test_runtime_falls_back_to_the_default_for_an_untuned_problem(tuned):
+    db, _ = tuned
+    found = cutune.Runtime(db=db).lookup(MATMUL, "m=32,n=32,k=32")
+    assert found["origin"] == "default_config"
+    assert found["config"]["VEC"] == 8
+
+
+@pytest.mark.skipif(not Path(os.environ.get("CUTUNE_CLI", "/nonexistent")).exists(),
+                    reason="needs the cutune tool (CUTUNE_CLI)")
+def test_runtime_reads_an_exported_store(tuned, tmp_path):
+    db, result = tuned
+    exported = tmp_path / "tuned.json"
+    subprocess.run([os.environ["CUTUNE_CLI"], "export", "--db", str(db), "--json", str(exported)],
+                   check=True, capture_output=True)
+    runtime = cutune.Runtime(db=exported)
+    assert runtime.lookup(MATMUL, PROBLEM)["config"] == result.winner
+    assert runtime.lookup(MATMUL, "m=32,n=32,k=32")["origin"] == "untuned"
+
+
+def test_tune_rejects_a_bad_budget_and_effort():
+    with pytest.raises(ValueError, match="budget"):
+        cutune.tune(MATMUL, problem=PROBLEM, budget=0, store=False)
+    with pytest.raises(ValueError, match="effort"):
+        cutune.tune(MATMUL, problem=PROBLEM, effort="slow", store=False)

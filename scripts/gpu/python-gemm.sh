@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# The Python package on the GPU machine: cutune.tune of the GEMM family at S3 (2048x4096x4096
+# bf16), then cutune.gemm(a, b) on PyTorch tensors checked against torch.matmul and timed beside
+# the same kernel timed by the tune and by a C++ loop in the same process
+# (python/tests/gpu_gemm_check.py prints the table).
+#
+#   scripts/gpu/python-gemm.sh bundle   here, on a build machine: the core libraries
+#                                       (python/CMakeLists.txt, CUTUNE_PYTHON_CORE_ONLY), the
+#                                       workers, their non-system libraries and the GEMM source
+#                                       in build/python-bundle, and the pinned nanobind,
+#                                       scikit-build-core, packaging and pathspec wheels in .whl/
+#   scripts/gpu/python-gemm.sh [run]    on the GPU machine (carry build/python-bundle, .whl and
+#                                       third_party/cutlass/include): builds the nanobind modules
+#                                       for its python3 against the bundle (pip install, else
+#                                       plain CMake), then runs the check; about 3 minutes
+#
+# The GPU image has Python 3.12, PyTorch, nvcc, CMake and ninja, but none of cutune's Debian
+# dependencies, hence the split: what needs them is built here, what needs its Python there.
+set -uo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+bundle="${PY_BUNDLE:-$root/build/python-bundle}"  # PY_BUNDLE, PY_WHEELS: a bundle made elsewhere
+wheels="${PY_WHEELS:-$root/.whl}"
+mode="${1:-run}"
+# shellcheck source=scripts/gpu/lib.sh
+source "$root/scripts/gpu/lib.sh"
+
+if [[ "$mode" == bundle ]]; then
+  set -e
+  # Two levels deep, as build/release: ccache reuses its objects. PY_BUILD=build/py-cp311-...
+  # takes the core libraries from a `pip install .` build folder instead (the same files).
+  build="${PY_BUILD:-$root/build/py-core}"
+  if [[ -z "${PY_BUILD:-}" ]]; then
+    cmake -S "$root/python" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+      -DCUTUNE_PYTHON_CORE_ONLY=ON > /dev/null
+  fi
+  ninja -C "$build" cutune_python_core cutune_python_gemm cutune-cpu-worker cutune-cuda-worker \
+    cutune-nvrtc
+  rm -rf "$bundle"
+  mkdir -p "$bundle/lib" "$bundle/bin" "$bundle/share/gemm/device"
+  cp "$build/core/libcutune_python_core.so" "$build/gemm/libcutune_python_gemm.so" "$bundle/lib/"
+  cp "$build/cutune/bin/cutune-cpu-worker" "$build/cutune/bin/cutune-cuda-worker" \
+    "$build/cutune/bin/cutune-nvrtc" "$bundle/bin/"
+  cp "$root/src/families/gemm/device/hopper_gemm.cu" "$bundle/share/gemm/device/"
+  cp "$root/src/families/gemm/gemm_rules.hpp" "$bundle/share/gemm/"
+  bundle_libraries "$bundle/lib" "$bundle"/lib/*.so "$bundle"/bin/*
+  mkdir -p "$root/.whl"
+  # scikit-build-core's own needs too (packaging, pathspec): the image has them, but carried
+  # they cannot be missing or too old.
+  for name in scikit-build-core nanobind packaging pathspec; do
+    python3 -m pip download -q --no-deps --only-binary=:all: -d "$root/.whl" \
+      "$(grep -E "^$name==" "$root/python/requirements-dev.txt")"
+  done
+  du -sh "$bundle" "$root/.whl"
+  ls "$bundle/lib" "$root/.whl"
+  exit 0
+fi
+[[ "$mode" == run ]] || { echo "python-gemm.sh: unknown mode '$mode' (bundle | run)" >&2; exit 64; }
+
+start=$(date +%s)
+elapsed() { echo $(( $(date +%s) - start )); }
+out="${OUT:-$root/build/python-gemm/out}"
+work="$(mktemp -d /tmp/python-gemm.XXXXXX)"
+mkdir -p "$out"
+require_nvcc python-gemm.sh
+[[ -f "$bundle/lib/libcutune_python_core.so" ]] || { echo "python-gemm.sh: no $bundle" >&2; exit 1; }
+export CUTUNE_CUTLASS_INCLUDE="${CUTUNE_CUTLASS_INCLUDE:-$root/third_party/cutlass/include}"
+[[ -d "$CUTUNE_CUTLASS_INCLUDE/cute" ]] || { echo "python-gemm.sh: no CUTLASS headers" >&2; exit 1; }
+python3 --version
+python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+  --target "$work/site" "$wheels"/*.whl || exit 1
+export PYTHONPATH="$work/site"
+
+# The modules for this python3: pip, as a user would; plain CMake if that fails.
+package="$work/package"
+if python3 -m pip install --no-index --no-build-isolation --no-deps --target "$package" \
+     --config-settings=cmake.define.CUTUNE_PYTHON_PREBUILT="$bundle" \
+     --config-settings=build-dir="$work/build" "$root" > "$out/pip-install.log" 2>&1; then
+  echo "pip install . done at $(elapsed) s"
+else
+  tail -30 "$out/pip-install.log"
+  echo "pip install . failed at $(elapsed) s; building with CMake"
+  rm -rf "$package"
+  cmake -S "$root/python" -B "$work/cmake" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DCUTUNE_PYTHON_PREBUILT="$bundle" -DPython_EXECUTABLE="$(command -v python3)" \
+    -Dnanobind_ROOT="$(python3 -m nanobind --cmake_dir)" > "$out/cmake.log" 2>&1 &&
+    cmake --build "$work/cmake" -j16 >> "$out/cmake.log" 2>&1 &&
+    cmake --install "$work/cmake" --component python --prefix "$package" >> "$out/cmake.log" 2>&1 ||
+    { tail -40 "$out/cmake.log"; echo "python-gemm.sh: the module did not build" >&2; exit 1; }
+  echo "CMake build done at $(elapsed) s"
+fi
+export PYTHONPATH="$package:$PYTHONPATH"
+# The workers the package starts need the bundle's libraries and cuBLASLt.
+export LD_LIBRARY_PATH="$package/cutune/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+add_cublaslt_path
+export XDG_CACHE_HOME="$work/cache"  # cold compile cache: the tune compiles, the runtime reuses
+record_gpu "$out/gpu.txt"
+cd "$work"  # `import cutune` is the installed package
+PYTHONUNBUFFERED=1 python3 "$root/python/tests/gpu_gemm_check.py" --db "$work/s3.db" \
+  --budget "${S3_BUDGET:-30}" --seconds "${S3_SECONDS:-70}" --out "$out/gemm_check.json"
+status=$?
+echo "python-gemm.sh: done at $(elapsed) s (exit status $status)"
+exit $status

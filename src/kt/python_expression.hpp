@@ -1,0 +1,65 @@
+// The slice of Python that Kernel Tuner descriptions are written in: `tune_params` value lists
+// ("[16*i for i in range(1,9)]", "list(range(1, 5))", "[0, 1]"), `restrictions` strings
+// ("block_size_x*block_size_y <= 1024 and tile % 2 == 0") and T1's launch sizes
+// ("(4096 // block_size_x) // tile_size_x"). Parsed into a small tree that is either evaluated
+// (value lists) or written as a cutune spec expression (muparser text: `and` -> &&, `//` ->
+// floor(a / b), `**` -> ^, chained comparisons split). Anything else (lambdas, attribute access,
+// `in`) is refused with a PythonError that quotes the text and the place.
+#pragma once
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cutune::kt {
+
+class PythonError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+struct PyNode;
+using PyNodePtr = std::shared_ptr<const PyNode>;
+
+struct PyNode {
+  enum class Kind {
+    number,
+    string,
+    name,
+    unary,
+    binary,
+    compare,
+    boolean,
+    call,
+    list,
+    dict,
+    comprehension,
+    index
+  };
+  Kind kind = Kind::number;
+  nlohmann::json value = {};             // number, string
+  std::string text = {};                 // name, operator, function
+  std::vector<PyNodePtr> children = {};  // operands, arguments, elements, (key, value) pairs
+  std::vector<std::string> ops = {};     // compare: one operator per pair of operands
+  // comprehension: [children[0] for variable in children[1] (if children[2])]
+  std::string variable = {};
+};
+
+// Throws PythonError for text outside the slice.
+PyNodePtr parse_python(std::string_view text);
+
+// Evaluates a constant expression: numbers, strings, lists, subscripts; range(), list(), min(),
+// max(), abs(), int(), len(). `names` (an object) binds names, e.g. T1's ProblemSize and each knob
+// to its value list. Throws PythonError.
+nlohmann::json evaluate_python(const PyNodePtr& node,
+                               const nlohmann::json& names = nlohmann::json::object());
+
+// The expression as muparser text for a cutune spec. A name compared with a string literal is a
+// string enum knob: `mode == 'fast'` becomes `mode == mode_fast` (the constant such a knob
+// defines). Throws PythonError for what the spec language cannot say (lists, strings elsewhere).
+std::string to_spec_expression(const PyNodePtr& node);
+
+}  // namespace cutune::kt

@@ -1,0 +1,84 @@
+#include "lookup/problem_text.hpp"
+
+#include <cmath>
+
+#include "cutune/lookup.hpp"
+#include "runtime/log_shape.hpp"
+
+namespace cutune::lookup {
+namespace {
+
+std::string_view trim(std::string_view text) {
+  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
+  return text;
+}
+
+nlohmann::json scalar_of(std::string_view text) {
+  nlohmann::json parsed = nlohmann::json::parse(text, nullptr, false);
+  if (parsed.is_number() || parsed.is_boolean()) return parsed;
+  return std::string(text);
+}
+
+}  // namespace
+
+ProblemArgs parse_problem(std::string_view text) {
+  ProblemArgs args;
+  if (trim(text).empty()) return args;
+  for (std::size_t start = 0; start <= text.size();) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const std::string_view item = trim(text.substr(start, comma - start));
+    start = comma + 1;
+    const std::size_t eq = item.find('=');
+    if (eq == std::string_view::npos || trim(item.substr(0, eq)).empty() ||
+        trim(item.substr(eq + 1)).empty()) {
+      throw LookupError("problem '" + std::string(text) + "': item '" + std::string(item) +
+                        "' is not name=value");
+    }
+    const std::string name(trim(item.substr(0, eq)));
+    if (!args.emplace(name, scalar_of(trim(item.substr(eq + 1)))).second) {
+      throw LookupError("problem '" + std::string(text) + "' repeats '" + name + "'");
+    }
+  }
+  return args;
+}
+
+std::string canonical_problem(const ProblemArgs& args) {
+  std::string text;
+  for (const auto& [name, value] : args) {
+    if (!text.empty()) text += ',';
+    text += name + '=' + (value.is_string() ? value.get<std::string>() : value.dump());
+  }
+  return text;
+}
+
+std::optional<std::vector<double>> log_point(const ProblemArgs& args,
+                                             const std::vector<std::string>& names) {
+  std::vector<double> point;
+  point.reserve(names.size());
+  for (const auto& name : names) {
+    const auto it = args.find(name);
+    if (it == args.end() || !it->second.is_number()) return std::nullopt;
+    point.push_back(runtime::log_feature(it->second.get<double>()));
+  }
+  return point;
+}
+
+std::vector<std::string> numeric_names(const ProblemArgs& args) {
+  std::vector<std::string> names;
+  for (const auto& [name, value] : args) {
+    if (value.is_number()) names.push_back(name);
+  }
+  return names;
+}
+
+bool same_kind(const ProblemArgs& a, const ProblemArgs& b) {
+  if (a.size() != b.size()) return false;
+  for (auto i = a.begin(), j = b.begin(); i != a.end(); ++i, ++j) {
+    if (i->first != j->first || i->second.is_number() != j->second.is_number()) return false;
+    if (!i->second.is_number() && i->second != j->second) return false;
+  }
+  return true;
+}
+
+}  // namespace cutune::lookup

@@ -1,0 +1,32 @@
+// Reads a family's tuned shapes from the store into a DispatchFitter (internal to cutune_runtime):
+// the shapes, their candidate configs and what each candidate, as repaired for each shape, did.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/dispatch_fitter.hpp"
+
+namespace cutune::dispatch {
+
+struct Gathered {
+  DispatchFitter fitter;
+  std::vector<TuningKey> shape_keys;  // a key of each shape (fitter.shapes order)
+  std::string device, version;
+  std::vector<std::string> features;
+  std::map<std::string, Value, std::less<>> fixed;
+};
+
+// Throws std::invalid_argument when the family has no tuned shape on the device, or when shapes
+// differ in argument names or in a non-numeric argument.
+Gathered gather(Store& store, const DispatchOptions& options);
+
+// `config` as `space` repairs it for `problem`: empty when it cannot be made legal (or is not a
+// config of this space). `why` receives the reason then.
+std::optional<Config> repaired(const Space& space, const Device& device,
+                               const nlohmann::json& config, const Problem& problem,
+                               std::string* why = nullptr);
+
+}  // namespace cutune::dispatch

@@ -1,0 +1,18 @@
+# Fails naming every header under INCLUDE_DIR whose quoted include is not another public header
+# ("cutune/..."): a private header of src/, or a relative path out of include/.
+file(GLOB_RECURSE headers ${INCLUDE_DIR}/*.hpp)
+set(offenders)
+foreach(header IN LISTS headers)
+  file(STRINGS ${header} lines REGEX "^[ \t]*#[ \t]*include[ \t]*\"")
+  foreach(line IN LISTS lines)
+    if(NOT line MATCHES "#[ \t]*include[ \t]*\"cutune/[^.\"]" OR line MATCHES "\\.\\.")
+      list(APPEND offenders "${header}: ${line}")
+    endif()
+  endforeach()
+endforeach()
+if(offenders)
+  list(JOIN offenders "\n  " text)
+  message(FATAL_ERROR "public headers including what is not public:\n  ${text}")
+endif()
+list(LENGTH headers count)
+message(STATUS "${count} public headers include only public headers")

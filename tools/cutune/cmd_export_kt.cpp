@@ -1,0 +1,87 @@
+#include <fmt/core.h>
+
+#include <fstream>
+#include <stdexcept>
+
+#include "cutune/kernel_tuner.hpp"
+#include "cutune/problem.hpp"
+#include "export_kt.hpp"
+#include "store_options.hpp"
+
+namespace cutune::cli {
+namespace {
+
+void write(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  if (!out.flush()) throw std::runtime_error("export: cannot write " + path);
+}
+
+// Knob order and enum choices from a spec file, without loading its kernel.
+KtExportInfo info_from_spec(const std::string& path) {
+  KtExportInfo info;
+  if (path.empty()) return info;
+  std::ifstream in(path);
+  const nlohmann::json spec = nlohmann::json::parse(in, nullptr, false);
+  if (spec.is_discarded() || !spec.contains("knobs")) {
+    throw std::invalid_argument("export --spec: " + path + " is not a spec (no knobs)");
+  }
+  for (const auto& knob : spec.at("knobs")) {
+    const std::string name = knob.at("name").get<std::string>();
+    info.knob_order.push_back(name);
+    if (knob.contains("choices")) info.tune_params[name] = knob.at("choices");
+  }
+  return info;
+}
+
+}  // namespace
+
+void add_kt_export_options(CLI::App& command, KtExportArgs& args) {
+  command.add_option("--kt-cache", args.kt_cache_path,
+                     "Write one key's results as a Kernel Tuner cache file (JSON)");
+  command.add_option("--t4", args.t4_path, "Write one key's results as T4 results (JSON)");
+  command.add_option("--csv", args.csv_path, "Write every stored measurement as CSV");
+  command.add_option("--problem", args.problem, "Only keys of this problem (m=512,n=512,...)");
+  command.add_option("--spec", args.spec,
+                     "With --kt-cache/--t4: keep this spec's knob order and enum choices");
+}
+
+void export_kt(const std::string& db, const KeyFilter& filter, const KtExportArgs& args) {
+  auto store = Store::open(store_path(db), OpenMode::read_only);
+  std::vector<TuningKey> keys;
+  const std::string problem = args.problem.empty() ? "" : Problem::parse(args.problem).canonical();
+  for (const TuningKey& key : store.keys(filter)) {
+    if (problem.empty() || key.problem == problem) keys.push_back(key);
+  }
+  if (!args.csv_path.empty()) {
+    std::vector<StoredResult> rows;
+    for (const TuningKey& key : keys) {
+      for (StoredResult& r : store.results(key)) rows.push_back(std::move(r));
+    }
+    write(args.csv_path, results_csv(rows));
+    fmt::print("wrote {} measurement(s) of {} key(s) to {}\n", rows.size(), keys.size(),
+               args.csv_path);
+  }
+  if (args.kt_cache_path.empty() && args.t4_path.empty()) return;
+  if (keys.size() != 1) {
+    std::string listed;
+    for (const TuningKey& key : keys) listed += "\n  " + key.canonical();
+    throw std::invalid_argument(fmt::format(
+        "export --kt-cache/--t4: a Kernel Tuner file holds one tuning key; {} match{} (narrow "
+        "with --family, --device, --problem){}",
+        keys.size(), keys.size() == 1 ? "es" : "", listed));
+  }
+  const std::vector<StoredResult> rows = store.results(keys.front());
+  const KtExportInfo info = info_from_spec(args.spec);
+  if (!args.kt_cache_path.empty()) {
+    write(args.kt_cache_path, kt_cache(rows, info).dump(1) + "\n");
+    fmt::print("wrote {} config(s) of {} to {}\n", latest_per_config(rows).size(),
+               keys.front().canonical(), args.kt_cache_path);
+  }
+  if (!args.t4_path.empty()) {
+    write(args.t4_path, kt_t4(rows, info).dump(1) + "\n");
+    fmt::print("wrote T4 results of {} to {}\n", keys.front().canonical(), args.t4_path);
+  }
+}
+
+}  // namespace cutune::cli
