@@ -43,9 +43,13 @@ struct Measurement {
   double compile_s = 0.0;      // wall time spent compiling (0 when served from the cache)
   double max_rel_error = NAN;  // against the reference, when one was checked
   std::string detail;          // why it failed: compiler log excerpt, signal, error text
-  // Which of its evaluator's devices measured it (an index into CpuOptions::devices' workers);
-  // 0 for an evaluator of one device. Not kept in the store.
+  // Which device measured it: the CUDA ordinal of the GPU, or the index of the CPU worker
+  // "device" (CpuOptions::devices); 0 for an evaluator of one device, -1 when unknown (a store
+  // row written before devices were kept).
   int device = 0;
+  // That device's name ("NVIDIA H200", "cpu worker"); empty when no device measured it (a
+  // compile failure) or the evaluator does not say; the store then keeps no device (-1).
+  std::string device_name = {};
 
   bool ok() const { return outcome == Outcome::ok; }
 

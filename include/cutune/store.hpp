@@ -98,9 +98,11 @@ enum class OpenMode {
 class Store {
  public:
   // Throws StoreError when the file is missing (read_only), is not SQLite, is corrupt, holds
-  // another program's tables, or was written by a newer schema. A path that starts with
-  // "postgresql://" or "postgres://" is a libpq connection URL instead: the same tables on a
-  // PostgreSQL server (created in an empty database), which tunes on many machines share; the
+  // another program's tables, or was written by a newer schema. A store written by an older
+  // cutune (without a column or table added since) gains them when opened read_write, and is
+  // read as it is, with what it lacks as unknown (NaN, -1, ""), when opened read_only. A path that
+  // starts with "postgresql://" or "postgres://" is a libpq connection URL instead: the same tables
+  // on a PostgreSQL server (created in an empty database), which tunes on many machines share; the
   // same StoreErrors, and one when the server cannot be reached.
   static Store open(const std::filesystem::path& path, OpenMode mode = OpenMode::read_write);
   // A private store in memory that goes with this object: for drivers that replay recorded spaces
@@ -174,13 +176,12 @@ class Store {
   // Live claims on the key of owners other than owner (candidates still being measured).
   std::size_t claims_held_by_others(const TuningKey& key, std::string_view owner);
 
- private:
+  // The database behind the store, SQLite or PostgreSQL (src/store/store_impl.hpp).
   struct Impl;
-  class Postgres;
+
+ private:
   explicit Store(std::unique_ptr<Impl> impl);
-  explicit Store(std::unique_ptr<Postgres> postgres);
-  std::unique_ptr<Impl> impl_;          // the SQLite store, or
-  std::unique_ptr<Postgres> postgres_;  // the PostgreSQL one (src/store/postgres_store.hpp)
+  std::unique_ptr<Impl> impl_;
 };
 
 // A JSON document of results (normally best_per_key()), for other tools:

@@ -66,6 +66,11 @@ void Statement::bind(int index, std::int64_t value) {
   if (code != SQLITE_OK) fail(db_, code, "bind");
 }
 
+void Statement::bind_null(int index) {
+  const int code = sqlite3_bind_null(stmt_, index);
+  if (code != SQLITE_OK) fail(db_, code, "bind");
+}
+
 bool Statement::step() {
   const int code = sqlite3_step(stmt_);
   if (code == SQLITE_ROW) return true;
@@ -77,6 +82,10 @@ void Statement::reset() {
   sqlite3_reset(stmt_);
   sqlite3_clear_bindings(stmt_);
 }
+
+int Statement::columns() const { return sqlite3_column_count(stmt_); }
+
+int Statement::type(int column) const { return sqlite3_column_type(stmt_, column); }
 
 bool Statement::is_null(int column) const {
   return sqlite3_column_type(stmt_, column) == SQLITE_NULL;

@@ -49,12 +49,16 @@ class Statement {
   void bind(int index, std::string_view text);
   void bind(int index, double value);
   void bind(int index, std::int64_t value);
+  void bind_null(int index);
 
   // Advances to the next row: true while there is one, false when done.
   bool step();
   // Ends this use: rows not stepped through are dropped and parameters cleared.
   void reset();
 
+  int columns() const;
+  int type(
+      int column) const;  // SQLITE_INTEGER, SQLITE_FLOAT, SQLITE_TEXT, SQLITE_BLOB, SQLITE_NULL
   bool is_null(int column) const;
   std::string text(int column) const;
   double real(int column) const;  // NULL reads as NaN

@@ -61,6 +61,73 @@ TEST_F(ToolOnAStore, ShowPrintsTheBestConfigPerKey) {
   EXPECT_EQ(std::count(only_softmax.output.begin(), only_softmax.output.end(), '\n'), 4);
 }
 
+// The cells of a table row, cut at the columns' starts in its header (header names hold no
+// spaces), trimmed.
+std::vector<std::string> cells(const std::string& header, const std::string& row) {
+  std::vector<std::size_t> starts;
+  for (std::size_t i = 0; i < header.size(); ++i)
+    if (header[i] != ' ' && (i == 0 || header[i - 1] == ' ')) starts.push_back(i);
+  std::vector<std::string> out;
+  for (std::size_t c = 0; c < starts.size(); ++c) {
+    const std::size_t end = c + 1 < starts.size() ? starts[c + 1] : row.size();
+    std::string cell = row.substr(starts[c], end - starts[c]);
+    cell.erase(cell.find_last_not_of(' ') + 1);
+    out.push_back(cell);
+  }
+  return out;
+}
+
+// A cell shows the fact, whole or cut to fit 120 columns (its end then "...").
+void expect_shows(const std::string& cell, const std::string& fact) {
+  if (cell.ends_with("...")) {
+    EXPECT_EQ(fact.rfind(cell.substr(0, cell.size() - 3), 0), 0u) << cell << " vs " << fact;
+  } else {
+    EXPECT_EQ(cell, fact);
+  }
+}
+
+// Issue 18: `show --json` carries the facts of `show`'s table, KEY, MEASURED and MEASURED_ON
+// included, row by row, and each config as its line below the row writes it.
+TEST_F(ToolOnAStore, ShowJsonCarriesTheSameFactsAsTheTable) {
+  const CommandResult text = run_command(tool(fmt::format("show --db {}", db_.string())));
+  const CommandResult json =
+      run_command(tool(fmt::format("show --json --db {}", db_.string())), true);
+  ASSERT_EQ(text.status, 0) << text.output;
+  ASSERT_EQ(json.status, 0) << json.output;
+  std::istringstream lines(text.output);
+  std::vector<std::string> rows;
+  for (std::string line; std::getline(lines, line);) rows.push_back(line);
+  const auto results = nlohmann::json::parse(json.output).at("results");
+  ASSERT_EQ(results.size(), 3u);
+  ASSERT_EQ(rows.size(), 2 * results.size() + 2) << text.output;
+  EXPECT_EQ(cells(rows[0], rows[0]),
+            (std::vector<std::string>{"KEY", "FAMILY", "PROBLEM", "DEVICE", "TOOLCHAIN", "TIME_MS",
+                                      "SPREAD", "MEASURED", "MEASURED_ON"}));
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const auto& r = results[i];
+    const std::vector<std::string> row = cells(rows[0], rows[1 + 2 * i]);
+    ASSERT_EQ(row.size(), 9u) << rows[1 + 2 * i];
+    expect_shows(row[0], r.at("key").get<std::string>());
+    expect_shows(row[1], r.at("family").get<std::string>());
+    expect_shows(row[2], r.at("problem").get<std::string>());
+    expect_shows(row[3], r.at("device").get<std::string>());
+    expect_shows(row[5], fmt::format("{:.4f}", r.at("time_ms").get<double>()));
+    expect_shows(row[6], fmt::format("{:.1f}%", r.at("spread").get<double>() * 100));
+    expect_shows(row[7], std::to_string(r.at("measured").get<int>()));
+    expect_shows(row[8], r.at("measured_on").at("text").get<std::string>());
+    std::string config;
+    for (const auto& [knob, value] : r.at("config").items()) {
+      config += fmt::format("{}{}={}", config.empty() ? "" : ", ", knob,
+                            value.is_string() ? value.get<std::string>() : value.dump());
+    }
+    EXPECT_EQ(rows[2 + 2 * i], "    " + config);
+  }
+  // The samples were measured on device 1, a GPU named in the result.
+  EXPECT_EQ(results[0].at("measured_on").at("device_index"), 1);
+  EXPECT_EQ(results[0].at("measured_on").at("text"), "NVIDIA H200 #1");
+  EXPECT_EQ(results[0].at("measured"), 3);
+}
+
 // Issue 18: the failed configs are listed with their reason, as text and as JSON with the same
 // facts; a config whose latest measurement succeeded is not listed.
 TEST_F(ToolOnAStore, ShowFailuresListsEachFailedConfigWithItsFirstErrorLine) {

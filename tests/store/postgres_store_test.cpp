@@ -17,10 +17,11 @@ using testing::timed;
 std::string everything(Store& store, const std::vector<TuningKey>& keys) {
   std::string text;
   const auto add = [&](const StoredResult& r) {
-    text += fmt::format("{} {} {} {} {:.17g} {:.17g} {:.17g} {} {} {} {:.17g}\n", r.key.canonical(),
-                        r.config_hash, r.config_json, to_string(r.measurement.outcome),
-                        r.measurement.time_ms, r.measurement.spread, r.measurement.iqr_spread,
-                        r.measurement.repetitions, r.measurement.detail, r.tune_id, r.timestamp);
+    const Measurement& m = r.measurement;
+    text += fmt::format("{} {} {} {} {:.17g} {:.17g} {:.17g} {} {} {} {:.17g} {} '{}'\n",
+                        r.key.canonical(), r.config_hash, r.config_json, to_string(m.outcome),
+                        m.time_ms, m.spread, m.iqr_spread, m.repetitions, m.detail, r.tune_id,
+                        r.timestamp, m.device, m.device_name);
   };
   for (const TuningKey& key : keys) {
     text += fmt::format("key {} count {}\n", key.canonical(), store.measurement_count(key));
@@ -73,6 +74,8 @@ TEST(PostgresStore, ReadsBackWhatItWroteExactlyAsTheSQLiteStoreDoes) {
   write_sample(postgres, a, b);
   const std::string expected = everything(sqlite, {a, b});
   EXPECT_NE(expected.find("decision cfg-128"), std::string::npos);
+  EXPECT_NE(expected.find(" 1 'NVIDIA H200'"), std::string::npos);  // the measuring device
+  EXPECT_NE(expected.find(" -1 ''"), std::string::npos);            // a compile error: no device
   EXPECT_EQ(everything(postgres, {a, b}), expected);
 }
 
@@ -85,8 +88,49 @@ TEST(PostgresStore, OpensAnExistingStoreReadOnlyAndRefusesAnEmptyDatabaseReadOnl
   EXPECT_THROW(reader.record(timed(testing::gemm_key(), 128, 1.0)), StoreError);
 }
 
+// A store from before the measuring device was kept: the columns and the views that show them
+// are gone, one row written without them.
+TEST(PostgresStore, AnOlderStoreReadsReadOnlyAndGainsTheDeviceColumnsWhenOpenedForWriting) {
+  const std::string url = testing::fresh_postgres_database();
+  const TuningKey key = testing::gemm_key();
+  Store::open(url).record(timed(key, 64, 2.0));
+  {
+    postgres::Connection raw(url);
+    raw.execute(
+        "ALTER TABLE measurements DROP COLUMN device_index CASCADE, DROP COLUMN device_name "
+        "CASCADE");
+  }
+  const auto column_count = [&] {
+    postgres::Connection raw(url);
+    return raw
+        .run(
+            "SELECT count(*) FROM information_schema.columns WHERE table_name = "
+            "'measurements' AND column_name LIKE 'device%'")
+        .integer(0, 0);
+  };
+  ASSERT_EQ(column_count(), 0);
+  {
+    Store reader = Store::open(url, OpenMode::read_only);
+    const auto rows = reader.results(key);
+    ASSERT_EQ(rows.size(), 1u);
+    EXPECT_EQ(rows[0].measurement.device, -1);  // not kept, not made up
+    EXPECT_EQ(rows[0].measurement.device_name, "");
+    EXPECT_EQ(column_count(), 0);  // read-only leaves it as it is
+  }
+  Store writer = Store::open(url);
+  EXPECT_EQ(column_count(), 2);
+  writer.record(timed(key, 128, 1.0));
+  const auto best = writer.best_per_key();  // the views are back, with the new columns
+  ASSERT_EQ(best.size(), 1u);
+  EXPECT_EQ(best[0].config_hash, "cfg-128");
+  EXPECT_EQ(best[0].measurement.device, 1);
+  EXPECT_EQ(best[0].measurement.device_name, "NVIDIA H200");
+  EXPECT_EQ(writer.results(key).at(0).measurement.device, -1);
+}
+
 // Issue 17: a transient row after an ok one does not hide the config (as in the SQLite store); a
-// database whose view predates the rule gets it when opened for writing.
+// database whose view predates the rule gets it when opened for writing (the views made again). A
+// read-only session may create no TEMP views: it reads by the database's own rule until then.
 TEST(PostgresStore, ATransientRowAfterAnOkOneDoesNotHideTheConfig) {
   const std::string url = testing::fresh_postgres_database();
   const TuningKey key = testing::gemm_key();
@@ -107,6 +151,14 @@ TEST(PostgresStore, ATransientRowAfterAnOkOneDoesNotHideTheConfig) {
       "ranked WHERE newness = 1");
   EXPECT_EQ(Store::open(url, OpenMode::read_only).best(key, 2).size(), 1u);  // the old rule
   EXPECT_EQ(Store::open(url).best(key, 2).size(), 2u);
+  Store reader = Store::open(url, OpenMode::read_only);
+  EXPECT_EQ(reader.best(key, 2).size(), 2u);
+  EXPECT_EQ(reader.deployed(key)->config_hash, "cfg-128");
+  EXPECT_EQ(postgres::Connection(url)
+                .run("SELECT count(*) FROM pg_views WHERE viewname = 'latest_per_config' AND "
+                     "position('transient' in definition) > 0")
+                .integer(0, 0),
+            1);
 }
 
 TEST(PostgresStore, AnUnreachableServerIsAStoreErrorNamingIt) {

@@ -113,6 +113,8 @@ TEST(Store, RecordsAndReadsBackEveryField) {
   EXPECT_DOUBLE_EQ(first.measurement.max_rel_error, 1e-3);
   EXPECT_EQ(first.tune_id, "tune-1");
   EXPECT_DOUBLE_EQ(first.timestamp, 1.8e9);
+  EXPECT_EQ(first.measurement.device, 1);
+  EXPECT_EQ(first.measurement.device_name, "NVIDIA H200");
   const StoredResult& second = results[1];
   EXPECT_EQ(second.measurement.outcome, Outcome::crash);
   EXPECT_TRUE(std::isnan(second.measurement.time_ms));
@@ -121,6 +123,8 @@ TEST(Store, RecordsAndReadsBackEveryField) {
   EXPECT_TRUE(std::isnan(second.measurement.min_ms));
   EXPECT_EQ(second.measurement.detail, "signal 11 (SIGSEGV)");
   EXPECT_EQ(second.tune_id, "tune-2");
+  EXPECT_EQ(second.measurement.device, -1);  // no device named: none kept
+  EXPECT_EQ(second.measurement.device_name, "");
   EXPECT_EQ(store.measurement_count(gemm_key()), 2);
 }
 
@@ -391,8 +395,9 @@ TEST(Store, ReadOnlyFileInReadOnlyFolderOpensReadOnly) {
   EXPECT_FALSE(std::filesystem::exists(path.string() + "-shm"));
 }
 
-// A store as cutune wrote it before measurements kept the robust spread and the extremes
-// (iqr_spread, min_ms, max_ms): schema version 1 as first released, with one timed row.
+// A store as cutune wrote it before measurements kept the robust spread, the extremes and the
+// measuring device (iqr_spread, min_ms, max_ms, device_index, device_name) and before decisions:
+// schema version 1 as first released, with one timed row.
 void write_store_without_robust_spread(const std::filesystem::path& path) {
   raw_sql(path, R"sql(
 CREATE TABLE cutune_meta(name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -441,9 +446,9 @@ SELECT 1)sql");
 
 const char* kAddedColumnsQuery =
     "SELECT count(*) FROM pragma_table_info('measurements') WHERE name IN "
-    "('iqr_spread', 'min_ms', 'max_ms')";
+    "('iqr_spread', 'min_ms', 'max_ms', 'device_index', 'device_name')";
 
-TEST(Store, StoreWithoutRobustSpreadReadsReadOnlyAndIsLeftAlone) {
+TEST(Store, OlderStoreReadsReadOnlyAndIsLeftAlone) {
   TempDir dir;
   const auto path = dir / "results.db";
   write_store_without_robust_spread(path);
@@ -457,6 +462,8 @@ TEST(Store, StoreWithoutRobustSpreadReadsReadOnlyAndIsLeftAlone) {
     EXPECT_TRUE(std::isnan(best[0].measurement.iqr_spread));  // unknown, not made up
     EXPECT_TRUE(std::isnan(best[0].measurement.min_ms));
     EXPECT_TRUE(std::isnan(best[0].measurement.max_ms));
+    EXPECT_EQ(best[0].measurement.device, -1);  // which device measured it was not kept
+    EXPECT_EQ(best[0].measurement.device_name, "");
     EXPECT_EQ(store.best(gemm_key(), 1).at(0).config_hash, "cfg-128");
     EXPECT_TRUE(store.find(gemm_key(), "cfg-128").has_value());
     // No decisions before they were kept: the fastest is deployed, as it was.
@@ -492,16 +499,68 @@ TEST(Store, AStaleLatestViewIsShadowedReadOnlyAndReplacedWhenOpenedForWriting) {
     EXPECT_EQ(store.best(gemm_key(), 1).size(), 1u);
   }
   EXPECT_EQ(raw_sql(path, "SELECT count(*) FROM best_per_key"), "1");
+  EXPECT_EQ(raw_sql(path,
+                    "SELECT instr(sql, 'transient') > 0 FROM sqlite_schema WHERE name = "
+                    "'latest_per_config'"),
+            "1");
 }
 
-TEST(Store, StoreWithoutRobustSpreadGainsItsColumnsWhenOpenedForWriting) {
+// A store of today's tables with only latest_per_config made by the old rule: read-only, the views
+// that name it (best_per_key, deployed_per_key) are shadowed with it, so a key without a decision
+// deploys its best by the current rule, and the file is left alone; opened for writing, the file's
+// views hold the rule.
+TEST(Store, AStaleLatestViewIsShadowedWithTheViewsThatNameIt) {
+  TempDir dir;
+  const auto path = dir / "results.db";
+  const TuningKey key = gemm_key();
+  const TuningKey decided = gemm_key("m=128,n=8192,k=8192,dtype=bf16");
+  {
+    auto store = Store::open(path);
+    store.record(timed(key, 64, 1.0));
+    store.record(timed(key, 128, 0.7));
+    store.record(failed(key, 128, Outcome::transient, "killed from outside 3 times"));
+    Decision d;
+    d.key = decided;
+    d.tune_id = "tune-1";
+    d.winner_hash = "cfg-16";
+    d.winner_json = R"({"block_m": 16})";
+    d.winner_measurement = store.record(timed(decided, 16, 2.0));
+    d.default_hash = "cfg-16";
+    d.finalists_json = "[]";
+    store.record_decision(d);
+  }
+  raw_sql(path,
+          "DROP VIEW latest_per_config; CREATE VIEW latest_per_config AS SELECT * FROM (SELECT "
+          "m.*, row_number() OVER (PARTITION BY m.key_id, m.config_hash ORDER BY m.id DESC) AS "
+          "newness FROM measurements m) WHERE newness = 1; SELECT 1");
+  const std::string deployed_in_file =
+      "SELECT d.config_hash FROM deployed_per_key d JOIN tuning_keys k ON k.id = d.key_id WHERE "
+      "k.problem = 'm=2048,n=4096,k=4096,dtype=bf16'";
+  ASSERT_EQ(raw_sql(path, deployed_in_file), "cfg-64");  // the old rule hides cfg-128
+  const std::string before = read_bytes(path);
+  {
+    auto store = Store::open(path, OpenMode::read_only);
+    EXPECT_EQ(store.best(key, 2).size(), 2u);
+    EXPECT_EQ(store.deployed(key)->config_hash, "cfg-128");
+    EXPECT_EQ(store.deployed(decided)->config_hash, "cfg-16");
+    const auto best = store.best_per_key();
+    ASSERT_EQ(best.size(), 2u);
+    EXPECT_EQ(best[0].key.problem == key.problem ? best[0].config_hash : best[1].config_hash,
+              "cfg-128");
+  }
+  EXPECT_EQ(read_bytes(path), before);
+  Store::open(path);
+  EXPECT_EQ(raw_sql(path, deployed_in_file), "cfg-128");
+}
+
+TEST(Store, OlderStoreGainsItsColumnsAndTablesWhenOpenedForWriting) {
   TempDir dir;
   const auto path = dir / "results.db";
   write_store_without_robust_spread(path);
   auto reader = Store::open(path, OpenMode::read_only);  // prepared before the migration
   {
     auto store = Store::open(path);
-    EXPECT_EQ(raw_sql(path, kAddedColumnsQuery), "3");
+    EXPECT_EQ(raw_sql(path, kAddedColumnsQuery), "5");
     EXPECT_EQ(raw_sql(path,
                       "SELECT count(*) FROM sqlite_schema WHERE name IN ('decisions', "
                       "'deployed_per_key')"),
@@ -513,6 +572,9 @@ TEST(Store, StoreWithoutRobustSpreadGainsItsColumnsWhenOpenedForWriting) {
     EXPECT_TRUE(std::isnan(results[0].measurement.iqr_spread));
     EXPECT_DOUBLE_EQ(results[1].measurement.iqr_spread, 0.005);
     EXPECT_DOUBLE_EQ(results[1].measurement.max_ms, 0.6 * 1.01);
+    EXPECT_EQ(results[0].measurement.device, -1);
+    EXPECT_EQ(results[1].measurement.device, 1);
+    EXPECT_EQ(results[1].measurement.device_name, "NVIDIA H200");
     EXPECT_EQ(store.best(gemm_key(), 1).at(0).config_hash, "cfg-64");
   }
   // Opening again finds nothing to add; the reader from before goes on reading.

@@ -82,6 +82,8 @@ inline StoredResult timed(const TuningKey& key, int block_m, double time_ms,
   result.measurement.repetitions = 100;
   result.measurement.compile_s = 1.5;
   result.measurement.max_rel_error = 1e-3;
+  result.measurement.device = 1;
+  result.measurement.device_name = "NVIDIA H200";
   result.tune_id = tune_id;
   result.timestamp = 1.8e9;
   return result;

@@ -5,6 +5,7 @@
 #include <fmt/core.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -59,6 +60,12 @@ std::string text_of(const std::string& dom, const std::string& id) {
     } else if (!in_tag) {
       text += c;
     }
+  }
+  // The serialiser's entities, as the text reads.
+  for (const auto& [entity, character] :
+       {std::pair{"&lt;", "<"}, std::pair{"&gt;", ">"}, std::pair{"&amp;", "&"}}) {
+    for (auto at = text.find(entity); at != std::string::npos; at = text.find(entity, at + 1))
+      text.replace(at, std::string_view(entity).size(), character);
   }
   return text;
 }
@@ -177,6 +184,96 @@ TEST_F(ReportOfRealTunes, PageOfTheFaultsTuneExplainsEveryFailure) {
       << failures;
   EXPECT_NE(failures.find((*dir_ / "cache").string()), std::string::npos) << failures;
   EXPECT_EQ(text_of(dom, "script-errors"), "");
+}
+
+// Issue 18: `report --json` carries the facts the page shows, fact by fact: what the JSON says
+// is what the rendered page says, for a tune that won and for one where most configs failed.
+void expect_page_states_the_facts(const std::string& dom, const nlohmann::json& facts) {
+  const std::string key = text_of(dom, "key");
+  EXPECT_NE(key.find(fmt::format("{} configs measured, {} failed",
+                                 facts.at("configs_measured").get<int>(),
+                                 facts.at("configs_failed").get<int>())),
+            std::string::npos)
+      << key;
+  EXPECT_NE(key.find(facts.at("tune_id").get<std::string>()), std::string::npos) << key;
+  const auto& winner = facts.at("winner");
+  ASSERT_FALSE(winner.is_null());
+  expect_config_on(text_of(dom, "winner"), winner.at("config").dump());
+  EXPECT_NE(
+      text_of(dom, "winner").find(fmt::format("{:.5g} ms", winner.at("time_ms").get<double>())),
+      std::string::npos);
+  const auto& speedup = facts.at("speedup");
+  ASSERT_EQ(speedup.at("from"), "tournament");
+  const std::string said = text_of(dom, "speedup");
+  EXPECT_NE(said.find(fmt::format("{:.3f}x the default config ({:.5g} ms), 95% interval [{:.3f}, "
+                                  "{:.3f}] over {} paired rounds",
+                                  speedup.at("ratio").get<double>(),
+                                  facts.at("default").at("time_ms").get<double>(),
+                                  speedup.at("low").get<double>(), speedup.at("high").get<double>(),
+                                  speedup.at("rounds").get<int>())),
+            std::string::npos)
+      << said << "\n"
+      << speedup;
+  EXPECT_EQ(text_of(dom, "sureness"), facts.at("sureness").at("text").get<std::string>());
+  // The CPU backend times no reference: null in the JSON, "none timed" on the page.
+  EXPECT_TRUE(facts.at("reference").is_null());
+  EXPECT_NE(text_of(dom, "reference").find("none timed"), std::string::npos);
+  // The knobs in the JSON's rank order, each with its ratio and fastest value.
+  const std::string knobs = text_of(dom, "knobs");
+  std::size_t after = 0;
+  for (const auto& k : facts.at("knobs")) {
+    const std::string item =
+        fmt::format("{}: {:.2f}x between its values' median times; fastest {} ",
+                    k.at("knob").get<std::string>(), k.at("ratio").get<double>(),
+                    k.at("fastest").at("value").get<std::string>());
+    const std::size_t at = knobs.find(item, after);
+    EXPECT_NE(at, std::string::npos) << item << " after " << after << " in " << knobs;
+    if (at != std::string::npos) after = at + item.size();
+  }
+  // Every failure group: its outcome, first error line and where its log is.
+  const std::string failures = text_of(dom, "failures");
+  for (const auto& g : facts.at("failures")) {
+    EXPECT_NE(failures.find(g.at("first_error_line").get<std::string>()), std::string::npos) << g;
+    if (!g.at("log").is_null()) {
+      EXPECT_NE(failures.find(g.at("log").get<std::string>()), std::string::npos) << g;
+    }
+  }
+  if (facts.at("failures").empty()) {
+    EXPECT_EQ(failures, "Nothing failed.");
+  }
+  // The convergence data: one sample per measured config, the best time never rising.
+  const auto& samples = facts.at("convergence");
+  EXPECT_EQ(samples.size(), facts.at("configs_measured").get<std::size_t>());
+  double best = INFINITY;
+  for (const auto& sample : samples) {
+    // Every timed result says which device measured it.
+    if (sample.at("outcome") == "ok") {
+      EXPECT_EQ(sample.at("device"), "cpu worker #0");
+    }
+    if (sample.at("best_ms").is_null()) continue;
+    EXPECT_LE(sample.at("best_ms").get<double>(), best);
+    best = sample.at("best_ms").get<double>();
+  }
+}
+
+TEST_F(ReportOfRealTunes, JsonCarriesTheFactsThePageShows) {
+  for (const std::string family : {"cpu_matmul", "cpu_faults"}) {
+    const Decision d = decision_of(family);
+    const fs::path page = *dir_ / (family + "-facts.html");
+    const std::string json =
+        tool(*dir_, fmt::format("report {} --json --db '{}'", d.tune_id, db().string()));
+    EXPECT_FALSE(fs::exists("cutune-report.html")) << "--json alone writes no page";
+    tool(*dir_,
+         fmt::format("report {} --db '{}' --html '{}'", d.tune_id, db().string(), page.string()));
+    const nlohmann::json facts = nlohmann::json::parse(json);
+    EXPECT_EQ(facts.at("format"), "cutune-report");
+    EXPECT_EQ(facts.at("winner").at("config"), nlohmann::json::parse(d.winner_json));
+    EXPECT_DOUBLE_EQ(facts.at("speedup").at("ratio").get<double>(), d.speedup);
+    const std::string dom = rendered(*dir_, page);
+    ASSERT_FALSE(dom.empty()) << "Chromium rendered nothing";
+    SCOPED_TRACE(family);
+    expect_page_states_the_facts(dom, facts);
+  }
 }
 
 TEST(ReportCli, AnUnknownSelectorIsRefusedByName) {

@@ -1,6 +1,7 @@
-// `cutune report [KEY|TUNE_ID|--last] [--html FILE]`: one tune's report page, read from the store
-// after the fact, so that it works for a tune recorded on another machine (a GPU tune's store
-// copied here) as for one run here.
+// `cutune report [KEY|TUNE_ID|--last] [--html FILE] [--json]`: one tune's report page, read from
+// the store after the fact, so that it works for a tune recorded on another machine (a GPU tune's
+// store copied here) as for one run here; --json prints the page's facts instead
+// (report_facts.hpp).
 #include <fmt/core.h>
 
 #include <fstream>
@@ -8,6 +9,7 @@
 #include <stdexcept>
 
 #include "command.hpp"
+#include "report_facts.hpp"
 #include "report_page.hpp"
 #include "store_options.hpp"
 #include "tune_record.hpp"
@@ -19,7 +21,8 @@ struct ReportOptions {
   std::string selector;
   bool last = false;
   std::string db;
-  std::string html = "cutune-report.html";
+  std::string html;  // empty: cutune-report.html, or no page with --json
+  bool json = false;
 };
 
 void run_report(const ReportOptions& options) {
@@ -27,12 +30,19 @@ void run_report(const ReportOptions& options) {
     throw std::invalid_argument("report: give a key or tune id, or --last, not both");
   auto store = Store::open(store_path(options.db), OpenMode::read_only);
   const TuneRecord record = load_tune_record(store, options.selector);
-  std::ofstream out(options.html, std::ios::binary | std::ios::trunc);
+  if (options.json) {
+    fmt::print("{}\n",
+               report_facts(record).dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
+    if (options.html.empty()) return;
+  }
+  const std::string html = options.html.empty() ? "cutune-report.html" : options.html;
+  std::ofstream out(html, std::ios::binary | std::ios::trunc);
   out << report_page(record);
   out.close();
-  if (!out) throw std::runtime_error("report: cannot write " + options.html);
-  fmt::print("wrote {}: tune {} of {} {} ({} configs)\n", options.html, record.tune_id,
-             record.key.family, record.key.problem, record.samples.size());
+  if (!out) throw std::runtime_error("report: cannot write " + html);
+  // With --json, stdout is the JSON document alone.
+  fmt::print(options.json ? stderr : stdout, "wrote {}: tune {} of {} {} ({} configs)\n", html,
+             record.tune_id, record.key.family, record.key.problem, record.samples.size());
 }
 
 }  // namespace
@@ -46,7 +56,13 @@ void add_report_command(CLI::App& app) {
                   "none: the latest tune in the store");
   sub->add_flag("--last", options->last, "The tune that recorded the latest result (the default)");
   add_db_option(*sub, options->db);
-  sub->add_option("--html", options->html, "Where to write the page")->capture_default_str();
+  sub->add_option("--html", options->html,
+                  "Where to write the page (default cutune-report.html; with --json, none unless "
+                  "given)");
+  sub->add_flag("--json", options->json,
+                "Print the page's facts as JSON: winner, speedup over the default and the "
+                "reference with the tournament's interval, sureness, ranked knobs, failures, "
+                "convergence");
   sub->callback([options] { run_report(*options); });
 }
 

@@ -14,6 +14,7 @@
 #include "command.hpp"
 #include "cutune/store.hpp"
 #include "failure_text.hpp"
+#include "report_facts.hpp"
 #include "store_options.hpp"
 #include "text_fit.hpp"
 #include "tune_record.hpp"
@@ -35,25 +36,43 @@ std::string optional_number(double value, std::string_view format) {
   return std::isnan(value) ? "-" : fmt::format(fmt::runtime(format), value);
 }
 
+// The export's document (cutune/store.hpp, export_json) with what the table adds per result: the
+// key's short hash (KEY), how many measurements the key holds (MEASURED) and which device measured
+// the deployed result (MEASURED_ON).
+void print_best_json(Store& store, const std::vector<StoredResult>& best) {
+  nlohmann::json document = nlohmann::json::parse(export_json(best));
+  auto& results = document.at("results");
+  for (std::size_t i = 0; i < best.size(); ++i) {
+    const Measurement& m = best[i].measurement;
+    results[i]["key"] = short_hash(best[i].key);
+    results[i]["measured"] = store.measurement_count(best[i].key);
+    results[i]["measured_on"] = {
+        {"device_index", m.device < 0 ? nlohmann::json() : nlohmann::json(m.device)},
+        {"device_name", m.device_name.empty() ? nlohmann::json() : nlohmann::json(m.device_name)},
+        {"text", measuring_device(m)}};
+  }
+  fmt::print("{}\n", document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
+}
+
 void show_best(Store& store, const ShowOptions& options) {
   const auto best = store.best_per_key(options.filter);
   if (options.json) {
-    fmt::print("{}", export_json(best));
+    print_best_json(store, best);
     return;
   }
   if (best.empty()) {
     fmt::print("no tuned configs in {}\n", store.path().string());
     return;
   }
-  std::vector<std::vector<std::string>> rows{
-      {"KEY", "FAMILY", "PROBLEM", "DEVICE", "TOOLCHAIN", "TIME_MS", "SPREAD", "MEASURED"}};
+  std::vector<std::vector<std::string>> rows{{"KEY", "FAMILY", "PROBLEM", "DEVICE", "TOOLCHAIN",
+                                              "TIME_MS", "SPREAD", "MEASURED", "MEASURED_ON"}};
   for (const auto& result : best) {
     const auto& key = result.key;
-    rows.push_back({short_hash(key), key.family, key.problem, key.device,
-                    short_toolchain(key.toolchain),
-                    fmt::format("{:.4f}", result.measurement.time_ms),
-                    optional_number(result.measurement.iqr_spread * 100.0, "{:.1f}%"),
-                    std::to_string(store.measurement_count(key))});
+    rows.push_back(
+        {short_hash(key), key.family, key.problem, key.device, short_toolchain(key.toolchain),
+         fmt::format("{:.4f}", result.measurement.time_ms),
+         optional_number(result.measurement.iqr_spread * 100.0, "{:.1f}%"),
+         std::to_string(store.measurement_count(key)), measuring_device(result.measurement)});
   }
   // Each key's config under its row, wrapped whole: a GEMM config is longer than a line, and a
   // cut config could not be deployed by hand.
@@ -63,7 +82,9 @@ void show_best(Store& store, const ShowOptions& options) {
     fmt::print("{}\n", lines[i + 1]);
     fmt::print("    {}\n", wrap(config_text(best[i].config_json), kOutputColumns, "    "));
   }
-  fmt::print("(SPREAD: (p75 - p25) / median of the timed repetitions; KEY: `cutune report KEY`)\n");
+  fmt::print(
+      "(SPREAD: (p75 - p25) / median of the timed repetitions; MEASURED: results of the key; "
+      "KEY: `cutune report KEY`)\n");
 }
 
 // The configs whose latest measurement under the key failed, by outcome then config.
@@ -145,7 +166,9 @@ void add_show_command(CLI::App& app) {
   auto options = std::make_shared<ShowOptions>();
   add_db_option(*command, options->db);
   add_key_filter_options(*command, options->filter);
-  command->add_flag("--json", options->json, "Print JSON (the format of `cutune export --json`)");
+  command->add_flag("--json", options->json,
+                    "Print JSON: the format of `cutune export --json`, with each result's key, "
+                    "measured and measured_on as the table shows them");
   command->add_flag("--failures", options->failures,
                     "List the configs whose latest measurement failed, with the first error line "
                     "and where the full log is");

@@ -29,7 +29,8 @@ struct DeviceResult {
 // A paired-rounds reply (a MeasureRequest or a family request with rounds > 0) written into `out`,
 // whose checks and rounds already hold every config (the caller's failures kept): `sent[j]` is the
 // config index of the request's j-th candidate. A result that is itself a failure (the worker
-// died) becomes the check of every sent config. Times the worker did not take become NaN.
+// died) becomes the check of every sent config; every check names the result's device. Times the
+// worker did not take become NaN.
 // Never throws for a well-formed reply.
 void read_paired_rounds(const DeviceResult& result, const std::vector<std::size_t>& sent,
                         PairedRounds& out);
@@ -62,8 +63,9 @@ class DeviceWorkerPool {
   // key. Returns slot 0's report. Throws std::invalid_argument naming the two ordinals and what
   // differs, std::runtime_error as device() does.
   protocol::DeviceReport identical_devices();
-  // A candidate's failure (fault, hang, refused launch, wrong result) is a result, not an error.
-  // Slots work in parallel; calls on one slot take turns.
+  // A candidate's failure (fault, hang, refused launch, wrong result) is a result, not an error;
+  // either way the measurement names the slot's device (CUDA ordinal and name). Slots work in
+  // parallel; calls on one slot take turns.
   DeviceResult measure(std::size_t slot, const protocol::MeasureRequest& request);
   // A request of a kernel family's own (op "family"), handed to that family's mode in the worker;
   // a worker without one refuses it (the result's launch_error says so).
@@ -72,10 +74,14 @@ class DeviceWorkerPool {
 
  private:
   struct Slot;
+  // Sends the message again while the machine stops it (Outcome::transient), at most twice more.
   DeviceResult exchange(std::size_t slot, const nlohmann::json& message,
                         const protocol::Timing& timing, bool timed);
+  // One attempt: the slot's worker (started when needed) asked once.
   DeviceResult exchange_once(std::size_t slot, const nlohmann::json& message,
                              const protocol::Timing& timing, bool timed);
+  // The result with the slot's device (CUDA ordinal and name) as the one that measured it.
+  DeviceResult tagged(std::size_t slot, DeviceResult result);
   Options options_;
   bool own_log_dir_ = false;
   std::vector<std::unique_ptr<Slot>> slots_;

@@ -288,6 +288,7 @@ struct CpuEvaluator::Impl {
         out[i] = measure(compiled[i].object, timing, device);
         out[i].compile_s = compiled[i].failure.compile_s;
         out[i].device = static_cast<int>(device);
+        out[i].device_name = "cpu worker";
       }
     };
     {
@@ -367,6 +368,11 @@ struct CpuEvaluator::Impl {
           if (t >= 0) out.rounds[r].times_ms[sent[j]] = t;
         }
       }
+    }
+    // The rounds ran on the first device: it measured every config sent there.
+    for (std::size_t i : sent) {
+      out.checks[i].device = 0;
+      out.checks[i].device_name = "cpu worker";
     }
     stats.worker_starts = worker_starts();
     stats.wall_s += seconds_since(start);

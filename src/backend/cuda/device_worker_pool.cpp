@@ -36,6 +36,8 @@ void read_paired_rounds(const DeviceResult& result, const std::vector<std::size_
     Measurement& check = out.checks.at(sent[j]);
     check.detail = reply.candidate_details.at(j);
     check.outcome = outcome_named(reply.candidate_outcomes[j], check.detail);
+    check.device = result.measurement.device;  // the rounds' device measured every config
+    check.device_name = result.measurement.device_name;
   }
   const auto known = [](double x) { return x > 0 ? x : NAN; };
   for (std::size_t round = 0; round < out.rounds.size() && round < reply.round_ms.size(); ++round) {
@@ -166,15 +168,25 @@ protocol::DeviceReport DeviceWorkerPool::identical_devices() {
 
 DeviceResult DeviceWorkerPool::measure(std::size_t slot_index,
                                        const protocol::MeasureRequest& request) {
-  return exchange(slot_index, {{"op", "measure"}, {"request", request}}, request.timing,
-                  request.time);
+  return tagged(slot_index, exchange(slot_index, {{"op", "measure"}, {"request", request}},
+                                     request.timing, request.time));
 }
 
 DeviceResult DeviceWorkerPool::measure(std::size_t slot_index,
                                        const protocol::FamilyRequest& request) {
-  return exchange(slot_index,
-                  {{"op", "family"}, {"family", request.family}, {"request", request.request}},
-                  request.timing, request.time);
+  return tagged(
+      slot_index,
+      exchange(slot_index,
+               {{"op", "family"}, {"family", request.family}, {"request", request.request}},
+               request.timing, request.time));
+}
+
+DeviceResult DeviceWorkerPool::tagged(std::size_t slot_index, DeviceResult result) {
+  Slot& slot = *slots_.at(slot_index);
+  std::lock_guard lock(slot.mutex);
+  result.measurement.device = options_.devices.at(slot_index);
+  result.measurement.device_name = slot.report.name;
+  return result;
 }
 
 DeviceResult DeviceWorkerPool::exchange(std::size_t slot_index, const nlohmann::json& message,

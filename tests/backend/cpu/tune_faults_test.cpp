@@ -83,6 +83,25 @@ TuneReport tune_faults(unsigned devices) {
   }
   EXPECT_EQ(report.best ? report.best->config.get_string("MODE") : "none", "fast");
   EXPECT_GE(store.measurement_count(key), static_cast<std::int64_t>(expected.size()));
+  // The store keeps which worker device measured each result (none for a config that never
+  // reached a worker): the same devices the tune's results name.
+  std::set<int> tagged, stored;
+  for (const auto& e : report.evaluated) {
+    const bool compiled = e.measurement.outcome != Outcome::compile_error &&
+                          e.measurement.outcome != Outcome::compile_timeout;
+    if (compiled) tagged.insert(e.measurement.device);
+  }
+  for (const StoredResult& row : store.results(key)) {
+    const Measurement& m = row.measurement;
+    if (m.device_name.empty()) {
+      EXPECT_EQ(m.device, -1) << row.config_json;
+      continue;
+    }
+    EXPECT_EQ(m.device_name, "cpu worker") << row.config_json;
+    EXPECT_TRUE(m.device >= 0 && m.device < static_cast<int>(devices)) << m.device;
+    stored.insert(m.device);
+  }
+  EXPECT_EQ(stored, tagged);
   auto best = store.best(key, 1);
   EXPECT_EQ(best.size(), 1u);
   EXPECT_NE(best.empty() ? std::string::npos : best[0].config_json.find("\"fast\""),
