@@ -32,7 +32,9 @@ class ToolOnAStore : public ::testing::Test {
     store.record(timed(gemm_key(), 64, 0.5));
     store.record(failed(gemm_key(), 256, Outcome::launch_error, "too much shared memory"));
     store.record(timed(gemm_key("m=64,n=64,k=64,dtype=f32"), 32, 0.01));
-    store.record(timed({"softmax", "v3", "rows=8", "cpu", "g++ 12"}, 4, 0.002));
+    StoredResult on_cpu = timed({"softmax", "v3", "rows=8", "cpu", "g++ 12"}, 4, 0.002);
+    on_cpu.measurement.device_name = "cpu";  // CPU worker 1
+    store.record(on_cpu);
   }
   TempDir dir_;
   std::filesystem::path db_ = dir_ / "results.db";
@@ -86,7 +88,7 @@ void expect_shows(const std::string& cell, const std::string& fact) {
   }
 }
 
-// Issue 18: `show --json` carries the facts of `show`'s table, KEY, MEASURED and MEASURED_ON
+// Issue 18: `show --json` carries the facts of `show`'s table, KEY, ROWS and ON
 // included, row by row, and each config as its line below the row writes it.
 TEST_F(ToolOnAStore, ShowJsonCarriesTheSameFactsAsTheTable) {
   const CommandResult text = run_command(tool(fmt::format("show --db {}", db_.string())));
@@ -102,7 +104,7 @@ TEST_F(ToolOnAStore, ShowJsonCarriesTheSameFactsAsTheTable) {
   ASSERT_EQ(rows.size(), 2 * results.size() + 2) << text.output;
   EXPECT_EQ(cells(rows[0], rows[0]),
             (std::vector<std::string>{"KEY", "FAMILY", "PROBLEM", "DEVICE", "TOOLCHAIN", "TIME_MS",
-                                      "SPREAD", "MEASURED", "MEASURED_ON"}));
+                                      "SPREAD", "ROWS", "ON"}));
   for (std::size_t i = 0; i < results.size(); ++i) {
     const auto& r = results[i];
     const std::vector<std::string> row = cells(rows[0], rows[1 + 2 * i]);
@@ -124,7 +126,8 @@ TEST_F(ToolOnAStore, ShowJsonCarriesTheSameFactsAsTheTable) {
   }
   // The samples were measured on device 1, a GPU named in the result.
   EXPECT_EQ(results[0].at("measured_on").at("device_index"), 1);
-  EXPECT_EQ(results[0].at("measured_on").at("text"), "NVIDIA H200 #1");
+  EXPECT_EQ(results[0].at("measured_on").at("device_name"), "NVIDIA H200");
+  EXPECT_EQ(results[0].at("measured_on").at("text"), "#1");  // the key's device names the GPU
   EXPECT_EQ(results[0].at("measured"), 3);
 }
 
@@ -201,7 +204,8 @@ static_assert(my::t::find_softmax("rows=8", "cpu")->config.layout == "row");
 TEST_F(ToolOnAStore, BadInputFailsWithAMessageNamingIt) {
   const CommandResult nothing = run_command(tool(fmt::format("export --db {}", db_.string())));
   EXPECT_NE(nothing.status, 0);
-  EXPECT_NE(nothing.output.find("nothing to write: pass --json FILE, --header FILE"), std::string::npos);
+  EXPECT_NE(nothing.output.find("nothing to write: pass --json FILE, --header FILE"),
+            std::string::npos);
 
   const auto missing = dir_ / "missing.db";
   const CommandResult absent = run_command(tool(fmt::format("show --db {}", missing.string())));

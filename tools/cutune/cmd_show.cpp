@@ -36,9 +36,18 @@ std::string optional_number(double value, std::string_view format) {
   return std::isnan(value) ? "-" : fmt::format(fmt::runtime(format), value);
 }
 
+// Which device measured `m` (ON): "#index" when the key's device already names it (only identical
+// devices share a key), so that the problem keeps its width within 120 columns.
+std::string measured_on(const Measurement& m, const TuningKey& key) {
+  if (m.device >= 0 && !m.device_name.empty() && key.device.starts_with(m.device_name)) {
+    return fmt::format("#{}", m.device);
+  }
+  return measuring_device(m);
+}
+
 // The export's document (cutune/store.hpp, export_json) with what the table adds per result: the
-// key's short hash (KEY), how many measurements the key holds (MEASURED) and which device measured
-// the deployed result (MEASURED_ON).
+// key's short hash (KEY), how many measurements the key holds (ROWS: `measured`) and which device
+// measured the deployed result (ON: `measured_on`).
 void print_best_json(Store& store, const std::vector<StoredResult>& best) {
   nlohmann::json document = nlohmann::json::parse(export_json(best));
   auto& results = document.at("results");
@@ -49,7 +58,7 @@ void print_best_json(Store& store, const std::vector<StoredResult>& best) {
     results[i]["measured_on"] = {
         {"device_index", m.device < 0 ? nlohmann::json() : nlohmann::json(m.device)},
         {"device_name", m.device_name.empty() ? nlohmann::json() : nlohmann::json(m.device_name)},
-        {"text", measuring_device(m)}};
+        {"text", measured_on(m, best[i].key)}};
   }
   fmt::print("{}\n", document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
 }
@@ -64,15 +73,15 @@ void show_best(Store& store, const ShowOptions& options) {
     fmt::print("no tuned configs in {}\n", store.path().string());
     return;
   }
-  std::vector<std::vector<std::string>> rows{{"KEY", "FAMILY", "PROBLEM", "DEVICE", "TOOLCHAIN",
-                                              "TIME_MS", "SPREAD", "MEASURED", "MEASURED_ON"}};
+  std::vector<std::vector<std::string>> rows{
+      {"KEY", "FAMILY", "PROBLEM", "DEVICE", "TOOLCHAIN", "TIME_MS", "SPREAD", "ROWS", "ON"}};
   for (const auto& result : best) {
     const auto& key = result.key;
     rows.push_back(
         {short_hash(key), key.family, key.problem, key.device, short_toolchain(key.toolchain),
          fmt::format("{:.4f}", result.measurement.time_ms),
          optional_number(result.measurement.iqr_spread * 100.0, "{:.1f}%"),
-         std::to_string(store.measurement_count(key)), measuring_device(result.measurement)});
+         std::to_string(store.measurement_count(key)), measured_on(result.measurement, key)});
   }
   // Each key's config under its row, wrapped whole: a GEMM config is longer than a line, and a
   // cut config could not be deployed by hand.
@@ -83,7 +92,7 @@ void show_best(Store& store, const ShowOptions& options) {
     fmt::print("    {}\n", wrap(config_text(best[i].config_json), kOutputColumns, "    "));
   }
   fmt::print(
-      "(SPREAD: (p75 - p25) / median of the timed repetitions; MEASURED: results of the key; "
+      "(SPREAD: (p75 - p25) / median; ROWS: results of the key; ON: the device that measured it; "
       "KEY: `cutune report KEY`)\n");
 }
 
