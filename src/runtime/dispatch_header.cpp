@@ -7,6 +7,7 @@
 
 #include "cppgen/cpp_writer.hpp"
 #include "cutune/dispatch.hpp"
+#include "runtime/log_feature_source.hpp"
 
 namespace cutune {
 
@@ -36,33 +37,6 @@ std::string knob_value(const nlohmann::json& value, const std::string& type) {
   if (value.is_string()) return cppgen::string_view_literal(value.get<std::string>());
   return cppgen::string_view_literal(value.dump());
 }
-
-// Must compute exactly what runtime::log_feature computes (src/runtime/log_shape.hpp).
-constexpr std::string_view kLogFeatureSource = R"(constexpr double log2_positive(double x) {
-  int exponent = 0;
-  while (x >= 2.0) {
-    x /= 2.0;
-    ++exponent;
-  }
-  while (x < 1.0) {
-    x *= 2.0;
-    --exponent;
-  }
-  const double z = (x - 1.0) / (x + 1.0);
-  const double z2 = z * z;
-  double term = z;
-  double sum = 0.0;
-  for (int i = 1; i < 60; i += 2) {
-    sum += term / i;
-    term *= z2;
-  }
-  return exponent + 2.0 * sum * 1.4426950408889634;
-}
-
-constexpr double log_feature(double x) {
-  return x >= 0 ? log2_positive(1.0 + x) : -log2_positive(1.0 - x);
-}
-)";
 
 void emit_tree(std::string& out, const std::vector<Dispatcher::Node>& tree, int node,
                const std::vector<std::string>& params, int indent) {
@@ -152,7 +126,7 @@ std::string Dispatcher::cpp_header(std::string_view cpp_namespace) const {
     emit_tree(out, tree_, 0, params, 2);
     out += "}\n\n";
   } else {
-    out += std::string(kLogFeatureSource) + "\n";
+    out += std::string(runtime::kLogFeatureSource) + "\n";
     out += fmt::format("inline constexpr int kPointCount = {};\n", points_.size());
     out += fmt::format("inline constexpr double kPoints[kPointCount][{}] = {{\n", features_.size());
     for (const auto& p : points_) out += fmt::format("    {{{}}},\n", fmt::join(p.x, ", "));

@@ -12,33 +12,12 @@
 
 namespace cutune::runtime {
 
-// log2 by exponent extraction and the atanh series, in plain arithmetic so that it is constexpr
-// and gives bit-identical results wherever it is compiled: the dispatch header carries the same
-// algorithm (dispatch.cpp, kLogFeatureSource) and must pick exactly what Dispatcher::pick picks.
-constexpr double log2_positive(double x) {
-  int exponent = 0;
-  while (x >= 2.0) {
-    x /= 2.0;
-    ++exponent;
-  }
-  while (x < 1.0) {
-    x *= 2.0;
-    --exponent;
-  }
-  const double z = (x - 1.0) / (x + 1.0);
-  const double z2 = z * z;
-  double term = z;
-  double sum = 0.0;
-  for (int i = 1; i < 60; i += 2) {
-    sum += term / i;
-    term *= z2;
-  }
-  return exponent + 2.0 * sum * 1.4426950408889634;  // 1 / ln 2
-}
-
-constexpr double log_feature(double x) {
-  return x >= 0 ? log2_positive(1.0 + x) : -log2_positive(1.0 - x);
-}
+// log_feature(x): log2(1 + x) for x >= 0, mirrored below 0; log2 by exponent extraction and the
+// atanh series, in plain arithmetic so that it is constexpr and gives bit-identical results
+// wherever it is compiled. log_feature.inl is the one definition: included here, and copied as
+// text into every generated dispatch header (kLogFeatureSource, made from it by CMake), which must
+// pick exactly what Dispatcher::pick picks.
+#include "runtime/log_feature.inl"
 
 inline bool is_numeric(const Value& v) { return v.is_int() || v.is_double(); }
 
