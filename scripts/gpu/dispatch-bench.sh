@@ -59,21 +59,7 @@ start_clock "${LIMIT:-330}"
 out="${OUT:-$root/build/dispatch-bench/out}"
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
-scratch="$out/scratch"
-rm -rf "$scratch"
-mkdir -p "$scratch/tmp" "$scratch/cache" "$out/shapes"
-cleanup() { rm -rf "$scratch" "$out/shapes/kernel-cache"; }
-trap cleanup EXIT
-
-require_nvcc dispatch-bench.sh
-[[ -x "$bundle/bin/bench_runtime_shapes" ]] ||
-  { echo "dispatch-bench.sh: no $bundle (run 'scripts/gpu/dispatch-bench.sh bundle' on the build machine and carry .device)" >&2; exit 1; }
-bin="$bundle/bin"
-export LD_LIBRARY_PATH="$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-add_cublaslt_path
-export_gemm_environment dispatch-bench.sh "$bin"
-export CUTUNE_NVRTC_HELPER="$bin/cutune-nvrtc"
-export CUTUNE_EXAMPLES_DIR="$root/examples"
+enter_runtime_bundle dispatch-bench.sh "$bundle" "$out"
 export XDG_CACHE_HOME="$scratch/cache"
 export TMPDIR="$scratch/tmp"
 record_gpu "$out/gpu.txt"

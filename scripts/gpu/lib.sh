@@ -1,5 +1,5 @@
 # shellcheck shell=bash disable=SC2154  # $root comes from the sourcing script
-# Sourced by the GPU machine's scripts (gemm-tune.sh, runtime-bench.sh) for their common setup.
+# Sourced by the GPU machine's scripts (gemm-tune.sh, runtime-bench.sh, ...) for their common setup.
 # Needs $root (the repository) set by the script.
 
 # require_nvcc NAME: puts the toolkit's bin folder on PATH; exits when there is no nvcc.
@@ -59,4 +59,26 @@ remaining() {
   (( left > $1 )) && left=$1
   (( left < 10 )) && left=10
   echo "$left"
+}
+
+# enter_runtime_bundle NAME BUNDLE OUT: for the runtime benches (runtime-bench.sh, dispatch-bench.sh):
+# a scratch folder under OUT for compile caches and nvcc's temporary files (removed on exit; sets
+# $scratch), the toolkit, the bundle's binaries (sets $bin) and libraries, cuBLASLt, the GEMM
+# kernel's environment and the examples. Exits when BUNDLE holds no bench_runtime_shapes.
+enter_runtime_bundle() {
+  local name="$1" bundle_dir="$2" out_dir="$3"
+  scratch="$out_dir/scratch"
+  rm -rf "$scratch"
+  mkdir -p "$scratch/tmp" "$scratch/cache" "$out_dir/shapes"
+  # shellcheck disable=SC2064  # expanded now: the locals are gone at exit
+  trap "rm -rf '$scratch' '$out_dir/shapes/kernel-cache'" EXIT
+  require_nvcc "$name"
+  [[ -x "$bundle_dir/bin/bench_runtime_shapes" ]] ||
+    { echo "$name: no $bundle_dir (run '$name bundle' on the build machine and carry it)" >&2; exit 1; }
+  bin="$bundle_dir/bin"
+  export LD_LIBRARY_PATH="$bundle_dir/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  add_cublaslt_path
+  export_gemm_environment "$name" "$bin"
+  export CUTUNE_NVRTC_HELPER="$bin/cutune-nvrtc"
+  export CUTUNE_EXAMPLES_DIR="$root/examples"
 }

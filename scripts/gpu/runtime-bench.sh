@@ -38,21 +38,7 @@ start_clock "${LIMIT:-570}"
 out="${OUT:-$root/build/runtime-bench/out}"
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
-scratch="$out/scratch"   # compile caches and nvcc's temporary files; removed at the end
-rm -rf "$scratch"
-mkdir -p "$scratch/tmp" "$scratch/cache" "$out/shapes"
-cleanup() { rm -rf "$scratch" "$out/shapes/kernel-cache"; }
-trap cleanup EXIT
-
-require_nvcc runtime-bench.sh
-[[ -x "$bundle/bin/bench_runtime_shapes" ]] ||
-  { echo "runtime-bench.sh: no $bundle (run 'scripts/gpu/runtime-bench.sh bundle' on the build machine and carry it)" >&2; exit 1; }
-bin="$bundle/bin"
-export LD_LIBRARY_PATH="$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-add_cublaslt_path
-export_gemm_environment runtime-bench.sh "$bin"
-export CUTUNE_NVRTC_HELPER="$bin/cutune-nvrtc"
-export CUTUNE_EXAMPLES_DIR="$root/examples"
+enter_runtime_bundle runtime-bench.sh "$bundle" "$out"
 export XDG_CACHE_HOME="$scratch/cache"   # cold compile caches, inside $OUT
 export TMPDIR="$scratch/tmp"
 record_gpu "$out/gpu.txt"
