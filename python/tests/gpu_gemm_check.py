@@ -4,8 +4,7 @@ cutune.Runtime, checks cutune.gemm(a, b) against torch.matmul within bf16's tole
 as the tune's worker times candidates (each launch between two events after a memset of twice the
 L2), beside the same kernel timed by a C++ loop in this process, the tune's own time for it and
 torch.matmul. Prints a table; writes the figures to --out as JSON. Exit status 1 when the result
-is wrong or cutune.gemm, on operands drawn as the tune's worker draws them, is more than 2 % slower
-than the tune timed the kernel."""
+is wrong or cutune.gemm is more than 2 % slower than the tune timed the kernel."""
 import argparse
 import json
 import os
@@ -106,8 +105,8 @@ def main():
     figures.update(python_ms=statistics.median(python_ms), cpp_ms=statistics.median(cpp_ms),
                    torch_ms=statistics.median(torch_ms))
     # The same on operands drawn as the tune's worker draws them (magnitudes uniform in [0.1, 1],
-    # random signs): the kernel's speed depends on its operands' bits (zeros ran 11 % faster on
-    # this card), so the tune's time compares only with a time on data like its own.
+    # random signs): zeros ran 11 % faster on this card, so the operands' kind could explain a gap
+    # to the tune's time (measured 2026-12-04: it does not, docs/perf.md).
     def worker_like(rows, columns):
         magnitude = torch.rand(rows, columns, device="cuda") * 0.9 + 0.1
         sign = torch.randint(0, 2, (rows, columns), device="cuda") * 2 - 1
@@ -138,15 +137,9 @@ def main():
             print(f"{name:<38} {'-':>10}")
             continue
         print(f"{name:<38} {ms:>10.4f} {flop / ms / 1e9:>8.1f} {figures['python_ms'] / ms:>10.3f}")
-    # Like with like: on the worker's kind of operands against the tune's time; without a tune,
-    # against the C++ loop on the same tensors.
-    if tuned_ms is not None:
-        figures["ratio_to_bar"] = figures["python_worker_data_ms"] / tuned_ms
-    else:
-        figures["ratio_to_bar"] = figures["python_ms"] / figures["cpp_ms"]
-    figures["ratio_randn_to_tune"] = figures["python_ms"] / tuned_ms if tuned_ms else None
-    print(f"bar: cutune.gemm within 2 % of the {'tune' if tuned_ms else 'C++ loop'}'s time "
-          f"({'the worker' if tuned_ms else 'the same'}'s operands): "
+    bar = tuned_ms if tuned_ms is not None else figures["cpp_ms"]
+    figures["ratio_to_bar"] = figures["python_ms"] / bar
+    print(f"bar: cutune.gemm within 2 % of the {'tune' if tuned_ms else 'C++ loop'}'s time: "
           f"{figures['ratio_to_bar']:.3f} -> {'PASS' if figures['ratio_to_bar'] <= 1.02 else 'FAIL'}")
     if figures["ratio_to_bar"] > 1.02:
         failures.append("cutune.gemm is more than 2 % slower than the bar")
