@@ -131,6 +131,13 @@ TEST(DispatchCli, ExportDispatchWritesWhatDispatchWrites) {
   EXPECT_NE(stray, 0);
   EXPECT_NE(stray_out.find("need --dispatch"), std::string::npos) << stray_out;
   EXPECT_FALSE(std::filesystem::exists(dir / "f.json"));
+  // --spec reaches the dispatch fit (the Kernel Tuner export's --spec is the same option).
+  const auto missing_spec = (dir / "no-such-spec.json").string();
+  const auto [spec_status, spec_out] =
+      run_command(fmt::format("{} export --dispatch --db {} --family gemm --spec {} --json {}",
+                              CUTUNE_TOOL, db, missing_spec, (dir / "g.json").string()));
+  EXPECT_NE(spec_status, 0);
+  EXPECT_NE(spec_out.find(missing_spec), std::string::npos) << spec_out;
 }
 
 }  // namespace

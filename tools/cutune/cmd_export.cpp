@@ -94,17 +94,24 @@ void cutune::cli::add_export_command(CLI::App& app) {
   cutune::cli::add_kt_export_options(*command, options->kt);
   auto* dispatch_group = command->add_option_group("dispatch", "With --dispatch");
   cutune::cli::add_dispatch_fit_options(*dispatch_group, options->dispatch_args);
-  command->callback([options, json, header, cpp_namespace, dispatch_group] {
+  // One --spec serves both paths (two options of one name: the command's own would take it
+  // and the dispatch fit would never see it).
+  auto* spec = dispatch_group->get_option("--spec");
+  spec->description(
+      "Kernel spec of the family: with --dispatch its space repairs each candidate for each "
+      "shape; with --kt-cache/--t4 its knob order and enum choices are kept");
+  command->callback([options, json, header, cpp_namespace, dispatch_group, spec] {
     if (json->count() == 0 && header->count() == 0 && !options->kt.any()) {
       throw std::invalid_argument(
           "export: nothing to write: pass --json FILE, --header FILE, --kt-cache FILE, --t4 FILE "
           "and/or --csv FILE");
     }
     if (!options->dispatch) {
-      if (dispatch_group->count_all() > 0) {
+      if (dispatch_group->count_all() > spec->count()) {
         throw std::invalid_argument(
-            "export: --version, --max-configs, --rule, --candidates and --spec need --dispatch");
+            "export: --version, --max-configs, --rule and --candidates need --dispatch");
       }
+      options->kt.spec = options->dispatch_args.spec_path;
       if (json->count() > 0 || header->count() > 0) export_best(*options);
       if (options->kt.any()) cutune::cli::export_kt(options->db, options->filter, options->kt);
       return;

@@ -42,8 +42,6 @@ void add_kt_export_options(CLI::App& command, KtExportArgs& args) {
   command.add_option("--t4", args.t4_path, "Write one key's results as T4 results (JSON)");
   command.add_option("--csv", args.csv_path, "Write every stored measurement as CSV");
   command.add_option("--problem", args.problem, "Only keys of this problem (m=512,n=512,...)");
-  command.add_option("--spec", args.spec,
-                     "With --kt-cache/--t4: keep this spec's knob order and enum choices");
 }
 
 void export_kt(const std::string& db, const KeyFilter& filter, const KtExportArgs& args) {

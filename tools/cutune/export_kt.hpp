@@ -15,6 +15,7 @@ struct KtExportArgs {
   std::string csv_path;
   std::string problem;  // only keys of this problem (canonical text)
   std::string spec;     // a spec whose knob order and enum choices the Kernel Tuner files keep
+                        // (the export command's one --spec, shared with --dispatch)
   bool any() const { return !kt_cache_path.empty() || !t4_path.empty() || !csv_path.empty(); }
 };
 
