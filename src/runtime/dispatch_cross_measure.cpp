@@ -22,7 +22,7 @@ std::size_t cross_measure(
     const Problem& problem = fitter.shapes[s].problem;
     const TuningKey& key = g.shape_keys[s];
     auto record = [&](const std::string& hash, std::string json, Measurement m) {
-      store.record({key, hash, std::move(json), std::move(m), "cross-measure",
+      store.record({key, hash, std::move(json), std::move(m), std::string(dispatch::kCrossMeasure),
                     static_cast<double>(std::time(nullptr))});
       ++measured;
     };

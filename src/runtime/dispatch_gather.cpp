@@ -11,8 +11,6 @@ namespace cutune::dispatch {
 
 namespace {
 
-constexpr std::string_view kCrossMeasure = "cross-measure";
-
 // The most common value of one key field (ties: the smallest), unless given.
 std::string most_common(const std::vector<TuningKey>& keys, std::string TuningKey::*field,
                         const std::string& given) {

@@ -5,11 +5,16 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "runtime/dispatch_fitter.hpp"
 
 namespace cutune::dispatch {
+
+// The tune id of cross-measured rows: gather() counts them as measurements of a candidate on a
+// shape, never as that shape's own tune.
+inline constexpr std::string_view kCrossMeasure = "cross-measure";
 
 struct Gathered {
   DispatchFitter fitter;
