@@ -19,12 +19,19 @@ import cutune
 
 M, N, K = 2048, 4096, 4096
 PROBLEM = f"m={M},n={N},k={K},dtype=bf16"
+# About 20 ms at the H200's clock: longer than the host takes to enqueue 100 repetitions.
+PRELOAD_CYCLES = 40_000_000
 
 
-def event_times(launch, flush, repetitions):
-    """Each launch() between two events after a memset of `flush` (as the tune's worker times)."""
+def event_times(launch, flush, repetitions, preload=False):
+    """Each launch() between two events after a memset of `flush` (as the tune's worker times).
+    preload: a sleep kernel first holds the GPU while the host enqueues every repetition, so that
+    host time between the start event and the launch (Python's, in cutune.gemm) cannot count: what
+    remains is the kernel's GPU time, as in the worker, whose C++ loop is always ahead of the GPU."""
     events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
               for _ in range(repetitions)]
+    if preload:
+        torch.cuda._sleep(PRELOAD_CYCLES)
     for start, stop in events:
         flush.zero_()
         start.record()
@@ -32,6 +39,18 @@ def event_times(launch, flush, repetitions):
         stop.record()
     torch.cuda.synchronize()
     return [start.elapsed_time(stop) for start, stop in events]
+
+
+def host_microseconds(launch, calls):
+    """Host time per call, measured while a sleep kernel keeps the queue from filling up: whether
+    cutune.gemm keeps ahead of the GPU (host time < kernel time) in a loop of back-to-back calls."""
+    torch.cuda._sleep(PRELOAD_CYCLES)
+    began = time.perf_counter()
+    for _ in range(calls):
+        launch()
+    seconds = time.perf_counter() - began
+    torch.cuda.synchronize()
+    return seconds / calls * 1e6
 
 
 def main():
@@ -89,45 +108,37 @@ def main():
     if not torch.equal(cutune.gemm(a, b), c):
         failures.append("cutune.gemm (the default Runtime) gave another result")
 
-    # 3. Time it: Python calls, the C++ loop, torch.matmul, in alternating blocks.
+    # 3. Time it: Python calls, the C++ loop, torch.matmul, in alternating blocks; each timed as
+    # the worker times (host ahead of the GPU: preloaded) and plainly (host time may count).
     flush = torch.empty(2 * torch.cuda.get_device_properties(0).L2_cache_size, dtype=torch.uint8,
                         device="cuda")
     runner = runtime._runner(a.device.index or 0)
     stream = torch.cuda.current_stream().cuda_stream
     out = torch.empty_like(c)
-    event_times(lambda: runtime.gemm(a, b, out=out), flush, 20)  # warm-up, clock ramp
+    python_call = lambda: runtime.gemm(a, b, out=out)  # noqa: E731
+    event_times(python_call, flush, 20)  # warm-up, clock ramp
     runner.time_launches(a, b, out, flush, 20, stream)
-    python_ms, cpp_ms, torch_ms = [], [], []
+    samples = {name: [] for name in ("python", "python_plain", "cpp", "cpp_plain", "torch")}
     for _ in range(5):
-        python_ms += event_times(lambda: runtime.gemm(a, b, out=out), flush, 100)
-        cpp_ms += runner.time_launches(a, b, out, flush, 100, stream)
-        torch_ms += event_times(lambda: torch.matmul(a, b, out=out), flush, 100)
-    figures.update(python_ms=statistics.median(python_ms), cpp_ms=statistics.median(cpp_ms),
-                   torch_ms=statistics.median(torch_ms))
-    # The same on operands drawn as the tune's worker draws them (magnitudes uniform in [0.1, 1],
-    # random signs): zeros ran 11 % faster on this card, so the operands' kind could explain a gap
-    # to the tune's time (measured 2026-12-04: it does not, docs/perf.md).
-    def worker_like(rows, columns):
-        magnitude = torch.rand(rows, columns, device="cuda") * 0.9 + 0.1
-        sign = torch.randint(0, 2, (rows, columns), device="cuda") * 2 - 1
-        return (magnitude * sign).to(torch.bfloat16)
-    a_w, b_w = worker_like(M, K), worker_like(K, N)
-    out_w = torch.empty_like(c)
-    python_w, cpp_w = [], []
-    for _ in range(5):
-        python_w += event_times(lambda: runtime.gemm(a_w, b_w, out=out_w), flush, 100)
-        cpp_w += runner.time_launches(a_w, b_w, out_w, flush, 100, stream)
-    figures.update(python_worker_data_ms=statistics.median(python_w),
-                   cpp_worker_data_ms=statistics.median(cpp_w))
+        samples["python"] += event_times(python_call, flush, 100, preload=True)
+        samples["python_plain"] += event_times(python_call, flush, 100)
+        torch.cuda._sleep(PRELOAD_CYCLES)
+        samples["cpp"] += runner.time_launches(a, b, out, flush, 100, stream)
+        samples["cpp_plain"] += runner.time_launches(a, b, out, flush, 100, stream)
+        samples["torch"] += event_times(lambda: torch.matmul(a, b, out=out), flush, 100,
+                                        preload=True)
+    for name, values in samples.items():
+        figures[f"{name}_ms"] = statistics.median(values)
+    figures["host_us_per_call"] = host_microseconds(python_call, 200)
     figures["seconds"] = time.time() - started
 
     flop = 2 * M * N * K
     rows = [("cutune.gemm from Python (DLPack)", figures["python_ms"]),
             ("same kernel, C++ loop, this process", figures["cpp_ms"]),
-            ("cutune.gemm, the worker's operands", figures["python_worker_data_ms"]),
-            ("C++ loop, the worker's operands", figures["cpp_worker_data_ms"]),
             ("same kernel, cutune's tune (worker)", tuned_ms),
-            ("torch.matmul, this process", figures["torch_ms"])]
+            ("torch.matmul, this process", figures["torch_ms"]),
+            ("cutune.gemm, not preloaded", figures["python_plain_ms"]),
+            ("C++ loop, not preloaded", figures["cpp_plain_ms"])]
     print(f"\nS3 {M}x{N}x{K} bf16 on {figures['gpu']}: config {figures['config']} "
           f"({figures['origin']}); max |error| {figures['max_abs_error']:.3g}, relative "
           f"{figures['relative_error']:.3g} against torch.matmul")
@@ -137,6 +148,8 @@ def main():
             print(f"{name:<38} {'-':>10}")
             continue
         print(f"{name:<38} {ms:>10.4f} {flop / ms / 1e9:>8.1f} {figures['python_ms'] / ms:>10.3f}")
+    print(f"host time per cutune.gemm call: {figures['host_us_per_call']:.1f} us "
+          f"(the kernel: {figures['python_ms'] * 1e3:.1f} us)")
     bar = tuned_ms if tuned_ms is not None else figures["cpp_ms"]
     figures["ratio_to_bar"] = figures["python_ms"] / bar
     print(f"bar: cutune.gemm within 2 % of the {'tune' if tuned_ms else 'C++ loop'}'s time: "
