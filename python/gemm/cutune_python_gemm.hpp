@@ -43,7 +43,8 @@ class GemmRunner {
   // {"family", "problem", "config", "config_name", "origin", "warnings"} of the shape's kernel.
   std::string describe(const GemmShape& shape);
   // The kernel's time in ms for each of `repetitions` launches, each between two events after a
-  // memset of `flush_bytes` at `flush` (the tune's worker times so: docs/gpu.md), on `stream`.
+  // 32-bit memset of `flush_bytes` at `flush` to the repetition's index (the tune's worker times
+  // so: docs/gpu.md), on `stream`.
   std::vector<double> time_launches(const GemmShape& shape, std::uint64_t a, std::uint64_t b,
                                     std::uint64_t d, std::uint64_t flush, std::uint64_t flush_bytes,
                                     int repetitions, std::uintptr_t stream);

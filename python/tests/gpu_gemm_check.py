@@ -1,11 +1,13 @@
 """cutune.gemm on the GPU (scripts/gpu/python-gemm.sh runs it; not a pytest file: it needs an sm_90
 GPU, PyTorch and nvcc). Tunes S3 (2048x4096x4096 bf16) with cutune.tune, loads the decision with
 cutune.Runtime, checks cutune.gemm(a, b) against torch.matmul within bf16's tolerance, and times it
-as the tune's worker times candidates (each launch between two events after a memset of twice the
-L2), beside the same kernel timed by a C++ loop in this process, the tune's own time for it and
-torch.matmul. Prints a table; writes the figures to --out as JSON. Exit status 1 when the result
-is wrong or cutune.gemm is more than 2 % slower than the tune timed the kernel."""
+as the tune's worker times candidates (each launch between two events after the worker's memset
+of twice the L2), in rounds alternating with the same kernel timed by a C++ loop in this process
+and with torch.matmul; the tune's own time is printed beside them. Prints a table; writes the
+figures to --out as JSON. Exit status 1 when the result is wrong or cutune.gemm is more than 2 %
+slower than the C++ loop."""
 import argparse
+import ctypes
 import json
 import os
 import statistics
@@ -23,17 +25,38 @@ PROBLEM = f"m={M},n={N},k={K},dtype=bf16"
 PRELOAD_CYCLES = 40_000_000
 
 
-def event_times(launch, flush, repetitions, preload=False):
-    """Each launch() between two events after a memset of `flush` (as the tune's worker times).
-    preload: a sleep kernel first holds the GPU while the host enqueues every repetition, so that
-    host time between the start event and the launch (Python's, in cutune.gemm) cannot count: what
-    remains is the kernel's GPU time, as in the worker, whose C++ loop is always ahead of the GPU."""
+_driver = ctypes.CDLL("libcuda.so.1")
+_driver.cuMemsetD32Async.argtypes = [ctypes.c_uint64, ctypes.c_uint, ctypes.c_size_t,
+                                     ctypes.c_void_p]
+
+
+def worker_flush(buffer):
+    """The tune's worker's flush before repetition `rep`, call for call: a 32-bit memset of twice
+    the L2 to the repetition's index (src/backend/cuda/worker_main.cpp). torch's zero_() is another
+    kernel, and the GEMM after it ran about 1 % slower (docs/perf.md, issue 14)."""
+    stream = torch.cuda.current_stream().cuda_stream
+
+    def flush(rep):
+        code = _driver.cuMemsetD32Async(buffer.data_ptr(), rep, buffer.numel() // 4, stream)
+        if code != 0:
+            raise RuntimeError(f"cuMemsetD32Async failed: CUresult {code}")
+    return flush
+
+
+def torch_flush(buffer):
+    return lambda rep: buffer.zero_()
+
+
+def event_times(launch, flush, repetitions):
+    """Each launch() between two events after flush(rep), as the tune's worker times. A sleep
+    kernel first holds the GPU while the host enqueues every repetition, so that host time between
+    the start event and the launch (Python's, in cutune.gemm) cannot count, as in the worker, whose
+    C++ loop is always ahead of the GPU (measured 2026-12-04: the same medians without it)."""
     events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
               for _ in range(repetitions)]
-    if preload:
-        torch.cuda._sleep(PRELOAD_CYCLES)
-    for start, stop in events:
-        flush.zero_()
+    torch.cuda._sleep(PRELOAD_CYCLES)
+    for rep, (start, stop) in enumerate(events):
+        flush(rep)
         start.record()
         launch()
         stop.record()
@@ -108,25 +131,26 @@ def main():
     if not torch.equal(cutune.gemm(a, b), c):
         failures.append("cutune.gemm (the default Runtime) gave another result")
 
-    # 3. Time it: Python calls, the C++ loop, torch.matmul, in alternating blocks; each timed as
-    # the worker times (host ahead of the GPU: preloaded) and plainly (host time may count).
-    flush = torch.empty(2 * torch.cuda.get_device_properties(0).L2_cache_size, dtype=torch.uint8,
-                        device="cuda")
+    # 3. Time it in alternating blocks, so that every figure sees the same state of the card (an
+    # absolute time moves by up to 10 % over seconds on this card, docs/perf.md): Python calls,
+    # the C++ loop on the same tensors (the worker's timing loop), torch.matmul; Python also
+    # after torch's zero_() as the flush.
+    buffer = torch.empty(2 * torch.cuda.get_device_properties(0).L2_cache_size, dtype=torch.uint8,
+                         device="cuda")
+    flush = worker_flush(buffer)
     runner = runtime._runner(a.device.index or 0)
     stream = torch.cuda.current_stream().cuda_stream
     out = torch.empty_like(c)
     python_call = lambda: runtime.gemm(a, b, out=out)  # noqa: E731
     event_times(python_call, flush, 20)  # warm-up, clock ramp
-    runner.time_launches(a, b, out, flush, 20, stream)
-    samples = {name: [] for name in ("python", "python_plain", "cpp", "cpp_plain", "torch")}
+    runner.time_launches(a, b, out, buffer, 20, stream)
+    samples = {name: [] for name in ("python", "cpp", "torch", "python_zero_flush")}
     for _ in range(5):
-        samples["python"] += event_times(python_call, flush, 100, preload=True)
-        samples["python_plain"] += event_times(python_call, flush, 100)
+        samples["python"] += event_times(python_call, flush, 100)
         torch.cuda._sleep(PRELOAD_CYCLES)
-        samples["cpp"] += runner.time_launches(a, b, out, flush, 100, stream)
-        samples["cpp_plain"] += runner.time_launches(a, b, out, flush, 100, stream)
-        samples["torch"] += event_times(lambda: torch.matmul(a, b, out=out), flush, 100,
-                                        preload=True)
+        samples["cpp"] += runner.time_launches(a, b, out, buffer, 100, stream)
+        samples["torch"] += event_times(lambda: torch.matmul(a, b, out=out), flush, 100)
+        samples["python_zero_flush"] += event_times(python_call, torch_flush(buffer), 100)
     for name, values in samples.items():
         figures[f"{name}_ms"] = statistics.median(values)
     figures["host_us_per_call"] = host_microseconds(python_call, 200)
@@ -137,8 +161,7 @@ def main():
             ("same kernel, C++ loop, this process", figures["cpp_ms"]),
             ("same kernel, cutune's tune (worker)", tuned_ms),
             ("torch.matmul, this process", figures["torch_ms"]),
-            ("cutune.gemm, not preloaded", figures["python_plain_ms"]),
-            ("C++ loop, not preloaded", figures["cpp_plain_ms"])]
+            ("cutune.gemm, torch's zero_() as flush", figures["python_zero_flush_ms"])]
     print(f"\nS3 {M}x{N}x{K} bf16 on {figures['gpu']}: config {figures['config']} "
           f"({figures['origin']}); max |error| {figures['max_abs_error']:.3g}, relative "
           f"{figures['relative_error']:.3g} against torch.matmul")
@@ -150,12 +173,16 @@ def main():
         print(f"{name:<38} {ms:>10.4f} {flop / ms / 1e9:>8.1f} {figures['python_ms'] / ms:>10.3f}")
     print(f"host time per cutune.gemm call: {figures['host_us_per_call']:.1f} us "
           f"(the kernel: {figures['python_ms'] * 1e3:.1f} us)")
-    bar = tuned_ms if tuned_ms is not None else figures["cpp_ms"]
-    figures["ratio_to_bar"] = figures["python_ms"] / bar
-    print(f"bar: cutune.gemm within 2 % of the {'tune' if tuned_ms else 'C++ loop'}'s time: "
-          f"{figures['ratio_to_bar']:.3f} -> {'PASS' if figures['ratio_to_bar'] <= 1.02 else 'FAIL'}")
-    if figures["ratio_to_bar"] > 1.02:
-        failures.append("cutune.gemm is more than 2 % slower than the bar")
+    # The bar: the binding adds no measurable cost. Against the C++ loop timed in the same rounds
+    # (the worker's method, same tensors, same state of the card); the tune's own time, taken
+    # minutes earlier in another process, is printed beside it.
+    figures["ratio_to_cpp"] = figures["python_ms"] / figures["cpp_ms"]
+    figures["ratio_to_tune"] = figures["python_ms"] / tuned_ms if tuned_ms else None
+    print(f"bar: cutune.gemm within 2 % of the C++ loop in the same rounds: "
+          f"{figures['ratio_to_cpp']:.3f} -> {'PASS' if figures['ratio_to_cpp'] <= 1.02 else 'FAIL'}"
+          + (f"; against the tune's time {figures['ratio_to_tune']:.3f}" if tuned_ms else ""))
+    if figures["ratio_to_cpp"] > 1.02:
+        failures.append("cutune.gemm is more than 2 % slower than the C++ loop")
     figures["failures"] = failures
     with open(args.out, "w") as f:
         json.dump(figures, f, indent=2)

@@ -2,7 +2,7 @@
 # A/B of Hopper GEMM kernel builds in one call on the GPU machine, from a self-contained bundle of
 # prebuilt binaries (it needs the CUDA toolkit's libcuda and libcublasLt):
 #
-#   scripts/gpu/gemm-ab.sh build DIR   # here: nvcc builds gemm_bench and every cubin into DIR
+#   scripts/gpu/gemm-ab.sh build DIR   # here: build/release's gemm_bench and every cubin (nvcc) into DIR
 #   bash DIR/run.sh                    # there: checks, then timing; logs and CSV to $OUT
 #
 # A cubin the build did not finish (BUILD_SECONDS bounds it: two shared cores compile about four
@@ -22,35 +22,25 @@ set -euo pipefail
 
 mode="${1:-}"
 # No switch is under test now: add a label and its -D defines here (and the switch in the
-# kernel) to A/B one, e.g. labels=(main x) and [x]="-DCUTUNE_AB_X=1".
+# kernel) to A/B one, e.g. labels=(main x) and [x]="-DCUTUNE_AB_X=1". The host side (gemm_bench)
+# is this tree's.
 labels=(main)
 declare -A label_defines=([main]="")
 large=128x256x64_s4_c2x1_coop_rn8_k1
-skinny=128x128x64_s6_c1x1_ping_rn8_k2
-small_k=128x192x64_s5_c1x1_ping_rn8_k1
-wide=256x128x64_s4_c1x2_coop_rn8_k1      # 256x128 tiles (DeepGEMM's shape), A multicast
-quad=128x256x64_s4_c2x2_coop_rn8_k1      # A and B both multicast: a third less L2 traffic
-# The skinny shape's configs without split-K, each 128 CTAs on 132 SMs: 64-row tiles with B
-# multicast over a 2x1 cluster (the default since run 9); 64-wide N tiles.
+# The skinny shape (B read once from DRAM, A reread from L2 by every cluster): the default since
+# run 9, then configs that read A fewer times (an A-multicast 2x2 cluster, wider N tiles, 128-row
+# tiles with A multicast) or deeper k-blocks (run 11).
 short=64x128x64_s8_c2x1_ping_rn8_k1
-narrow=128x64x64_s8_c1x1_coop_rn8_k1
-# shape -> configs: default_config first (gemm_space.cpp's seeds), then the best known, then the
-# candidates' configs.
 declare -A shape_configs=(
-  [2048x4096x4096]="${large}_pdl $large 128x256x64_s4_c1x1_coop_rn2_k1 $wide $quad"
-  [4096x4096x4096]="${large}_pdl $large $wide $quad"
-  [8192x8192x8192]="${large}_pdl $large $quad"
-  [1024x8192x8192]="${large}_pdl $large"
-  [128x8192x8192]="$short $narrow $skinny"
-  [8192x8192x1024]="$small_k $large"
-  [4096x14336x4096]="${large}_pdl $large"
+  [128x8192x8192]="$short 64x128x64_s8_c2x2_ping_rn8_k1 64x128x128_s4_c2x2_ping_rn8_k1
+    64x256x64_s5_c2x1_ping_rn8_k1 64x256x64_s5_c2x2_ping_rn8_k1 128x128x64_s6_c1x2_coop_rn8_k1
+    64x128x128_s4_c2x1_ping_rn8_k1 128x64x64_s8_c1x1_coop_rn8_k1"
+  [2048x4096x4096]="${large}_pdl"
 )
-# Timed in this order (the candidates' target shapes first), until RUN_BUDGET seconds have passed.
-shapes=(128x8192x8192 2048x4096x4096 4096x4096x4096 8192x8192x8192 1024x8192x8192 8192x8192x1024
-  4096x14336x4096)
-# The check's configs in fp16 and layout 1: one per epilogue path (two staging boxes, one box,
-# split-K's fp32 slices, 64-row ping-pong tiles).
-check_configs="$large $small_k $skinny $short"
+# Timed in this order, until RUN_BUDGET seconds have passed.
+shapes=(128x8192x8192 2048x4096x4096)
+# The check's configs in fp16 and layout 1.
+check_configs="$short 64x128x64_s8_c2x2_ping_rn8_k1 64x256x64_s5_c2x2_ping_rn8_k1"
 
 # "CONFIG@label" per line: a bare name is main's build.
 with_label() { sed '/@/!s/$/@main/'; }
@@ -66,13 +56,16 @@ build() {
   rm -rf "$dir" && mkdir -p "$dir/src/device" "$dir/cubins"
   cp "$root/src/families/gemm/device/hopper_gemm.cu" "$dir/src/device/"
   cp "$root/src/families/gemm/gemm_rules.hpp" "$root/src/families/gemm/gemm_schedule.hpp" "$dir/src/"
-  # main's kernel includes "../gemm_rules.hpp": main's own rules sit above it.
+  # main's kernel includes "../gemm_rules.hpp" and "../gemm_schedule.hpp": main's own sit above it.
   mkdir -p "$dir/main/device"
   git -C "$root" show main:src/families/gemm/device/hopper_gemm.cu > "$dir/main/device/hopper_gemm.cu"
-  git -C "$root" show main:src/families/gemm/gemm_rules.hpp > "$dir/main/gemm_rules.hpp"
+  for header in gemm_rules.hpp gemm_schedule.hpp; do
+    git -C "$root" show "main:src/families/gemm/$header" > "$dir/main/$header"
+  done
   cp "${BASH_SOURCE[0]}" "$dir/gemm-ab.sh"
-  # graph_timer.hpp's methods side by side (cmake --build --preset release --target
-  # graph_timer_check builds it first).
+  # The bench (this tree's host side) and graph_timer.hpp's methods side by side: `cmake --build
+  # --preset release --target gemm_bench graph_timer_check` builds them first.
+  cp "$root/build/release/bench/gpu/gemm_bench" "$dir/"
   cp "$root/build/release/bench/gpu/graph_timer_check" "$dir/" ||
     echo "gemm-ab: no graph_timer_check in build/release: the bundle will not compare timing methods"
   # run.sh: the A/B with its console kept in $OUT, then everything in $OUT packed into one file.
@@ -85,7 +78,7 @@ bash "$here/gemm-ab.sh" run "$here" 2>&1 | tee "$OUT/console.txt"
 bash "$here/gemm-ab.sh" pack
 RUN
   # C++17: nvcc 13's front end fails on some of gcc 12's C++20 library headers.
-  g++ -std=c++17 -O1 -I"$root/src/families" -o "$dir/gemm_defines" "$root/bench/gpu/gemm_defines.cpp" \
+  g++ -std=c++17 -O1 -I"$root/src/families" -I"$root/include" -o "$dir/gemm_defines" "$root/bench/gpu/gemm_defines.cpp" \
     "$root/src/families/gemm/gemm_problem.cpp"
   # One line per cubin: "FILE SOURCE EXTRA_DEFINES... CONFIG_DEFINES...", paths inside DIR.
   local jobs="$dir/jobs.txt"
@@ -109,15 +102,8 @@ RUN
   rm -f "$dir/names.tmp"
   mkdir -p "$dir/cubins/bf160" "$dir/cubins/bf161" "$dir/cubins/fp160" "$dir/cubins/fp161"
   echo "gemm-ab: $(wc -l < "$jobs") cubins"
-  (nvcc -std=c++17 -O2 -gencode=arch=compute_90a,code=sm_90a -I"$root/src/families" -o "$dir/gemm_bench" \
-     "$root/bench/gpu/gemm_bench.cu" "$root/src/families/gemm/gemm_launch.cpp" \
-     "$root/src/families/gemm/gemm_problem.cpp" -lcublasLt -lcuda > "$dir/bench_build.log" 2>&1 ||
-     echo "gemm_bench build failed" >> "$dir/bench_build.log") &
-  local bench_pid=$!
   timeout "${BUILD_SECONDS:-100000}" bash -c "$(declare -f compile_missing); compile_missing '$dir' '$cutlass'" ||
     echo "gemm-ab: stopped after BUILD_SECONDS; run.sh compiles the rest"
-  wait "$bench_pid"
-  if grep -q "build failed" "$dir/bench_build.log"; then cat "$dir/bench_build.log"; exit 1; fi
   # Registers and spills per cubin (ptxas), compactly.
   for log in "$dir"/cubins/*/*.log; do
     entry=$(grep -A3 "entry function 'cutune_gemm' " "$log" || true)
