@@ -27,20 +27,21 @@ mode="${1:-}"
 labels=(main)
 declare -A label_defines=([main]="")
 large=128x256x64_s4_c2x1_coop_rn8_k1
-# The skinny shape (B read once from DRAM, A reread from L2 by every cluster): the default since
-# run 9, then configs that read A fewer times (an A-multicast 2x2 cluster, wider N tiles, 128-row
-# tiles with A multicast) or deeper k-blocks (run 11).
-short=64x128x64_s8_c2x1_ping_rn8_k1
+# 128x192 ping-pong tiles without a cluster against the default where their grid fills the last
+# wave better (the `wave_fit` seed's rule, run 12): 8192^3, 5120^2 and 3072^2 (K = 4096) predicted
+# faster, 6144^2 a tie, 4096^3 slower.
+mid=128x192x64_s4_c1x1_ping_rn8_k1
 declare -A shape_configs=(
-  [128x8192x8192]="$short 64x128x64_s8_c2x2_ping_rn8_k1 64x128x128_s4_c2x2_ping_rn8_k1
-    64x256x64_s5_c2x1_ping_rn8_k1 64x256x64_s5_c2x2_ping_rn8_k1 128x128x64_s6_c1x2_coop_rn8_k1
-    64x128x128_s4_c2x1_ping_rn8_k1 128x64x64_s8_c1x1_coop_rn8_k1"
-  [2048x4096x4096]="${large}_pdl"
+  [8192x8192x8192]="${large}_pdl $mid"
+  [5120x5120x4096]="${large}_pdl $mid"
+  [3072x3072x4096]="${large}_pdl $mid"
+  [6144x6144x4096]="${large}_pdl $mid"
+  [4096x4096x4096]="${large}_pdl $mid"
 )
 # Timed in this order, until RUN_BUDGET seconds have passed.
-shapes=(128x8192x8192 2048x4096x4096)
+shapes=(8192x8192x8192 5120x5120x4096 3072x3072x4096 6144x6144x4096 4096x4096x4096)
 # The check's configs in fp16 and layout 1.
-check_configs="$short 64x128x64_s8_c2x2_ping_rn8_k1 64x256x64_s5_c2x2_ping_rn8_k1"
+check_configs="$mid"
 
 # "CONFIG@label" per line: a bare name is main's build.
 with_label() { sed '/@/!s/$/@main/'; }

@@ -258,6 +258,13 @@ std::vector<std::string> gemm_problem_errors(const Problem& problem, const Devic
   }
 }
 
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+// The share of a persistent grid's tile slots that do work: `tiles` dealt to `slots` at once.
+double wave_fill(std::int64_t tiles, std::int64_t slots) {
+  return static_cast<double>(tiles) / static_cast<double>(ceil_div(tiles, slots) * slots);
+}
+
 // Seeds from the H200 measurements in docs/perf.md (Hopper GEMM, runs 6 and 9, the tuned suite).
 // Declaration order is kept stable (tests index it); priority decides default_config().
 void add_seeds(TuningSpace& ts) {
@@ -291,12 +298,12 @@ void add_seeds(TuningSpace& ts) {
         .eligible =
             [dims](const Problem& p, const Device& d) {
               const auto [m, n, k] = dims(p);
-              return d.sm_count > 0 && ((m + 127) / 128) * ((n + 127) / 128) < d.sm_count;
+              return d.sm_count > 0 && ceil_div(m, 128) * ceil_div(n, 128) < d.sm_count;
             },
         .propose =
             [=](const Problem& p, const Device& d) {
               const auto [m, n, k] = dims(p);
-              const std::int64_t ctas = ((m + tile_m - 1) / tile_m) * ((n + tile_n - 1) / tile_n);
+              const std::int64_t ctas = ceil_div(m, tile_m) * ceil_div(n, tile_n);
               const auto split = std::clamp<std::int64_t>(d.sm_count / ctas, 1, rules::kMaxSplitK);
               return PartialConfig{{"tile_m", tile_m},       {"tile_n", tile_n},
                                    {"tile_k", 64},           {"stages", 8},
@@ -334,6 +341,32 @@ void add_seeds(TuningSpace& ts) {
   });
   // partial_wave's alternative, in the population but not the default.
   ts.seeds.push_back(half_tiles("partial_wave_narrow", 115, 128, 64, 1, kCooperative));
+  // The large tile's grid (128x256 in 2x1 clusters, sm_count / 2 of them at once) leaves part of
+  // its last wave idle; 128x192 ping-pong tiles without a cluster cut the grid finer. Where the
+  // finer grid fills its waves at least as well, it measured faster: 8192^3 1.048 vs 0.988 of
+  // cuBLASLt, 5120x5120x4096 0.955 vs 0.897, 3072x3072x4096 0.976 vs 0.758, 6144x6144x4096 (a
+  // tie in waves) 1.021 vs 1.001; where it fills them worse it was slower: 4096^3 0.891 vs 0.989
+  // (docs/perf.md, run 12). Above fast_launch, below small_k, which keeps k <= 1024.
+  ts.seeds.push_back({
+      .name = "wave_fit",
+      .priority = 105,
+      .eligible =
+          [dims](const Problem& p, const Device& d) {
+            const auto [m, n, k] = dims(p);
+            if (d.cc_major != 9 || d.sm_count < 2 || m < 1024 || n < 1024 || k <= 1024) {
+              return false;
+            }
+            const double large = wave_fill(ceil_div(m, 256) * ceil_div(n, 256), d.sm_count / 2);
+            return wave_fill(ceil_div(m, 128) * ceil_div(n, 192), d.sm_count) >= large;
+          },
+      .propose =
+          [](const Problem&, const Device&) {
+            return PartialConfig{{"tile_m", 128},         {"tile_n", 192},       {"tile_k", 64},
+                                 {"stages", 4},           {"cluster_m", 1},      {"cluster_n", 1},
+                                 {"schedule", kPingpong}, {"raster", "along_n"}, {"swizzle", 8},
+                                 {"split_k", 1}};
+          },
+  });
 }
 
 }  // namespace

@@ -89,7 +89,7 @@ TEST_F(GemmSpaceTest, DefaultConfigPerSuiteShape) {
   const std::vector<Case> suite = {
       {2048, 4096, 4096, "fast_launch", large},
       {4096, 4096, 4096, "fast_launch", large},
-      {8192, 8192, 8192, "fast_launch", large},
+      {8192, 8192, 8192, "wave_fit", "128x192x64_s4_c1x1_ping_rn8_k1"},
       {1024, 8192, 8192, "fast_launch", large},
       {128, 8192, 8192, "partial_wave", "64x128x64_s8_c2x1_ping_rn8_k1"},
       {8192, 8192, 1024, "small_k", "128x192x64_s5_c1x1_ping_rn8_k1"},
@@ -198,13 +198,20 @@ TEST_F(GemmSpaceTest, ShapeSeedsMatchTheirShapes) {
   EXPECT_EQ(names(gemm_problem(8192, 8192, 1024)),
             (std::vector<std::string>{"small_k", "large_square"}));
   EXPECT_EQ(names(gemm_problem(8192, 8192, 2048)),
-            (std::vector<std::string>{"fast_launch", "large_square"}));
+            (std::vector<std::string>{"wave_fit", "fast_launch", "large_square"}));
+  // wave_fit: 128x192 tiles fill their waves at least as well as 128x256 in 2x1 clusters (8192^2:
+  // 2752 tiles in 21 waves of 132, 99.3 %, against 1024 in 16 of 66, 97.0 %; 6144^2: 97.0 % each),
+  // not at 4096^2 (704 in 6 waves, 88.9 %, against 256 in 4, 97.0 %).
+  EXPECT_EQ(names(gemm_problem(6144, 6144, 4096)).at(0), "wave_fit");
+  EXPECT_EQ(names(gemm_problem(4096, 4096, 4096)).at(0), "fast_launch");
+  EXPECT_EQ(names(gemm_problem(4096, 14336, 4096)).at(0), "fast_launch");
   // m = 256: 128 tiles of 128x128, still short of 132 SMs; fast_launch joins the population.
   EXPECT_EQ(names(gemm_problem(256, 8192, 8192)),
             (std::vector<std::string>{"partial_wave", "partial_wave_narrow", "fast_launch"}));
-  // 132 tiles of 128x128 make a wave: no half-tile seed (and n is no multiple of 256).
+  // 132 tiles of 128x128 make a wave: no half-tile seed (and n is no multiple of 256); 96 tiles of
+  // 128x192 fill 73 % of one wave, 36 of 256x256 in clusters 55 %, so wave_fit leads.
   EXPECT_EQ(names(gemm_problem(128 * 12, 128 * 11, 8192)),
-            (std::vector<std::string>{"large_square"}));
+            (std::vector<std::string>{"wave_fit", "large_square"}));
   // The rule reads the device's SM count: on a device with 64 SMs the 64 tiles fill a wave.
   Device small = device;
   small.sm_count = 64;
