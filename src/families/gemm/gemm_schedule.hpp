@@ -23,20 +23,13 @@
 
 namespace cutune::gemm::schedule {
 
-// What a work item's result is for.
-enum Role : int {
-  kWhole = 0,  // every k-block of the tile: the epilogue writes D
-  kSlice = 1,  // a split-K slice: its fp32 plane of the workspace
-};
-
 struct WorkItem {
   int tile;    // index in raster order
   int tile_m;  // cluster-tile row
   int tile_n;  // cluster-tile column
   int k_block_begin;
   int k_blocks;
-  int split;  // split-K slice; 0 otherwise
-  int role;
+  int split;  // split-K slice (its fp32 plane of the workspace); 0 for a whole tile
 };
 
 CUTUNE_SCHEDULE_FN int min_of(int a, int b) { return a < b ? a : b; }
@@ -66,7 +59,7 @@ struct Plan {
   }
 
   CUTUNE_SCHEDULE_FN WorkItem item(int cluster, int index) const {
-    WorkItem work{0, 0, 0, 0, k_blocks, 0, kWhole};
+    WorkItem work{0, 0, 0, 0, k_blocks, 0};
     const int unit = cluster + index * clusters;
     work.tile = unit % tiles;
     if (split_k > 1) {
@@ -74,7 +67,6 @@ struct Plan {
       work.k_block_begin = work.split * k_blocks_per_split;
       const int left = k_blocks - work.k_block_begin;
       work.k_blocks = left < 0 ? 0 : min_of(left, k_blocks_per_split);
-      work.role = kSlice;
     }
     place(work);
     return work;
