@@ -48,6 +48,7 @@ const char* source_name(LookupSource source) {
 struct LookupTable::Impl {
   struct Entry {
     std::string family, device, problem;
+    lookup::ProblemArgs args;  // `problem` parsed, for the nearest-shape fallback
     LookupAnswer answer;
     double timestamp = 0;
   };
@@ -121,14 +122,13 @@ LookupTable LookupTable::from_json(const json& document, LookupOptions options,
   }
   auto impl = std::make_unique<Impl>();
   impl->options = std::move(options);
-  std::map<std::uint64_t, std::size_t> latest;  // one entry per key: the latest export row
   for (const json& row : document.at("results")) {
     Impl::Entry e;
     try {
       e.family = row.at("family").get<std::string>();
       e.device = row.at("device").get<std::string>();
-      e.problem =
-          lookup::canonical_problem(lookup::parse_problem(row.at("problem").get<std::string>()));
+      e.args = lookup::parse_problem(row.at("problem").get<std::string>());
+      e.problem = lookup::canonical_problem(e.args);
       e.answer.config = row.at("config");
       e.answer.tuned_problem = e.problem;
       e.answer.time_ms =
@@ -141,20 +141,22 @@ LookupTable LookupTable::from_json(const json& document, LookupOptions options,
     }
     if (!e.answer.config.is_object()) throw LookupError(where + ": a config is not an object");
     const std::uint64_t h = key_hash(e.family, e.device, e.problem);
-    const auto [it, fresh] = latest.emplace(h, impl->entries.size());
-    if (!fresh) {
-      Impl::Entry& old = impl->entries[it->second];
-      if (old.family == e.family && old.device == e.device && old.problem == e.problem) {
-        if (e.timestamp >= old.timestamp) old = std::move(e);
-        continue;
-      }
+    const auto [first, last] = impl->index.equal_range(h);
+    const auto same = std::find_if(first, last, [&](const auto& hit) {
+      const Impl::Entry& old = impl->entries[hit.second];
+      return old.family == e.family && old.device == e.device && old.problem == e.problem;
+    });
+    if (same != last) {  // one entry per key: the latest export row
+      Impl::Entry& old = impl->entries[same->second];
+      if (e.timestamp >= old.timestamp) old = std::move(e);
+      continue;
     }
+    impl->index.emplace(h, impl->entries.size());
     impl->entries.push_back(std::move(e));
   }
   for (std::size_t i = 0; i < impl->entries.size(); ++i) {
     const Impl::Entry& e = impl->entries[i];
-    impl->index.emplace(key_hash(e.family, e.device, e.problem), i);
-    impl->shapes[{e.family, e.device}].push_back({lookup::parse_problem(e.problem), i});
+    impl->shapes[{e.family, e.device}].push_back({e.args, i});
     auto& devices = impl->devices[e.family];
     if (std::find(devices.begin(), devices.end(), e.device) == devices.end()) {
       devices.push_back(e.device);
