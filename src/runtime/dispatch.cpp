@@ -1,5 +1,6 @@
-// Dispatcher::fit: for each config budget, every rule kind scored leave-one-shape-out; the best
-// (budget, kind) refitted on every shape. And Dispatcher::pick, shared by the runtime.
+// Dispatcher::fit: for each config budget, every rule kind scored leave-one-shape-out and fitted
+// on every shape; the best (budget, kind) deploys that whole-set fit. And Dispatcher::pick, shared
+// by the runtime.
 #include "cutune/dispatch.hpp"
 
 #include <fmt/format.h>
@@ -25,6 +26,7 @@ struct Scored {
   double objective = 0;  // mean held-out score, penalties included
   double training = 0;   // mean score of the rule fitted on every shape, on those shapes
   std::vector<int> picks;
+  dispatch::Rule whole;  // the rule fitted on every shape: the one deployed if this kind wins
 
   bool better_than(const Scored& other) const {
     if (std::abs(objective - other.objective) > 1e-9) return objective > other.objective;
@@ -70,9 +72,9 @@ Scored score_kind(const DispatchFitter& fitter, const RuleKind& kind) {
     }
   }
   for (std::size_t s = 0; s < n; ++s) sc.objective += fitter.score[s][sc.picks[s]] / n;
-  const auto whole = fitter.fit(kind, all);
+  sc.whole = fitter.fit(kind, all);
   for (std::size_t s = 0; s < n; ++s) {
-    sc.training += fitter.score[s][DispatchFitter::pick(whole, fitter.shapes[s])] / n;
+    sc.training += fitter.score[s][DispatchFitter::pick(sc.whole, fitter.shapes[s])] / n;
   }
   return sc;
 }
@@ -138,9 +140,7 @@ Dispatcher Dispatcher::fit(Store& store, const DispatchOptions& options) {
   std::tie(report.held_out_geomean, report.held_out_unknown) = held_out(fitter, *chosen);
 
   // The final rule on every shape, its configs renumbered in order of first use.
-  std::vector<std::size_t> all(n);
-  std::iota(all.begin(), all.end(), 0);
-  const auto rule = fitter.fit(chosen->kind, all);
+  const dispatch::Rule& rule = chosen->whole;
   std::map<int, int> renumber;
   auto compact = [&](int candidate) {
     auto [it, inserted] = renumber.try_emplace(candidate, static_cast<int>(out.configs_.size()));
