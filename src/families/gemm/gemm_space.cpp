@@ -248,6 +248,14 @@ PartialConfig large_tile(bool fast_launch) {
   return seed;
 }
 
+// 128x192 ping-pong tiles without a cluster, `stages` k-blocks of 64: small_k's and wave_fit's.
+PartialConfig pingpong_128x192(int stages) {
+  return PartialConfig{{"tile_m", 128},         {"tile_n", 192},       {"tile_k", 64},
+                       {"stages", stages},      {"cluster_m", 1},      {"cluster_n", 1},
+                       {"schedule", kPingpong}, {"raster", "along_n"}, {"swizzle", 8},
+                       {"split_k", 1}};
+}
+
 std::vector<std::string> gemm_problem_errors(const Problem& problem, const Device& device) {
   try {
     // The default kernel config is legal, so whatever the kernel's rules report is the problem's.
@@ -331,13 +339,7 @@ void add_seeds(TuningSpace& ts) {
       .priority = 110,
       .eligible = [dims](const Problem& p, const Device&) { return dims(p)[2] <= 1024; },
       // 1.04-1.07x cuBLAS at 8192x8192x1024 in both B layouts.
-      .propose =
-          [](const Problem&, const Device&) {
-            return PartialConfig{{"tile_m", 128},         {"tile_n", 192},       {"tile_k", 64},
-                                 {"stages", 5},           {"cluster_m", 1},      {"cluster_n", 1},
-                                 {"schedule", kPingpong}, {"raster", "along_n"}, {"swizzle", 8},
-                                 {"split_k", 1}};
-          },
+      .propose = [](const Problem&, const Device&) { return pingpong_128x192(5); },
   });
   // partial_wave's alternative, in the population but not the default.
   ts.seeds.push_back(half_tiles("partial_wave_narrow", 115, 128, 64, 1, kCooperative));
@@ -359,13 +361,7 @@ void add_seeds(TuningSpace& ts) {
             const double large = wave_fill(ceil_div(m, 256) * ceil_div(n, 256), d.sm_count / 2);
             return wave_fill(ceil_div(m, 128) * ceil_div(n, 192), d.sm_count) >= large;
           },
-      .propose =
-          [](const Problem&, const Device&) {
-            return PartialConfig{{"tile_m", 128},         {"tile_n", 192},       {"tile_k", 64},
-                                 {"stages", 4},           {"cluster_m", 1},      {"cluster_n", 1},
-                                 {"schedule", kPingpong}, {"raster", "along_n"}, {"swizzle", 8},
-                                 {"split_k", 1}};
-          },
+      .propose = [](const Problem&, const Device&) { return pingpong_128x192(4); },
   });
 }
 
