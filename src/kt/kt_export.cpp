@@ -145,26 +145,11 @@ void require_one_key(const std::vector<StoredResult>& rows, const char* format) 
 
 }  // namespace
 
-std::vector<StoredResult> latest_per_config(const std::vector<StoredResult>& rows) {
-  std::vector<StoredResult> out;
-  std::map<std::string, std::size_t> at;
-  for (const StoredResult& r : rows) {
-    if (r.measurement.outcome == Outcome::transient) continue;
-    const auto [it, fresh] = at.emplace(r.config_hash, out.size());
-    if (fresh)
-      out.push_back(r);
-    else
-      out[it->second] = r;
-  }
-  return out;
-}
-
-ordered kt_cache(const std::vector<StoredResult>& all_rows, const KtExportInfo& info) {
-  require_one_key(all_rows, "a Kernel Tuner cache");
-  const std::vector<StoredResult> latest = latest_per_config(all_rows);
+ordered kt_cache(const std::vector<StoredResult>& latest, const KtExportInfo& info) {
+  require_one_key(latest, "a Kernel Tuner cache");
   const std::vector<Row> rows = rows_of(latest);
   const std::vector<std::string> order = knob_order(rows, info);
-  const TuningKey& key = all_rows.front().key;
+  const TuningKey& key = latest.front().key;
   ordered doc;
   doc["device_name"] = key.device;
   doc["kernel_name"] = key.family;
@@ -197,9 +182,8 @@ ordered kt_cache(const std::vector<StoredResult>& all_rows, const KtExportInfo& 
   return doc;
 }
 
-ordered kt_t4(const std::vector<StoredResult>& all_rows, const KtExportInfo& info) {
-  require_one_key(all_rows, "a T4 results file");
-  const std::vector<StoredResult> latest = latest_per_config(all_rows);
+ordered kt_t4(const std::vector<StoredResult>& latest, const KtExportInfo& info) {
+  require_one_key(latest, "a T4 results file");
   const std::vector<Row> rows = rows_of(latest);
   const std::vector<std::string> order = knob_order(rows, info);
   ordered doc;

@@ -69,15 +69,15 @@ void export_kt(const std::string& db, const KeyFilter& filter, const KtExportArg
         "with --family, --device, --problem){}",
         keys.size(), keys.size() == 1 ? "es" : "", listed));
   }
-  const std::vector<StoredResult> rows = store.results(keys.front());
+  const std::vector<StoredResult> latest = store.latest_results(keys.front());
   const KtExportInfo info = info_from_spec(args.spec);
   if (!args.kt_cache_path.empty()) {
-    write(args.kt_cache_path, kt_cache(rows, info).dump(1) + "\n");
-    fmt::print("wrote {} config(s) of {} to {}\n", latest_per_config(rows).size(),
-               keys.front().canonical(), args.kt_cache_path);
+    write(args.kt_cache_path, kt_cache(latest, info).dump(1) + "\n");
+    fmt::print("wrote {} config(s) of {} to {}\n", latest.size(), keys.front().canonical(),
+               args.kt_cache_path);
   }
   if (!args.t4_path.empty()) {
-    write(args.t4_path, kt_t4(rows, info).dump(1) + "\n");
+    write(args.t4_path, kt_t4(latest, info).dump(1) + "\n");
     fmt::print("wrote T4 results of {} to {}\n", keys.front().canonical(), args.t4_path);
   }
 }
