@@ -8,7 +8,7 @@
 // problem size as problem arguments size_x, size_y, size_z, and the launch shape Kernel Tuner
 // would use (block from block_size_x/y/z, grid = ceil(size / product of the grid divisors)).
 //
-// Export: the latest measurement of every config under one tuning key as a Kernel Tuner cache
+// Export: the latest verdict on every config under one tuning key as a Kernel Tuner cache
 // file (what `tune_kernel(cache=...)` writes and its simulation mode, KTdashboard and the
 // methodology scripts read), as T4 results (Kernel Tuner's output schema 1.0.0), or as one CSV row
 // per stored measurement of any number of keys.
@@ -67,18 +67,15 @@ struct KtExportInfo {
   nlohmann::ordered_json tune_params = nlohmann::ordered_json::object();
 };
 
-// The latest measurement of each config (as Store::find sees it: transient ones skipped), in the
-// order first measured. Throws KernelTunerError when a row's config is not a JSON object.
-std::vector<StoredResult> latest_per_config(const std::vector<StoredResult>& rows);
+// A Kernel Tuner cache document for one key's latest result per config
+// (Store::latest_results). Failed configs carry Kernel Tuner's markers: CompilationFailedConfig
+// (compile_error, compile_timeout), RuntimeFailedConfig (crash, hang, launch_error,
+// wrong_result), InvalidConfig (invalid_config).
+nlohmann::ordered_json kt_cache(const std::vector<StoredResult>& latest, const KtExportInfo& info);
 
-// A Kernel Tuner cache document for one key's rows (Store::results). Failed configs carry
-// Kernel Tuner's markers: CompilationFailedConfig (compile_error, compile_timeout),
-// RuntimeFailedConfig (crash, hang, launch_error, wrong_result), InvalidConfig (invalid_config).
-nlohmann::ordered_json kt_cache(const std::vector<StoredResult>& rows, const KtExportInfo& info);
-
-// T4 results for one key's rows: invalidity
+// T4 results for one key's latest result per config (Store::latest_results): invalidity
 // correct/compile/runtime/correctness/timeout/constraints.
-nlohmann::ordered_json kt_t4(const std::vector<StoredResult>& rows, const KtExportInfo& info);
+nlohmann::ordered_json kt_t4(const std::vector<StoredResult>& latest, const KtExportInfo& info);
 
 // One CSV line per row (RFC 4180 quoting): key fields, config hash, one column per knob seen
 // (values as JSON, strings bare), outcome, time and spread statistics, compile seconds, tune id,

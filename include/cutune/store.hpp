@@ -142,6 +142,11 @@ class Store {
   // Every measurement under the key, in the order they were recorded.
   std::vector<StoredResult> results(const TuningKey& key);
 
+  // The latest verdict on each config under the key, by the rule best() judges by: its newest
+  // measurement that is not `transient` (a config measured only with transient failures has
+  // none). In the order the configs were first measured.
+  std::vector<StoredResult> latest_results(const TuningKey& key);
+
   // How many measurements the key holds (all outcomes, repeats included).
   std::int64_t measurement_count(const TuningKey& key);
 

@@ -73,7 +73,10 @@ std::string tune_json(const TuneRequest& request) {
   options.max_evaluations = request.budget;
   options.max_seconds = request.seconds;
   options.seed = request.seed;
-  if (store && request.warm_start) add_warm_start(options, *store, family, problem, key.device, 4);
+  if (store && request.warm_start) {
+    add_warm_start(options, *store, family, problem, key.device,
+                   RuntimeOptions{}.warm_start_neighbours);
+  }
   Store* store_pointer = store ? &*store : nullptr;
   const TuneReport report =
       tune(family, problem, *target.evaluator, target.device, store_pointer, options);

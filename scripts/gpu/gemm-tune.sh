@@ -58,8 +58,7 @@ if [[ "$mode" == bundle ]]; then
 fi
 [[ "$mode" == run ]] || { echo "gemm-tune.sh: unknown mode '$mode' (bundle | run)" >&2; exit 64; }
 
-start=$(date +%s)
-elapsed() { echo $(( $(date +%s) - start )); }
+start_clock
 out="${OUT:-$root/build/gemm-tune/out}"
 work="$(mktemp -d /tmp/gemm-tune.XXXXXX)"
 mkdir -p "$out"

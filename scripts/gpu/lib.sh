@@ -47,15 +47,16 @@ bundle_libraries() {
     while read -r library; do cp -L "$library" "$dest/"; done
 }
 
-# start_clock LIMIT: elapsed prints the seconds since; remaining WANTED prints the smaller of
-# WANTED and what is left before LIMIT (at least 10), for `timeout`.
+# start_clock [LIMIT]: elapsed prints the seconds since; given LIMIT, remaining WANTED prints the
+# smaller of WANTED and what is left before LIMIT (at least 10), for `timeout`.
+# shellcheck disable=SC2120  # LIMIT is for the scripts that call remaining
 start_clock() {
   clock_start=$(date +%s)
-  clock_limit=$1
+  clock_limit=${1:-}
 }
 elapsed() { echo $(( $(date +%s) - clock_start )); }
 remaining() {
-  local left=$(( clock_limit - $(elapsed) ))
+  local left=$(( ${clock_limit:?remaining: start_clock was given no LIMIT} - $(elapsed) ))
   (( left > $1 )) && left=$1
   (( left < 10 )) && left=10
   echo "$left"

@@ -59,8 +59,7 @@ if [[ "$mode" == bundle ]]; then
 fi
 [[ "$mode" == run ]] || { echo "python-gemm.sh: unknown mode '$mode' (bundle | run)" >&2; exit 64; }
 
-start=$(date +%s)
-elapsed() { echo $(( $(date +%s) - start )); }
+start_clock
 out="${OUT:-$root/build/python-gemm/out}"
 work="$(mktemp -d /tmp/python-gemm.XXXXXX)"
 mkdir -p "$out"

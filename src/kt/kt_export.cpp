@@ -133,6 +133,18 @@ json problem_size(const std::string& problem) {
   return sizes.empty() ? json(problem) : sizes.size() == 1 ? sizes[0] : sizes;
 }
 
+// The row's value of a knob the file lists. A spec's knob order (--spec) may name a knob that a
+// stored config lacks (another version of the spec): one error for every format, naming it, the
+// config and the knob.
+const json& knob_value(const Row& row, const std::string& name, const char* format) {
+  const auto it = row.config.find(name);
+  if (it == row.config.end()) {
+    throw KernelTunerError(std::string(format) + ": config " + row.result->config_hash +
+                           " has no knob " + name);
+  }
+  return *it;
+}
+
 void require_one_key(const std::vector<StoredResult>& rows, const char* format) {
   if (rows.empty()) throw KernelTunerError(std::string(format) + ": no results to export");
   for (const StoredResult& r : rows) {
@@ -145,26 +157,12 @@ void require_one_key(const std::vector<StoredResult>& rows, const char* format) 
 
 }  // namespace
 
-std::vector<StoredResult> latest_per_config(const std::vector<StoredResult>& rows) {
-  std::vector<StoredResult> out;
-  std::map<std::string, std::size_t> at;
-  for (const StoredResult& r : rows) {
-    if (r.measurement.outcome == Outcome::transient) continue;
-    const auto [it, fresh] = at.emplace(r.config_hash, out.size());
-    if (fresh)
-      out.push_back(r);
-    else
-      out[it->second] = r;
-  }
-  return out;
-}
-
-ordered kt_cache(const std::vector<StoredResult>& all_rows, const KtExportInfo& info) {
-  require_one_key(all_rows, "a Kernel Tuner cache");
-  const std::vector<StoredResult> latest = latest_per_config(all_rows);
+ordered kt_cache(const std::vector<StoredResult>& latest, const KtExportInfo& info) {
+  constexpr const char* kFormat = "a Kernel Tuner cache";
+  require_one_key(latest, kFormat);
   const std::vector<Row> rows = rows_of(latest);
   const std::vector<std::string> order = knob_order(rows, info);
-  const TuningKey& key = all_rows.front().key;
+  const TuningKey& key = latest.front().key;
   ordered doc;
   doc["device_name"] = key.device;
   doc["kernel_name"] = key.family;
@@ -177,12 +175,10 @@ ordered kt_cache(const std::vector<StoredResult>& all_rows, const KtExportInfo& 
     std::string cache_key;
     ordered entry;
     for (const std::string& name : order) {
-      if (!row.config.contains(name)) {
-        throw KernelTunerError("config " + row.result->config_hash + " has no knob " + name);
-      }
+      const json& value = knob_value(row, name, kFormat);
       if (!cache_key.empty()) cache_key += ',';
-      cache_key += python_str(row.config.at(name));
-      entry[name] = ordered(row.config.at(name));
+      cache_key += python_str(value);
+      entry[name] = ordered(value);
     }
     const Measurement& m = row.result->measurement;
     entry["time"] = m.ok() ? ordered(m.time_ms) : ordered(kt_marker(m.outcome));
@@ -197,9 +193,9 @@ ordered kt_cache(const std::vector<StoredResult>& all_rows, const KtExportInfo& 
   return doc;
 }
 
-ordered kt_t4(const std::vector<StoredResult>& all_rows, const KtExportInfo& info) {
-  require_one_key(all_rows, "a T4 results file");
-  const std::vector<StoredResult> latest = latest_per_config(all_rows);
+ordered kt_t4(const std::vector<StoredResult>& latest, const KtExportInfo& info) {
+  constexpr const char* kFormat = "a T4 results file";
+  require_one_key(latest, kFormat);
   const std::vector<Row> rows = rows_of(latest);
   const std::vector<std::string> order = knob_order(rows, info);
   ordered doc;
@@ -209,7 +205,9 @@ ordered kt_t4(const std::vector<StoredResult>& all_rows, const KtExportInfo& inf
   for (const Row& row : rows) {
     const Measurement& m = row.result->measurement;
     ordered configuration = ordered::object();
-    for (const std::string& name : order) configuration[name] = ordered(row.config.at(name));
+    for (const std::string& name : order) {
+      configuration[name] = ordered(knob_value(row, name, kFormat));
+    }
     ordered result;
     result["timestamp"] = iso_time(row.result->timestamp);
     result["configuration"] = configuration;

@@ -13,6 +13,7 @@
 
 #include "runtime/dispatch_gather.hpp"
 #include "runtime/log_shape.hpp"
+#include "runtime/repair.hpp"
 
 namespace cutune {
 
@@ -200,7 +201,7 @@ std::size_t Dispatcher::pick(const Problem& problem) const {
 
 std::optional<Config> Dispatcher::config_for(const Problem& problem, const Space& space,
                                              const Device& device) const {
-  return dispatch::repaired(space, device, config(pick(problem)), problem);
+  return runtime::repaired(space, config(pick(problem)), problem, device).config;
 }
 
 }  // namespace cutune

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "runtime/dispatch_gather.hpp"
+#include "runtime/repair.hpp"
 
 namespace cutune {
 
@@ -32,13 +33,12 @@ std::size_t cross_measure(
       if (!options.remeasure && fitter.cells[s][c].state != dispatch::Cell::State::unknown) {
         continue;
       }
-      std::string why;
-      auto config = dispatch::repaired(space, device, fitter.configs[c], problem, &why);
-      if (!config) {
+      runtime::Repaired r = runtime::repaired(space, fitter.configs[c], problem, device);
+      if (!r.config) {
         record(fitter.hashes[c], fitter.configs[c].dump(),
-               {.outcome = Outcome::invalid_config, .detail = "for this shape: " + why});
-      } else if (queued.insert(config->hash_hex()).second) {
-        batch.push_back(std::move(*config));
+               {.outcome = Outcome::invalid_config, .detail = "for this shape: " + r.why});
+      } else if (queued.insert(r.config->hash_hex()).second) {
+        batch.push_back(std::move(*r.config));
       }
     }
     if (batch.empty()) continue;

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "runtime/log_shape.hpp"
+#include "runtime/repair.hpp"
 
 namespace cutune::dispatch {
 
@@ -68,19 +69,6 @@ std::vector<std::string> ranked_configs(const Measured& m, std::size_t count) {
 }
 
 }  // namespace
-
-std::optional<Config> repaired(const Space& space, const Device& device,
-                               const nlohmann::json& config, const Problem& problem,
-                               std::string* why) {
-  try {
-    Normalized n = space.normalize(space.from_json(config), problem, device);
-    if (!n.config && why) *why = "violates " + n.failure + " after repair";
-    return std::move(n.config);
-  } catch (const std::exception& error) {
-    if (why) *why = error.what();
-    return std::nullopt;
-  }
-}
 
 Gathered gather(Store& store, const DispatchOptions& options) {
   if (options.family.empty()) throw std::invalid_argument("dispatch: a family is required");
@@ -172,19 +160,15 @@ Gathered gather(Store& store, const DispatchOptions& options) {
     for (std::size_t c = 0; c < fitter.hashes.size(); ++c) {
       std::string hash = fitter.hashes[c];
       if (options.repair_space) {
-        // A config the space cannot read or repair (another version of it, a problem its
-        // constraints cannot read) is looked up as it stands.
-        std::optional<Normalized> n;
-        try {
-          n = options.repair_space->normalize(options.repair_space->from_json(fitter.configs[c]),
-                                              fitter.shapes[s].problem, options.repair_device);
-        } catch (const std::exception&) {
-        }
-        if (n && !n->config) {
+        // A config the space cannot read (another version of it) is looked up as it stands.
+        const runtime::Repaired r =
+            runtime::repaired(*options.repair_space, fitter.configs[c], fitter.shapes[s].problem,
+                              options.repair_device);
+        if (r.readable && !r.config) {
           fitter.cells[s][c].state = Cell::State::failed;
           continue;
         }
-        if (n) hash = n->config->hash_hex();
+        if (r.config) hash = r.config->hash_hex();
       }
       if (auto it = latest.find(hash); it != latest.end()) fitter.cells[s][c] = it->second;
     }

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <map>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,11 +26,5 @@ struct Gathered {
 // Throws std::invalid_argument when the family has no tuned shape on the device, or when shapes
 // differ in argument names or in a non-numeric argument.
 Gathered gather(Store& store, const DispatchOptions& options);
-
-// `config` as `space` repairs it for `problem`: empty when it cannot be made legal (or is not a
-// config of this space). `why` receives the reason then.
-std::optional<Config> repaired(const Space& space, const Device& device,
-                               const nlohmann::json& config, const Problem& problem,
-                               std::string* why = nullptr);
 
 }  // namespace cutune::dispatch

@@ -13,6 +13,7 @@
 
 #include "cutune/dispatch.hpp"
 #include "hash/content_hash.hpp"
+#include "runtime/repair.hpp"
 
 namespace cutune {
 
@@ -152,14 +153,6 @@ struct Runtime::Impl {
     return *raw;
   }
 
-  // A config the family's space accepts for this problem, from stored or dispatched JSON.
-  static std::optional<Config> legal_config(const Family& f, const nlohmann::json& j,
-                                            const Problem& problem, std::string* why) {
-    Normalized n = f.tuning->space.normalize(f.tuning->space.from_json(j), problem, f.device);
-    if (!n.config) *why = "it violates " + n.failure;
-    return std::move(n.config);
-  }
-
   // What the key deploys (Store::deployed: its latest decision); with the family's own toolchain
   // first, then any other toolchain (a deployment's compiler may differ from the tuning
   // machine's), the fastest of those.
@@ -190,10 +183,10 @@ struct Runtime::Impl {
     if (!stored) return nullptr;
     std::string why;
     try {
-      if (auto config =
-              legal_config(f, nlohmann::json::parse(stored->config_json), problem, &why)) {
-        return f.load(*config, problem, KernelOrigin::store);
-      }
+      runtime::Repaired r = runtime::repaired(
+          f.tuning->space, nlohmann::json::parse(stored->config_json), problem, f.device);
+      if (r.config) return f.load(*r.config, problem, KernelOrigin::store);
+      why = r.why;
     } catch (const std::exception& error) {
       why = error.what();
     }
@@ -208,9 +201,9 @@ struct Runtime::Impl {
     std::string why;
     try {
       const auto& j = family.dispatch->config(family.dispatch->pick(problem));
-      if (auto config = legal_config(f, j, problem, &why)) {
-        return f.load(*config, problem, KernelOrigin::dispatch);
-      }
+      runtime::Repaired r = runtime::repaired(f.tuning->space, j, problem, f.device);
+      if (r.config) return f.load(*r.config, problem, KernelOrigin::dispatch);
+      why = r.why;
     } catch (const std::exception& error) {
       why = error.what();
     }

@@ -309,6 +309,17 @@ std::vector<StoredResult> Store::results(const TuningKey& key) {
   });
 }
 
+std::vector<StoredResult> Store::latest_results(const TuningKey& key) {
+  return in_transaction(*impl_->db, Access::read, "latest_results", [&] {
+    const auto id = impl_->key_id(key);
+    if (!id) return std::vector<StoredResult>{};
+    return impl_->results("latest_per_config", "m.key_id = $1",
+                          "(SELECT min(f.id) FROM measurements f WHERE f.key_id = m.key_id AND "
+                          "f.config_hash = m.config_hash)",
+                          {*id});
+  });
+}
+
 std::int64_t Store::measurement_count(const TuningKey& key) {
   auto& db = *impl_->db;
   return in_transaction(db, Access::read, "measurement_count", [&] {

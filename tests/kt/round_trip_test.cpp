@@ -64,7 +64,7 @@ TEST(KernelTunerRoundTrip, RecordedCacheImportedReplayedExportedIsTheSame) {
     info.knob_order.push_back(knob.at("name"));
     info.tune_params[knob.at("name").get<std::string>()] = knob.at("choices");
   }
-  const std::vector<StoredResult> rows = store.results(key);
+  const std::vector<StoredResult> rows = store.latest_results(key);
   const json exported = json::parse(kt_cache(rows, info).dump());
   for (const char* field : {"device_name", "kernel_name", "problem_size", "tune_params_keys",
                             "tune_params", "objective"}) {

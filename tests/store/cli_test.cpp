@@ -170,6 +170,37 @@ TEST_F(ToolOnAStore, ShowFailuresListsEachFailedConfigWithItsFirstErrorLine) {
   EXPECT_TRUE(failures.at(1).at("log").is_null());
 }
 
+// show --failures judges each config by its latest verdict, the store's rule (its
+// latest_per_config view, Store::latest_results): a transient row leaves the verdict before it
+// (ok or failed) standing, a config with only transient rows has none, and an ok measurement after
+// a failure clears it.
+TEST_F(ToolOnAStore, ShowFailuresJudgesEachConfigByItsLatestVerdictAsTheStoreDoes) {
+  {
+    auto store = Store::open(db_);
+    store.record(failed(gemm_key(), 64, Outcome::transient, "killed from outside 3 times"));
+    store.record(failed(gemm_key(), 256, Outcome::transient, "No space left on device"));
+    store.record(failed(gemm_key(), 512, Outcome::transient, "killed from outside 3 times"));
+    store.record(failed(gemm_key(), 32, Outcome::compile_error, "k.cu:1:1: error: too big"));
+    store.record(timed(gemm_key(), 32, 0.6));
+  }
+  const CommandResult shown =
+      run_command(tool(fmt::format("show --failures --json --db {}", db_.string())), true);
+  ASSERT_EQ(shown.status, 0) << shown.output;
+  const auto document = nlohmann::json::parse(shown.output);
+  ASSERT_EQ(document.at("keys").size(), 1u) << shown.output;
+  std::vector<std::string> listed;
+  for (const auto& f : document.at("keys").at(0).at("failures"))
+    listed.push_back(f.at("config_hash"));
+  EXPECT_EQ(listed, std::vector<std::string>{"cfg-256"}) << shown.output;
+  EXPECT_EQ(document.at("keys").at(0).at("failures").at(0).at("outcome"), "launch_error");
+
+  std::vector<std::string> failed_in_store;
+  for (const StoredResult& r : Store::open(db_, OpenMode::read_only).latest_results(gemm_key())) {
+    if (!r.measurement.ok()) failed_in_store.push_back(r.config_hash);
+  }
+  EXPECT_EQ(listed, failed_in_store);
+}
+
 TEST_F(ToolOnAStore, ShowFindsTheStoreThroughCutuneDb) {
   const CommandResult shown =
       run_command(fmt::format("CUTUNE_DB={} {}", db_.string(), tool("show --json --device cpu")));

@@ -128,9 +128,10 @@ TEST(PostgresStore, AnOlderStoreReadsReadOnlyAndGainsTheDeviceColumnsWhenOpenedF
   EXPECT_EQ(writer.results(key).at(0).measurement.device, -1);
 }
 
-// Issue 17: a transient row after an ok one does not hide the config (as in the SQLite store); a
-// database whose view predates the rule gets it when opened for writing (the views made again). A
-// read-only session may create no TEMP views: it reads by the database's own rule until then.
+// Issue 17: a transient row after an ok one does not hide the config (as in the SQLite store), in
+// best() nor in latest_results(); a database whose view predates the rule gets it when opened for
+// writing (the views made again). A read-only session may create no TEMP views: it reads by the
+// database's own rule until then.
 TEST(PostgresStore, ATransientRowAfterAnOkOneDoesNotHideTheConfig) {
   const std::string url = testing::fresh_postgres_database();
   const TuningKey key = testing::gemm_key();
@@ -144,6 +145,10 @@ TEST(PostgresStore, ATransientRowAfterAnOkOneDoesNotHideTheConfig) {
     EXPECT_EQ(best[0].config_hash, "cfg-128");
     EXPECT_EQ(store.deployed(key)->config_hash, "cfg-128");
     EXPECT_EQ(store.best_per_key().at(0).config_hash, "cfg-128");
+    const auto latest = store.latest_results(key);
+    ASSERT_EQ(latest.size(), 2u);
+    EXPECT_EQ(latest[1].config_hash, "cfg-128");
+    EXPECT_EQ(latest[1].measurement.outcome, Outcome::ok);
   }
   postgres::Connection(url).execute(
       "CREATE OR REPLACE VIEW latest_per_config AS SELECT * FROM (SELECT m.*, row_number() OVER "

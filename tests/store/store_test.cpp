@@ -182,6 +182,30 @@ TEST(Store, ATransientRowAfterAnOkOneDoesNotHideTheConfig) {
   EXPECT_EQ(store.best(key, 2)[0].config_hash, "cfg-64");
 }
 
+// The rule best() judges by, per config: a re-measurement supersedes, a transient row is no verdict
+// (the one before it stands; a config with only transient rows has none); in the order the configs
+// were first measured.
+TEST(Store, LatestResultsAreEachConfigsLatestVerdict) {
+  TempDir dir;
+  auto store = Store::open(dir / "results.db");
+  const TuningKey key = gemm_key();
+  store.record(timed(key, 64, 1.0));
+  store.record(failed(key, 512, Outcome::transient, "killed from outside 3 times"));
+  store.record(timed(key, 128, 0.7));
+  store.record(failed(key, 128, Outcome::transient, "No space left on device"));
+  store.record(failed(key, 256, Outcome::compile_error, "tile too big"));
+  store.record(timed(key, 64, 3.0));  // re-benchmark: slower
+  const auto latest = store.latest_results(key);
+  ASSERT_EQ(latest.size(), 3u);
+  EXPECT_EQ(latest[0].config_hash, "cfg-64");
+  EXPECT_DOUBLE_EQ(latest[0].measurement.time_ms, 3.0);
+  EXPECT_EQ(latest[1].config_hash, "cfg-128");
+  EXPECT_EQ(latest[1].measurement.outcome, Outcome::ok);
+  EXPECT_EQ(latest[2].config_hash, "cfg-256");
+  EXPECT_EQ(latest[2].measurement.outcome, Outcome::compile_error);
+  EXPECT_TRUE(store.latest_results(gemm_key("m=1,n=1,k=1,dtype=f32")).empty());
+}
+
 TEST(Store, BestJudgesEachConfigByItsLatestMeasurement) {
   TempDir dir;
   auto store = Store::open(dir / "results.db");

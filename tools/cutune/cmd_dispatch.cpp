@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -19,19 +18,10 @@
 #include "cutune/store.hpp"
 #include "dispatch_command.hpp"
 #include "store_options.hpp"
+#include "write_file.hpp"
 
 namespace cutune::cli {
 namespace {
-
-void write_file(const std::filesystem::path& path, const std::string& text) {
-  const auto partial = std::filesystem::path(path.string() + ".partial");
-  {
-    std::ofstream out(partial, std::ios::binary | std::ios::trunc);
-    out << text;
-    if (!out.flush()) throw std::runtime_error("dispatch: cannot write " + partial.string());
-  }
-  std::filesystem::rename(partial, path);
-}
 
 void print_report(const Dispatcher& d) {
   const auto& r = d.report();

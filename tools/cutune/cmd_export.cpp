@@ -2,10 +2,7 @@
 // --dispatch, a family's shape dispatch rule instead (what `cutune dispatch` writes).
 #include <fmt/core.h>
 
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <set>
 #include <stdexcept>
@@ -16,6 +13,7 @@
 #include "dispatch_command.hpp"
 #include "export_kt.hpp"
 #include "store_options.hpp"
+#include "write_file.hpp"
 
 namespace {
 
@@ -30,28 +28,6 @@ struct ExportOptions {
   cutune::cli::KtExportArgs kt;             // Kernel Tuner formats and CSV
 };
 
-// Writes beside the target and renames over it, so that a build reading the file never sees half
-// of it.
-void write_file(const std::filesystem::path& path, const std::string& text) {
-  const auto partial = std::filesystem::path(path.string() + ".partial");
-  {
-    std::ofstream out(partial, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out) {
-      throw std::runtime_error(
-          fmt::format("export: cannot write {}: {}", partial.string(), std::strerror(errno)));
-    }
-  }
-  std::error_code error;
-  std::filesystem::rename(partial, path, error);
-  if (error) {
-    std::filesystem::remove(partial, error);
-    throw std::runtime_error(
-        fmt::format("export: cannot write {}: {}", path.string(), error.message()));
-  }
-}
-
 void export_best(const ExportOptions& options) {
   const std::filesystem::path path = cutune::cli::store_path(options.db);
   auto store = cutune::Store::open(path, cutune::OpenMode::read_only);
@@ -60,8 +36,8 @@ void export_best(const ExportOptions& options) {
   const std::string json = options.json_path.empty() ? "" : cutune::export_json(best);
   const std::string header =
       options.header_path.empty() ? "" : cutune::export_cpp_header(best, options.cpp_namespace);
-  if (!options.json_path.empty()) write_file(options.json_path, json);
-  if (!options.header_path.empty()) write_file(options.header_path, header);
+  if (!options.json_path.empty()) cutune::cli::write_file(options.json_path, json);
+  if (!options.header_path.empty()) cutune::cli::write_file(options.header_path, header);
 
   std::set<std::string> families;
   for (const auto& result : best) families.insert(result.key.family);

@@ -7,15 +7,10 @@
 #include "cutune/problem.hpp"
 #include "export_kt.hpp"
 #include "store_options.hpp"
+#include "write_file.hpp"
 
 namespace cutune::cli {
 namespace {
-
-void write(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  if (!out.flush()) throw std::runtime_error("export: cannot write " + path);
-}
 
 // Knob order and enum choices from a spec file, without loading its kernel.
 KtExportInfo info_from_spec(const std::string& path) {
@@ -56,7 +51,7 @@ void export_kt(const std::string& db, const KeyFilter& filter, const KtExportArg
     for (const TuningKey& key : keys) {
       for (StoredResult& r : store.results(key)) rows.push_back(std::move(r));
     }
-    write(args.csv_path, results_csv(rows));
+    write_file(args.csv_path, results_csv(rows));
     fmt::print("wrote {} measurement(s) of {} key(s) to {}\n", rows.size(), keys.size(),
                args.csv_path);
   }
@@ -69,15 +64,15 @@ void export_kt(const std::string& db, const KeyFilter& filter, const KtExportArg
         "with --family, --device, --problem){}",
         keys.size(), keys.size() == 1 ? "es" : "", listed));
   }
-  const std::vector<StoredResult> rows = store.results(keys.front());
+  const std::vector<StoredResult> latest = store.latest_results(keys.front());
   const KtExportInfo info = info_from_spec(args.spec);
   if (!args.kt_cache_path.empty()) {
-    write(args.kt_cache_path, kt_cache(rows, info).dump(1) + "\n");
-    fmt::print("wrote {} config(s) of {} to {}\n", latest_per_config(rows).size(),
-               keys.front().canonical(), args.kt_cache_path);
+    write_file(args.kt_cache_path, kt_cache(latest, info).dump(1) + "\n");
+    fmt::print("wrote {} config(s) of {} to {}\n", latest.size(), keys.front().canonical(),
+               args.kt_cache_path);
   }
   if (!args.t4_path.empty()) {
-    write(args.t4_path, kt_t4(rows, info).dump(1) + "\n");
+    write_file(args.t4_path, kt_t4(latest, info).dump(1) + "\n");
     fmt::print("wrote T4 results of {} to {}\n", keys.front().canonical(), args.t4_path);
   }
 }

@@ -1,14 +1,14 @@
 // `cutune show`: the best config of every tuning key in a results store, as a table or JSON; with
-// --failures, the configs that failed instead, each with its first error line and where its full
-// log is.
+// --failures, the configs whose latest verdict failed instead, each with its first error line and
+// where its full log is.
 #include <fmt/core.h>
 
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <map>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "command.hpp"
@@ -96,15 +96,14 @@ void show_best(Store& store, const ShowOptions& options) {
       "KEY: `cutune report KEY`)\n");
 }
 
-// The configs whose latest measurement under the key failed, by outcome then config.
+// The configs whose latest verdict under the key (Store::latest_results: a transient failure is
+// none) failed, by outcome then config hash.
 std::vector<StoredResult> failed_configs(Store& store, const TuningKey& key) {
-  std::map<std::string, StoredResult> latest;
-  for (StoredResult& row : store.results(key)) latest.insert_or_assign(row.config_hash, row);
-  std::vector<StoredResult> failed;
-  for (auto& [hash, row] : latest)
-    if (!row.measurement.ok()) failed.push_back(std::move(row));
-  std::stable_sort(failed.begin(), failed.end(), [](const auto& a, const auto& b) {
-    return a.measurement.outcome < b.measurement.outcome;
+  std::vector<StoredResult> failed = store.latest_results(key);
+  std::erase_if(failed, [](const StoredResult& row) { return row.measurement.ok(); });
+  std::sort(failed.begin(), failed.end(), [](const StoredResult& a, const StoredResult& b) {
+    return std::tie(a.measurement.outcome, a.config_hash) <
+           std::tie(b.measurement.outcome, b.config_hash);
   });
   return failed;
 }
@@ -179,8 +178,8 @@ void add_show_command(CLI::App& app) {
                     "Print JSON: the format of `cutune export --json`, with each result's key, "
                     "measured and measured_on as the table shows them");
   command->add_flag("--failures", options->failures,
-                    "List the configs whose latest measurement failed, with the first error line "
-                    "and where the full log is");
+                    "List the configs whose latest verdict failed (a transient failure is none), "
+                    "with the first error line and where the full log is");
   command->callback([options] { show(*options); });
 }
 
