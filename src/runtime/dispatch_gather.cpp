@@ -97,6 +97,8 @@ Gathered gather(Store& store, const DispatchOptions& options) {
     }
     std::map<std::string, Cell> latest, tuned;
     for (const StoredResult& r : store.results(key)) {
+      // A transient failure is no verdict on the config (as in the store's latest_per_config).
+      if (r.measurement.outcome == Outcome::transient) continue;
       Cell cell{r.measurement.ok() ? Cell::State::ok : Cell::State::failed, r.measurement.time_ms};
       latest[r.config_hash] = cell;
       if (r.tune_id != kCrossMeasure) tuned[r.config_hash] = cell;

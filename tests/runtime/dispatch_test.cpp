@@ -203,6 +203,26 @@ TEST(Dispatch, UnknownPairsAreAvoidedAndReported) {
   EXPECT_EQ(d.config_count(), 2u);
 }
 
+// A transient failure (the machine, not the config) is no verdict: the config's ok row before it
+// still stands on that shape, as in the store's latest_per_config view.
+TEST(Dispatch, ATransientRowIsNoVerdictOnTheConfig) {
+  TempDir dir;
+  auto store = Store::open(dir / "results.db");
+  for (int m : {64, 128, 256, 512}) {
+    const std::string problem = fmt::format("dtype=f32,m={},n=256", m);
+    store.record(toy_result(problem, 16, false, 1.0));
+    store.record(toy_result(problem, 64, false, 2.0));
+  }
+  StoredResult killed = toy_result("dtype=f32,m=128,n=256", 16, false, 0);
+  killed.measurement.outcome = Outcome::transient;
+  store.record(killed);
+  const Dispatcher d = Dispatcher::fit(store, {.family = "toy"});
+  for (const DispatchShape& shape : d.report().shapes) {
+    EXPECT_EQ(shape.best_config_hash, "block16-scalar") << shape.problem.canonical();
+    EXPECT_DOUBLE_EQ(shape.best_ms, 1.0) << shape.problem.canonical();
+  }
+}
+
 TEST(Dispatch, BadInputIsNamed) {
   TempDir dir;
   auto store = Store::open(dir / "results.db");
