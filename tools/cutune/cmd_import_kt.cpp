@@ -4,7 +4,6 @@
 #include <zlib.h>
 
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <sstream>
 #include <stdexcept>
@@ -14,6 +13,7 @@
 #include "command.hpp"
 #include "cutune/kernel_tuner.hpp"
 #include "cutune/spec.hpp"
+#include "write_file.hpp"
 
 namespace {
 
@@ -69,7 +69,7 @@ void run(const ImportOptions& o) {
     fmt::print("{}", text);
     return;
   }
-  std::ofstream(o.output, std::ios::binary | std::ios::trunc) << text;
+  cutune::cli::write_file(o.output, text);
   fmt::print("wrote {}\n", o.output);
   // Checked by the spec loader when the kernel source is there (relative to the spec).
   try {

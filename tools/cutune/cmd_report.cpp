@@ -4,7 +4,6 @@
 // (report_facts.hpp).
 #include <fmt/core.h>
 
-#include <fstream>
 #include <memory>
 #include <stdexcept>
 
@@ -13,6 +12,7 @@
 #include "report_page.hpp"
 #include "store_options.hpp"
 #include "tune_record.hpp"
+#include "write_file.hpp"
 
 namespace cutune::cli {
 namespace {
@@ -36,10 +36,7 @@ void run_report(const ReportOptions& options) {
     if (options.html.empty()) return;
   }
   const std::string html = options.html.empty() ? "cutune-report.html" : options.html;
-  std::ofstream out(html, std::ios::binary | std::ios::trunc);
-  out << report_page(record);
-  out.close();
-  if (!out) throw std::runtime_error("report: cannot write " + html);
+  write_file(html, report_page(record));
   // With --json, stdout is the JSON document alone.
   fmt::print(options.json ? stderr : stdout, "wrote {}: tune {} of {} {} ({} configs)\n", html,
              record.tune_id, record.key.family, record.key.problem, record.samples.size());

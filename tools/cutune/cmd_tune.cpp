@@ -44,7 +44,7 @@ struct TuneArgs {
   bool json = false;
   std::size_t show = 5;
   bool no_warm_start = false;
-  std::size_t neighbours = 4;
+  std::size_t neighbours = RuntimeOptions{}.warm_start_neighbours;
   double lease = TuneOptions{}.lease_seconds;
   std::string devices = "0";
 };
