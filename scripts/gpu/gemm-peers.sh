@@ -41,8 +41,7 @@ peers="${PEERS-cublas,triton,helion}"
 out="${OUT:-$root/build/gemm-peers/out}"
 work="$(mktemp -d /tmp/gemm-peers.XXXXXX)"
 mkdir -p "$out"
-start=$(date +%s)
-elapsed() { echo $(( $(date +%s) - start )); }
+start_clock
 
 [[ -x "$bin/gemm_peer_bench" ]] || { echo "gemm-peers.sh: no $bin/gemm_peer_bench (bundle first)" >&2; exit 1; }
 require_nvcc gemm-peers.sh
