@@ -13,7 +13,6 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -34,6 +33,7 @@
 #include "cutune/tune.hpp"
 #include "hash/content_hash.hpp"
 #include "search/simulated_clock.hpp"
+#include "write_file.hpp"
 
 namespace {
 
@@ -354,13 +354,6 @@ std::string evaluations_text(std::optional<double> v, std::size_t budget) {
   return v ? fmt::format("{:g}", *v) : fmt::format(">{}", budget);
 }
 
-void write_text(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::trunc);
-  out << text;
-  if (!out)
-    throw std::runtime_error(fmt::format("bench-strategies: cannot write {}", path.string()));
-}
-
 std::string curves_csv(const std::vector<BenchSpace>& spaces, const std::vector<std::string>& names,
                        const std::vector<std::vector<Cell>>& cells) {
   std::string csv = "space,strategy,evaluation,mean_fraction_of_optimum\n";
@@ -638,10 +631,10 @@ void bench_strategies(const BenchOptions& options) {
 
   const fs::path out(options.out);
   fs::create_directories(out);
-  write_text(out / "strategy_seconds.csv", seconds_csv);
-  write_text(out / "strategy_summary.csv", summary);
-  write_text(out / "strategy_curves.csv", curves_csv(spaces, names, cells));
-  write_text(out / "strategy_curves.svg", curves_svg(spaces, names, cells));
+  cutune::cli::write_file(out / "strategy_seconds.csv", seconds_csv);
+  cutune::cli::write_file(out / "strategy_summary.csv", summary);
+  cutune::cli::write_file(out / "strategy_curves.csv", curves_csv(spaces, names, cells));
+  cutune::cli::write_file(out / "strategy_curves.svg", curves_svg(spaces, names, cells));
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   fmt::print(
