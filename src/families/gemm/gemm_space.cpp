@@ -74,8 +74,10 @@ std::int64_t smem_budget(const Device& device) {
   return device.smem_per_block > 0 ? device.smem_per_block : gemm::kSm90SharedMemoryPerBlock;
 }
 
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
 std::int64_t tile_count(std::int64_t extent, const Value& tile) {
-  return (extent + tile.as_int() - 1) / tile.as_int();
+  return ceil_div(extent, tile.as_int());
 }
 
 bool fits_shared_memory(const gemm::GemmConfig& g, const Device& device) {
@@ -265,8 +267,6 @@ std::vector<std::string> gemm_problem_errors(const Problem& problem, const Devic
     return {e.what()};
   }
 }
-
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 // The share of a persistent grid's tile slots that do work: `tiles` dealt to `slots` at once.
 double wave_fill(std::int64_t tiles, std::int64_t slots) {
