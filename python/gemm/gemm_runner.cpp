@@ -119,7 +119,7 @@ std::vector<double> GemmRunner::time_launches(const GemmShape& shape, std::uint6
   unsigned rep = 0;
   for (Events& e : events) {
     // The worker's flush, call for call (src/backend/cuda/worker_main.cpp): which memset runs
-    // before the kernel moves its time by about 1 % (docs/perf.md, issue 14).
+    // before the kernel moves its time by about 2 % (docs/perf.md, issue 14).
     if (flush != 0) {
       check(cuMemsetD32Async(flush, rep++, flush_bytes / 4, stream), "cuMemsetD32Async");
     }

@@ -33,7 +33,7 @@ _driver.cuMemsetD32Async.argtypes = [ctypes.c_uint64, ctypes.c_uint, ctypes.c_si
 def worker_flush(buffer):
     """The tune's worker's flush before repetition `rep`, call for call: a 32-bit memset of twice
     the L2 to the repetition's index (src/backend/cuda/worker_main.cpp). torch's zero_() is another
-    kernel, and the GEMM after it ran about 1 % slower (docs/perf.md, issue 14)."""
+    kernel, and the GEMM after it ran 2.2 % slower (docs/perf.md, issue 14)."""
     stream = torch.cuda.current_stream().cuda_stream
 
     def flush(rep):
