@@ -2,7 +2,7 @@
 # A/B of Hopper GEMM kernel builds in one call on the GPU machine, from a self-contained bundle of
 # prebuilt binaries (it needs the CUDA toolkit's libcuda and libcublasLt):
 #
-#   scripts/gpu/gemm-ab.sh build DIR   # here: build/release's gemm_bench and every cubin (nvcc) into DIR
+#   scripts/gpu/gemm-ab.sh build DIR   # here: build/release's gemm_bench, every cubin by nvcc
 #   bash DIR/run.sh                    # there: checks, then timing; logs and CSV to $OUT
 #
 # A cubin the build did not finish (BUILD_SECONDS bounds it: two shared cores compile about four
@@ -40,8 +40,10 @@ declare -A shape_configs=(
 )
 # Timed in this order, until RUN_BUDGET seconds have passed.
 shapes=(8192x8192x8192 5120x5120x4096 3072x3072x4096 6144x6144x4096 4096x4096x4096)
-# The check's configs in fp16 and layout 1.
-check_configs="$mid"
+# The check's configs in fp16 and layout 1: one per epilogue path (two staging boxes, one box,
+# split-K's fp32 slices, 64-row ping-pong tiles) and the candidate.
+check_configs="$large 128x192x64_s5_c1x1_ping_rn8_k1 128x128x64_s6_c1x1_ping_rn8_k2
+  64x128x64_s8_c2x1_ping_rn8_k1 $mid"
 
 # "CONFIG@label" per line: a bare name is main's build.
 with_label() { sed '/@/!s/$/@main/'; }
@@ -98,7 +100,7 @@ RUN
   add_jobs bf16 0 $(all_configs)
   for combo in "bf16 1" "fp16 0" "fp16 1"; do
     # shellcheck disable=SC2046,SC2086
-    add_jobs $combo $(tr ' ' '\n' <<< "$check_configs" | with_label)
+    add_jobs $combo $(tr -s ' \n' '\n' <<< "$check_configs" | with_label)
   done
   rm -f "$dir/names.tmp"
   mkdir -p "$dir/cubins/bf160" "$dir/cubins/bf161" "$dir/cubins/fp160" "$dir/cubins/fp161"
