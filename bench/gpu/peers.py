@@ -5,7 +5,9 @@ as the others, so its ratio to torch needs no cross-harness assumption), bf16, A
 (K x N), row-major.
 
 Timed close to the tuner's worker and gemm_peer_bench (bench/gpu/graph_timer.hpp): a fill of twice
-the L2 before each launch to flush it, CUDA events around the launch, after a clock ramp; but each
+the L2 before each launch to flush it (FLUSH=driver, the default: the worker's own 32-bit driver
+memset; FLUSH=torch: torch's fill_, a kernel after which a GEMM ran 2.2 % slower, docs/perf.md issue
+14), CUDA events around the launch, after a clock ramp; but each
 launch is a replay of a one-launch CUDA graph, because Python enqueues a Triton or Helion launch
 more slowly than the flush runs (run 9 measured that replay within 1 us of a plain launch for
 cuBLASLt in C++). ROUNDS rounds each time every peer REPS times, so that each ratio to cuBLAS is
@@ -15,12 +17,13 @@ product first.
 
 Environment: SHAPES (MxNxK,...), PEERS (cublas,triton,helion; cuBLAS is always timed),
 HELION_SHAPES (the shapes Helion tunes at, its autotune costs about 80 s each; default S3),
-HELION_EFFORT (quick), REPS (30), ROUNDS (5), OUT (folder for peers.jsonl); for the cutune column
+HELION_EFFORT (quick), REPS (30), ROUNDS (5), FLUSH (driver | torch), OUT (folder for peers.jsonl); for the cutune column
 CUTUNE_GEMM_LIB (the library) and CUTUNE_TUNED (a JSON file: shape MxNxK -> {"config": name as
 gemm::to_string writes it, "cubin": path}, as gemm-peers.sh writes it from gemm_peer_bench).
 Prints one JSON line per shape. The timing sits under a main guard: Helion's benchmark workers
 import this file again.
 """
+import ctypes
 import json
 import os
 import statistics
@@ -110,9 +113,24 @@ if "helion" in WANTED:
 
 
 class GraphTimer:
-    def __init__(self):
+    def __init__(self, flush="driver"):
         l2 = torch.cuda.get_device_properties(0).L2_cache_size
         self.flush = torch.empty(2 * max(l2, 1), dtype=torch.uint8, device="cuda")
+        if flush == "driver":
+            driver = ctypes.CDLL("libcuda.so.1")
+            driver.cuMemsetD32Async.argtypes = [ctypes.c_uint64, ctypes.c_uint, ctypes.c_size_t,
+                                                ctypes.c_void_p]
+            self.flush_before = lambda rep: self._memset(driver, rep)
+        elif flush == "torch":
+            self.flush_before = lambda rep: self.flush.fill_(rep & 0xFF)
+        else:
+            raise ValueError(f"FLUSH={flush!r}: expected 'driver' or 'torch'")
+
+    def _memset(self, driver, rep):
+        stream = torch.cuda.current_stream().cuda_stream
+        code = driver.cuMemsetD32Async(self.flush.data_ptr(), rep, self.flush.numel() // 4, stream)
+        if code != 0:
+            raise RuntimeError(f"cuMemsetD32Async failed: CUresult {code}")
 
     @staticmethod
     def capture(fn):
@@ -131,7 +149,7 @@ class GraphTimer:
         events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
                   for _ in range(reps)]
         for i, (start, end) in enumerate(events):
-            self.flush.fill_(i & 0xFF)
+            self.flush_before(i)
             start.record()
             graph.replay()
             end.record()
@@ -162,7 +180,8 @@ def measure(shape, peers, helion_shapes, timer, reps, rounds):
     b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16)
     ref = a.float() @ b.float()
     c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
-    row = {"shape": name, "device": torch.cuda.get_device_name(), "torch": torch.__version__}
+    row = {"shape": name, "device": torch.cuda.get_device_name(), "torch": torch.__version__,
+           "flush": os.environ.get("FLUSH", "driver")}
     fns = {"cublas": lambda: torch.matmul(a, b, out=c)}
     if "triton" in peers:
         fns["triton"] = lambda: peers["triton"](a, b, c)
@@ -229,7 +248,7 @@ def main():
         else:
             peers["helion"] = helion_matmul
     torch.manual_seed(0)
-    timer = GraphTimer()
+    timer = GraphTimer(os.environ.get("FLUSH", "driver"))
     timer.ramp()
     out = os.environ.get("OUT", ".")
     with open(os.path.join(out, "peers.jsonl"), "a") as log:

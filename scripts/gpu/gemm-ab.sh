@@ -27,23 +27,32 @@ mode="${1:-}"
 labels=(main)
 declare -A label_defines=([main]="")
 large=128x256x64_s4_c2x1_coop_rn8_k1
-# 128x192 ping-pong tiles without a cluster against the default where their grid fills the last
-# wave better (the `wave_fit` seed's rule, run 12): 8192^3, 5120^2 and 3072^2 (K = 4096) predicted
-# faster, 6144^2 a tie, 4096^3 slower.
-mid=128x192x64_s4_c1x1_ping_rn8_k1
+# The large tile without a cluster against the default's 2x1 cluster (run 13): the tournaments of
+# calls 3-4 ranked 128x256 1x1 configs 0.4-1.3 % above the default at S3, 4096^3 and
+# 1024x8192x8192; predicted the same on every shape the fast_launch seed owns.
+single=128x256x64_s4_c1x1_coop_rn8_k1
+single12=128x256x64_s4_c1x1_coop_rn12_k1
 declare -A shape_configs=(
-  [8192x8192x8192]="${large}_pdl $mid"
-  [5120x5120x4096]="${large}_pdl $mid"
-  [3072x3072x4096]="${large}_pdl $mid"
-  [6144x6144x4096]="${large}_pdl $mid"
-  [4096x4096x4096]="${large}_pdl $mid"
+  [2048x4096x4096]="${large}_pdl $large $single $single12"
+  [4096x4096x4096]="${large}_pdl $single $single12"
+  [1024x8192x8192]="${large}_pdl $single $single12"
+  [4096x14336x4096]="${large}_pdl $single $single12"
+  [4096x6144x4096]="${large}_pdl $single $single12"
+  [1024x4096x4096]="${large}_pdl $single $single12"
+  [4096x4096x14336]="${large}_pdl $single $single12"
+  [2048x8192x8192]="${large}_pdl $single $single12"
+  # The other suite shapes' tuned configs (calls 3-4), for bench/gpu/peers.py's cutune column.
+  [128x8192x8192]="64x128x64_s8_c2x1_ping_rn8_k1"
+  [8192x8192x8192]="128x192x64_s4_c1x1_ping_rn8_k1 $single"
+  [8192x8192x1024]="128x192x64_s5_c1x1_ping_rn8_k1"
 )
 # Timed in this order, until RUN_BUDGET seconds have passed.
-shapes=(8192x8192x8192 5120x5120x4096 3072x3072x4096 6144x6144x4096 4096x4096x4096)
+shapes=(2048x4096x4096 4096x4096x4096 1024x8192x8192 4096x14336x4096 4096x6144x4096 1024x4096x4096
+  4096x4096x14336 2048x8192x8192 128x8192x8192 8192x8192x8192 8192x8192x1024)
 # The check's configs in fp16 and layout 1: one per epilogue path (two staging boxes, one box,
 # split-K's fp32 slices, 64-row ping-pong tiles) and the candidate.
 check_configs="$large 128x192x64_s5_c1x1_ping_rn8_k1 128x128x64_s6_c1x1_ping_rn8_k2
-  64x128x64_s8_c2x1_ping_rn8_k1 $mid"
+  64x128x64_s8_c2x1_ping_rn8_k1 $single"
 
 # "CONFIG@label" per line: a bare name is main's build.
 with_label() { sed '/@/!s/$/@main/'; }
