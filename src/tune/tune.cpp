@@ -97,6 +97,12 @@ constexpr int kMaxRoundsWithoutNews = 32;
 // How often a participant looks again at a candidate another one is measuring.
 constexpr std::chrono::milliseconds kPoll(10);
 
+// Seconds since the Unix epoch, to the microsecond: two tunes that end within one second still
+// order their rows (`report --last` picks the key whose latest row is the newest).
+double unix_seconds() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
 // Names one participant in claims: its tune id (random unless given) and where it runs.
 std::string owner_name(const std::string& tune_id) {
   char host[256] = {};
@@ -374,7 +380,7 @@ class TuneRun {
 
   StoredResult stored(const Config& config, const Measurement& m) const {
     return StoredResult{key_, config.hash_hex(), config.to_string(),
-                        m,    tune_id_,          static_cast<double>(std::time(nullptr))};
+                        m,    tune_id_,          unix_seconds()};
   }
 
   // The row id in the store; 0 without one. Throws StoreError as ResultWriter::write does.
@@ -473,7 +479,7 @@ class TuneRun {
     d.rounds = static_cast<int>(result.rounds.size());
     d.finalists_json = finalists_json(result).dump();
     d.rounds_json = rounds_json(result).dump();
-    d.timestamp = static_cast<double>(std::time(nullptr));
+    d.timestamp = unix_seconds();
     store_->record_decision(d);
   }
 
