@@ -79,10 +79,11 @@ std::vector<std::string> violations(const GemmConfig& config, const GemmProblem&
                   " bytes of shared memory, more than the " +
                   std::to_string(shared_memory_per_block) + " available");
   }
-  if (config.fast_launch && !(config.cluster_m == 2 && config.cluster_n == 1 &&
-                              config.schedule == Schedule::cooperative && config.split_k == 1)) {
+  if (config.fast_launch &&
+      !rules::fast_launch_allowed(config.cluster_m, config.cluster_n,
+                                  config.schedule == Schedule::pingpong, config.split_k)) {
     out.push_back(
-        "fast_launch needs cluster_m = 2, cluster_n = 1, the cooperative schedule and "
+        "fast_launch needs cluster_m <= 2, cluster_n = 1, the cooperative schedule and "
         "split_k = 1");
   }
 

@@ -51,7 +51,8 @@ struct GemmConfig {
   int swizzle = 8;  // tiles per raster group, for L2 reuse
   int split_k = 1;  // K slices reduced through an fp32 workspace
   // Programmatic dependent launch: the next kernel's prologue overlaps this one's tail. A seed-only
-  // mode, legal only with a 2x1 cluster, the cooperative schedule and no split-K.
+  // mode, legal only where rules::fast_launch_allowed holds (cooperative, clusters of at most 2x1,
+  // no split-K).
   bool fast_launch = false;
 };
 

@@ -69,6 +69,13 @@ constexpr int shared_bytes(int tile_m, int tile_n, int tile_k, int stages, int s
              kEpilogueBoxBytes;
 }
 
+// The fast-launch mode (programmatic dependent launch) is gated to the kind of config its seed
+// proposes: the cooperative schedule in a cluster of at most two CTAs along M, without split-K
+// (whose reduction is a second launch the next kernel would have to wait for).
+constexpr bool fast_launch_allowed(int cluster_m, int cluster_n, bool pingpong, int split_k) {
+  return cluster_m <= 2 && cluster_n == 1 && !pingpong && split_k == 1;
+}
+
 // fp32 accumulators per consumer thread: a warpgroup's 128 threads hold its rows x tile_n results
 // (half the tile's rows in the cooperative schedule, all of them in ping-pong).
 constexpr int accumulators_per_thread(int tile_m, int tile_n, bool pingpong) {

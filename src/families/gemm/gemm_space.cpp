@@ -221,9 +221,11 @@ void add_constraints(Space& space, const Knobs& k) {
       .holds =
           [k](const Config& c, const Problem&, const Device&) {
             return !c.at(k.fast_launch).as_bool() ||
-                   (c.at(k.cluster_m).as_int() == 2 && c.at(k.cluster_n).as_int() == 1 &&
-                    c.at(k.schedule).as_string() == kCooperative && c.at(k.split_k).as_int() == 1 &&
-                    c.at(k.tile_m).as_int() == 128);
+                   rules::fast_launch_allowed(
+                       static_cast<int>(c.at(k.cluster_m).as_int()),
+                       static_cast<int>(c.at(k.cluster_n).as_int()),
+                       c.at(k.schedule).as_string() == kPingpong,
+                       static_cast<int>(c.at(k.split_k).as_int()));
           },
       // Away from the gated mode, to the nearest search value; the other knobs stay as drawn.
       .repair =
@@ -234,12 +236,14 @@ void add_constraints(Space& space, const Knobs& k) {
   });
 }
 
+// 128x256 cooperative tiles without a cluster: 0.4-2.8 % above the same tiles in 2x1 clusters on
+// seven of eight shapes, 0.4 % below on the eighth (docs/perf.md, run 13).
 PartialConfig large_tile(bool fast_launch) {
   PartialConfig seed = {{"tile_m", 128},
                         {"tile_n", 256},
                         {"tile_k", 64},
                         {"stages", 4},
-                        {"cluster_m", 2},
+                        {"cluster_m", 1},
                         {"cluster_n", 1},
                         {"schedule", kCooperative},
                         {"raster", "along_n"},
@@ -343,9 +347,9 @@ void add_seeds(TuningSpace& ts) {
   });
   // partial_wave's alternative, in the population but not the default.
   ts.seeds.push_back(half_tiles("partial_wave_narrow", 115, 128, 64, 1, kCooperative));
-  // The large tile's grid (128x256 in 2x1 clusters, sm_count / 2 of them at once) leaves part of
-  // its last wave idle; 128x192 ping-pong tiles without a cluster cut the grid finer. Where the
-  // finer grid fills its waves at least as well, it measured faster: 8192^3 1.048 vs 0.988 of
+  // The large tile's grid (128x256, sm_count of them at once) leaves part of its last wave idle;
+  // 128x192 ping-pong tiles cut the grid finer. Where the finer grid fills its waves at least as
+  // well, it measured faster than the large tile in 2x1 clusters: 8192^3 1.048 vs 0.988 of
   // cuBLASLt, 5120x5120x4096 0.955 vs 0.897, 3072x3072x4096 0.976 vs 0.758, 6144x6144x4096 (a
   // tie in waves) 1.021 vs 1.001; where it fills them worse it was slower: 4096^3 0.891 vs 0.989
   // (docs/perf.md, run 12). Above fast_launch, below small_k, which keeps k <= 1024.
@@ -358,7 +362,7 @@ void add_seeds(TuningSpace& ts) {
             if (d.cc_major != 9 || d.sm_count < 2 || m < 1024 || n < 1024 || k <= 1024) {
               return false;
             }
-            const double large = wave_fill(ceil_div(m, 256) * ceil_div(n, 256), d.sm_count / 2);
+            const double large = wave_fill(ceil_div(m, 128) * ceil_div(n, 256), d.sm_count);
             return wave_fill(ceil_div(m, 128) * ceil_div(n, 192), d.sm_count) >= large;
           },
       .propose = [](const Problem&, const Device&) { return pingpong_128x192(4); },

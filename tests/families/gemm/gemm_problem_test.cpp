@@ -96,8 +96,13 @@ TEST(GemmProblem, FastLaunchIsGatedToItsEnvelope) {
   config.split_k = 2;
   EXPECT_TRUE(mentions(violations(config, kSquare), "fast_launch needs"));
   config.split_k = 1;
-  config.cluster_m = 1;
-  EXPECT_FALSE(fits(config, kSquare));
+  config.cluster_m = 1;  // the large-tile seed's cluster since run 13
+  EXPECT_TRUE(fits(config, kSquare));
+  config.cluster_n = 2;
+  EXPECT_TRUE(mentions(violations(config, kSquare), "fast_launch needs"));
+  config.cluster_n = 1;
+  config.schedule = Schedule::pingpong;
+  EXPECT_TRUE(mentions(violations(config, kSquare), "fast_launch needs"));
 }
 
 TEST(GemmProblem, ProblemShapeRules) {

@@ -85,7 +85,7 @@ TEST_F(GemmSpaceTest, DefaultConfigPerSuiteShape) {
     std::int64_t m, n, k;
     std::string seed, config;
   };
-  const std::string large = "128x256x64_s4_c2x1_coop_rn8_k1_pdl";
+  const std::string large = "128x256x64_s4_c1x1_coop_rn8_k1_pdl";
   const std::vector<Case> suite = {
       {2048, 4096, 4096, "fast_launch", large},
       {4096, 4096, 4096, "fast_launch", large},
@@ -125,7 +125,7 @@ TEST_F(GemmSpaceTest, SeedOnlyFastLaunchComesOnlyFromItsEligibleSeed) {
   EXPECT_FALSE(seeds[1].get_bool("fast_launch"));
   const Config chosen = default_config(*ts, problem, device);
   EXPECT_TRUE(chosen.get_bool("fast_launch"));
-  EXPECT_EQ(to_gemm_config(chosen).cluster_m, 2);
+  EXPECT_EQ(to_gemm_config(chosen).cluster_m, 1);
   // Not a multiple of 256: the fast_launch seed is not eligible and the default runs without it.
   EXPECT_FALSE(default_config(*ts, gemm_problem(2000, 4096, 4096), device).get_bool("fast_launch"));
 }
@@ -199,9 +199,9 @@ TEST_F(GemmSpaceTest, ShapeSeedsMatchTheirShapes) {
             (std::vector<std::string>{"small_k", "large_square"}));
   EXPECT_EQ(names(gemm_problem(8192, 8192, 2048)),
             (std::vector<std::string>{"wave_fit", "fast_launch", "large_square"}));
-  // wave_fit: 128x192 tiles fill their waves at least as well as 128x256 in 2x1 clusters (8192^2:
-  // 2752 tiles in 21 waves of 132, 99.3 %, against 1024 in 16 of 66, 97.0 %; 6144^2: 97.0 % each),
-  // not at 4096^2 (704 in 6 waves, 88.9 %, against 256 in 4, 97.0 %).
+  // wave_fit: 128x192 tiles fill their waves at least as well as 128x256 tiles (8192^2: 2752 tiles
+  // in 21 waves of 132, 99.3 %, against 2048 in 16, 97.0 %; 6144^2: 97.0 % each), not at 4096^2
+  // (704 in 6 waves, 88.9 %, against 512 in 4, 97.0 %).
   EXPECT_EQ(names(gemm_problem(6144, 6144, 4096)).at(0), "wave_fit");
   EXPECT_EQ(names(gemm_problem(4096, 4096, 4096)).at(0), "fast_launch");
   EXPECT_EQ(names(gemm_problem(4096, 14336, 4096)).at(0), "fast_launch");
@@ -209,7 +209,7 @@ TEST_F(GemmSpaceTest, ShapeSeedsMatchTheirShapes) {
   EXPECT_EQ(names(gemm_problem(256, 8192, 8192)),
             (std::vector<std::string>{"partial_wave", "partial_wave_narrow", "fast_launch"}));
   // 132 tiles of 128x128 make a wave: no half-tile seed (and n is no multiple of 256); 96 tiles of
-  // 128x192 fill 73 % of one wave, 36 of 256x256 in clusters 55 %, so wave_fit leads.
+  // 128x192 fill 73 % of one wave, 72 of 128x256 55 %, so wave_fit leads.
   EXPECT_EQ(names(gemm_problem(128 * 12, 128 * 11, 8192)),
             (std::vector<std::string>{"wave_fit", "large_square"}));
   // The rule reads the device's SM count: on a device with 64 SMs the 64 tiles fill a wave.
