@@ -379,8 +379,7 @@ class TuneRun {
   }
 
   StoredResult stored(const Config& config, const Measurement& m) const {
-    return StoredResult{key_, config.hash_hex(), config.to_string(),
-                        m,    tune_id_,          unix_seconds()};
+    return StoredResult{key_, config.hash_hex(), config.to_string(), m, tune_id_, unix_seconds()};
   }
 
   // The row id in the store; 0 without one. Throws StoreError as ResultWriter::write does.

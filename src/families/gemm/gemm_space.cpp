@@ -221,11 +221,10 @@ void add_constraints(Space& space, const Knobs& k) {
       .holds =
           [k](const Config& c, const Problem&, const Device&) {
             return !c.at(k.fast_launch).as_bool() ||
-                   rules::fast_launch_allowed(
-                       static_cast<int>(c.at(k.cluster_m).as_int()),
-                       static_cast<int>(c.at(k.cluster_n).as_int()),
-                       c.at(k.schedule).as_string() == kPingpong,
-                       static_cast<int>(c.at(k.split_k).as_int()));
+                   rules::fast_launch_allowed(static_cast<int>(c.at(k.cluster_m).as_int()),
+                                              static_cast<int>(c.at(k.cluster_n).as_int()),
+                                              c.at(k.schedule).as_string() == kPingpong,
+                                              static_cast<int>(c.at(k.split_k).as_int()));
           },
       // Away from the gated mode, to the nearest search value; the other knobs stay as drawn.
       .repair =

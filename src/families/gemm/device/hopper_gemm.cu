@@ -120,8 +120,7 @@ static_assert(rules::one_of(kClusterM, rules::kClusterExtent) &&
 static_assert(kSwizzle >= rules::kMinSwizzle && kSwizzle <= rules::kMaxSwizzle, "CUTUNE_SWIZZLE");
 static_assert(kSplitK >= rules::kMinSplitK && kSplitK <= rules::kMaxSplitK, "CUTUNE_SPLIT_K");
 static_assert(kPingpong || kTileM >= 128, "the cooperative schedule needs CUTUNE_TILE_M >= 128");
-static_assert(!kFastLaunch ||
-                  rules::fast_launch_allowed(kClusterM, kClusterN, kPingpong, kSplitK),
+static_assert(!kFastLaunch || rules::fast_launch_allowed(kClusterM, kClusterN, kPingpong, kSplitK),
               "CUTUNE_FAST_LAUNCH: see rules::fast_launch_allowed");
 
 constexpr int kWarpgroupThreads = 128;
