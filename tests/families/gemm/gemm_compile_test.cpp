@@ -77,6 +77,8 @@ TEST_F(GemmCompile, ConfigurationsCompileToCubinsWithBothEntriesAndNoSpills) {
       {to_string(GemmConfig{}), DType::bf16, BLayout::k_by_n},
       {"64x256x64_s5_c1x2_ping_rm2_k2", DType::fp16, BLayout::n_by_k},
       {"256x128x32_s8_c2x1_coop_rm4_k1_pdl", DType::bf16, BLayout::n_by_k},
+      // The large-tile seeds' config since run 13: the programmatic launch without a cluster.
+      {"128x256x64_s4_c1x1_coop_rn8_k1_pdl", DType::fp16, BLayout::k_by_n},
       // The widest ranges: 16 stages, a group of 13 tiles and 7 K slices.
       {"64x64x32_s16_c1x1_ping_rn13_k7", DType::bf16, BLayout::k_by_n},
   };
@@ -107,6 +109,19 @@ TEST_F(GemmCompile, KernelRefusesAConfigurationOutsideItsRules) {
   EXPECT_NE(result.log.find("the cooperative schedule needs CUTUNE_TILE_M >= 128"),
             std::string::npos)
       << result.log;
+  // The fast-launch envelope: the kernel reads the host's rule (gemm_rules.hpp) and refuses what
+  // it refuses.
+  GemmConfig fast;
+  fast.schedule = Schedule::pingpong;
+  fast.tile_n = 128;
+  fast.fast_launch = true;
+  ASSERT_FALSE(fits(fast, GemmProblem{4096, 4096, 4096}));
+  const CompileResult refused =
+      compile(fast, DType::bf16, BLayout::k_by_n, directory_ / "rejected_fast.cubin");
+  EXPECT_NE(refused.status, 0);
+  EXPECT_NE(refused.log.find("CUTUNE_FAST_LAUNCH: see rules::fast_launch_allowed"),
+            std::string::npos)
+      << refused.log;
 }
 
 }  // namespace
