@@ -136,9 +136,8 @@ std::size_t workspace_bytes(const GemmConfig& config, const GemmProblem& problem
 int work_units(const GemmConfig& config, const GemmProblem& problem) {
   const std::int64_t cluster_tile_m = static_cast<std::int64_t>(config.cluster_m) * config.tile_m;
   const std::int64_t cluster_tile_n = static_cast<std::int64_t>(config.cluster_n) * config.tile_n;
-  const std::int64_t tiles_m = (problem.m + cluster_tile_m - 1) / cluster_tile_m;
-  const std::int64_t tiles_n = (problem.n + cluster_tile_n - 1) / cluster_tile_n;
-  return static_cast<int>(tiles_m * tiles_n * config.split_k);
+  return static_cast<int>(ceil_div(problem.m, cluster_tile_m) *
+                          ceil_div(problem.n, cluster_tile_n) * config.split_k);
 }
 
 std::vector<std::string> compile_defines(const GemmConfig& config, DType dtype, BLayout b_layout) {

@@ -96,6 +96,9 @@ std::string joined(const std::vector<std::string>& violations);
 // Bytes of fp32 workspace that split-K needs (0 without split-K).
 std::size_t workspace_bytes(const GemmConfig& config, const GemmProblem& problem);
 
+// a / b rounded up: tiles of `b` that cover `a`.
+constexpr std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
 // Output tiles times K slices: the work units the persistent schedule hands to clusters.
 int work_units(const GemmConfig& config, const GemmProblem& problem);
 

@@ -1,0 +1,144 @@
+#include "gemm/gemm_seeds.hpp"
+
+#include <algorithm>
+#include <array>
+#include <string>
+#include <utility>
+
+#include "gemm/gemm_problem.hpp"
+
+namespace cutune {
+namespace {
+
+namespace rules = gemm::rules;
+using gemm::ceil_div;
+
+constexpr const char* kCooperative = "cooperative";
+constexpr const char* kPingpong = "pingpong";
+
+// 128x256 cooperative tiles without a cluster: 0.4-2.8 % above the same tiles in 2x1 clusters on
+// seven of eight shapes, 0.4 % below on the eighth (docs/perf.md, run 13).
+PartialConfig large_tile(bool fast_launch) {
+  PartialConfig seed = {{"tile_m", 128},
+                        {"tile_n", 256},
+                        {"tile_k", 64},
+                        {"stages", 4},
+                        {"cluster_m", 1},
+                        {"cluster_n", 1},
+                        {"schedule", kCooperative},
+                        {"raster", "along_n"},
+                        {"swizzle", 8},
+                        {"split_k", 1}};
+  // The plain seed leaves fast_launch out: a partial seed must complete from the default.
+  if (fast_launch) seed.emplace("fast_launch", true);
+  return seed;
+}
+
+// 128x192 ping-pong tiles without a cluster, `stages` k-blocks of 64: small_k's and wave_fit's.
+PartialConfig pingpong_128x192(int stages) {
+  return PartialConfig{{"tile_m", 128},         {"tile_n", 192},       {"tile_k", 64},
+                       {"stages", stages},      {"cluster_m", 1},      {"cluster_n", 1},
+                       {"schedule", kPingpong}, {"raster", "along_n"}, {"swizzle", 8},
+                       {"split_k", 1}};
+}
+
+// The share of a persistent grid's tile slots that do work: `tiles` dealt to `slots` at once.
+double wave_fill(std::int64_t tiles, std::int64_t slots) {
+  return static_cast<double>(tiles) / static_cast<double>(ceil_div(tiles, slots) * slots);
+}
+
+}  // namespace
+
+// Seeds from the H200 measurements in docs/perf.md (Hopper GEMM, runs 6, 9, 12 and 13, the tuned
+// suite). Declaration order is kept stable (tests index it); priority decides default_config().
+void add_gemm_seeds(TuningSpace& ts) {
+  auto dims = [](const Problem& p) {
+    return std::array<std::int64_t, 3>{p.get_int("m"), p.get_int("n"), p.get_int("k")};
+  };
+  ts.seeds.push_back({
+      .name = "fast_launch",
+      .priority = 100,
+      // Not at k <= 1024: there it measured 0.81x cuBLAS at 8192x8192x1024, where small_k's
+      // config reaches 1.04-1.07x.
+      .eligible =
+          [dims](const Problem& p, const Device& d) {
+            const auto [m, n, k] = dims(p);
+            return d.cc_major == 9 && m % 256 == 0 && n % 256 == 0 && k >= 2048;
+          },
+      .propose = [](const Problem&, const Device&) { return large_tile(true); },
+  });
+  // Too few output tiles to fill the SMs: when 128x128 tiles would not make one full wave, tiles
+  // half as tall (or half as wide) make twice as many CTAs. At 128x8192x8192 (64 tiles of 128x128
+  // on 132 SMs) 64x128 ping-pong tiles with B multicast over a 2x1 cluster measured 1.057x
+  // cuBLASLt and 128x64 cooperative tiles 1.023x, where 128x128 tiles with split_k = 2 (the seed
+  // before) read 0.94x (docs/perf.md, run 9). K is split only while the grid stays within one
+  // wave (split_k_depth lowers it when K is too shallow). Each seed: tile_m x tile_n tiles, 8
+  // stages of 64.
+  const auto half_tiles = [dims](std::string name, int priority, int tile_m, int tile_n,
+                                 int cluster_m, const char* schedule) {
+    return HeuristicSeed{
+        .name = std::move(name),
+        .priority = priority,
+        .eligible =
+            [dims](const Problem& p, const Device& d) {
+              const auto [m, n, k] = dims(p);
+              return d.sm_count > 0 && ceil_div(m, 128) * ceil_div(n, 128) < d.sm_count;
+            },
+        .propose =
+            [=](const Problem& p, const Device& d) {
+              const auto [m, n, k] = dims(p);
+              const std::int64_t ctas = ceil_div(m, tile_m) * ceil_div(n, tile_n);
+              const auto split = std::clamp<std::int64_t>(d.sm_count / ctas, 1, rules::kMaxSplitK);
+              return PartialConfig{{"tile_m", tile_m},       {"tile_n", tile_n},
+                                   {"tile_k", 64},           {"stages", 8},
+                                   {"cluster_m", cluster_m}, {"cluster_n", 1},
+                                   {"schedule", schedule},   {"raster", "along_n"},
+                                   {"swizzle", 8},           {"split_k", split}};
+            },
+    };
+  };
+  // Above fast_launch and small_k, which a short or shallow problem may meet as well.
+  ts.seeds.push_back(half_tiles("partial_wave", 120, 64, 128, 2, kPingpong));
+  ts.seeds.push_back({
+      .name = "large_square",
+      .priority = 50,
+      .eligible =
+          [dims](const Problem& p, const Device&) {
+            const auto [m, n, k] = dims(p);
+            return m >= 1024 && n >= 1024 && k >= 1024;
+          },
+      .propose = [](const Problem&, const Device&) { return large_tile(false); },
+  });
+  ts.seeds.push_back({
+      .name = "small_k",
+      // Above large_square, which is eligible at k = 1024 too.
+      .priority = 110,
+      .eligible = [dims](const Problem& p, const Device&) { return dims(p)[2] <= 1024; },
+      // 1.04-1.07x cuBLAS at 8192x8192x1024 in both B layouts.
+      .propose = [](const Problem&, const Device&) { return pingpong_128x192(5); },
+  });
+  // partial_wave's alternative, in the population but not the default.
+  ts.seeds.push_back(half_tiles("partial_wave_narrow", 115, 128, 64, 1, kCooperative));
+  // The large tile's grid (128x256, sm_count of them at once) leaves part of its last wave idle;
+  // 128x192 ping-pong tiles cut the grid finer. Where the finer grid fills its waves at least as
+  // well, it measured faster than the large tile in 2x1 clusters: 8192^3 1.048 vs 0.988 of
+  // cuBLASLt, 5120x5120x4096 0.955 vs 0.897, 3072x3072x4096 0.976 vs 0.758, 6144x6144x4096 (a
+  // tie in waves) 1.021 vs 1.001; where it fills them worse it was slower: 4096^3 0.891 vs 0.989
+  // (docs/perf.md, run 12). Above fast_launch, below small_k, which keeps k <= 1024.
+  ts.seeds.push_back({
+      .name = "wave_fit",
+      .priority = 105,
+      .eligible =
+          [dims](const Problem& p, const Device& d) {
+            const auto [m, n, k] = dims(p);
+            if (d.cc_major != 9 || d.sm_count < 2 || m < 1024 || n < 1024 || k <= 1024) {
+              return false;
+            }
+            const double large = wave_fill(ceil_div(m, 128) * ceil_div(n, 256), d.sm_count);
+            return wave_fill(ceil_div(m, 128) * ceil_div(n, 192), d.sm_count) >= large;
+          },
+      .propose = [](const Problem&, const Device&) { return pingpong_128x192(4); },
+  });
+}
+
+}  // namespace cutune
