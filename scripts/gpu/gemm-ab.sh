@@ -27,9 +27,8 @@ mode="${1:-}"
 labels=(main)
 declare -A label_defines=([main]="")
 large=128x256x64_s4_c2x1_coop_rn8_k1
-# The large tile without a cluster against the default's 2x1 cluster (run 13): the tournaments of
-# calls 3-4 ranked 128x256 1x1 configs 0.4-1.3 % above the default at S3, 4096^3 and
-# 1024x8192x8192; predicted the same on every shape the fast_launch seed owns.
+# Run 13 (docs/perf.md): the large tile without a cluster against the 2x1 cluster it had, on the
+# shapes the fast_launch seed owns; the 1x1 tile won on seven of eight and is the seeds' since.
 single=128x256x64_s4_c1x1_coop_rn8_k1
 single12=128x256x64_s4_c1x1_coop_rn12_k1
 declare -A shape_configs=(
