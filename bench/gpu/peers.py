@@ -18,9 +18,9 @@ product first.
 Environment: SHAPES (MxNxK,...), PEERS (cublas,triton,helion; cuBLAS is always timed),
 HELION_SHAPES (the shapes Helion tunes at, its autotune costs about 80 s each; default S3),
 HELION_EFFORT (quick), REPS (30), ROUNDS (5), FLUSH (driver | torch), OUT (folder for peers.jsonl);
-for the cutune column
-CUTUNE_GEMM_LIB (the library) and CUTUNE_TUNED (a JSON file: shape MxNxK -> {"config": name as
-gemm::to_string writes it, "cubin": path}, as gemm-peers.sh writes it from gemm_peer_bench).
+for the cutune column CUTUNE_GEMM_LIB (the library) and CUTUNE_TUNED (a JSON file: shape MxNxK ->
+{"config": name as gemm::to_string writes it, "cubin": path}, as gemm-peers.sh writes it from
+gemm_peer_bench).
 Prints one JSON line per shape. The timing sits under a main guard: Helion's benchmark workers
 import this file again.
 """
