@@ -48,6 +48,10 @@ struct StoredResult {
   double timestamp = 0.0;  // seconds since the Unix epoch
 };
 
+// The timestamp of a row recorded now: seconds since the Unix epoch, to the microsecond, so that
+// rows recorded within one second still order (`report --last` picks the newest). Throws nothing.
+double unix_seconds_now();
+
 // What one tune decided for its key (cutune/tournament.hpp): the config it deploys, measured in
 // the same paired rounds as the default and the other finalists. The latest decision of a key is
 // what best_per_key(), deployed() and everything built on them hand out.

@@ -2,7 +2,6 @@
 // that shape, so that the fit scores what the runtime would load.
 #include <fmt/format.h>
 
-#include <ctime>
 #include <set>
 
 #include "runtime/dispatch_gather.hpp"
@@ -24,7 +23,7 @@ std::size_t cross_measure(
     const TuningKey& key = g.shape_keys[s];
     auto record = [&](const std::string& hash, std::string json, Measurement m) {
       store.record({key, hash, std::move(json), std::move(m), std::string(dispatch::kCrossMeasure),
-                    static_cast<double>(std::time(nullptr))});
+                    unix_seconds_now()});
       ++measured;
     };
     std::vector<Config> batch;

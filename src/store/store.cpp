@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
@@ -13,6 +14,10 @@
 #include "store_impl.hpp"
 
 namespace cutune {
+
+double unix_seconds_now() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
 namespace fs = std::filesystem;
 using store::Access;
 using store::in_transaction;

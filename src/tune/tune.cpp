@@ -97,12 +97,6 @@ constexpr int kMaxRoundsWithoutNews = 32;
 // How often a participant looks again at a candidate another one is measuring.
 constexpr std::chrono::milliseconds kPoll(10);
 
-// Seconds since the Unix epoch, to the microsecond: two tunes that end within one second still
-// order their rows (`report --last` picks the key whose latest row is the newest).
-double unix_seconds() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
 // Names one participant in claims: its tune id (random unless given) and where it runs.
 std::string owner_name(const std::string& tune_id) {
   char host[256] = {};
@@ -379,7 +373,8 @@ class TuneRun {
   }
 
   StoredResult stored(const Config& config, const Measurement& m) const {
-    return StoredResult{key_, config.hash_hex(), config.to_string(), m, tune_id_, unix_seconds()};
+    return StoredResult{key_, config.hash_hex(), config.to_string(),
+                        m,    tune_id_,          unix_seconds_now()};
   }
 
   // The row id in the store; 0 without one. Throws StoreError as ResultWriter::write does.
@@ -478,7 +473,7 @@ class TuneRun {
     d.rounds = static_cast<int>(result.rounds.size());
     d.finalists_json = finalists_json(result).dump();
     d.rounds_json = rounds_json(result).dump();
-    d.timestamp = unix_seconds();
+    d.timestamp = unix_seconds_now();
     store_->record_decision(d);
   }
 
