@@ -5,7 +5,7 @@ gemm_peer_bench process, the Python peers by torch's cuBLAS of the same peers.py
 ratio paired within timing rounds; "torch/C++" shows whether the two cuBLAS figures agree,
 "gemmEx/Lt" whether torch's call (cublasGemmEx) and cuBLASLt's heuristic #1 differ in one C++
 process, and "cutune (same harness)/torch" is the tuned config launched inside peers.py: the
-ratio to compare with Triton's and Helion's.
+ratio to compare with Triton's and Helion's; "default (same harness)/torch" is default_config there.
 
     python3 bench/gpu/peer_table.py OUT [OUT...] [--write DIR]
 
@@ -59,9 +59,12 @@ def collect(folders):
             for line in read_lines(peers):
                 if "shape" not in line:
                     continue
-                row = rows.setdefault((line["shape"], "bf16", "layout0"),
-                                      {"shape": line["shape"], "dtype": "bf16", "layout": "0"})
-                row.update({f"py_{key}": value for key, value in line.items() if key != "shape"})
+                # Rows of runs before peers.py took DTYPE and LAYOUT name neither: bf16, layout 0.
+                dtype, layout = line.get("dtype", "bf16"), str(line.get("layout", 0))
+                row = rows.setdefault((line["shape"], dtype, f"layout{layout}"),
+                                      {"shape": line["shape"], "dtype": dtype, "layout": layout})
+                row.update({f"py_{key}": value for key, value in line.items()
+                            if key not in ("shape", "dtype", "layout")})
     return sorted(rows.values(), key=order)
 
 
@@ -78,6 +81,7 @@ COLUMNS = [  # header, key, digits
     ("cuBLAS (torch) TF/s", "py_cublas_tflops", 0), ("torch/C++ cuB", "torch_vs_cpp", 3),
     ("cutune (same harness) TF/s", "py_cutune_tflops", 0),
     ("cutune (same harness)/torch", "py_cutune_vs_cublas", 3),
+    ("default (same harness)/torch", "py_default_vs_cublas", 3),
     ("Triton TF/s", "py_triton_tflops", 0), ("Triton/cuB", "py_triton_vs_cublas", 3),
     ("Helion TF/s", "py_helion_tflops", 0), ("Helion/cuB", "py_helion_vs_cublas", 3),
     ("tune s", "tune_s", 1), ("configs", "tune_configs", 0), ("tuned config", "tuned_config", None),
@@ -101,6 +105,11 @@ def main(argv):
     for row in rows:
         if row.get("py_cublas_tflops") and row.get("cublas_tflops"):
             row["torch_vs_cpp"] = row["py_cublas_tflops"] / row["cublas_tflops"]
+        # peers.py times default_config as a column of its own only where the tune crowned another.
+        row["py_default_vs_cublas"] = row.get("py_cutune_default_vs_cublas")
+        if row["py_default_vs_cublas"] is None and row.get("py_cutune_config") is not None and \
+                row.get("py_cutune_config") == row.get("default_config"):
+            row["py_default_vs_cublas"] = row.get("py_cutune_vs_cublas")
     lines = ["| " + " | ".join(header for header, _, _ in COLUMNS) + " |",
              "|" + "---|" * len(COLUMNS)]
     for row in rows:
@@ -110,7 +119,8 @@ def main(argv):
         group = [r for r in rows if (r["dtype"], r["layout"]) == dtype_layout]
         summary = {key: geomean([r.get(key) for r in group])
                    for key in ("tuned_vs_cublas", "default_vs_cublas", "cublas_gemm_ex_vs_cublas",
-                               "py_cutune_vs_cublas", "py_triton_vs_cublas", "py_helion_vs_cublas")}
+                               "py_cutune_vs_cublas", "py_default_vs_cublas", "py_triton_vs_cublas",
+                               "py_helion_vs_cublas")}
         lines.append("")
         lines.append(f"geomean over {len(group)} shapes, {dtype_layout[0]}, B layout {dtype_layout[1]}: " +
                      ", ".join(f"{key} {value:.3f}" for key, value in summary.items() if value))

@@ -1,8 +1,8 @@
 """The Python columns of the GEMM peer table (scripts/gpu/gemm-peers.sh): torch.matmul (cuBLAS),
 a 14-config Triton autotune, Helion's autotuner and cutune's tuned config (its cubin launched
 through libcutune_gemm_capi with ctypes, bench/gpu/cutune_gemm.py: the same tensors, timer and check
-as the others, so its ratio to torch needs no cross-harness assumption), bf16, A (M x K) times B
-(K x N), row-major.
+as the others, so its ratio to torch needs no cross-harness assumption), row-major A (M x K) times B
+(K x N; LAYOUT=1: B is N x K and the product is A @ B.T, x @ W.T), in bf16 or fp16 (DTYPE).
 
 Timed close to the tuner's worker and gemm_peer_bench (bench/gpu/graph_timer.hpp): a fill of twice
 the L2 before each launch to flush it (FLUSH=driver, the default: the worker's own 32-bit driver
@@ -15,12 +15,13 @@ paired within a round: compare peers by those ratios, not by absolute times, whi
 20 % with the card's state (docs/perf.md, run 9). Each peer's output is checked against an fp32
 product first.
 
-Environment: SHAPES (MxNxK,...), PEERS (cublas,triton,helion; cuBLAS is always timed),
-HELION_SHAPES (the shapes Helion tunes at, its autotune costs about 80 s each; default S3),
-HELION_EFFORT (quick), REPS (30), ROUNDS (5), FLUSH (driver | torch), OUT (folder for peers.jsonl);
-for the cutune column CUTUNE_GEMM_LIB (the library) and CUTUNE_TUNED (a JSON file: shape MxNxK ->
-{"config": name as gemm::to_string writes it, "cubin": path}, as gemm-peers.sh writes it from
-gemm_peer_bench).
+Environment: SHAPES (MxNxK,...), DTYPE (bf16 | fp16), LAYOUT (0 | 1), PEERS (cublas,triton,helion;
+cuBLAS is always timed), HELION_SHAPES (the shapes Helion tunes at, bf16 and layout 0 only; its
+autotune costs about 80 s each; default S3), HELION_EFFORT (quick), REPS (30), ROUNDS (5), FLUSH
+(driver | torch), OUT (folder for peers.jsonl); for the cutune columns CUTUNE_GEMM_LIB (the library)
+and CUTUNE_TUNED (a JSON file: shape MxNxK -> {"config": name as gemm::to_string writes it,
+"cubin": path, "default": the same two for default_config, timed as the column cutune_default
+where the tune crowned another config}, as gemm-peers.sh writes it from gemm_peer_bench).
 Prints one JSON line per shape. The timing sits under a main guard: Helion's benchmark workers
 import this file again.
 """
@@ -49,10 +50,10 @@ def triton_matmul():
     import triton.language as tl
 
     @triton.autotune(configs=[triton.Config({"BM": m, "BN": n, "BK": k, "GROUP": 8}, num_stages=s, num_warps=w)
-                              for m, n, k, s, w in TRITON_CONFIGS], key=["M", "N", "K"])
+                              for m, n, k, s, w in TRITON_CONFIGS], key=["M", "N", "K", "stride_bk"])
     @triton.jit
-    def kernel(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
-               GROUP: tl.constexpr):
+    def kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_bk, stride_bn, BM: tl.constexpr, BN: tl.constexpr,
+               BK: tl.constexpr, GROUP: tl.constexpr):
         # Tiles in groups of GROUP rows of tiles, so that neighbours in launch order share operands in L2.
         tile = tl.program_id(0)
         rows, cols = tl.cdiv(M, BM), tl.cdiv(N, BN)
@@ -69,7 +70,7 @@ def triton_matmul():
         for k0 in range(0, K, BK):
             a = tl.load(a_ptr + offs_m[:, None] * K + (k0 + offs_k)[None, :],
                         mask=(k0 + offs_k)[None, :] < K, other=0.0)
-            b = tl.load(b_ptr + (k0 + offs_k)[:, None] * N + offs_n[None, :],
+            b = tl.load(b_ptr + (k0 + offs_k)[:, None] * stride_bk + offs_n[None, :] * stride_bn,
                         mask=(k0 + offs_k)[:, None] < K, other=0.0)
             acc = tl.dot(a, b, acc)
         offs_m = row * BM + tl.arange(0, BM)
@@ -78,15 +79,18 @@ def triton_matmul():
                  mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))
 
     def matmul(a, b, c):
+        """c = a @ b for b of shape K x N, contiguous or a transposed N x K (x @ W.T)."""
         M, K = a.shape
         N = b.shape[1]
-        kernel[lambda meta: (triton.cdiv(M, meta["BM"]) * triton.cdiv(N, meta["BN"]),)](a, b, c, M, N, K)
+        kernel[lambda meta: (triton.cdiv(M, meta["BM"]) * triton.cdiv(N, meta["BN"]),)](
+            a, b, c, M, N, K, b.stride(0), b.stride(1))
         return c
 
     return matmul
 
 
 WANTED = os.environ.get("PEERS", "cublas,triton,helion").split(",")
+DTYPES_BY_TORCH = {torch.bfloat16: "bf16", torch.float16: "fp16"}
 HELION_UNAVAILABLE = None
 # At module level, not in a function: Helion's autotuner workers import this file again and find
 # the kernel by its name here.
@@ -174,29 +178,40 @@ def error(out, ref):
     return ((out - ref).abs().max() / ref.abs().max()).item()
 
 
-def measure(shape, peers, helion_shapes, timer, reps, rounds):
+def measure(shape, peers, helion_shapes, timer, reps, rounds, dtype, layout):
     m, n, k = shape
     name = f"{m}x{n}x{k}"
-    a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
-    b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16)
+    a = torch.randn(m, k, device="cuda", dtype=dtype)
+    # Layout 1 stores B as N x K (a weight W) and multiplies by its transpose, a view: torch and
+    # Triton read the same bytes that cutune's n_by_k kernel reads.
+    stored = torch.randn(k, n, device="cuda", dtype=dtype) if layout == 0 else \
+        torch.randn(n, k, device="cuda", dtype=dtype)
+    b = stored if layout == 0 else stored.t()
     ref = a.float() @ b.float()
-    c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
-    row = {"shape": name, "device": torch.cuda.get_device_name(), "torch": torch.__version__,
+    c = torch.full((m, n), float("nan"), device="cuda", dtype=dtype)
+    row = {"shape": name, "dtype": DTYPES_BY_TORCH[dtype], "layout": layout,
+           "device": torch.cuda.get_device_name(), "torch": torch.__version__,
            "flush": os.environ.get("FLUSH", "driver")}
     fns = {"cublas": lambda: torch.matmul(a, b, out=c)}
     if "triton" in peers:
         fns["triton"] = lambda: peers["triton"](a, b, c)
-    if "helion" in peers and name in helion_shapes:
+    if "helion" in peers and name in helion_shapes and dtype == torch.bfloat16 and layout == 0:
         fns["helion"] = lambda: peers["helion"](a, b)
     if "cutune" in peers and name in peers["cutune"][1]:
         library, tuned = peers["cutune"]
-        row["cutune_config"] = tuned[name]["config"]
-        try:
-            gemm = CutuneGemm(library, tuned[name]["cubin"], tuned[name]["config"], m, n, k,
-                              a.data_ptr(), b.data_ptr(), c.data_ptr())
-            fns["cutune"] = lambda: (gemm.launch(torch.cuda.current_stream().cuda_stream), c)[1]
-        except (OSError, ValueError) as exc:
-            row["cutune_failed"] = repr(exc)[:300]
+        # The tuned config, and default_config where the tune crowned another one.
+        columns = {"cutune": tuned[name]}
+        if tuned[name].get("default", {}).get("config") not in (None, tuned[name]["config"]):
+            columns["cutune_default"] = tuned[name]["default"]
+        for column, entry in columns.items():
+            row[f"{column}_config"] = entry["config"]
+            try:
+                gemm = CutuneGemm(library, entry["cubin"], entry["config"], m, n, k, a.data_ptr(),
+                                  stored.data_ptr(), c.data_ptr(),
+                                  dtype=0 if dtype == torch.bfloat16 else 1, b_layout=layout)
+                fns[column] = lambda gemm=gemm: (gemm.launch(torch.cuda.current_stream().cuda_stream), c)[1]
+            except (OSError, ValueError) as exc:
+                row[f"{column}_failed"] = repr(exc)[:300]
     graphs = {}
     for peer, fn in fns.items():
         try:
@@ -229,6 +244,11 @@ def measure(shape, peers, helion_shapes, timer, reps, rounds):
 
 def main():
     shapes = [tuple(int(x) for x in s.split("x")) for s in os.environ.get("SHAPES", "2048x4096x4096").split(",")]
+    dtype = {name: value for value, name in DTYPES_BY_TORCH.items()}.get(os.environ.get("DTYPE", "bf16"))
+    layout = os.environ.get("LAYOUT", "0")
+    if dtype is None or layout not in ("0", "1"):
+        raise SystemExit(f"peers.py: DTYPE={os.environ.get('DTYPE')!r} LAYOUT={layout!r}: expected "
+                         "DTYPE bf16 or fp16 and LAYOUT 0 or 1")
     helion_shapes = os.environ.get("HELION_SHAPES", "2048x4096x4096").split(",")
     reps, rounds = int(os.environ.get("REPS", "30")), int(os.environ.get("ROUNDS", "5"))
     peers = {}
@@ -254,7 +274,7 @@ def main():
     out = os.environ.get("OUT", ".")
     with open(os.path.join(out, "peers.jsonl"), "a") as log:
         for shape in shapes:
-            row = measure(shape, peers, helion_shapes, timer, reps, rounds)
+            row = measure(shape, peers, helion_shapes, timer, reps, rounds, dtype, int(layout))
             print(json.dumps(row), flush=True)
             log.write(json.dumps(row) + "\n")
 

@@ -17,7 +17,8 @@
 # starts, so that the peers and the table still come within a call's limit; 420), PEERS (cublas,triton,helion; empty: the C++ columns only), HELION_SHAPES (default
 # 2048x4096x4096: Helion's autotune costs about 80 s of GPU per shape), DTYPE (bf16 | fp16),
 # LAYOUT (0: B is K x N; 1: B is N x K, x @ W.T), REPS (30), ROUNDS (5), OUT (build/gemm-peers/out).
-# The Python peers run only for bf16, layout 0; elsewhere cuBLASLt is the peer. Helion comes from
+# The Python peers run in every dtype and layout (x @ W.T: torch and Triton multiply by the
+# transpose of the same N x K tensor cutune reads); Helion only in bf16, layout 0. Helion comes from
 # .whl/ (its wheel and filecheck's), installed to /tmp/site when it is not importable.
 # Per shape, in OUT: tune_TAG.json/.log (the tune's report), bench_TAG.jsonl (gemm_peer_bench's
 # columns); peers.jsonl; table.md and table.json from peer_table.py.
@@ -81,26 +82,29 @@ for shape in "${shapes[@]}"; do
   cat "$out/bench_$tag.jsonl"
 done
 
-if [[ -n "$peers" && "$dtype" == bf16 && "$layout" == 0 ]]; then
+if [[ -n "$peers" ]]; then
   if [[ "$peers" == *helion* ]] && ! python3 -c 'import helion' 2> /dev/null && [[ -d "$root/.whl" ]]; then
     python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
       --target /tmp/site "$root"/.whl/*.whl
     export PYTHONPATH="/tmp/site${PYTHONPATH:+:$PYTHONPATH}"
   fi
-  # Each shape's tuned config and the cubin gemm_peer_bench timed, for peers.py's cutune column.
+  # Each shape's tuned and default configs and the cubins gemm_peer_bench timed, for peers.py's
+  # cutune columns.
   python3 -c 'import json, os, sys
 tuned = {}
-for shape in sys.argv[3:]:
+for shape in sys.argv[4:]:
     try:
-        lines = open(os.path.join(sys.argv[1], f"bench_{shape}_bf16_layout0.jsonl")).readlines()
+        lines = open(os.path.join(sys.argv[1], f"bench_{shape}_{sys.argv[3]}.jsonl")).readlines()
     except OSError:
         continue
     for row in (json.loads(line) for line in lines if line.startswith("{")):
-        if row["column"] == "tuned" and row["outcome"] == "ok":
-            tuned[shape] = {"config": row["config"], "cubin": row["cubin"]}
-json.dump(tuned, open(sys.argv[2], "w"))' "$out" "$work/tuned.json" "${shapes[@]}"
+        if row["column"] in ("tuned", "default") and row["outcome"] == "ok":
+            tuned.setdefault(shape, {})[row["column"]] = {"config": row["config"], "cubin": row["cubin"]}
+tuned = {shape: dict(both["tuned"], default=both.get("default", {}))
+         for shape, both in tuned.items() if "tuned" in both}
+json.dump(tuned, open(sys.argv[2], "w"))' "$out" "$work/tuned.json" "${dtype}_layout$layout" "${shapes[@]}"
   echo "=== Python peers ($peers, cutune from $work/tuned.json) from $(elapsed) s"
-  SHAPES="$(IFS=,; echo "${shapes[*]}")" PEERS="$peers" OUT="$out" \
+  SHAPES="$(IFS=,; echo "${shapes[*]}")" PEERS="$peers" OUT="$out" DTYPE="$dtype" LAYOUT="$layout" \
     CUTUNE_GEMM_LIB="$root/build/gemm-tune-bundle/lib/libcutune_gemm_capi.so" \
     CUTUNE_TUNED="$work/tuned.json" python3 "$root/bench/gpu/peers.py" 2>&1 | tee "$out/peers.log"
 fi
