@@ -1,9 +1,10 @@
 // The C++ columns of the GEMM peer table (scripts/gpu/gemm-peers.sh): configs of the Hopper GEMM
 // family against cuBLASLt on one problem, in one process, timed by issue 11's method: a graph of
 // one launch replayed between events, each replay after an L2 flush, medians of >= 30 after a
-// clock ramp (graph_timer.hpp's per_launch_graph; --method stream: plain stream launches, the
-// worker's method, which read 128x8192x8192 at 0.94 of cuBLASLt where the tournament and peers.py
-// read 1.06 and 1.04: docs/perf.md, call 4).
+// clock ramp by the same method (graph_timer.hpp's per_launch_graph; --method stream: plain stream
+// launches, the worker's method). Its ramp was once back-to-back replays of cuBLASLt, after which
+// 128x8192x8192 read 0.88-0.93 where the worker and peers.py read 1.04-1.05 (docs/perf.md,
+// 2026-12-04).
 //
 //   gemm_peer_bench --problem m=2048,n=4096,k=4096,dtype=bf16[,b_layout=n_by_k]
 //                   --config NAME=JSON [--config NAME=JSON ...] [--reps 30] [--rounds 5]
@@ -232,7 +233,7 @@ int run(const Args& args) {
   }
 
   bench::GraphTimer timer(stream);
-  timer.ramp(*columns[0].graph, args.ramp_seconds);
+  timer.ramp(*columns[0].graph, args.ramp_seconds, args.method);
   for (int round = 0; round < args.rounds; ++round) {
     double cublas_ms = 0;
     for (Column& column : columns) {

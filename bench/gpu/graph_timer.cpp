@@ -116,12 +116,10 @@ std::vector<float> GraphTimer::time(const CapturedLaunch& launch, int reps, Meth
   return times;
 }
 
-void GraphTimer::ramp(const CapturedLaunch& launch, double seconds) {
+void GraphTimer::ramp(const CapturedLaunch& launch, double seconds, Method method) {
+  constexpr int kRepsPerRound = 30;
   const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-  while (std::chrono::steady_clock::now() < end) {
-    for (int i = 0; i < 20; ++i) launch.replay(stream_);
-    check(cuStreamSynchronize(stream_), "cuStreamSynchronize");
-  }
+  while (std::chrono::steady_clock::now() < end) time(launch, kRepsPerRound, method);
 }
 
 DeviceStream open_device_stream() {

@@ -49,8 +49,11 @@ class GraphTimer {
   // Milliseconds of `reps` launches of `launch`, each after an L2 flush, after kWarmups untimed
   // launches by the same method.
   std::vector<float> time(const CapturedLaunch& launch, int reps, Method method = Method::stream);
-  // Replays `launch` back to back for `seconds`, so that the clocks have ramped before timing.
-  void ramp(const CapturedLaunch& launch, double seconds);
+  // Times `launch` for `seconds` by the timed method (an L2 flush before each launch) and drops
+  // the times, so that the clocks have ramped before timing and the card is in the state the
+  // timed rounds keep it in. Back-to-back replays of a DRAM-bound launch left it in another: the
+  // next rounds read cutune's 128x8192x8192 kernel 12 % slower (docs/perf.md, 2026-12-04).
+  void ramp(const CapturedLaunch& launch, double seconds, Method method);
 
  private:
   // Enqueues rep i's flush, start event, launch and end event (`launch_once` enqueues it).

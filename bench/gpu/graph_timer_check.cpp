@@ -63,7 +63,7 @@ int run(const std::vector<std::string>& shapes) {
     const bench::CublasGemmEx gemm_ex(problem);
     const bench::CapturedLaunch gemm_ex_launch(
         stream, [&] { gemm_ex.run(a.pointer, b.pointer, d.pointer, stream); });
-    timer.ramp(launch, 1.0);
+    timer.ramp(launch, 1.0, bench::GraphTimer::Method::stream);
     std::vector<std::vector<double>> times(methods.size());
     std::vector<std::string> errors(methods.size());  // a method that failed is reported, not run
     for (int round = 0; round < 2 * kRounds; ++round) {

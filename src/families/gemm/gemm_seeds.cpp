@@ -72,10 +72,13 @@ void add_gemm_seeds(TuningSpace& ts) {
   // on 132 SMs) 64x128 ping-pong tiles with B multicast over a 2x1 cluster measured 1.057x
   // cuBLASLt and 128x64 cooperative tiles 1.023x, where 128x128 tiles with split_k = 2 (the seed
   // before) read 0.94x (docs/perf.md, run 9). K is split only while the grid stays within one
-  // wave (split_k_depth lowers it when K is too shallow). Each seed: tile_m x tile_n tiles, 8
-  // stages of 64.
-  const auto half_tiles = [dims](std::string name, int priority, int tile_m, int tile_n,
-                                 int cluster_m, const char* schedule) {
+  // wave (split_k_depth lowers it when K is too shallow). Each seed: tile_m x tile_n tiles,
+  // `stages` stages of tile_k. The 64x128 tiles take k-steps of 128 in 4 stages: against 8 stages
+  // of 64 they measured +3.7 % geomean over six such shapes with L2 flushed (+3 % at
+  // 128x8192x8192, +20 % at 256x8192x8192, within 2 % where K is split) and +12 % back to back,
+  // where the card runs these DRAM-bound launches at lower clocks (docs/perf.md, 2026-12-04).
+  const auto half_tiles = [dims](std::string name, int priority, int tile_m, int tile_n, int tile_k,
+                                 int stages, int cluster_m, const char* schedule) {
     return HeuristicSeed{
         .name = std::move(name),
         .priority = priority,
@@ -90,7 +93,7 @@ void add_gemm_seeds(TuningSpace& ts) {
               const std::int64_t ctas = ceil_div(m, tile_m) * ceil_div(n, tile_n);
               const auto split = std::clamp<std::int64_t>(d.sm_count / ctas, 1, rules::kMaxSplitK);
               return PartialConfig{{"tile_m", tile_m},       {"tile_n", tile_n},
-                                   {"tile_k", 64},           {"stages", 8},
+                                   {"tile_k", tile_k},       {"stages", stages},
                                    {"cluster_m", cluster_m}, {"cluster_n", 1},
                                    {"schedule", schedule},   {"raster", "along_n"},
                                    {"swizzle", 8},           {"split_k", split}};
@@ -98,7 +101,7 @@ void add_gemm_seeds(TuningSpace& ts) {
     };
   };
   // Above fast_launch and small_k, which a short or shallow problem may meet as well.
-  ts.seeds.push_back(half_tiles("partial_wave", 120, 64, 128, 2, kPingpong));
+  ts.seeds.push_back(half_tiles("partial_wave", 120, 64, 128, 128, 4, 2, kPingpong));
   ts.seeds.push_back({
       .name = "large_square",
       .priority = 50,
@@ -118,7 +121,7 @@ void add_gemm_seeds(TuningSpace& ts) {
       .propose = [](const Problem&, const Device&) { return pingpong_128x192(5); },
   });
   // partial_wave's alternative, in the population but not the default.
-  ts.seeds.push_back(half_tiles("partial_wave_narrow", 115, 128, 64, 1, kCooperative));
+  ts.seeds.push_back(half_tiles("partial_wave_narrow", 115, 128, 64, 64, 8, 1, kCooperative));
   // The large tile's grid (128x256, sm_count of them at once) leaves part of its last wave idle;
   // 128x192 ping-pong tiles cut the grid finer. Where the finer grid fills its waves at least as
   // well, it measured faster than the large tile in 2x1 clusters: 8192^3 1.048 vs 0.988 of

@@ -91,7 +91,7 @@ TEST_F(GemmSpaceTest, DefaultConfigPerSuiteShape) {
       {4096, 4096, 4096, "fast_launch", large},
       {8192, 8192, 8192, "wave_fit", "128x192x64_s4_c1x1_ping_rn8_k1"},
       {1024, 8192, 8192, "fast_launch", large},
-      {128, 8192, 8192, "partial_wave", "64x128x64_s8_c2x1_ping_rn8_k1"},
+      {128, 8192, 8192, "partial_wave", "64x128x128_s4_c2x1_ping_rn8_k1"},
       {8192, 8192, 1024, "small_k", "128x192x64_s5_c1x1_ping_rn8_k1"},
       {4096, 14336, 4096, "fast_launch", large},
   };
@@ -217,14 +217,15 @@ TEST_F(GemmSpaceTest, ShapeSeedsMatchTheirShapes) {
   small.sm_count = 64;
   EXPECT_EQ(eligible_seeds(*ts, gemm_problem(128, 8192, 8192), small).size(), 0u);
   // K is split only while the grid stays within one wave: 16 CTAs of 64x128 at 128x1024 split
-  // eight ways (128 units), and split_k_depth lowers that when K is too shallow for it.
+  // eight ways (128 units), and split_k_depth lowers that when K is too shallow for it (at
+  // K = 512, slices of at least two 128-deep k-steps: two).
   const auto split = [&](std::int64_t n, std::int64_t k) {
     return default_config(*ts, gemm_problem(128, n, k), device).get_int("split_k");
   };
   EXPECT_EQ(split(8192, 8192), 1);
   EXPECT_EQ(split(1024, 8192), 8);
   EXPECT_EQ(split(2048, 8192), 4);
-  EXPECT_EQ(split(1024, 512), 4);
+  EXPECT_EQ(split(1024, 512), 2);
   const Config narrow = seed_configs(*ts, gemm_problem(128, 8192, 8192), device).at(1);
   EXPECT_EQ(gemm::to_string(to_gemm_config(narrow)), "128x64x64_s8_c1x1_coop_rn8_k1");
 }
