@@ -40,8 +40,8 @@ declare -A shape_configs=(
   [1024x4096x4096]="${large}_pdl $single $single12"
   [4096x4096x14336]="${large}_pdl $single $single12"
   [2048x8192x8192]="${large}_pdl $single $single12"
-  # The other suite shapes' tuned configs (calls 3-4), for bench/gpu/peers.py's cutune column.
-  [128x8192x8192]="64x128x64_s8_c2x1_ping_rn8_k1"
+  # The other suite shapes' defaults (128x8192x8192: partial_wave's since 2026-12-04, call 9).
+  [128x8192x8192]="64x128x128_s4_c2x1_ping_rn8_k1"
   [8192x8192x8192]="128x192x64_s4_c1x1_ping_rn8_k1 $single"
   [8192x8192x1024]="128x192x64_s5_c1x1_ping_rn8_k1"
 )
@@ -51,7 +51,7 @@ shapes=(2048x4096x4096 4096x4096x4096 1024x8192x8192 4096x14336x4096 4096x6144x4
 # The check's configs in fp16 and layout 1: one per epilogue path (two staging boxes, one box,
 # split-K's fp32 slices, 64-row ping-pong tiles) and the candidate.
 check_configs="$large 128x192x64_s5_c1x1_ping_rn8_k1 128x128x64_s6_c1x1_ping_rn8_k2
-  64x128x64_s8_c2x1_ping_rn8_k1 $single"
+  64x128x128_s4_c2x1_ping_rn8_k1 $single"
 
 # "CONFIG@label" per line: a bare name is main's build.
 with_label() { sed '/@/!s/$/@main/'; }
