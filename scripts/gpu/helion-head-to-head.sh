@@ -29,8 +29,8 @@ fi
 
 start_clock
 out="${OUT:-$root/build/helion-head-to-head}"
-work="$(mktemp -d /tmp/helion-h2h.XXXXXX)"
-mkdir -p "$out"
+work=/tmp/helion-h2h  # kept while the machine is: the next call reuses the package
+mkdir -p "$out" "$work"
 [[ -f "$bundle/lib/libcutune_python_core.so" ]] || { echo "helion-head-to-head.sh: no $bundle" >&2; exit 1; }
 install_python_package "$work" "$bundle" "$wheels" "$out" || exit 1
 record_gpu "$out/gpu.txt"

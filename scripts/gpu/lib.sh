@@ -86,10 +86,16 @@ enter_runtime_bundle() {
 
 # install_python_package WORK BUNDLE WHEELS OUT: the carried wheels, then the package's modules
 # for this python3 built against BUNDLE's core libraries (pip, as a user would; plain CMake when
-# that fails), under WORK; sets PYTHONPATH and LD_LIBRARY_PATH for them. Logs under OUT.
+# that fails), under WORK (kept: a second call with the same WORK reuses them); sets PYTHONPATH
+# and LD_LIBRARY_PATH for them. Logs under OUT.
 install_python_package() {
   local work="$1" bundle_dir="$2" wheels="$3" out_dir="$4" package="$1/package"
   python3 --version
+  if [[ -d "$package/cutune" && -d "$work/site" ]]; then  # installed by an earlier call
+    export PYTHONPATH="$package:$work/site"
+    export LD_LIBRARY_PATH="$package/cutune/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    return 0
+  fi
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
     --target "$work/site" "$wheels"/*.whl || return 1
   export PYTHONPATH="$work/site"
