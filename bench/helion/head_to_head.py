@@ -100,8 +100,11 @@ def main():
             maker, args, cutune.helion.autotuner_with(db=db, **budget), autotune_effort="quick")
         row["cutune"] = counts(search)
         if search is not None and search.result is not None:
-            outcomes = search.result.report.get("outcomes", {})
-            row["cutune"]["outcomes"] = outcomes
+            report = search.result.report
+            row["cutune"]["outcomes"] = report.get("outcomes", {})
+            row["cutune"]["tune_s"] = report.get("seconds")
+            row["cutune"]["tournament_s"] = (report.get("tournament") or {}).get("seconds")
+            row["cutune"]["within_2pct_s"] = report.get("seconds_to_within_2pct")
         row["cutune_error"] = error(ours(*args), ref)
         # A second kernel object on the same store: the stored winner, nothing benchmarked.
         start = time.perf_counter()

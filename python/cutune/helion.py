@@ -30,6 +30,9 @@ from ._helion_space import HelionSpace  # noqa: E402
 # Helion compiles each round in parallel, and the surrogate chooses every round after the first.
 BUDGETS = {"quick": 36, "full": 96}
 BATCH = 12
+# A config's compile limit before any compiled (Helion's own default is 60 s), and its floor after.
+FIRST_COMPILE_LIMIT_S = 20
+MIN_COMPILE_LIMIT_S = 8
 _STATUS = {"error": "compile_error", "peer_compilation_fail": "compile_error",
            "timeout": "compile_timeout", "accuracy_error": "wrong_result",
            "filtered": "invalid_config", "source_rejected": "invalid_config"}
@@ -55,6 +58,8 @@ class CutuneSearch(BaseSearch):
                                      _host.describe_device(device), toolchain)
         self.result = None  # the TuneResult of a tune this process ran
         self.compiled = {}  # config text -> compiled function
+        self.compile_times = []  # seconds, of the configs that compiled and ran
+        self.original_compile_timeout = self.settings.autotune_compile_timeout
         self.on_gpu = device is not None and device.type == "cuda"
         self.reference = None  # without a GPU: the default config's output
 
@@ -86,18 +91,30 @@ class CutuneSearch(BaseSearch):
         out = [None] * len(batch)
         if fresh:
             configs = [self.space.to_helion(batch[i]) for i in fresh]
+            self.settings.autotune_compile_timeout = self._compile_limit()
             results = self.benchmark_batch(configs, raise_if_no_viable_config=False)
             for i, r in zip(fresh, results):
                 out[i] = _measurement(r)
                 if out[i]["outcome"] == "ok":
                     self.compiled[texts[i]] = r.fn
+                    self.compile_times.append(r.compile_time or 0.0)
         known = [i for i in range(len(batch)) if out[i] is None]
         if known:
             from helion.autotuner.benchmarking import interleaved_bench
             fns = [functools.partial(self.compiled[texts[i]], *self.args) for i in known]
-            for i, t in zip(known, interleaved_bench(fns, repeat=20, desc=None)):
+            for i, t in zip(known, interleaved_bench(fns, repeat=5, desc=None)):
                 out[i] = _host.ok(t)
         return out
+
+    def _compile_limit(self) -> int:
+        """Seconds a config may compile: a batch waits for its slowest compile, so a config that
+        compiles far slower than those that ran is cut off (a compile_timeout, stored as such)
+        rather than left to hold every other config of its batch."""
+        limit = min(self.original_compile_timeout, FIRST_COMPILE_LIMIT_S)
+        if len(self.compile_times) >= 4:
+            slow = sorted(self.compile_times)[int(0.9 * (len(self.compile_times) - 1))]
+            limit = min(self.original_compile_timeout, max(MIN_COMPILE_LIMIT_S, 3 * slow))
+        return int(limit)
 
     def _measure_on_cpu(self, config: dict) -> dict:
         import torch
