@@ -131,4 +131,22 @@ class HelionSpace:
         for i, (flat, _) in enumerate(self.gen.seed_flat_config_pairs()):
             seeds.append({"name": f"helion_seed_{i}", "priority": 100 - i,
                           "config": self.from_flat(flat)})
+        for knob in knobs:
+            _admit_seed_values(knob, [seed["config"][knob["name"]] for seed in seeds])
         return {"name": f"helion_{name}", "entry": name, "knobs": knobs, "seeds": seeds}
+
+
+def _admit_seed_values(knob: dict, values: list) -> None:
+    """Helion's default and seeds may hold values outside a fragment's range (a block size of 1
+    where the search starts at 32): legal but seed-only, as Helion treats them, so the search
+    view stays the fragment's."""
+    kind = knob["kind"]
+    if kind in ("power_of_two", "integer"):
+        low, high = min([knob["min"], *values]), max([knob["max"], *values])
+        if (low, high) != (knob["min"], knob["max"]):
+            knob.update(search_min=knob["min"], search_max=knob["max"], min=low, max=high)
+    elif kind == "enum":
+        extra = [v for v in dict.fromkeys(values) if v not in knob["choices"]]
+        if extra:
+            knob.setdefault("search", list(knob["choices"]))
+            knob["choices"] = knob["choices"] + extra

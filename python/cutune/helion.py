@@ -31,8 +31,8 @@ from ._helion_space import HelionSpace  # noqa: E402
 BUDGETS = {"quick": 36, "full": 96}
 BATCH = 12
 # A config's compile limit before any compiled (Helion's own default is 60 s), and its floor after.
-FIRST_COMPILE_LIMIT_S = 20
-MIN_COMPILE_LIMIT_S = 8
+FIRST_COMPILE_LIMIT_S = 10
+MIN_COMPILE_LIMIT_S = 5
 _STATUS = {"error": "compile_error", "peer_compilation_fail": "compile_error",
            "timeout": "compile_timeout", "accuracy_error": "wrong_result",
            "filtered": "invalid_config", "source_rejected": "invalid_config"}

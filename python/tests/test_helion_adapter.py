@@ -80,3 +80,14 @@ def test_helion_kernel_tunes_through_cutune_and_is_served_from_the_store(tmp_pat
     assert len(searches) == 2 and searches[1].result is None
     winner = searches[0].space.to_helion(result.decision["config"])
     assert searches[1].autotune() == winner
+
+
+def test_seed_values_outside_a_fragment_are_seed_only():
+    from cutune._helion_space import _admit_seed_values
+    knob = {"name": "block_sizes_0", "kind": "power_of_two", "min": 32, "max": 4096, "default": 32}
+    _admit_seed_values(knob, [1, 64])
+    assert (knob["min"], knob["max"], knob["search_min"], knob["search_max"]) == (1, 4096, 32, 4096)
+    enum = {"name": "pid_type", "kind": "enum", "choices": ["flat", "xyz"], "default": "flat"}
+    _admit_seed_values(enum, ["persistent_blocked", "flat"])
+    assert enum["choices"] == ["flat", "xyz", "persistent_blocked"]
+    assert enum["search"] == ["flat", "xyz"]
