@@ -83,12 +83,15 @@ WorkerReply WorkerClient::request(const nlohmann::json& message, std::chrono::mi
   line += '\n';
   const StarvationProbe probe;
   const double cpu_before = process_cpu_seconds(child_->pid());
+  const double wait_before = process_wait_seconds(child_->pid());
   bool sent = child_->write_all(line);
   std::string answer;
   auto read = sent ? child_->read_line(answer, start + limit) : ChildProcess::Read::eof;
   if (read == ChildProcess::Read::timeout) {
+    const double wait_now = process_wait_seconds(child_->pid());
     reply.starvation = probe.judge(process_cpu_seconds(child_->pid()) - cpu_before,
-                                   std::chrono::duration<double>(limit).count());
+                                   std::chrono::duration<double>(limit).count(),
+                                   wait_now < 0 || wait_before < 0 ? -1 : wait_now - wait_before);
     child_->kill_group();
     child_->wait();
     return finish(WorkerReply::Status::timeout,

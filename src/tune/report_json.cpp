@@ -42,7 +42,7 @@ nlohmann::json tune_report_json(const TuneReport& report, const TuningKey& key,
   out["measured_per_device"] = per_device;
   if (store != nullptr && store->shared()) {
     out["shared"] = {{"participant", report.participant},
-                     {"leases_taken_over", report.leases_taken_over},
+                     {"claims_taken_over", report.claims_taken_over},
                      {"adopted_decision", report.adopted_decision}};
   }
   out["dropped_by_normalizer"] = report.dropped_by_normalizer;
