@@ -334,6 +334,12 @@ class TuneRun {
       adopt_orphans();
       if (auto d = participant_->decision_to_adopt()) return adopt(*d);
       if (participant_->take_tournament()) {
+        // A tournament that ended between the look above and the claim recorded its decision
+        // before giving the claim back: look again, now that no other can decide.
+        if (auto d = participant_->decision_to_adopt()) {
+          participant_->end_tournament();
+          return adopt(*d);
+        }
         add_others_results();
         choose_winner();
         participant_->end_tournament();

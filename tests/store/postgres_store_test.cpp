@@ -1,9 +1,14 @@
 // The PostgreSQL store against a real server (the ctest fixture's): it keeps and reads results and
 // decisions exactly as the SQLite store does, and its claims give a candidate to one participant
 // for as long as that participant's connection lives.
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <chrono>
+#include <iostream>
 #include <thread>
 
 #include "store/postgres_testing.hpp"
@@ -179,6 +184,56 @@ TEST(PostgresStore, AnUnreachableServerIsAStoreErrorNamingIt) {
   } catch (const StoreError& error) {
     EXPECT_NE(std::string(error.what()).find("nonexistent-cutune-socket"), std::string::npos);
   }
+}
+
+// A server that accepts the connection and never says a word (a blackhole: a socket listening
+// here that nobody accepts on): the open fails at the connect timeout, naming the server, rather
+// than hanging the tune.
+TEST(PostgresStore, AServerThatNeverAnswersFailsTheOpenNamingIt) {
+  const int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(listener, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof address;
+  ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&address), length), 0);
+  ASSERT_EQ(::listen(listener, 4), 0);
+  ASSERT_EQ(::getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length), 0);
+  const std::string url = fmt::format("postgresql://tuner@127.0.0.1:{}/cutune?sslmode=disable",
+                                      ntohs(address.sin_port));
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    Store::open(url);
+    FAIL() << "opened a store on a server that never answers";
+  } catch (const StoreError& error) {
+    EXPECT_NE(std::string(error.what()).find(url), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("did not answer"), std::string::npos) << error.what();
+  }
+  std::cout << "a blackholed server failed the open in "
+            << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()
+            << " s\n";
+  ::close(listener);
+}
+
+// The statement timeout the URL asks for (options=-c statement_timeout=...) is kept: a write
+// blocked behind another session's lock fails with the server named, instead of waiting forever.
+TEST(PostgresStore, AStatementPastItsTimeoutFailsNamingTheServer) {
+  const std::string url = testing::fresh_postgres_database();
+  Store::open(url);  // the schema
+  postgres::Connection blocker(url);
+  blocker.execute("BEGIN");
+  blocker.execute("LOCK TABLE measurements IN ACCESS EXCLUSIVE MODE");
+  const std::string impatient = url + "&options=-c%20statement_timeout%3D300";
+  try {
+    Store store = Store::open(impatient);
+    store.record(timed(testing::gemm_key(), 64, 2.0));
+    FAIL() << "a write behind a held lock did not time out";
+  } catch (const StoreError& error) {
+    EXPECT_NE(std::string(error.what()).find("statement timeout"), std::string::npos)
+        << error.what();
+    EXPECT_NE(std::string(error.what()).find(impatient), std::string::npos) << error.what();
+  }
+  blocker.execute("ROLLBACK");
 }
 
 TEST(PostgresStore, AClaimIsItsOwnersUntilMeasuredOrUntilItsOwnersConnectionEnds) {

@@ -279,6 +279,7 @@ TEST(SharedTune, ThreeParticipantsOnALoadedMachineMeasureEachConfigOnceTwentyTim
   const BusyCores load;
   for (int run = 0; run < 20; ++run) {
     const TuneSize small{.version = fmt::format("loaded-{}", run), .budget = 12, .scale = 4.0};
+    // One tournament: the other two adopt its decision.
     EXPECT_EQ(three_participants(db, small.version, small), 2) << small.version;
     expect_each_config_once(store, small);
   }
