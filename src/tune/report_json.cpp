@@ -45,6 +45,7 @@ nlohmann::json tune_report_json(const TuneReport& report, const TuningKey& key,
                      {"claims_taken_over", report.claims_taken_over},
                      {"adopted_decision", report.adopted_decision}};
   }
+  out["stopped"] = report.stopped;  // TuneOptions::stop ended it: best is the search's, undecided
   out["dropped_by_normalizer"] = report.dropped_by_normalizer;
   out["seconds"] = report.seconds;
   out["seconds_to_best"] = report.seconds_to_best;
