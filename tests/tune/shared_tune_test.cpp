@@ -323,12 +323,15 @@ TEST(SharedTune, WhenAParticipantIsKilledTheOthersFinishAndMeasureWhatItHeld) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   ASSERT_GT(pids[1], 0);  // kill(-1) would signal every process
-  kill(pids[1], SIGKILL);
-  int status = 0;
-  waitpid(pids[1], &status, 0);
+  // Stopped first, so that what it held is read while it is alive and changes nothing: once it is
+  // dead the others take its claims over at once.
+  kill(pids[1], SIGSTOP);
   const postgres::Result held =
       watch.run("SELECT config_hash FROM claims WHERE owner LIKE 'k1@%' AND config_json <> ''");
   const std::int64_t written = count("SELECT count(*) FROM measurements WHERE tune_id = 'k1'");
+  kill(pids[1], SIGKILL);
+  int status = 0;
+  waitpid(pids[1], &status, 0);
   ASSERT_GT(held.rows(), 0);
   ASSERT_GE(written, 4);
 
