@@ -253,11 +253,13 @@ TEST(PostgresStore, AClaimIsItsOwnersUntilMeasuredOrUntilItsOwnersConnectionEnds
     EXPECT_EQ(other.claim(key, "cfg-64", json, "b", 0), ClaimResult::measured);
     EXPECT_TRUE(other.claims_of_others(key, "b").empty());
 
-    // b's connection ends (as when its process dies): its claim is an orphan, at once.
+    // b's connection ends (as when its process dies): its claim is an orphan as soon as the
+    // server has ended b's session, which it does on its own after the client hung up.
     EXPECT_EQ(other.claim(key, "cfg-128", R"({"block_m": 128})", "b", 0), ClaimResult::granted);
     EXPECT_TRUE(store.orphans(key).empty());
     EXPECT_EQ(store.claim(key, "cfg-128", "{}", "a", 0), ClaimResult::held);
   }
+  while (store.orphans(key).empty()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
   EXPECT_EQ(store.orphans(key), std::vector<std::string>{R"({"block_m": 128})"});
   EXPECT_EQ(store.claim(key, "cfg-128", "{}", "a", 0), ClaimResult::taken_over);
   EXPECT_TRUE(store.orphans(key).empty());
