@@ -89,10 +89,17 @@ class StoreError : public std::runtime_error {
 };
 
 // What Store::claim found (docs/scale-out.md): the candidate is now this participant's to
-// measure (granted, or taken_over from a participant whose lease expired), was measured already,
-// is being measured by another participant under a live lease (held), or would take the key past
-// the tune's budget of distinct configs (budget_full).
+// measure (granted, or taken_over from a participant that died holding it), was measured already,
+// is being measured by another participant that is alive (held), or would take the key past the
+// tune's budget of distinct configs (budget_full).
 enum class ClaimResult { granted, taken_over, measured, held, budget_full };
+
+// A live participant's claim: who holds it (the owner string it joined with) and on what (a
+// config hash, or "tournament").
+struct Claim {
+  std::string owner;
+  std::string config_hash;
+};
 
 enum class OpenMode {
   read_write,  // creates the file (and its folder) when missing
@@ -168,22 +175,30 @@ class Store {
   // Cooperation of several tunes ("participants") on one key, which only a PostgreSQL store
   // offers (docs/scale-out.md); the calls below throw StoreError on an SQLite store.
   bool shared() const;
-  // Takes config_hash for owner for lease_seconds (server time), in one transaction that also
-  // looks at what the key holds: budget caps distinct measured configs plus claims, expired
-  // ones included (0: no cap). record() of the config ends its claim. config_json (empty for a
-  // claim that is not a config, such as the tournament's) is what orphans() hands to other
-  // participants.
+  // Registers owner as a participant of the key: how many joined before it (0 for the first).
+  // From then on, until leave(owner) or the end of this store's connection, owner is alive: the
+  // server holds a lock in its name that it releases when the connection ends, however the
+  // process ends. StoreError when another connection holds owner's lock.
+  std::size_t join(const TuningKey& key, std::string_view owner);
+  // Gives owner's life back early: its claims become orphans() at once.
+  void leave(std::string_view owner);
+  // Takes config_hash for owner (alive from then on, as join makes it), in one transaction that
+  // also looks at what the key holds: budget caps distinct measured configs plus claims, those of
+  // dead owners included (0: no cap). record() of the config ends its claim. config_json (empty
+  // for a claim that is not a config, such as the tournament's) is what orphans() hands to other
+  // participants. A claim lasts while its owner lives, however long the measurement takes.
   ClaimResult claim(const TuningKey& key, std::string_view config_hash,
-                    std::string_view config_json, std::string_view owner, double lease_seconds,
-                    std::size_t budget);
-  // The configs (config_json) of expired claims never measured: a participant died with them.
+                    std::string_view config_json, std::string_view owner, std::size_t budget);
+  // The configs (config_json) of claims whose owner died before measuring them, oldest first.
   std::vector<std::string> orphans(const TuningKey& key);
   // Ends owner's claim without a measurement (a candidate given up, the tournament done).
   void release(const TuningKey& key, std::string_view config_hash, std::string_view owner);
-  // Registers owner as a participant of the key: how many joined before it (0 for the first).
-  std::size_t join(const TuningKey& key, std::string_view owner);
-  // Live claims on the key of owners other than owner (candidates still being measured).
-  std::size_t claims_held_by_others(const TuningKey& key, std::string_view owner);
+  // Claims on the key held by live owners other than owner (candidates still being measured, a
+  // tournament being run), by owner.
+  std::vector<Claim> claims_of_others(const TuningKey& key, std::string_view owner);
+  // Measurements under the key that other tunes wrote after its latest decision (0 without one):
+  // none, and the decision saw everything the key holds.
+  std::size_t measured_since_decision(const TuningKey& key);
 
   // The database behind the store, SQLite or PostgreSQL (src/store/store_impl.hpp).
   struct Impl;

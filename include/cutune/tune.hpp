@@ -47,10 +47,6 @@ struct TuneOptions {
   double finishing_share = 0.10;
   std::vector<Config> warm_start;  // configs to try first (e.g. winners of nearby shapes)
   std::string tune_id;             // names this run in the store; empty: generated
-  // On a shared (PostgreSQL) store, how long a claim on a candidate lasts: past it, a participant
-  // that died is presumed dead and its candidate goes to another. Longer than a batch's compile
-  // and measurement, and than the final tournament.
-  double lease_seconds = 600.0;
   // Set (e.g. by a signal handler) to stop: the batch in flight is finished and stored, no more
   // is asked, no tournament runs, and the report holds the search's fastest as `best`, undecided.
   const std::atomic<bool>* stop = nullptr;
@@ -87,10 +83,10 @@ struct TuneReport {
   bool stopped = false;                        // TuneOptions::stop ended the search
 
   // On a shared store (docs/scale-out.md): this participant's place in joining the key, the claims
-  // it took over from participants whose lease expired, and whether the decision (best) is one
+  // it took over from participants that died holding them, and whether the decision (best) is one
   // another participant's tournament made.
   std::size_t participant = 0;
-  std::size_t leases_taken_over = 0;
+  std::size_t claims_taken_over = 0;
   bool adopted_decision = false;
 
   // The tournament's median paired ratio default / winner; without a tournament of both (the
@@ -109,6 +105,9 @@ nlohmann::json rounds_json(const TournamentResult& result);
 struct TuneCallbacks {
   std::function<void(const TuneProgress&)> on_progress;
   std::function<void(const Evaluated&)> on_result;
+  // On a shared store: what the tune now waits for (candidates or a tournament other live
+  // participants hold), each time that changes.
+  std::function<void(const std::string&)> on_wait;
 };
 
 // A problem the space's family cannot run at all (TuningSpace::problem_errors is not empty): no

@@ -12,6 +12,11 @@ using cutune::python::HostKernel;
 using cutune::python::Lookup;
 using cutune::python::TuneRequest;
 
+// A tune's stop request, shared between the Python thread that sets it and the tune reading it.
+struct StopFlag {
+  std::atomic<bool> flag{false};
+};
+
 NB_MODULE(_core, m) {
   m.doc() = "cutune's C++ side without the GPU: space reports, tunes, runtime lookups (JSON text)";
   m.def("space_json", &cutune::python::space_json, "spec_or_family"_a, "problem"_a, "draws"_a,
@@ -21,7 +26,7 @@ NB_MODULE(_core, m) {
       "tune_json",
       [](std::string spec_or_family, std::string problem, std::string strategy, std::string effort,
          std::size_t budget, double seconds, std::uint64_t seed, std::string db, bool store,
-         bool warm_start) {
+         bool warm_start, const StopFlag* stop) {
         TuneRequest request{std::move(spec_or_family),
                             std::move(problem),
                             std::move(strategy),
@@ -31,11 +36,18 @@ NB_MODULE(_core, m) {
                             seed,
                             std::move(db),
                             store,
-                            warm_start};
+                            warm_start,
+                            /*batch=*/0,
+                            stop != nullptr ? &stop->flag : nullptr};
         return cutune::python::tune_json(request);
       },
       "spec_or_family"_a, "problem"_a, "strategy"_a, "effort"_a, "budget"_a, "seconds"_a, "seed"_a,
-      "db"_a, "store"_a, "warm_start"_a, nb::call_guard<nb::gil_scoped_release>());
+      "db"_a, "store"_a, "warm_start"_a, "stop"_a.none() = nb::none(),
+      nb::call_guard<nb::gil_scoped_release>());
+  // What cutune.tune() sets on SIGINT while a tune runs in another thread.
+  nb::class_<StopFlag>(m, "StopFlag").def(nb::init<>()).def("set", [](StopFlag& stop) {
+    stop.flag = true;
+  });
   // The measure and normalize functions are Python's: the tune runs without the GIL and each
   // call takes it back (nanobind's std::function wrapper does).
   m.def(

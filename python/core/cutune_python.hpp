@@ -8,6 +8,7 @@
 // std::invalid_argument; a machine that cannot measure (no worker, no GPU) std::runtime_error.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -34,6 +35,8 @@ struct TuneRequest {
   bool store = true;  // false: keep no results
   bool warm_start = true;
   std::size_t batch = 0;  // candidates per evaluation round; 0: the tune's default
+  // Set from another thread (the package's on SIGINT) to stop after the batch in flight.
+  const std::atomic<bool>* stop = nullptr;
 };
 
 // The store cutune uses when given none: $CUTUNE_DB, else the user's cache folder.

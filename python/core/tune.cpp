@@ -79,6 +79,7 @@ std::string tune_family_json(const Family& family, const Problem& problem,
   options.max_seconds = request.seconds;
   options.seed = request.seed;
   options.batch_size = request.batch;
+  options.stop = request.stop;
   if (store && request.warm_start) {
     add_warm_start(options, *store, family, problem, key.device,
                    RuntimeOptions{}.warm_start_neighbours);
@@ -87,7 +88,8 @@ std::string tune_family_json(const Family& family, const Problem& problem,
   const TuneReport report =
       tune(family, problem, *target.evaluator, target.device, store_pointer, options);
   nlohmann::json decision = winner_json(report);
-  if (store) {
+  // A stopped tune decided nothing: its search's fastest, not an earlier tune's decision.
+  if (store && !report.stopped) {
     if (const std::optional<Decision> stored = store->decision(key)) {
       decision = decision_json(*stored);
     }

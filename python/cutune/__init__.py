@@ -13,10 +13,11 @@ tensors that do not fit), RuntimeError when the machine cannot do it (no worker,
 """
 import json
 import os
+import threading
 from pathlib import Path
 from typing import NamedTuple, Optional
 
-__all__ = ["space", "tune", "TuneResult", "Runtime", "gemm", "default_store"]
+__all__ = ["space", "tune", "TuneResult", "TuneInterrupted", "Runtime", "gemm", "default_store"]
 
 _here = Path(__file__).resolve().parent
 
@@ -67,10 +68,52 @@ def tune(spec_or_family: str, problem: str = "", *, budget: int = 60, strategy: 
 
     budget: configs measured; seconds: wall-time budget (0: none); db: the store's path (None: the
     default store); store=False keeps nothing. Blocks for the whole tune (the GIL is released)."""
-    text = _core.tune_json(str(spec_or_family), problem, strategy, effort, budget, float(seconds),
-                           seed, "" if db is None else str(db), store, warm_start)
-    out = json.loads(text)
-    return TuneResult(out["report"], out["decision"])
+    args = (str(spec_or_family), problem, strategy, effort, budget, float(seconds), seed,
+            "" if db is None else str(db), store, warm_start)
+    out = json.loads(_tune_until_interrupted(args))
+    result = TuneResult(out["report"], out["decision"])
+    if result.report.get("stopped"):
+        raise TuneInterrupted(result)
+    return result
+
+
+class TuneInterrupted(KeyboardInterrupt):
+    """Ctrl-C (SIGINT) during cutune.tune(): the tune stopped after the batch in flight, every
+    result stored. `result` is its TuneResult: the report (report["stopped"] is true) and, as the
+    decision, the search's fastest so far (no tournament ran)."""
+
+    def __init__(self, result: "TuneResult"):
+        super().__init__("tune stopped by SIGINT after the batch in flight; results stored")
+        self.result = result
+
+
+def _tune_until_interrupted(args) -> str:
+    # The tune runs in a thread of its own (without the GIL) so that this one, the main thread,
+    # takes SIGINT as KeyboardInterrupt while it waits, and asks the tune to stop; a second SIGINT
+    # while the batch finishes is not waited on.
+    stop = _core.StopFlag()
+    outcome = {}
+    done = threading.Event()
+
+    def run():
+        try:
+            outcome["text"] = _core.tune_json(*args, stop=stop)
+        except BaseException as error:  # handed to the caller's thread
+            outcome["error"] = error
+        finally:
+            done.set()
+
+    threading.Thread(target=run, name="cutune.tune", daemon=True).start()
+    # Waits on the event, not Thread.join(): a join that SIGINT interrupted may return at once the
+    # next time (CPython before 3.13), before the tune has finished its batch.
+    try:
+        done.wait()
+    except KeyboardInterrupt:
+        stop.set()
+        done.wait()
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["text"]
 
 
 def _gemm_shape(problem: str):

@@ -90,3 +90,45 @@ def test_tune_rejects_a_bad_budget_and_effort():
         cutune.tune(MATMUL, problem=PROBLEM, budget=0, store=False)
     with pytest.raises(ValueError, match="effort"):
         cutune.tune(MATMUL, problem=PROBLEM, effort="slow", store=False)
+
+
+# Issue 30: Ctrl-C in Python stops the tune after the batch in flight and raises KeyboardInterrupt
+# carrying the result; every result is in the store. The tune runs in a child interpreter, which
+# the test interrupts once the store holds results (a fact, polled).
+INTERRUPTED = """
+import json, sys, cutune
+try:
+    cutune.tune(sys.argv[1], problem="m=96,n=96,k=96", budget=400, db=sys.argv[2],
+                warm_start=False)
+    print(json.dumps({"interrupted": False}))
+except KeyboardInterrupt as stop:
+    result = stop.result
+    print(json.dumps({"interrupted": True, "stopped": result.report["stopped"],
+                      "evaluated": result.report["evaluated"], "winner": result.winner}))
+"""
+
+
+def test_ctrl_c_stops_the_tune_and_raises_keyboard_interrupt_with_the_result(tmp_path):
+    import signal
+    import sqlite3
+    import sys
+    import time
+    db = tmp_path / "results.db"
+    child = subprocess.Popen([sys.executable, "-c", INTERRUPTED, MATMUL, str(db)],
+                             stdout=subprocess.PIPE, text=True)
+
+    def stored():
+        try:
+            with sqlite3.connect(db) as connection:
+                return connection.execute("SELECT count(*) FROM measurements").fetchone()[0]
+        except sqlite3.Error:
+            return 0
+
+    while stored() < 1 and child.poll() is None:
+        time.sleep(0.05)
+    child.send_signal(signal.SIGINT)
+    out, _ = child.communicate()
+    report = __import__("json").loads(out.strip().splitlines()[-1])
+    assert report["interrupted"] and report["stopped"]
+    assert report["winner"] is not None  # the best so far
+    assert stored() >= report["evaluated"] >= 1

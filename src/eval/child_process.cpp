@@ -242,7 +242,8 @@ RunResult run_with_limit(const std::vector<std::string>& argv, std::chrono::mill
     result.timed_out = true;
     // Before the kill, while the group's processes are there to be read.
     result.starvation =
-        probe.judge(group_cpu_seconds(child.pid()), std::chrono::duration<double>(limit).count());
+        probe.judge(group_cpu_seconds(child.pid()), std::chrono::duration<double>(limit).count(),
+                    group_wait_seconds(child.pid()));
     child.kill_group();
   }
   result.status = child.wait();

@@ -6,6 +6,8 @@
 #include <fstream>
 #include <system_error>
 
+#include "reply_tag.hpp"
+
 namespace cutune::eval {
 namespace {
 
@@ -18,8 +20,9 @@ bool WorkerReply::killed_from_outside() const {
          (signal == SIGKILL || signal == SIGTERM || signal == SIGINT || signal == SIGHUP);
 }
 
-WorkerClient::WorkerClient(std::vector<std::string> argv, std::filesystem::path stderr_log)
-    : argv_(std::move(argv)), stderr_log_(std::move(stderr_log)) {
+WorkerClient::WorkerClient(std::vector<std::string> argv, std::filesystem::path stderr_log,
+                           bool tagged)
+    : argv_(std::move(argv)), stderr_log_(std::move(stderr_log)), tagged_(tagged) {
   if (argv_.empty()) throw std::invalid_argument("WorkerClient: empty worker command line");
   if (stderr_log_.empty()) {
     auto pattern = (std::filesystem::temp_directory_path() / "cutune-worker-XXXXXX.log").string();
@@ -79,16 +82,28 @@ WorkerReply WorkerClient::request(const nlohmann::json& message, std::chrono::mi
         argv_, ChildProcess::Options{.pipe_stdin = true, .stderr_file = stderr_log_});
     ++starts_;
   }
-  std::string line = message.dump();
+  std::string tag;
+  std::string line;
+  if (tagged_) {
+    nlohmann::json numbered = message;
+    numbered["seq"] = ++seq_;
+    tag = reply_tag(seq_);
+    line = numbered.dump();
+  } else {
+    line = message.dump();
+  }
   line += '\n';
   const StarvationProbe probe;
   const double cpu_before = process_cpu_seconds(child_->pid());
+  const double wait_before = process_wait_seconds(child_->pid());
   bool sent = child_->write_all(line);
   std::string answer;
   auto read = sent ? child_->read_line(answer, start + limit) : ChildProcess::Read::eof;
   if (read == ChildProcess::Read::timeout) {
+    const double wait_now = process_wait_seconds(child_->pid());
     reply.starvation = probe.judge(process_cpu_seconds(child_->pid()) - cpu_before,
-                                   std::chrono::duration<double>(limit).count());
+                                   std::chrono::duration<double>(limit).count(),
+                                   wait_now < 0 || wait_before < 0 ? -1 : wait_now - wait_before);
     child_->kill_group();
     child_->wait();
     return finish(WorkerReply::Status::timeout,
@@ -103,6 +118,15 @@ WorkerReply WorkerClient::request(const nlohmann::json& message, std::chrono::mi
     if (!status->exited) reply.signal = status->code;
     return finish(WorkerReply::Status::died, "worker ended with " + status->describe());
   }
+  if (!answer.starts_with(tag)) {
+    // Not the worker's reply: what the candidate wrote into the worker's descriptors.
+    child_->kill_group();
+    child_->wait();
+    return finish(WorkerReply::Status::died,
+                  "the candidate wrote into the worker's reply pipe, which broke the protocol: '" +
+                      answer.substr(0, 200) + "'");
+  }
+  answer.erase(0, tag.size());
   try {
     reply.body = nlohmann::json::parse(answer);
   } catch (const nlohmann::json::parse_error& error) {

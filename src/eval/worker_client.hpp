@@ -5,10 +5,13 @@
 // whose tail is attached to crash reports.
 //
 // A worker must keep its protocol stream clean: kernels it runs may print, so a worker should
-// move its stdout to a private descriptor before loading them and point fd 1 at stderr.
+// move its stdout to a private descriptor before loading them and point fd 1 at stderr. A worker
+// that tags its replies (reply_tag.hpp; the constructor's `tagged`) is proof even against a kernel
+// that writes into that descriptor: any other line is the candidate's garbage, and its verdict.
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -41,7 +44,9 @@ struct WorkerReply {
 class WorkerClient {
  public:
   // argv starts the worker; its stderr is appended to stderr_log (a temporary file when empty).
-  explicit WorkerClient(std::vector<std::string> argv, std::filesystem::path stderr_log = {});
+  // tagged: requests carry "seq" and the worker's replies start with reply_tag(seq).
+  explicit WorkerClient(std::vector<std::string> argv, std::filesystem::path stderr_log = {},
+                        bool tagged = false);
   ~WorkerClient();
   WorkerClient(const WorkerClient&) = delete;
   WorkerClient& operator=(const WorkerClient&) = delete;
@@ -62,6 +67,8 @@ class WorkerClient {
   bool own_log_ = false;
   std::unique_ptr<ChildProcess> child_;
   int starts_ = 0;
+  bool tagged_ = false;
+  std::int64_t seq_ = 0;  // the last tagged request's number
 };
 
 }  // namespace cutune::eval

@@ -1,36 +1,22 @@
 // The cooperation of several tunes ("participants") on one key, which only a PostgreSQL store
-// offers (docs/scale-out.md): a candidate is claimed with a lease before it is measured, by the
-// server's clock (participants' clocks may differ); an SQLite store refuses these calls.
+// offers (docs/scale-out.md): a candidate is claimed before it is measured, and the claim lives
+// exactly as long as its owner's life lock (participants.cpp), which the server releases when the
+// owner's connection ends; an SQLite store refuses these calls.
 #include <fmt/format.h>
 
+#include "participants.hpp"
 #include "store_impl.hpp"
 
 namespace cutune {
-namespace {
 
 using store::Access;
 using store::in_transaction;
 using store::Value;
 
-constexpr std::string_view kLive = "expires_at > clock_timestamp()";
-
-// An SQLite store has one participant per tune; several processes on one file measure alone.
-store::Database& shared_database(Store::Impl& impl, std::string_view call) {
-  if (impl.db->dialect() != store::Dialect::postgresql) {
-    impl.fail(
-        fmt::format("{}: only a PostgreSQL store (--db postgresql://...) is shared by the "
-                    "participants of a tune",
-                    call));
-  }
-  return *impl.db;
-}
-
-}  // namespace
-
 ClaimResult Store::claim(const TuningKey& key, std::string_view config_hash,
-                         std::string_view config_json, std::string_view owner, double lease_seconds,
-                         std::size_t budget) {
-  auto& db = shared_database(*impl_, "claim");
+                         std::string_view config_json, std::string_view owner, std::size_t budget) {
+  auto& db = store::shared_database(*impl_, "claim");
+  store::hold_life(*impl_, owner);
   return in_transaction(db, Access::write, "claim", [&] {
     const Value key_id = impl_->lock_key(key);
     const Value hash = std::string(config_hash);
@@ -40,13 +26,14 @@ ClaimResult Store::claim(const TuningKey& key, std::string_view config_hash,
       return ClaimResult::measured;
     }
     const store::Rows held = db.query(
-        fmt::format("SELECT owner, {} FROM claims WHERE key_id = $1 AND config_hash = $2", kLive),
+        fmt::format("SELECT c.owner, {} FROM claims c WHERE c.key_id = $1 AND c.config_hash = $2",
+                    store::kOwnerLives),
         {key_id, hash});
     const bool exists = held.size() > 0;
     const bool mine = exists && held.text(0, 0) == owner;
     const bool live = exists && held.text(0, 1) == "t";
     if (live && !mine) return ClaimResult::held;
-    // An expired claim keeps its place in the budget until someone measures its config: the
+    // A dead owner's claim keeps its place in the budget until someone measures its config: the
     // candidate goes back to the pool (orphans()), not out of the tune.
     if (budget > 0 && !exists) {
       const std::int64_t taken =
@@ -57,34 +44,36 @@ ClaimResult Store::claim(const TuningKey& key, std::string_view config_hash,
               .integer(0, 0);
       if (taken >= static_cast<std::int64_t>(budget)) return ClaimResult::budget_full;
     }
+    // expires_at is when the claim was taken, plus what cutune before claims followed lives read
+    // as a lease: such a participant on the same database then leaves this one's claims alone.
     db.query(
         "INSERT INTO claims(key_id, config_hash, config_json, owner, expires_at) VALUES($1, $2, "
-        "$3, $4, clock_timestamp() + $5 * interval '1 second') ON CONFLICT (key_id, config_hash) "
+        "$3, $4, clock_timestamp() + interval '600 seconds') ON CONFLICT (key_id, config_hash) "
         "DO UPDATE SET config_json = excluded.config_json, owner = excluded.owner, expires_at = "
         "excluded.expires_at",
-        {key_id, hash, std::string(config_json), std::string(owner), lease_seconds});
+        {key_id, hash, std::string(config_json), std::string(owner)});
     return exists && !mine ? ClaimResult::taken_over : ClaimResult::granted;
   });
 }
 
 std::vector<std::string> Store::orphans(const TuningKey& key) {
-  auto& db = shared_database(*impl_, "orphans");
+  auto& db = store::shared_database(*impl_, "orphans");
   return in_transaction(db, Access::read, "orphans", [&] {
     std::vector<std::string> out;
     const auto id = impl_->key_id(key);
     if (!id) return out;
-    const store::Rows rows =
-        db.query(fmt::format("SELECT config_json FROM claims WHERE key_id = $1 AND NOT ({}) AND "
-                             "config_json <> '' ORDER BY expires_at",
-                             kLive),
-                 {*id});
+    const store::Rows rows = db.query(
+        fmt::format("SELECT c.config_json FROM claims c WHERE c.key_id = $1 AND NOT {} AND "
+                    "c.config_json <> '' ORDER BY c.expires_at",
+                    store::kOwnerLives),
+        {*id});
     for (int r = 0; r < rows.size(); ++r) out.push_back(rows.text(r, 0));
     return out;
   });
 }
 
 void Store::release(const TuningKey& key, std::string_view config_hash, std::string_view owner) {
-  auto& db = shared_database(*impl_, "release");
+  auto& db = store::shared_database(*impl_, "release");
   in_transaction(db, Access::write, "release", [&] {
     const auto id = impl_->key_id(key);
     if (!id) return;
@@ -93,32 +82,19 @@ void Store::release(const TuningKey& key, std::string_view config_hash, std::str
   });
 }
 
-std::size_t Store::join(const TuningKey& key, std::string_view owner) {
-  auto& db = shared_database(*impl_, "join");
-  return in_transaction(db, Access::write, "join", [&] {
-    const Value key_id = impl_->lock_key(key);
-    db.query(
-        "INSERT INTO participants(key_id, owner, joined_at) VALUES($1, $2, clock_timestamp()) ON "
-        "CONFLICT DO NOTHING",
-        {key_id, std::string(owner)});
-    return static_cast<std::size_t>(
-        db.query("SELECT count(*) FROM participants WHERE key_id = $1 AND id < (SELECT id FROM "
-                 "participants WHERE key_id = $1 AND owner = $2)",
-                 {key_id, std::string(owner)})
-            .integer(0, 0));
-  });
-}
-
-std::size_t Store::claims_held_by_others(const TuningKey& key, std::string_view owner) {
-  auto& db = shared_database(*impl_, "claims_held_by_others");
-  return in_transaction(db, Access::read, "claims_held_by_others", [&] {
+std::vector<Claim> Store::claims_of_others(const TuningKey& key, std::string_view owner) {
+  auto& db = store::shared_database(*impl_, "claims_of_others");
+  return in_transaction(db, Access::read, "claims_of_others", [&] {
+    std::vector<Claim> out;
     const auto id = impl_->key_id(key);
-    if (!id) return std::size_t{0};
-    return static_cast<std::size_t>(
-        db.query(fmt::format("SELECT count(*) FROM claims WHERE key_id = $1 AND owner <> $2 AND {}",
-                             kLive),
-                 {*id, std::string(owner)})
-            .integer(0, 0));
+    if (!id) return out;
+    const store::Rows rows =
+        db.query(fmt::format("SELECT c.owner, c.config_hash FROM claims c WHERE c.key_id = $1 AND "
+                             "c.owner <> $2 AND {} ORDER BY c.owner, c.config_hash",
+                             store::kOwnerLives),
+                 {*id, std::string(owner)});
+    for (int r = 0; r < rows.size(); ++r) out.push_back({rows.text(r, 0), rows.text(r, 1)});
+    return out;
   });
 }
 

@@ -32,7 +32,30 @@ std::int64_t Result::changed() const {
   return *count == '\0' ? 0 : std::strtoll(count, nullptr, 10);
 }
 
-Connection::Connection(const std::string& conninfo) : conn_(PQconnectdb(conninfo.c_str())) {
+namespace {
+
+// libpq takes the parameters in order, and those of conninfo (expanded from dbname) override
+// the ones before it: the defaults go first.
+PGconn* connect(const std::string& conninfo,
+                const std::vector<std::pair<std::string, std::string>>& defaults) {
+  std::vector<const char*> keywords;
+  std::vector<const char*> values;
+  for (const auto& [keyword, value] : defaults) {
+    keywords.push_back(keyword.c_str());
+    values.push_back(value.c_str());
+  }
+  keywords.push_back("dbname");
+  values.push_back(conninfo.c_str());
+  keywords.push_back(nullptr);
+  values.push_back(nullptr);
+  return PQconnectdbParams(keywords.data(), values.data(), /*expand_dbname=*/1);
+}
+
+}  // namespace
+
+Connection::Connection(const std::string& conninfo,
+                       const std::vector<std::pair<std::string, std::string>>& defaults)
+    : conn_(connect(conninfo, defaults)) {
   if (conn_ == nullptr) throw Error("", "libpq could not allocate a connection");
   if (PQstatus(conn_) != CONNECTION_OK) {
     const std::string message = PQerrorMessage(conn_);

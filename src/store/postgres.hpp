@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace cutune::postgres {
@@ -53,8 +54,10 @@ class Result {
 
 class Connection {
  public:
-  // conninfo: a postgresql:// URI or key=value pairs, as libpq takes them. Throws Error.
-  explicit Connection(const std::string& conninfo);
+  // conninfo: a postgresql:// URI or key=value pairs, as libpq takes them; `defaults` are libpq
+  // parameters (keyword, value) that conninfo's own override. Throws Error.
+  explicit Connection(const std::string& conninfo,
+                      const std::vector<std::pair<std::string, std::string>>& defaults = {});
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
   ~Connection();

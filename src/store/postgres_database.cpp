@@ -3,6 +3,8 @@
 // for a store opened read_only.
 #include <fmt/format.h>
 
+#include <cstdlib>
+
 #include "database.hpp"
 #include "postgres.hpp"
 
@@ -11,6 +13,15 @@ namespace {
 
 // Any constant: participants creating or migrating the schema at once queue on this lock.
 constexpr std::int64_t kSchemaLock = 0x6375'7475'6e65;
+
+// How long a server that does not answer may keep a tune waiting, unless the URL (or the
+// environment, or the role) says otherwise: connecting (libpq's connect_timeout, per address
+// tried), one statement (the store's are short; one waits at most for another participant's
+// transaction under the same key), and a transaction left open by a process that stopped (its
+// locks would hold up every other participant).
+constexpr std::string_view kConnectSeconds = "10";
+constexpr std::string_view kStatementTimeout = "60s";
+constexpr std::string_view kIdleInTransactionTimeout = "60s";
 
 postgres::Param text_param(const Value& value) {
   if (const auto* i = std::get_if<std::int64_t>(&value)) return postgres::param(*i);
@@ -22,9 +33,15 @@ postgres::Param text_param(const Value& value) {
 class PostgresDatabase final : public Database {
  public:
   PostgresDatabase(const std::string& url, OpenMode mode) : url_(url), db_(connect(url)) {
-    if (mode != OpenMode::read_only) return;
     try {
-      db_.execute("SET default_transaction_read_only = on");
+      for (const auto& [name, value] :
+           {std::pair{"statement_timeout", kStatementTimeout},
+            {"idle_in_transaction_session_timeout", kIdleInTransactionTimeout}}) {
+        // A timeout the URL's options, the role or the database set is theirs to keep.
+        db_.run("SELECT set_config($1, $2, false) WHERE current_setting($1) = '0'",
+                {postgres::param(name), postgres::param(value)});
+      }
+      if (mode == OpenMode::read_only) db_.execute("SET default_transaction_read_only = on");
     } catch (const postgres::Error& error) {
       throw StoreError(fmt::format("results store {}: open: {}", url, error.what()));
     }
@@ -99,10 +116,26 @@ class PostgresDatabase final : public Database {
 
  private:
   static postgres::Connection connect(const std::string& url) {
+    std::vector<std::pair<std::string, std::string>> defaults = {
+        // A server gone from the network is noticed in seconds, not at the system's two hours.
+        {"keepalives_idle", "5"},
+        {"keepalives_interval", "2"},
+        {"keepalives_count", "3"}};
+    const char* environment = std::getenv("PGCONNECT_TIMEOUT");
+    if (environment == nullptr || *environment == '\0') {
+      defaults.emplace_back("connect_timeout", kConnectSeconds);
+    }
     try {
-      return postgres::Connection(url);
+      return postgres::Connection(url, defaults);
     } catch (const postgres::Error& error) {
-      throw StoreError(fmt::format("results store {}: cannot connect: {}", url, error.what()));
+      std::string message = error.what();
+      if (message.find("timeout expired") != std::string::npos) {
+        message = fmt::format(
+            "the server did not answer within the connect timeout ({} s unless the URL's "
+            "connect_timeout= or PGCONNECT_TIMEOUT says otherwise): {}",
+            kConnectSeconds, message);
+      }
+      throw StoreError(fmt::format("results store {}: cannot connect: {}", url, message));
     }
   }
 

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,6 +35,8 @@ struct Store::Impl {
 
   std::unique_ptr<store::Database> db;
   store::SchemaState schema;
+  // Owners whose life lock this connection holds (PostgreSQL only; src/store/participants.hpp).
+  std::set<std::string, std::less<>> lives;
 };
 
 }  // namespace cutune

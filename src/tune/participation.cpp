@@ -1,6 +1,7 @@
 #include "participation.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <nlohmann/json.hpp>
 
@@ -15,15 +16,18 @@ constexpr std::string_view kTournament = "tournament";
 
 }  // namespace
 
-Participant::Participant(Store& store, const TuningKey& key, std::string owner,
-                         double lease_seconds, std::size_t budget)
-    : store_(store),
-      key_(key),
-      owner_(std::move(owner)),
-      lease_seconds_(lease_seconds),
-      budget_(budget) {
+Participant::Participant(Store& store, const TuningKey& key, std::string owner, std::size_t budget)
+    : store_(store), key_(key), owner_(std::move(owner)), budget_(budget) {
   index_ = store_.join(key_, owner_);
   if (auto d = store_.decision(key_)) joined_decision_ = d->winner_measurement;
+}
+
+Participant::~Participant() {
+  try {
+    store_.leave(owner_);
+  } catch (const StoreError&) {
+    // The connection is gone, and with it the lock: the claims are the others' already.
+  }
 }
 
 std::uint64_t Participant::seed(std::uint64_t base) const {
@@ -31,8 +35,7 @@ std::uint64_t Participant::seed(std::uint64_t base) const {
 }
 
 Turn Participant::take(const Config& config) {
-  switch (
-      store_.claim(key_, config.hash_hex(), config.to_string(), owner_, lease_seconds_, budget_)) {
+  switch (store_.claim(key_, config.hash_hex(), config.to_string(), owner_, budget_)) {
     case ClaimResult::taken_over:
       ++takeovers_;
       return Turn::ours;
@@ -65,16 +68,38 @@ std::vector<Config> Participant::orphans(const Space& space, std::vector<std::st
   return out;
 }
 
-std::optional<Decision> Participant::new_decision() {
+std::optional<Decision> Participant::decision_to_adopt() {
   auto d = store_.decision(key_);
-  if (d && d->winner_measurement != joined_decision_) return d;
+  if (!d) return std::nullopt;
+  if (d->winner_measurement != joined_decision_ || store_.measured_since_decision(key_) == 0) {
+    return d;
+  }
   return std::nullopt;
 }
 
 bool Participant::take_tournament() {
-  if (store_.claims_held_by_others(key_, owner_) != 0) return false;
-  const ClaimResult result = store_.claim(key_, kTournament, "", owner_, lease_seconds_, 0);
+  if (!store_.claims_of_others(key_, owner_).empty()) return false;
+  const ClaimResult result = store_.claim(key_, kTournament, "", owner_, 0);
   return result == ClaimResult::granted || result == ClaimResult::taken_over;
+}
+
+std::string Participant::others_in_flight() {
+  const std::vector<Claim> claims = store_.claims_of_others(key_, owner_);
+  if (claims.empty()) return {};
+  std::vector<std::string> owners;  // claims come sorted by owner
+  std::size_t candidates = 0;
+  bool tournament = false;
+  for (std::size_t i = 0; i < claims.size();) {
+    std::size_t n = 0;
+    for (; i + n < claims.size() && claims[i + n].owner == claims[i].owner; ++n) {
+      if (claims[i + n].config_hash == kTournament) tournament = true;
+    }
+    owners.push_back(fmt::format("{} ({})", claims[i].owner, n));
+    candidates += n;
+    i += n;
+  }
+  return fmt::format("{} {}{} of {}", candidates, candidates == 1 ? "claim" : "claims",
+                     tournament ? " (a tournament among them)" : "", fmt::join(owners, ", "));
 }
 
 void Participant::end_tournament() { store_.release(key_, kTournament, owner_); }

@@ -42,9 +42,10 @@ nlohmann::json tune_report_json(const TuneReport& report, const TuningKey& key,
   out["measured_per_device"] = per_device;
   if (store != nullptr && store->shared()) {
     out["shared"] = {{"participant", report.participant},
-                     {"leases_taken_over", report.leases_taken_over},
+                     {"claims_taken_over", report.claims_taken_over},
                      {"adopted_decision", report.adopted_decision}};
   }
+  out["stopped"] = report.stopped;  // TuneOptions::stop ended it: best is the search's, undecided
   out["dropped_by_normalizer"] = report.dropped_by_normalizer;
   out["seconds"] = report.seconds;
   out["seconds_to_best"] = report.seconds_to_best;

@@ -129,8 +129,7 @@ class TuneRun {
 
   TuneReport run() {
     if (store_ != nullptr && store_->shared()) {
-      participant_.emplace(*store_, key_, owner_name(tune_id_), options_.lease_seconds,
-                           options_.max_evaluations);
+      participant_.emplace(*store_, key_, owner_name(tune_id_), options_.max_evaluations);
       report_.participant = participant_->index();
     }
     auto strategy = make_strategy(options_.strategy, options_.effort);
@@ -153,7 +152,10 @@ class TuneRun {
       first.insert(first.end(), asked.begin(), asked.end());
     }
     const std::vector<Measurement> first_results = measure(first);
-    report_.baseline = report_.evaluated.at(index_by_hash_.at(baseline.hash()));
+    // Unmeasured only when a stop came while another participant was measuring it.
+    if (const auto it = index_by_hash_.find(baseline.hash()); it != index_by_hash_.end()) {
+      report_.baseline = report_.evaluated[it->second];
+    }
     if (!asked.empty() && !budget_full_) strategy->tell(asked, std::span(first_results).subspan(1));
     int rounds_without_news = 0;
     while (report_.evaluated.size() < options_.max_evaluations && !out_of_time() &&
@@ -168,15 +170,19 @@ class TuneRun {
       strategy->tell(asked, results);
       rounds_without_news = report_.evaluated.size() == before ? rounds_without_news + 1 : 0;
     }
-    if (stop_asked()) {
+    if (!stop_asked()) {
+      if (participant_) {
+        decide_together();
+      } else {
+        choose_winner();
+      }
+    }
+    // Stopped while searching, or while waiting on the other participants.
+    if (stop_asked() && !report_.best) {
       report_.stopped = true;
       keep_fastest();
-    } else if (participant_) {
-      decide_together();
-    } else {
-      choose_winner();
     }
-    if (participant_) report_.leases_taken_over = participant_->takeovers();
+    if (participant_) report_.claims_taken_over = participant_->takeovers();
     report_.seconds = elapsed();
     return std::move(report_);
   }
@@ -259,7 +265,12 @@ class TuneRun {
       }
     }
     evaluate_into(configs, fresh, out);
-    while (!waiting.empty()) {
+    // Waits for a fact: the holder writes the result or dies (its claim then comes back as ours).
+    // A stop leaves the rest unmeasured; the search ends after this batch.
+    while (!waiting.empty() && !stop_asked()) {
+      say_waiting(fmt::format("waiting for {} {} other participants are measuring: {}",
+                              waiting.size(), waiting.size() == 1 ? "candidate" : "candidates",
+                              participant_->others_in_flight()));
       std::this_thread::sleep_for(kPoll);
       std::vector<std::size_t> ours;
       std::erase_if(waiting, [&](std::size_t i) {
@@ -319,17 +330,33 @@ class TuneRun {
   // tournament recorded since this one joined is adopted, or this one runs the tournament once
   // nothing else is in flight, on everything the store holds under the key.
   void decide_together() {
-    for (;;) {
+    while (!stop_asked()) {
       adopt_orphans();
-      if (auto d = participant_->new_decision()) return adopt(*d);
+      if (auto d = participant_->decision_to_adopt()) return adopt(*d);
       if (participant_->take_tournament()) {
+        // A tournament that ended between the look above and the claim recorded its decision
+        // before giving the claim back: look again, now that no other can decide.
+        if (auto d = participant_->decision_to_adopt()) {
+          participant_->end_tournament();
+          return adopt(*d);
+        }
         add_others_results();
         choose_winner();
         participant_->end_tournament();
         return;
       }
+      if (const std::string others = participant_->others_in_flight(); !others.empty()) {
+        say_waiting("waiting for the other participants before the tournament: " + others);
+      }
       std::this_thread::sleep_for(kPoll);
     }
+  }
+
+  // Tells the caller what the tune waits for, once each time that changes.
+  void say_waiting(std::string what) {
+    if (what == last_wait_) return;
+    last_wait_ = std::move(what);
+    if (callbacks_.on_wait) callbacks_.on_wait(last_wait_);
   }
 
   void add_others_results() {
@@ -494,6 +521,7 @@ class TuneRun {
   std::vector<Config> seeds_;  // the eligible heuristic seeds, pinned in the tournament
   std::optional<participation::Participant> participant_;  // on a shared store only
   bool budget_full_ = false;  // a shared store refused a claim: the key's budget is spent
+  std::string last_wait_;     // what say_waiting() said last
 };
 
 }  // namespace

@@ -99,10 +99,25 @@ TEST(Starvation, ASpinnerAmongManySpinnersIsStarvedAndItsGroupCpuIsCounted) {
   const StarvationProbe probe;
   ChildProcess spinner({"sh", "-c", "while :; do :; done"}, {});
   std::this_thread::sleep_for(1500ms);
-  const Starvation judged = probe.judge(group_cpu_seconds(spinner.pid()), 1.5);
+  const Starvation judged =
+      probe.judge(group_cpu_seconds(spinner.pid()), 1.5, group_wait_seconds(spinner.pid()));
   EXPECT_TRUE(judged.starved) << judged.detail;
   EXPECT_DOUBLE_EQ(judged.stretch, 2.0) << judged.detail;  // it got under half of 1.5 s
   EXPECT_GT(group_cpu_seconds(spinner.pid()), 0.0);
+}
+
+// A process that sleeps past its limit on a machine just as busy did not want the CPU: its
+// timeout is its own (a hang), not the machine's.
+TEST(Starvation, ASleeperAmongManySpinnersIsNotStarved) {
+  Load load(12);
+  const StarvationProbe probe;
+  ChildProcess sleeper({"sleep", "30"}, {});
+  std::this_thread::sleep_for(1500ms);
+  const double waited = group_wait_seconds(sleeper.pid());
+  if (waited < 0) GTEST_SKIP() << "this kernel keeps no run delays (/proc/PID/task/*/schedstat)";
+  const Starvation judged = probe.judge(group_cpu_seconds(sleeper.pid()), 1.5, waited);
+  EXPECT_FALSE(judged.starved) << judged.detail;
+  EXPECT_NE(judged.detail.find("waited"), std::string::npos) << judged.detail;
 }
 
 }  // namespace

@@ -1,8 +1,14 @@
 // The PostgreSQL store against a real server (the ctest fixture's): it keeps and reads results and
-// decisions exactly as the SQLite store does, and its claims lease a candidate to one participant.
+// decisions exactly as the SQLite store does, and its claims give a candidate to one participant
+// for as long as that participant's connection lives.
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <chrono>
+#include <iostream>
 #include <thread>
 
 #include "store/postgres_testing.hpp"
@@ -14,6 +20,21 @@ namespace {
 using testing::timed;
 
 // Everything a reader sees of a store, as text, so that two backends compare in one assertion.
+// tune-1's decision for cfg-128, whose row is `row`.
+Decision decision_for(const TuningKey& key, std::int64_t row) {
+  Decision d;
+  d.key = key;
+  d.tune_id = "tune-1";
+  d.winner_hash = "cfg-128";
+  d.winner_json = R"({"block_m": 128})";
+  d.winner_measurement = row;
+  d.default_hash = "cfg-64";
+  d.speedup = 1.3;
+  d.rounds = 15;
+  d.finalists_json = R"([{"config_hash": "cfg-128"}])";
+  return d;
+}
+
 std::string everything(Store& store, const std::vector<TuningKey>& keys) {
   std::string text;
   const auto add = [&](const StoredResult& r) {
@@ -49,17 +70,7 @@ void write_sample(Store& store, const TuningKey& a, const TuningKey& b) {
   store.record(testing::failed(a, 32, Outcome::compile_error, "ptxas: too many registers"));
   store.record(timed(b, 64, 3.0));
   store.record(timed(b, 64, 2.5, "tune-2"));  // a re-measurement supersedes
-  Decision d;
-  d.key = a;
-  d.tune_id = "tune-1";
-  d.winner_hash = "cfg-128";
-  d.winner_json = R"({"block_m": 128})";
-  d.winner_measurement = decided;
-  d.default_hash = "cfg-64";
-  d.speedup = 1.3;
-  d.rounds = 15;
-  d.finalists_json = R"([{"config_hash": "cfg-128"}])";
-  store.record_decision(d);
+  store.record_decision(decision_for(a, decided));
 }
 
 TEST(PostgresStore, ReadsBackWhatItWroteExactlyAsTheSQLiteStoreDoes) {
@@ -175,28 +186,126 @@ TEST(PostgresStore, AnUnreachableServerIsAStoreErrorNamingIt) {
   }
 }
 
-TEST(PostgresStore, AClaimLeasesACandidateToOneOwnerUntilItIsMeasuredOrItsLeaseEnds) {
-  Store store = Store::open(testing::fresh_postgres_database());
+// A server that accepts the connection and never says a word (a blackhole: a socket listening
+// here that nobody accepts on): the open fails at the connect timeout, naming the server, rather
+// than hanging the tune.
+TEST(PostgresStore, AServerThatNeverAnswersFailsTheOpenNamingIt) {
+  const int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(listener, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof address;
+  ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&address), length), 0);
+  ASSERT_EQ(::listen(listener, 4), 0);
+  ASSERT_EQ(::getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length), 0);
+  const std::string url = fmt::format("postgresql://tuner@127.0.0.1:{}/cutune?sslmode=disable",
+                                      ntohs(address.sin_port));
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    Store::open(url);
+    FAIL() << "opened a store on a server that never answers";
+  } catch (const StoreError& error) {
+    EXPECT_NE(std::string(error.what()).find(url), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("did not answer"), std::string::npos) << error.what();
+  }
+  std::cout << "a blackholed server failed the open in "
+            << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()
+            << " s\n";
+  ::close(listener);
+}
+
+// The statement timeout the URL asks for (options=-c statement_timeout=...) is kept: a write
+// blocked behind another session's lock fails with the server named, instead of waiting forever.
+TEST(PostgresStore, AStatementPastItsTimeoutFailsNamingTheServer) {
+  const std::string url = testing::fresh_postgres_database();
+  Store::open(url);  // the schema
+  postgres::Connection blocker(url);
+  blocker.execute("BEGIN");
+  blocker.execute("LOCK TABLE measurements IN ACCESS EXCLUSIVE MODE");
+  const std::string impatient = url + "&options=-c%20statement_timeout%3D300";
+  try {
+    Store store = Store::open(impatient);
+    store.record(timed(testing::gemm_key(), 64, 2.0));
+    FAIL() << "a write behind a held lock did not time out";
+  } catch (const StoreError& error) {
+    EXPECT_NE(std::string(error.what()).find("statement timeout"), std::string::npos)
+        << error.what();
+    EXPECT_NE(std::string(error.what()).find(impatient), std::string::npos) << error.what();
+  }
+  blocker.execute("ROLLBACK");
+}
+
+TEST(PostgresStore, AClaimIsItsOwnersUntilMeasuredOrUntilItsOwnersConnectionEnds) {
+  const std::string url = testing::fresh_postgres_database();
+  Store store = Store::open(url);
   const TuningKey key = testing::gemm_key();
   const std::string json = R"({"block_m": 64})";
-  EXPECT_EQ(store.claim(key, "cfg-64", json, "a", 60, 0), ClaimResult::granted);
-  EXPECT_EQ(store.claim(key, "cfg-64", json, "a", 60, 0), ClaimResult::granted);  // again, mine
-  EXPECT_EQ(store.claim(key, "cfg-64", json, "b", 60, 0), ClaimResult::held);
-  EXPECT_EQ(store.claims_held_by_others(key, "b"), 1u);
-  EXPECT_EQ(store.claims_held_by_others(key, "a"), 0u);
-  store.record(timed(key, 64, 2.0));
-  EXPECT_EQ(store.claim(key, "cfg-64", json, "b", 60, 0), ClaimResult::measured);
-  EXPECT_EQ(store.claims_held_by_others(key, "b"), 0u);
+  EXPECT_EQ(store.claim(key, "cfg-64", json, "a", 0), ClaimResult::granted);
+  EXPECT_EQ(store.claim(key, "cfg-64", json, "a", 0), ClaimResult::granted);  // again, mine
+  {
+    Store other = Store::open(url);
+    EXPECT_EQ(other.claim(key, "cfg-64", json, "b", 0), ClaimResult::held);
+    EXPECT_EQ(other.claims_of_others(key, "b").size(), 1u);
+    EXPECT_EQ(other.claims_of_others(key, "b").at(0).owner, "a");
+    EXPECT_TRUE(store.claims_of_others(key, "a").empty());
+    store.record(timed(key, 64, 2.0));
+    EXPECT_EQ(other.claim(key, "cfg-64", json, "b", 0), ClaimResult::measured);
+    EXPECT_TRUE(other.claims_of_others(key, "b").empty());
 
-  // A lease that ends makes the candidate an orphan that another participant takes over.
-  EXPECT_EQ(store.claim(key, "cfg-128", R"({"block_m": 128})", "a", 0.2, 0), ClaimResult::granted);
-  EXPECT_TRUE(store.orphans(key).empty());
-  std::this_thread::sleep_for(std::chrono::milliseconds(400));
+    // b's connection ends (as when its process dies): its claim is an orphan as soon as the
+    // server has ended b's session, which it does on its own after the client hung up.
+    EXPECT_EQ(other.claim(key, "cfg-128", R"({"block_m": 128})", "b", 0), ClaimResult::granted);
+    EXPECT_TRUE(store.orphans(key).empty());
+    EXPECT_EQ(store.claim(key, "cfg-128", "{}", "a", 0), ClaimResult::held);
+  }
+  while (store.orphans(key).empty()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
   EXPECT_EQ(store.orphans(key), std::vector<std::string>{R"({"block_m": 128})"});
-  EXPECT_EQ(store.claim(key, "cfg-128", "{}", "b", 60, 0), ClaimResult::taken_over);
+  EXPECT_EQ(store.claim(key, "cfg-128", "{}", "a", 0), ClaimResult::taken_over);
   EXPECT_TRUE(store.orphans(key).empty());
-  store.release(key, "cfg-128", "b");
-  EXPECT_EQ(store.claim(key, "cfg-128", "{}", "a", 60, 0), ClaimResult::granted);
+  store.release(key, "cfg-128", "a");
+  Store later = Store::open(url);
+  EXPECT_EQ(later.claim(key, "cfg-128", "{}", "c", 0), ClaimResult::granted);
+}
+
+TEST(PostgresStore, AnOwnerThatLeavesGivesItsClaimsToTheOthersAtOnce) {
+  const std::string url = testing::fresh_postgres_database();
+  Store store = Store::open(url);
+  Store other = Store::open(url);
+  const TuningKey key = testing::gemm_key();
+  EXPECT_EQ(store.join(key, "a"), 0u);
+  EXPECT_EQ(store.claim(key, "cfg-64", "{}", "a", 0), ClaimResult::granted);
+  EXPECT_EQ(other.claim(key, "cfg-64", "{}", "b", 0), ClaimResult::held);
+  store.leave("a");
+  EXPECT_EQ(other.claim(key, "cfg-64", "{}", "b", 0), ClaimResult::taken_over);
+}
+
+TEST(PostgresStore, TwoLiveConnectionsCannotShareAnOwnersName) {
+  const std::string url = testing::fresh_postgres_database();
+  Store store = Store::open(url);
+  Store other = Store::open(url);
+  store.join(testing::gemm_key(), "a");
+  try {
+    other.join(testing::gemm_key(), "a");
+    FAIL() << "two connections joined as one owner";
+  } catch (const StoreError& error) {
+    EXPECT_NE(std::string(error.what()).find("'a' is already live"), std::string::npos)
+        << error.what();
+  }
+}
+
+TEST(PostgresStore, ADecisionIsCurrentUntilAnotherTuneMeasuresUnderItsKey) {
+  Store store = Store::open(testing::fresh_postgres_database());
+  const TuningKey key = testing::gemm_key();
+  EXPECT_EQ(store.measured_since_decision(key), 0u);
+  const std::int64_t winner = store.record(timed(key, 128, 2.0));
+  store.record(timed(key, 64, 2.5));  // the deciding tune's other finalist
+  store.record_decision(decision_for(key, winner));
+  EXPECT_EQ(store.measured_since_decision(key), 0u);
+  StoredResult later = timed(key, 256, 1.5);
+  later.tune_id = "a later tune";
+  store.record(later);
+  EXPECT_EQ(store.measured_since_decision(key), 1u);
 }
 
 TEST(PostgresStore, TheBudgetCountsMeasuredConfigsAndClaimsButNotRepeats) {
@@ -204,10 +313,10 @@ TEST(PostgresStore, TheBudgetCountsMeasuredConfigsAndClaimsButNotRepeats) {
   const TuningKey key = testing::gemm_key();
   store.record(timed(key, 64, 2.0));
   store.record(timed(key, 64, 1.9));  // the same config again: still one of the budget
-  EXPECT_EQ(store.claim(key, "cfg-128", "{}", "a", 60, 3), ClaimResult::granted);
-  EXPECT_EQ(store.claim(key, "cfg-256", "{}", "b", 60, 3), ClaimResult::granted);
-  EXPECT_EQ(store.claim(key, "cfg-512", "{}", "b", 60, 3), ClaimResult::budget_full);
-  EXPECT_EQ(store.claim(key, "cfg-512", "{}", "b", 60, 0), ClaimResult::granted);  // no cap
+  EXPECT_EQ(store.claim(key, "cfg-128", "{}", "a", 3), ClaimResult::granted);
+  EXPECT_EQ(store.claim(key, "cfg-256", "{}", "b", 3), ClaimResult::granted);
+  EXPECT_EQ(store.claim(key, "cfg-512", "{}", "b", 3), ClaimResult::budget_full);
+  EXPECT_EQ(store.claim(key, "cfg-512", "{}", "b", 0), ClaimResult::granted);  // no cap
 }
 
 TEST(PostgresStore, ParticipantsAreNumberedInTheOrderTheyJoinedAKey) {
@@ -224,7 +333,7 @@ TEST(PostgresStore, ParticipantsAreNumberedInTheOrderTheyJoinedAKey) {
 TEST(PostgresStore, AnSQLiteStoreRefusesTheCallsOfASharedTune) {
   testing::TempDir dir;
   Store store = Store::open(dir / "results.db");
-  EXPECT_THROW(store.claim(testing::gemm_key(), "cfg-64", "{}", "a", 60, 0), StoreError);
+  EXPECT_THROW(store.claim(testing::gemm_key(), "cfg-64", "{}", "a", 0), StoreError);
   EXPECT_THROW(store.join(testing::gemm_key(), "a"), StoreError);
 }
 

@@ -45,7 +45,6 @@ struct TuneArgs {
   std::size_t show = 5;
   bool no_warm_start = false;
   std::size_t neighbours = RuntimeOptions{}.warm_start_neighbours;
-  double lease = TuneOptions{}.lease_seconds;
   std::string devices = "0";
 };
 
@@ -340,7 +339,6 @@ int run_tune(const TuneArgs& args) {
   options.max_evaluations = args.budget;
   options.max_seconds = args.seconds;
   options.seed = args.seed;
-  options.lease_seconds = args.lease;
   const InterruptGuard interrupt;
   options.stop = &interrupt.stop();
 
@@ -355,6 +353,10 @@ int run_tune(const TuneArgs& args) {
                         kOutputColumns));
       progress.note(fit("    " + e.config.to_string(), kOutputColumns));
     }
+  };
+  // A participant of a shared tune that waits on others says on what, and whose (Ctrl-C ends it).
+  callbacks.on_wait = [&](const std::string& what) {
+    progress.note(fit("  " + what, kOutputColumns));
   };
   const TuneReport report = tune(family, problem, *target.evaluator, target.device,
                                  store ? &*store : nullptr, options, callbacks);
@@ -427,10 +429,6 @@ void add_tune_command(CLI::App& app) {
   sub->add_option("--devices", args->devices,
                   "Devices measuring at once: all (those CUDA_VISIBLE_DEVICES names) or ordinals "
                   "0,2,..; on the CPU backend, that many worker processes")
-      ->capture_default_str();
-  sub->add_option("--lease", args->lease,
-                  "With --db postgresql://...: seconds a claimed candidate stays this tune's "
-                  "before another participant may take it over")
       ->capture_default_str();
   sub->add_flag("--no-warm-start", args->no_warm_start,
                 "Do not start from the winners of the nearest shapes tuned in the store");

@@ -116,6 +116,9 @@ extern "C" void reduce(void** buffers, const std::int64_t* scalars) {
   __builtin_trap();
 #elif defined(MODE_stack_overflow)
   out[0] = deep(0);
+#elif defined(MODE_sleep)
+  // Sleeps past the spec's limit (timeout_s): a hang that wants no CPU, on a busy machine too.
+  ::usleep(4'000'000);
 #elif defined(MODE_fd_garbage)
   // Text into every descriptor the worker may hold open (its protocol pipe among them).
   for (int fd = 3; fd < 64; ++fd) {

@@ -114,7 +114,8 @@ struct CpuEvaluator::Impl {
         workers() {
     for (unsigned d = 0; d < std::max(1u, options.devices); ++d) {
       workers.push_back(
-          std::make_unique<eval::WorkerClient>(std::vector{find_worker(options.worker).string()}));
+          std::make_unique<eval::WorkerClient>(std::vector{find_worker(options.worker).string()},
+                                               std::filesystem::path(), /*tagged=*/true));
     }
   }
 

@@ -1,5 +1,8 @@
 // The CPU backend end to end: the real compiler, the real worker process, real crashes.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -69,6 +72,39 @@ TEST_F(CpuEvaluatorTest, RecordsEveryFaultWithItsReasonAndKeepsGoing) {
   ASSERT_TRUE(best);
   EXPECT_EQ(names[*best], "fast");
   EXPECT_GT(result("slow").time_ms, 4 * result("fast").time_ms);
+}
+
+// Two faults of issue 30 on a machine whose every core another process keeps busy: a kernel
+// that writes garbage into every descriptor it inherited (the worker's reply pipe among them) is
+// a crash with the garbage named, and one that sleeps past its limit a hang (it wanted no CPU, so
+// no load starved it); the candidate after each is measured ok by a fresh worker.
+TEST_F(CpuEvaluatorTest, DescriptorGarbageCrashesASleepHangsAndTheNextCandidateIsOk) {
+  auto spec = load_spec(examples / "cpu/faults/faults.json");
+  CpuEvaluator evaluator(spec, {}, options());
+  const std::vector<Config> batch =
+      modes(spec.tuning->space, {"fd_garbage", "fast", "sleep", "slow"});
+  std::vector<pid_t> spinners;
+  for (long c = 0; c < 2 * std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN)); ++c) {
+    const pid_t pid = fork();
+    if (pid == 0) {
+      prctl(PR_SET_PDEATHSIG, SIGKILL);  // dies with the test, whatever ends it
+      for (volatile bool spinning = true; spinning;) {
+      }
+    }
+    if (pid > 0) spinners.push_back(pid);
+  }
+  const std::vector<Measurement> results = evaluator.evaluate(batch);
+  for (const pid_t pid : spinners) {
+    kill(pid, SIGKILL);
+    waitpid(pid, nullptr, 0);
+  }
+  ASSERT_EQ(results.size(), 4u);
+  EXPECT_EQ(results[0].outcome, Outcome::crash) << results[0].detail;
+  EXPECT_NE(results[0].detail.find("garbage"), std::string::npos) << results[0].detail;
+  EXPECT_EQ(results[1].outcome, Outcome::ok) << results[1].detail;
+  EXPECT_EQ(results[2].outcome, Outcome::hang) << results[2].detail;
+  EXPECT_NE(results[2].detail.find("no reply within"), std::string::npos) << results[2].detail;
+  EXPECT_EQ(results[3].outcome, Outcome::ok) << results[3].detail;
 }
 
 TEST_F(CpuEvaluatorTest, ServesRepeatedCandidatesFromTheDiskCache) {
