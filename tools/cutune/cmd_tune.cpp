@@ -312,16 +312,11 @@ void print_report(const TuneReport& report, const TuningKey& key, std::size_t sh
 std::string signal_name(int signal) { return signal == SIGTERM ? "SIGTERM" : "SIGINT"; }
 
 int run_tune(const TuneArgs& args) {
-  // A built-in family (whose name is no file here), or a spec file.
-  const std::vector<std::string> names = family_names();
-  const bool builtin = std::find(names.begin(), names.end(), args.spec) != names.end() &&
-                       !std::filesystem::exists(args.spec);
-  std::optional<KernelSpec> spec;
-  if (!builtin) spec = load_spec(args.spec);
-  const Family family = builtin ? *find_family(args.spec) : spec_family(*spec);
-  // Resolved as the family's runtime resolves it, so that both write and read the same key.
-  const Problem problem = family.resolved(
-      args.problem.empty() && builtin ? family.example_problem : Problem::parse(args.problem));
+  // The one rule of the CLI, the Python package and `cutune space` (cutune/family.hpp); resolved
+  // as the family's runtime resolves it, so that both write and read the same key.
+  const FamilySource source = family_source(args.spec);
+  const Family& family = source.family;
+  const Problem problem = problem_for(source, args.problem);
   const TuningSpace* space = family.tuning;
   FamilyEvaluator target = family.make_evaluator(problem, parse_devices(args.devices));
   const TuningKey key =
@@ -398,11 +393,13 @@ void add_tune_command(CLI::App& app) {
   auto args = std::make_shared<TuneArgs>();
   CLI::App* sub = app.add_subcommand(
       "tune", "Tune a kernel described by a spec file, or a built-in kernel family");
-  sub->add_option("spec", args->spec, "Kernel spec file (JSON), or a built-in family: gemm")
-      ->required()
-      ->check(CLI::ExistingFile | CLI::IsMember(family_names()));
+  sub->add_option("spec", args->spec,
+                  "Kernel spec file (JSON), or a built-in family: " +
+                      fmt::format("{}", fmt::join(family_names(), ", ")))
+      ->required();
   sub->add_option("--problem", args->problem,
-                  "Problem arguments, e.g. m=512,n=512 (a built-in family's example if none)");
+                  "Problem arguments, e.g. m=512,n=512 (the family's example if none; a built-in "
+                  "family's example arguments are overridden one by one)");
   std::vector<std::string> strategies = strategy_names();
   strategies.insert(strategies.begin(), "default");
   sub->add_option("--strategy", args->strategy,
