@@ -38,7 +38,8 @@ Problem problem_for(const FamilySource& source, std::string_view text) {
   // A built-in family's arguments are many and mostly fixed (dtype, layouts): the given ones
   // override its example's one by one.
   Problem problem = family.example_problem;
-  for (const auto& [name, value] : Problem::parse(text).args()) problem.set(name, value);
+  const Problem overrides = Problem::parse(text);  // kept: the loop reads its arguments
+  for (const auto& [name, value] : overrides.args()) problem.set(name, value);
   return family.resolved(problem);
 }
 

@@ -92,8 +92,7 @@ struct Runtime::Impl {
   std::vector<std::jthread> tunes;  // last member: joined before anything they use is destroyed
 
   explicit Impl(RuntimeOptions o) : options(std::move(o)) {
-    exported = LookupTable::from_json(
-        {{"format", "cutune-best"}, {"results", nlohmann::json::array()}}, table_options());
+    exported = LookupTable::from_json(nlohmann::json::parse(export_json({})), table_options());
     if (options.winners) {
       try {
         exported = LookupTable::load(*options.winners, table_options());
