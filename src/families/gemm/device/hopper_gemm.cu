@@ -509,8 +509,8 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
         const int stage = iteration % kStages;
         const uint32_t phase = (iteration / kStages) & 1;
         // When this stage has not landed yet, free the previous one now instead of after this
-        // one lands, so that the producer can refill it sooner. (On the H200 suite it is neither
-        // faster nor slower; kept because it costs nothing.)
+        // one lands, so that the producer can refill it sooner. (On the H200 suite this measured
+        // neither faster nor slower; see docs/perf.md, run 4.)
         if (kb > 0 && !all_in_warpgroup(Barrier::test_wait(&full[stage], phase, 1),
                                         kStageVoteBarrier + consumer)) {
           cute::warpgroup_wait<0>();
