@@ -2,9 +2,9 @@
 // family against cuBLASLt on one problem, in one process, timed by issue 11's method: a graph of
 // one launch replayed between events, each replay after an L2 flush, medians of >= 30 after a
 // clock ramp by the same method (graph_timer.hpp's per_launch_graph; --method stream: plain stream
-// launches, the worker's method). Its ramp was once back-to-back replays of cuBLASLt, after which
-// 128x8192x8192 read 0.88-0.93 where the worker and peers.py read 1.04-1.05 (docs/perf.md,
-// 2026-12-04).
+// launches, the worker's method). The ramp runs the timed method itself: after back-to-back
+// replays the card is in another state, in which a DRAM-bound shape (128x8192x8192) reads 12-18 %
+// below what the worker and peers.py read.
 //
 //   gemm_peer_bench --problem m=2048,n=4096,k=4096,dtype=bf16[,b_layout=n_by_k]
 //                   --config NAME=JSON [--config NAME=JSON ...] [--reps 30] [--rounds 5]
@@ -19,7 +19,7 @@
 // random non-zero inputs, D poisoned with NaN, the worker's comparison and tolerance. Then, after a
 // clock ramp, `rounds` rounds each time cuBLASLt and every config that passed, `reps` launches
 // each, so that each ratio to cuBLAS is paired within a round (the figure to compare: absolute
-// times move with the card's state, docs/perf.md run 9). Prints one JSON line per
+// times move with the card's state). Prints one JSON line per
 // column ("cublas" first, then "cublas_gemm_ex", torch.matmul's cublasGemmEx call); a config that
 // fails is a line with its outcome and no time. Exit 1 on a usage error or a failure of cuBLASLt or
 // the device; a config's failure is a line, not an exit.

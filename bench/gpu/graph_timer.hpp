@@ -52,8 +52,7 @@ class GraphTimer {
   // Times `launch` for `seconds` by the timed method (an L2 flush before each launch) and drops
   // the times, so that the clocks have ramped before timing and the card is in the state the
   // timed rounds keep it in. Back-to-back replays of a DRAM-bound launch left it in another: the
-  // next rounds read cutune's 128x8192x8192 kernel at 0.88 of cuBLASLt, 1.05 without that ramp
-  // (docs/perf.md, 2026-12-04).
+  // next rounds read cutune's 128x8192x8192 kernel at 0.88 of cuBLASLt, 1.05 without that ramp.
   void ramp(const CapturedLaunch& launch, double seconds, Method method);
 
  private:

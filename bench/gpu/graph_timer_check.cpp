@@ -2,8 +2,9 @@
 // shown to agree with the tuner worker's (events around plain stream launches) rather than assumed
 // to: per problem, on the worker's random operands and after a clock ramp, `rounds` rounds that
 // each time 30 launches by every method in turn; then the stream method again on zeroed A and B
-// ("stream_zeros": a GEMM on zeros draws less power, so it may clock higher; run 9 timed zeros
-// only); and cublasGemmEx as torch.matmul calls it, by the stream method in the same rounds
+// ("stream_zeros": a GEMM on zeros draws less power, so it may clock higher, and times on zeros
+// alone are not the figure); and cublasGemmEx as torch.matmul calls it, by the stream method in the
+// same rounds
 // ("gemm_ex": whether torch's cuBLAS and cuBLASLt's heuristic #1 differ by algorithm, not
 // harness). Prints each method's median and its difference from the stream method's (or the error
 // that stopped it), as JSON lines.

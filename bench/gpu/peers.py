@@ -9,10 +9,9 @@ the L2 before each launch to flush it (FLUSH=driver, the default: the worker's o
 memset; FLUSH=torch: torch's fill_, a kernel after which a GEMM ran 2.2 % slower, docs/perf.md issue
 14), CUDA events around the launch, after a clock ramp; but each
 launch is a replay of a one-launch CUDA graph, because Python enqueues a Triton or Helion launch
-more slowly than the flush runs (run 9 measured that replay within 1 us of a plain launch for
-cuBLASLt in C++). ROUNDS rounds each time every peer REPS times, so that each ratio to cuBLAS is
+more slowly than the flush runs (the replay is within 1 us of a plain launch for cuBLASLt in C++). ROUNDS rounds each time every peer REPS times, so that each ratio to cuBLAS is
 paired within a round: compare peers by those ratios, not by absolute times, which move by up to
-20 % with the card's state (docs/perf.md, run 9). Each peer's output is checked against an fp32
+20 % with the card's state. Each peer's output is checked against an fp32
 product first.
 
 Environment: SHAPES (MxNxK,...), DTYPE (bf16 | fp16), LAYOUT (0 | 1), PEERS (cublas,triton,helion;

@@ -26,7 +26,8 @@ namespace cutune {
 struct KernelSpec;
 
 // Where the config of a loaded kernel came from.
-enum class KernelOrigin { store, dispatch, default_config, tuned };
+// `nearest`: an untuned problem given the winner of the nearest tuned shape (cutune/lookup.hpp).
+enum class KernelOrigin { store, dispatch, nearest, default_config, tuned };
 
 std::string_view to_string(KernelOrigin origin);
 
@@ -73,7 +74,8 @@ struct Family {
   const TuningSpace* tuning = nullptr;
   Problem example_problem;  // what a command uses when given no problem
   // The device constraints and seeds see before any evaluator reports one (`cutune space`), and
-  // for the runtime's loads.
+  // for the runtime's loads. Required: builtin_families() and spec_family() refuse a family
+  // whose device has no name, so that no command goes around the family for it.
   Device device;
   // Fills the family's defaults into a problem: the problem of the key a tune writes and the
   // runtime reads. Throws std::invalid_argument for a problem the family cannot run. Empty:
@@ -115,5 +117,22 @@ std::vector<std::string> family_names();           // names only: builds no fami
 // The tuning family (no loader) of a kernel spec file, by its backend. The spec must outlive the
 // family. Throws std::invalid_argument for a backend this build lacks (naming those it has).
 Family spec_family(const KernelSpec& spec);
+
+// A family as a user names it, and for a spec file the spec it points into (kept alive with it).
+struct FamilySource {
+  std::shared_ptr<KernelSpec> spec;  // null for a built-in family
+  Family family;
+};
+
+// The one "name or spec path -> family" of the CLI and the Python package: a file is a kernel
+// spec, else a built-in family's name. Throws std::invalid_argument for a name that is neither
+// (naming the built-in families), and what load_spec throws for a bad spec file.
+FamilySource family_source(const std::string& spec_or_family);
+
+// The one problem rule: an empty text is the family's example; a built-in family's example
+// arguments are overridden one by one ("m=128" keeps its n, k and dtype); a spec's text is taken
+// as given; then resolved by the family (Family::resolved). Throws std::invalid_argument for a
+// malformed text or a problem the family rejects.
+Problem problem_for(const FamilySource& source, std::string_view text);
 
 }  // namespace cutune

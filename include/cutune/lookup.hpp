@@ -11,14 +11,17 @@
 //   prepared launch(answer.config.at("BM").get<int>(), ...);
 //
 // A problem that was tuned gets its winner. An untuned one gets, in order: the family's dispatch
-// rule for the device when one was added; else the winner of the nearest tuned shape of the same
-// family and device (same argument names and equal non-numeric arguments such as dtype; distance in
-// log2 of the numeric arguments). Either fallback is reported once per query through
-// LookupOptions::on_fallback, so the program can see that it runs an untuned shape.
+// rule for the device when one was added; else the one rule for an untuned shape that
+// cutune::Runtime follows too: the winner of the nearest tuned shape of the same family and device
+// (same argument names and equal non-numeric arguments such as dtype; distance in log2 of the
+// numeric arguments) when it lies within LookupOptions::max_distance, repaired for the shape when
+// LookupOptions::repair is given; else the family's default config (LookupOptions::default_config,
+// or a null config the program replaces by its own default). Every fallback is reported once per
+// query through LookupOptions::on_fallback, with a message that names which.
 //
 // Throws: load/from_json/add_dispatch* throw LookupError naming the file and field; prepare throws
-// LookupError for a malformed problem text; find throws LookupError when nothing at all fits (no
-// tuned shape of the family on the device). Thread-safe: any number of threads may call prepare()
+// LookupError for a malformed problem text; find never throws for an untuned shape (it falls back
+// as above). Thread-safe: any number of threads may call prepare()
 // and find() at once once loading is done.
 #pragma once
 
@@ -27,6 +30,7 @@
 #include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -39,7 +43,15 @@ class LookupError : public std::runtime_error {
 };
 
 // Where an answer came from.
-enum class LookupSource { tuned, dispatch, nearest };
+enum class LookupSource { tuned, dispatch, nearest, default_config };
+// "store", "dispatch", "nearest", "default_config": the names KernelOrigin uses
+// (cutune/family.hpp).
+std::string_view to_string(LookupSource source);
+
+// How far (Euclidean over log2(1 + x) of the numeric problem arguments) the nearest tuned shape
+// may lie for its config to stand in for an untuned one: 1 is one argument doubled. Farther, the
+// family's default config is the better guess.
+inline constexpr double kNearestShapeDistance = 1.0;
 
 struct LookupAnswer {
   nlohmann::json config;  // knob name -> value
@@ -47,18 +59,29 @@ struct LookupAnswer {
   std::string tuned_problem;  // canonical problem of the winner used (empty for dispatch)
   double time_ms = 0;         // its measured time on tuned_problem (0 for dispatch)
   double distance = 0;        // nearest: log2-space distance from the asked problem
+  // Why this answer, for a fallback: the line LookupEvent::message carries.
+  std::string message;
 };
 
 // Told once per distinct untuned (family, problem, device) that was answered by a fallback.
 struct LookupEvent {
   std::string family, problem, device;  // as asked, problem canonical
   const LookupAnswer* answer = nullptr;
-  std::string message;  // one line: "cutune: gemm m=..: untuned; using the nearest tuned ..."
+  std::string message;  // one line: "gemm 'm=..' on '..' is untuned; using the nearest ..."
 };
 
 struct LookupOptions {
   // Empty: the message is printed to stderr. Called from the thread whose find() fell back.
   std::function<void(const LookupEvent&)> on_fallback = {};
+  double max_distance = kNearestShapeDistance;
+  // A program that has the family's space makes fallback configs legal for the asked problem
+  // (Space::normalize); nullopt: no legal config, so the default is used. Empty: as tuned.
+  std::function<std::optional<nlohmann::json>(
+      const std::string& family, const nlohmann::json& config, const std::string& problem)>
+      repair = {};
+  // The family's default config for a problem (cutune::default_config). Empty: a null config.
+  std::function<nlohmann::json(const std::string& family, const std::string& problem)>
+      default_config = {};
 };
 
 // A (family, problem, device) with its text canonical and its hash computed once.

@@ -6,10 +6,13 @@
 //   runtime.get(query).as<cutune::CpuKernel>()(buffers, scalars);  // a hash lookup after the first
 //
 // The first get() of a (family, problem) resolves a config: the store's winner when the key was
-// tuned; otherwise the family's dispatch rule when one was added (cutune/dispatch.hpp); otherwise,
-// by policy, default_config at once, a tune now, or default_config now and a tune in a background
-// thread whose winner every later get() returns. Kernels are kept in memory for the runtime's
-// life, so a reference from get() stays valid even after a background tune swaps in its winner.
+// tuned; otherwise (with Policy::tune_now, after a tune) the family's dispatch rule when one was
+// added (cutune/dispatch.hpp); otherwise the one rule for an untuned shape (cutune/lookup.hpp): the
+// winner of the nearest tuned shape within kNearestShapeDistance, repaired for the problem, else
+// default_config, with a warning that says which; and with Policy::tune_in_background a tune in a
+// background thread whose winner every later get() returns. Kernels are kept in memory for the
+// runtime's life, so a reference from get() stays valid even after a background tune swaps in its
+// winner.
 //
 // A store that cannot be opened (missing, corrupt, another program's) or a stored config that no
 // longer fits the family is reported through RuntimeOptions::on_warning and never stops the
@@ -148,6 +151,9 @@ class RuntimeError : public std::runtime_error {
 
 struct RuntimeOptions {
   std::optional<std::filesystem::path> store = {};  // none: no store, every problem is untuned
+  // A file `cutune export --json` wrote, read instead of a store (tunes record nothing then); its
+  // winners answer as a store's would.
+  std::optional<std::filesystem::path> winners = {};
   OpenMode store_mode = OpenMode::read_only;  // read_write lets tunes record what they measure
   Policy policy = Policy::default_now;
   TuneOptions tune = {};  // for the tune policies; warm_start is filled from the nearest winners

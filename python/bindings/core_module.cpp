@@ -21,7 +21,6 @@ NB_MODULE(_core, m) {
   m.doc() = "cutune's C++ side without the GPU: space reports, tunes, runtime lookups (JSON text)";
   m.def("space_json", &cutune::python::space_json, "spec_or_family"_a, "problem"_a, "draws"_a,
         "seed"_a, nb::call_guard<nb::gil_scoped_release>());
-  m.def("key_json", &cutune::python::key_json, "spec_or_family"_a, "problem"_a);
   m.def(
       "tune_json",
       [](std::string spec_or_family, std::string problem, std::string strategy, std::string effort,

@@ -104,12 +104,9 @@ NB_MODULE(_gemm, m) {
           },
           "a"_a.noconvert(), "b"_a.noconvert(), "out"_a.noconvert())
       .def(
-          "describe_shape",
-          [](GemmRunner& runner, std::int64_t m, std::int64_t n, std::int64_t k, int dtype,
-             bool b_transposed) {
-            return runner.describe(GemmShape{m, n, k, dtype, b_transposed});
-          },
-          "m"_a, "n"_a, "k"_a, "dtype"_a, "b_transposed"_a)
+          "describe_problem",
+          [](GemmRunner& runner, const std::string& problem) { return runner.describe(problem); },
+          "problem"_a)
       .def(
           "time_launches",
           [](GemmRunner& runner, const Tensor& a, const Tensor& b, const Tensor& d,

@@ -47,26 +47,24 @@ std::string default_store();
 std::string tune_json(const TuneRequest& request);
 
 // The runtime of the package's Runtime class for spec families (CPU specs): the store's winner
-// for a problem, compiled and loaded, or the default config when the problem was never tuned.
+// for a problem, compiled and loaded; for an untuned problem the runtime's one rule (the nearest
+// tuned shape's winner, repaired, when near enough, else the default config).
 class Lookup {
  public:
-  explicit Lookup(const std::string& db);  // empty: no store
+  // `db`: a store, or a `.json` file `cutune export --json` wrote; empty: neither.
+  explicit Lookup(const std::string& db);
   ~Lookup();
   Lookup(const Lookup&) = delete;
   Lookup& operator=(const Lookup&) = delete;
 
-  // {"family", "problem" (resolved, canonical), "config", "origin" ("store", "default_config"..),
-  // "warnings": [..]}. Compiles and loads the kernel the first time.
+  // {"family", "problem" (resolved, canonical), "config", "origin" ("store", "nearest",
+  // "default_config"..), "warnings": [..]}. Compiles and loads the kernel the first time.
   std::string get(const std::string& spec_or_family, const std::string& problem);
 
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
-
-// {"family", "problem"}: the family's name and the resolved problem's canonical text, the key's
-// fields an exported store (`cutune export --json`) is searched by.
-std::string key_json(const std::string& spec_or_family, const std::string& problem);
 
 // Kernels the package's frameworks compile and time (cutune.helion, cutune.triton): a spec of
 // backend "host" (docs/spec-format.md) whose candidates Python measures.

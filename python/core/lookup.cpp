@@ -6,9 +6,10 @@
 #include <stdexcept>
 #include <vector>
 
+#include "cutune/family.hpp"
 #include "cutune/runtime.hpp"
+#include "cutune/spec.hpp"
 #include "cutune_python.hpp"
-#include "family_source.hpp"
 #include "warning_log.hpp"
 
 namespace cutune::python {

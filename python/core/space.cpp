@@ -2,8 +2,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cutune/diversity.hpp"
+#include "cutune/family.hpp"
 #include "cutune_python.hpp"
-#include "family_source.hpp"
 
 namespace cutune::python {
 
@@ -21,13 +21,6 @@ std::string space_json(const std::string& spec_or_family, const std::string& pro
   out["device_is_description"] = family.device.cc_major > 0;
   out["seed"] = seed;
   return out.dump();
-}
-
-std::string key_json(const std::string& spec_or_family, const std::string& problem_text) {
-  const FamilySource source = family_source(spec_or_family);
-  return nlohmann::json{{"family", source.family.name},
-                        {"problem", problem_for(source, problem_text).canonical()}}
-      .dump();
 }
 
 }  // namespace cutune::python

@@ -7,11 +7,11 @@
 #include <optional>
 #include <stdexcept>
 
+#include "cutune/family.hpp"
 #include "cutune/runtime.hpp"
 #include "cutune/store.hpp"
 #include "cutune/tune_json.hpp"
 #include "cutune_python.hpp"
-#include "family_source.hpp"
 #include "tune_session.hpp"
 
 namespace cutune::python {

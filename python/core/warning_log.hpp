@@ -2,6 +2,7 @@
 // answer hands them over in its "warnings" field. Shared by the core and GEMM libraries.
 #pragma once
 
+#include <filesystem>
 #include <mutex>
 #include <string>
 #include <utility>
@@ -13,11 +14,15 @@ namespace cutune::python {
 
 class WarningLog {
  public:
-  // A runtime's options: the store `db` (empty: none), read only, never a tune, warnings kept
-  // here. The log must outlive the runtime.
+  // A runtime's options: the store `db` (a `.json` file: exported winners; empty: none), read
+  // only, never a tune, warnings kept here. The log must outlive the runtime.
   RuntimeOptions runtime_options(const std::string& db) {
     RuntimeOptions options;
-    if (!db.empty()) options.store = db;
+    if (std::filesystem::path(db).extension() == ".json") {
+      options.winners = db;
+    } else if (!db.empty()) {
+      options.store = db;
+    }
     options.policy = Policy::default_now;
     options.on_warning = [this](const std::string& warning) {
       const std::lock_guard lock(mutex_);

@@ -116,59 +116,32 @@ def _tune_until_interrupted(args) -> str:
     return outcome["text"]
 
 
-def _gemm_shape(problem: str):
-    args = dict(item.split("=", 1) for item in problem.split(",") if item)
-    try:
-        return (int(args["m"]), int(args["n"]), int(args["k"]),
-                {"bf16": 0, "fp16": 1}[args.get("dtype", "bf16")],
-                args.get("b_layout", "k_by_n") == "n_by_k")
-    except (KeyError, ValueError) as error:
-        raise ValueError(f"gemm problem '{problem}': m, n, k and dtype bf16|fp16 expected") from error
-
-
 class Runtime:
     """Tuned configs and kernels of one store, as cutune::Runtime hands them to C++ programs.
 
-    db: a store's path (None: the default store), or a JSON file `cutune export --json` wrote
-    (config lookups only). A problem never tuned gets the family's default config ("origin":
-    "default_config")."""
+    db: a store's path (None: the default store), or a JSON file `cutune export --json` wrote. A
+    problem never tuned gets the C++ runtime's one rule: the nearest tuned shape's winner, repaired
+    for it, when one is near enough ("origin": "nearest"), else the family's default config
+    ("origin": "default_config"), with a warning that says which."""
 
     def __init__(self, db=None):
         self._db = default_store() if db is None else str(db)
-        self._exported = None
-        if self._db.endswith(".json"):
-            with open(self._db) as f:
-                self._exported = json.load(f)["results"]
         self._lookup = None
         self._gemm = {}  # device ordinal -> _gemm.GemmRunner
 
     def lookup(self, spec_or_family: str, problem: str = "") -> dict:
         """{"family", "problem", "config", "origin", "warnings"}: the config deployed for the problem.
         For a CPU spec the kernel is compiled and loaded; for "gemm" on the current CUDA device."""
-        if self._exported is not None:
-            return self._lookup_exported(str(spec_or_family), problem)
         if spec_or_family == "gemm":
             import torch
-            return json.loads(self._runner(torch.cuda.current_device()).describe_shape(*_gemm_shape(problem)))
+            return json.loads(self._runner(torch.cuda.current_device()).describe_problem(problem))
         if self._lookup is None:
             self._lookup = _core.Lookup(self._db)
         return json.loads(self._lookup.get(str(spec_or_family), problem))
 
-    def _lookup_exported(self, spec_or_family: str, problem: str) -> dict:
-        key = json.loads(_core.key_json(spec_or_family, problem))
-        rows = [r for r in self._exported if r["family"] == key["family"] and r["problem"] == key["problem"]]
-        if not rows:
-            return {**key, "config": None, "origin": "untuned", "warnings": [
-                f"{key['family']} {key['problem']}: not in {self._db}"]}
-        best = min(rows, key=lambda r: r["time_ms"])
-        return {**key, "config": best["config"], "origin": "store", "device": best["device"],
-                "time_ms": best["time_ms"], "warnings": []}
-
     def _runner(self, device: int):
         runner = self._gemm.get(device)
         if runner is None:
-            if self._exported is not None:
-                raise ValueError("Runtime.gemm needs a store, not an exported JSON file")
             from . import _gemm  # links the CUDA driver: imported only here
             runner = self._gemm[device] = _gemm.GemmRunner(self._db, device)
         return runner

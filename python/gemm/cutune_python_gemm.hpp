@@ -40,8 +40,10 @@ class GemmRunner {
   // looks its config up (store winner, else default) and loads it; later calls are a map lookup.
   void launch(const GemmShape& shape, std::uint64_t a, std::uint64_t b, std::uint64_t d,
               std::uintptr_t stream);
-  // {"family", "problem", "config", "config_name", "origin", "warnings"} of the shape's kernel.
+  // {"family", "problem", "config", "config_name", "origin", "warnings"} of the shape's kernel,
+  // or of a problem text's ("m=128,n=256,k=64,dtype=bf16", as `cutune tune gemm --problem`).
   std::string describe(const GemmShape& shape);
+  std::string describe(const std::string& problem);
   // The kernel's time in ms for each of `repetitions` launches, each between two events after a
   // 32-bit memset of `flush_bytes` at `flush` to the repetition's index (the tune's worker times
   // so: docs/gpu.md), on `stream`.

@@ -96,10 +96,13 @@ void GemmRunner::launch(const GemmShape& shape, std::uint64_t a, std::uint64_t b
   impl_->kernel(shape).launch(reinterpret_cast<CUstream>(stream), gemm::GemmOperands{a, b, d, 0});
 }
 
-std::string GemmRunner::describe(const GemmShape& shape) {
-  const GemmRuntimeKernel& kernel = impl_->kernel(shape);
+std::string GemmRunner::describe(const GemmShape& shape) { return describe(problem_text(shape)); }
+
+std::string GemmRunner::describe(const std::string& problem) {
+  const KernelQuery query = impl_->runtime->query("gemm", Problem::parse(problem));
+  const auto& kernel = impl_->runtime->get(query).as<GemmRuntimeKernel>();
   nlohmann::json out{{"family", "gemm"},
-                     {"problem", Problem::parse(problem_text(shape)).canonical()},
+                     {"problem", query.problem().canonical()},
                      {"config", kernel.config().to_json()},
                      {"config_name", kernel.config_name()},
                      {"origin", std::string(to_string(kernel.origin()))}};

@@ -82,7 +82,26 @@ def test_runtime_reads_an_exported_store(tuned, tmp_path):
                    check=True, capture_output=True)
     runtime = cutune.Runtime(db=exported)
     assert runtime.lookup(MATMUL, PROBLEM)["config"] == result.winner
-    assert runtime.lookup(MATMUL, "m=32,n=32,k=32")["origin"] == "untuned"
+    assert runtime.lookup(MATMUL, PROBLEM)["origin"] == "store"
+
+
+@pytest.mark.skipif(not Path(os.environ.get("CUTUNE_CLI", "/nonexistent")).exists(),
+                    reason="needs the cutune tool (CUTUNE_CLI)")
+def test_both_runtimes_follow_the_one_rule_for_an_untuned_shape(tuned, tmp_path):
+    """Runtime(db) and Runtime("best.json") run the C++ runtime over the store and over its export
+    (tests/runtime/untuned_rule_test.cpp checks those against the lookup-only LookupTable): a shape
+    near the tuned one gets its winner, a far one the default config, and both say which."""
+    db, _ = tuned
+    exported = tmp_path / "best.json"
+    subprocess.run([os.environ["CUTUNE_CLI"], "export", "--db", str(db), "--json", str(exported)],
+                   check=True, capture_output=True)
+    for problem, origin in (("m=96,n=64,k=64", "nearest"), ("m=32,n=32,k=32", "default_config")):
+        from_store = cutune.Runtime(db=db).lookup(MATMUL, problem)
+        from_export = cutune.Runtime(db=exported).lookup(MATMUL, problem)
+        assert from_store["origin"] == from_export["origin"] == origin, problem
+        assert from_store["config"] == from_export["config"], problem
+        assert from_store["warnings"] == from_export["warnings"], problem
+        assert any("untuned" in w for w in from_store["warnings"]), from_store["warnings"]
 
 
 def test_tune_rejects_a_bad_budget_and_effort():

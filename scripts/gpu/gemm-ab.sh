@@ -27,8 +27,8 @@ mode="${1:-}"
 labels=(main)
 declare -A label_defines=([main]="")
 large=128x256x64_s4_c2x1_coop_rn8_k1
-# Run 13 (docs/perf.md): the large tile without a cluster against the 2x1 cluster it had, on the
-# shapes the fast_launch seed owns; the 1x1 tile won on seven of eight and is the seeds' since.
+# The large tile without a cluster against the 2x1 cluster, on the shapes the fast_launch seed
+# owns: the 1x1 tile wins on seven of eight, and is the seeds' config.
 single=128x256x64_s4_c1x1_coop_rn8_k1
 single12=128x256x64_s4_c1x1_coop_rn12_k1
 declare -A shape_configs=(
@@ -40,7 +40,7 @@ declare -A shape_configs=(
   [1024x4096x4096]="${large}_pdl $single $single12"
   [4096x4096x14336]="${large}_pdl $single $single12"
   [2048x8192x8192]="${large}_pdl $single $single12"
-  # The other suite shapes' defaults (128x8192x8192: partial_wave's since 2026-12-04, call 9).
+  # The other suite shapes' defaults (128x8192x8192: the partial_wave seed's).
   [128x8192x8192]="64x128x128_s4_c2x1_ping_rn8_k1"
   [8192x8192x8192]="128x192x64_s4_c1x1_ping_rn8_k1 $single"
   [8192x8192x1024]="128x192x64_s5_c1x1_ping_rn8_k1"

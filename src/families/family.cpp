@@ -6,11 +6,24 @@
 #include "table.hpp"
 
 namespace cutune {
+namespace {
+
+// Family::device is required: a family without one is a bug in its folder, not a user's error.
+Family with_device(Family family) {
+  if (family.device.name.empty()) {
+    throw std::logic_error("family '" + family.name + "' describes no device (Family::device)");
+  }
+  return family;
+}
+
+}  // namespace
 
 const std::vector<Family>& builtin_families() {
   static const std::vector<Family> built = [] {
     std::vector<Family> out;
-    for (const families::Builtin& entry : families::builtin_table()) out.push_back(entry.make());
+    for (const families::Builtin& entry : families::builtin_table()) {
+      out.push_back(with_device(entry.make()));
+    }
     return out;
   }();
   return built;
@@ -34,7 +47,7 @@ std::vector<std::string> family_names() {
 Family spec_family(const KernelSpec& spec) {
   std::string known;
   for (const families::SpecBackend& entry : families::spec_backend_table()) {
-    if (entry.backend == spec.backend) return entry.make(spec);
+    if (entry.backend == spec.backend) return with_device(entry.make(spec));
     known += fmt::format("{}{}", known.empty() ? "" : ", ", entry.backend);
   }
   if (spec.backend == "host") {

@@ -1,6 +1,7 @@
 #include "lookup/fallback.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 #include "cutune/lookup.hpp"
@@ -130,6 +131,26 @@ std::optional<std::pair<std::size_t, double>> nearest_shape(const std::vector<Tu
   }
   if (best) best->second = std::sqrt(best->second);
   return best;
+}
+
+std::string untuned_message(std::string_view family, std::string_view problem,
+                            std::string_view device, const LookupAnswer& answer,
+                            double max_distance) {
+  std::string message = std::string(family) + " '" + std::string(problem) + "' on '" +
+                        std::string(device) + "' is untuned; ";
+  char distance[64];
+  switch (answer.source) {
+    case LookupSource::dispatch:
+      return message + "using the dispatch rule";
+    case LookupSource::nearest:
+      std::snprintf(distance, sizeof distance, "%.2f, within %g", answer.distance, max_distance);
+      return message + "using the nearest tuned shape '" + answer.tuned_problem + "' (distance " +
+             distance + ")";
+    default:
+      std::snprintf(distance, sizeof distance, "%g", max_distance);
+      return message + "no tuned shape of its kind within distance " + distance +
+             ": using the family's default config";
+  }
 }
 
 }  // namespace cutune::lookup

@@ -1,5 +1,5 @@
 // What answers an untuned problem: a family's dispatch rule (the format Dispatcher::to_json
-// writes, evaluated here without the runtime library) or the nearest tuned shape.
+// writes, evaluated here without the runtime library), the nearest tuned shape, or the default.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cutune/lookup.hpp"
 #include "lookup/problem_text.hpp"
 
 namespace cutune::lookup {
@@ -44,5 +45,11 @@ struct TunedShape {
 // The shape nearest to `problem` among those of its kind (same_kind), with its distance.
 std::optional<std::pair<std::size_t, double>> nearest_shape(const std::vector<TunedShape>& shapes,
                                                             const ProblemArgs& problem);
+
+// The one line that says which fallback answered an untuned (family, problem, device), for the
+// lookup table's events and cutune::Runtime's warnings alike.
+std::string untuned_message(std::string_view family, std::string_view problem,
+                            std::string_view device, const LookupAnswer& answer,
+                            double max_distance);
 
 }  // namespace cutune::lookup

@@ -39,8 +39,13 @@ json read_json_file(const std::filesystem::path& path) {
   return document;
 }
 
-const char* source_name(LookupSource source) {
-  return source == LookupSource::dispatch ? "dispatch rule" : "nearest tuned shape";
+// The lookup runtime's errors name what was read; a malformed problem text is one of them.
+lookup::ProblemArgs parsed(std::string_view problem) {
+  try {
+    return lookup::parse_problem(problem);
+  } catch (const std::invalid_argument& error) {
+    throw LookupError(error.what());
+  }
 }
 
 }  // namespace
@@ -76,29 +81,43 @@ struct LookupTable::Impl {
     return nullptr;
   }
 
+  // A fallback config made legal for the asked problem, when the program can (options.repair).
+  std::optional<json> repaired(const LookupQuery& q, const json& config) const {
+    if (!options.repair) return config;
+    return options.repair(q.family(), config, q.problem());
+  }
+
+  // The dispatch rule, else the untuned-shape rule (cutune/lookup.hpp): the nearest tuned shape
+  // within max_distance, else the default config.
   LookupAnswer resolve(const LookupQuery& q) const {
-    const auto args = lookup::parse_problem(q.problem());
+    const auto args = parsed(q.problem());
     const std::pair<std::string, std::string> where{q.family(), q.device()};
+    LookupAnswer answer;
     if (const auto rule = rules.find(where); rule != rules.end()) {
       if (const auto pick = rule->second.pick(args)) {
-        LookupAnswer answer;
-        answer.config = rule->second.configs[*pick];
-        answer.source = LookupSource::dispatch;
-        return answer;
+        if (auto config = repaired(q, rule->second.configs[*pick])) {
+          answer.config = std::move(*config);
+          answer.source = LookupSource::dispatch;
+          return answer;
+        }
       }
     }
     const auto family_shapes = shapes.find(where);
     const auto nearest = family_shapes == shapes.end()
                              ? std::nullopt
                              : lookup::nearest_shape(family_shapes->second, args);
-    if (!nearest) {
-      throw LookupError("cutune: no tuned shape of " + q.family() + " like '" + q.problem() +
-                        "' on '" + q.device() + "' (same argument names and non-numeric values)");
+    if (nearest && nearest->second <= options.max_distance) {
+      const Entry& e = entries[family_shapes->second[nearest->first].answer];
+      if (auto config = repaired(q, e.answer.config)) {
+        answer = e.answer;
+        answer.config = std::move(*config);
+        answer.source = LookupSource::nearest;
+        answer.distance = nearest->second;
+        return answer;
+      }
     }
-    const Entry& e = entries[family_shapes->second[nearest->first].answer];
-    LookupAnswer answer = e.answer;
-    answer.source = LookupSource::nearest;
-    answer.distance = nearest->second;
+    answer.source = LookupSource::default_config;
+    if (options.default_config) answer.config = options.default_config(q.family(), q.problem());
     return answer;
   }
 };
@@ -127,7 +146,7 @@ LookupTable LookupTable::from_json(const json& document, LookupOptions options,
     try {
       e.family = row.at("family").get<std::string>();
       e.device = row.at("device").get<std::string>();
-      e.args = lookup::parse_problem(row.at("problem").get<std::string>());
+      e.args = parsed(row.at("problem").get<std::string>());
       e.problem = lookup::canonical_problem(e.args);
       e.answer.config = row.at("config");
       e.answer.tuned_problem = e.problem;
@@ -183,7 +202,7 @@ LookupQuery LookupTable::prepare(std::string_view family, std::string_view probl
                                  std::string_view device) const {
   LookupQuery q;
   q.family_ = family;
-  q.problem_ = lookup::canonical_problem(lookup::parse_problem(problem));
+  q.problem_ = lookup::canonical_problem(parsed(problem));
   q.device_ = device;
   if (device.empty()) {
     const auto it = impl_->devices.find(family);
@@ -216,22 +235,35 @@ const LookupAnswer& LookupTable::find(const LookupQuery& query) const {
       }
     }
     auto resolved = std::make_unique<LookupAnswer>(impl_->resolve(query));
+    resolved->message = lookup::untuned_message(query.family(), query.problem(), query.device(),
+                                                *resolved, impl_->options.max_distance);
     answer = resolved.get();
     impl_->fallbacks.emplace(query.hash(), Impl::Fallback{query.family(), query.device(),
                                                           query.problem(), std::move(resolved)});
   }
-  LookupEvent event{query.family(), query.problem(), query.device(), answer, {}};
-  event.message = "cutune: " + query.family() + " '" + query.problem() + "' on '" + query.device() +
-                  "' is untuned; using the " + source_name(answer->source);
-  if (answer->source == LookupSource::nearest) event.message += " '" + answer->tuned_problem + "'";
+  LookupEvent event{query.family(), query.problem(), query.device(), answer, answer->message};
   if (impl_->options.on_fallback) {
     impl_->options.on_fallback(event);
   } else {
-    std::fprintf(stderr, "%s\n", event.message.c_str());
+    std::fprintf(stderr, "cutune: %s\n", event.message.c_str());
   }
   return *answer;
 }
 
 std::size_t LookupTable::size() const { return impl_->entries.size(); }
+
+std::string_view to_string(LookupSource source) {
+  switch (source) {
+    case LookupSource::tuned:
+      return "store";
+    case LookupSource::dispatch:
+      return "dispatch";
+    case LookupSource::nearest:
+      return "nearest";
+    case LookupSource::default_config:
+      return "default_config";
+  }
+  return "unknown";
+}
 
 }  // namespace cutune

@@ -1,8 +1,9 @@
 #include "lookup/problem_text.hpp"
 
+#include <charconv>
 #include <cmath>
+#include <stdexcept>
 
-#include "cutune/lookup.hpp"
 #include "runtime/log_shape.hpp"
 
 namespace cutune::lookup {
@@ -14,9 +15,20 @@ std::string_view trim(std::string_view text) {
   return text;
 }
 
+// Integers, then reals, then true/false; anything else stays text.
 nlohmann::json scalar_of(std::string_view text) {
-  nlohmann::json parsed = nlohmann::json::parse(text, nullptr, false);
-  if (parsed.is_number() || parsed.is_boolean()) return parsed;
+  const char* const last = text.data() + text.size();
+  std::int64_t integer = 0;
+  if (const auto [end, ec] = std::from_chars(text.data(), last, integer);
+      ec == std::errc() && end == last) {
+    return integer;
+  }
+  double real = 0;
+  if (const auto [end, ec] = std::from_chars(text.data(), last, real);
+      ec == std::errc() && end == last) {
+    return real;
+  }
+  if (text == "true" || text == "false") return text == "true";
   return std::string(text);
 }
 
@@ -29,15 +41,22 @@ ProblemArgs parse_problem(std::string_view text) {
     const std::size_t comma = std::min(text.find(',', start), text.size());
     const std::string_view item = trim(text.substr(start, comma - start));
     start = comma + 1;
+    if (item.empty()) {
+      throw std::invalid_argument("problem '" + std::string(text) + "' has an empty item");
+    }
     const std::size_t eq = item.find('=');
-    if (eq == std::string_view::npos || trim(item.substr(0, eq)).empty() ||
-        trim(item.substr(eq + 1)).empty()) {
-      throw LookupError("problem '" + std::string(text) + "': item '" + std::string(item) +
-                        "' is not name=value");
+    if (eq == std::string_view::npos) {
+      throw std::invalid_argument("problem item '" + std::string(item) + "' is not name=value");
     }
     const std::string name(trim(item.substr(0, eq)));
-    if (!args.emplace(name, scalar_of(trim(item.substr(eq + 1)))).second) {
-      throw LookupError("problem '" + std::string(text) + "' repeats '" + name + "'");
+    const std::string_view value = trim(item.substr(eq + 1));
+    if (name.empty() || value.empty()) {
+      throw std::invalid_argument("problem item '" + std::string(item) +
+                                  "' needs both a name and a value");
+    }
+    if (!args.emplace(name, scalar_of(value)).second) {
+      throw std::invalid_argument("problem item '" + std::string(item) + "' repeats '" + name +
+                                  "'");
     }
   }
   return args;

@@ -1,7 +1,7 @@
-// Problem texts as cutune writes them ("k=512,m=512,n=512,dtype=bf16"), parsed without the space
-// library: the lookup runtime must not link it. Values are read as Problem::parse reads them
-// (numbers and booleans as JSON, anything else as a string) and written as Problem::canonical
-// writes them, so that a problem typed in any order finds the key the store wrote.
+// Problem texts as cutune writes them ("k=512,m=512,n=512,dtype=bf16"): the one parser and the
+// one writer of them. Problem::parse (src/space) and the lookup runtime both read through it, so a
+// problem typed in any order finds the key the store wrote. It lives here, with nothing but
+// nlohmann-json, because the lookup runtime must not link the space library.
 #pragma once
 
 #include <map>
@@ -15,8 +15,11 @@ namespace cutune::lookup {
 
 using ProblemArgs = std::map<std::string, nlohmann::json, std::less<>>;
 
-// Throws LookupError for an item that is not name=value, or a repeated name.
+// Items "name=value" separated by commas, blanks around each part ignored; a value is an integer,
+// else a real, else true/false, else text. Throws std::invalid_argument naming the item that is
+// empty, not name=value, or a repeated name.
 ProblemArgs parse_problem(std::string_view text);
+// Sorted by name, "name=value" joined by commas; text values unquoted.
 std::string canonical_problem(const ProblemArgs& args);
 
 // log_feature (runtime/log_shape.hpp) of each named numeric argument; nullopt when one is missing

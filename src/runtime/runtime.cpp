@@ -14,6 +14,7 @@
 #include "cutune/dispatch.hpp"
 #include "hash/content_hash.hpp"
 #include "runtime/repair.hpp"
+#include "runtime/winners.hpp"
 
 namespace cutune {
 
@@ -35,6 +36,8 @@ std::string_view to_string(KernelOrigin origin) {
       return "store";
     case KernelOrigin::dispatch:
       return "dispatch";
+    case KernelOrigin::nearest:
+      return "nearest";
     case KernelOrigin::default_config:
       return "default_config";
     case KernelOrigin::tuned:
@@ -79,6 +82,8 @@ struct Runtime::Impl {
   std::mutex store_mutex;  // a Store is not thread-safe
   std::optional<Store> store;
   std::optional<std::string> store_error;
+  // RuntimeOptions::winners read once; without it, no winners (the store's are read when asked).
+  std::optional<LookupTable> exported;
 
   mutable std::mutex warnings_mutex;
   std::vector<std::string> warnings;
@@ -87,6 +92,14 @@ struct Runtime::Impl {
   std::vector<std::jthread> tunes;  // last member: joined before anything they use is destroyed
 
   explicit Impl(RuntimeOptions o) : options(std::move(o)) {
+    exported = LookupTable::from_json(nlohmann::json::parse(export_json({})), table_options());
+    if (options.winners) {
+      try {
+        exported = LookupTable::load(*options.winners, table_options());
+      } catch (const std::exception& error) {
+        warn(fmt::format("cannot use the exported winners, falling back: {}", error.what()));
+      }
+    }
     if (!options.store) return;
     try {
       store = Store::open(*options.store, options.store_mode);
@@ -95,6 +108,29 @@ struct Runtime::Impl {
       warn(fmt::format("cannot use the results store, falling back to default configs: {}",
                        error.what()));
     }
+  }
+
+  LookupOptions table_options() {
+    return runtime::lookup_options([this](std::string_view name) -> const Family* {
+      const auto it = families.find(name);
+      return it == families.end() ? nullptr : &it->second->def;
+    });
+  }
+
+  // The lookup table's answer (runtime/winners.hpp): over the exported winners when given or
+  // when there is no store, else over the store's.
+  runtime::Chosen choose(const Family& f, const Problem& problem) {
+    if (!options.winners) {
+      std::lock_guard lock(store_mutex);
+      try {
+        if (store) {
+          return runtime::choose(runtime::store_winners(*store, f, table_options()), f, problem);
+        }
+      } catch (const std::exception& error) {
+        warn(fmt::format("cannot read the results store, falling back: {}", error.what()));
+      }
+    }
+    return runtime::choose(*exported, f, problem);
   }
 
   void warn(std::string message) {
@@ -178,7 +214,17 @@ struct Runtime::Impl {
     }
   }
 
+  std::unique_ptr<Kernel> from_exported(const Family& f, const Problem& problem) {
+    runtime::Chosen chosen = choose(f, problem);
+    if (chosen.answer.source != LookupSource::tuned) return nullptr;
+    if (chosen.config) return f.load(*chosen.config, problem, KernelOrigin::store);
+    warn(fmt::format("the exported winner of {} for {} is not usable; falling back", f.name,
+                     problem.canonical()));
+    return nullptr;
+  }
+
   std::unique_ptr<Kernel> from_store(const Family& f, const Problem& problem) {
+    if (options.winners) return from_exported(f, problem);
     auto stored = stored_winner(f, problem);
     if (!stored) return nullptr;
     std::string why;
@@ -209,6 +255,24 @@ struct Runtime::Impl {
     }
     warn(fmt::format("the dispatch rule of {} gives no usable config for {} ({}); falling back",
                      f.name, problem.canonical(), why));
+    return nullptr;
+  }
+
+  // The untuned-shape rule: the nearest tuned shape's winner when one is near enough, said in a
+  // warning either way; nullptr leaves the default config to the caller.
+  std::unique_ptr<Kernel> untuned(const Family& f, const Problem& problem) {
+    runtime::Chosen chosen = choose(f, problem);
+    if (chosen.answer.source == LookupSource::tuned) return nullptr;  // rejected by from_store
+    warn(chosen.answer.message);
+    if (chosen.answer.source != LookupSource::nearest || !chosen.config) return nullptr;
+    try {
+      return f.load(*chosen.config, problem, KernelOrigin::nearest);
+    } catch (const std::exception& error) {
+      warn(
+          fmt::format("the nearest tuned shape's config of {} does not load for {} ({}); using "
+                      "the default config",
+                      f.name, problem.canonical(), error.what()));
+    }
     return nullptr;
   }
 
@@ -280,6 +344,7 @@ struct Runtime::Impl {
       if (auto kernel = tuned(f, problem, {})) return install(slot, std::move(kernel));
     }
     auto kernel = from_dispatch(family, problem);
+    if (!kernel) kernel = untuned(f, problem);
     if (!kernel) {
       try {
         kernel = f.load(default_config(*f.tuning, problem, f.device), problem,

@@ -1,9 +1,10 @@
 #include "cutune/problem.hpp"
 
-#include <charconv>
 #include <fstream>
 #include <stdexcept>
 #include <thread>
+
+#include "lookup/problem_text.hpp"
 
 namespace cutune {
 namespace {
@@ -15,45 +16,13 @@ std::string_view trim(std::string_view s) {
   return s.substr(first, last - first + 1);
 }
 
-// Integers, then reals, then true/false; anything else stays text.
-Value parse_scalar(std::string_view text) {
-  std::int64_t i = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), i);
-  if (ec == std::errc() && end == text.data() + text.size()) return Value(i);
-  double d = 0;
-  auto [dend, dec] = std::from_chars(text.data(), text.data() + text.size(), d);
-  if (dec == std::errc() && dend == text.data() + text.size()) return Value(d);
-  if (text == "true") return Value(true);
-  if (text == "false") return Value(false);
-  return Value(std::string(text));
-}
-
 }  // namespace
 
+// The one parser of problem texts (src/lookup/problem_text.cpp), shared with the lookup runtime.
 Problem Problem::parse(std::string_view text) {
   Problem problem;
-  if (trim(text).empty()) return problem;
-  for (std::size_t start = 0; start <= text.size();) {
-    const std::size_t comma = std::min(text.find(',', start), text.size());
-    const std::string_view item = trim(text.substr(start, comma - start));
-    start = comma + 1;
-    if (item.empty()) {
-      throw std::invalid_argument("problem '" + std::string(text) + "' has an empty item");
-    }
-    const std::size_t eq = item.find('=');
-    if (eq == std::string_view::npos) {
-      throw std::invalid_argument("problem item '" + std::string(item) + "' is not name=value");
-    }
-    const std::string_view name = trim(item.substr(0, eq));
-    const std::string_view value = trim(item.substr(eq + 1));
-    if (name.empty() || value.empty()) {
-      throw std::invalid_argument("problem item '" + std::string(item) +
-                                  "' needs both a name and a value");
-    }
-    if (!problem.args_.emplace(std::string(name), parse_scalar(value)).second) {
-      throw std::invalid_argument("problem item '" + std::string(item) + "' repeats '" +
-                                  std::string(name) + "'");
-    }
+  for (auto& [name, value] : lookup::parse_problem(text)) {
+    problem.args_.emplace(name, Value::from_json(value));
   }
   return problem;
 }
@@ -70,14 +39,9 @@ const Value& Problem::at(std::string_view name) const {
 }
 
 std::string Problem::canonical() const {
-  std::string text;
-  for (const auto& [name, value] : args_) {
-    if (!text.empty()) text += ',';
-    text += name;
-    text += '=';
-    text += value.is_string() ? value.as_string() : value.to_string();
-  }
-  return text;
+  lookup::ProblemArgs args;
+  for (const auto& [name, value] : args_) args.emplace(name, value.to_json());
+  return lookup::canonical_problem(args);
 }
 
 Device Device::h200() {

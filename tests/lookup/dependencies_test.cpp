@@ -46,7 +46,8 @@ TEST(LookupDependencies, TheProbeAnswersFromAnExportedFile) {
       << tuned.output;
   const CommandResult near = probe("dtype=f32,m=300,n=512");
   EXPECT_EQ(near.status, 0) << near.output;
-  EXPECT_NE(near.output.find("untuned; using the nearest tuned shape 'dtype=f32,m=256,n=512'"),
+  EXPECT_NE(near.output.find("cutune: toy 'dtype=f32,m=300,n=512' on 'cpu: test' is untuned; "
+                             "using the nearest tuned shape 'dtype=f32,m=256,n=512'"),
             std::string::npos)
       << near.output;  // on stderr by default
   EXPECT_NE(near.output.find(R"(fallback {"block":16,"layout":"row"})"), std::string::npos);

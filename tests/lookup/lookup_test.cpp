@@ -62,15 +62,26 @@ TEST(Lookup, AnUntunedShapeTakesTheNearestTunedShapeOfItsKindAndSaysSo) {
   // Asked again: the same answer, told once.
   EXPECT_EQ(&table.find(table.prepare("toy", "m=1800,n=512,dtype=f16")), &answer);
   EXPECT_EQ(f.events.size(), 1u);
-  // Far above every tuned shape: the largest.
-  EXPECT_EQ(table.find(table.prepare("toy", "dtype=f32,m=100000,n=512")).config.at("block"), 256);
+  // Far above every tuned shape (4.6 from m=4096): no neighbour stands in, the default does.
+  const LookupAnswer& far = table.find(table.prepare("toy", "dtype=f32,m=100000,n=512"));
+  EXPECT_EQ(far.source, LookupSource::default_config);
+  EXPECT_TRUE(far.config.is_null());  // no default_config given: the program's own default
+  EXPECT_NE(far.message.find("within distance 1"), std::string::npos) << far.message;
 }
 
-TEST(Lookup, NoShapeOfTheSameKindIsAnErrorNotAGuess) {
+TEST(Lookup, NoShapeOfTheSameKindGivesTheDefaultNotAGuess) {
   Fixture f;
-  const auto table = f.table();
-  EXPECT_THROW(table.find(table.prepare("toy", "dtype=bf16,m=64,n=512")), LookupError);
-  EXPECT_THROW(table.find(table.prepare("toy", "dtype=f32,m=64,n=512,k=3")), LookupError);
+  LookupOptions options{.on_fallback = [](const LookupEvent&) {}};
+  options.default_config = [](const std::string& family, const std::string& problem) {
+    return nlohmann::json{{"family", family}, {"problem", problem}};
+  };
+  const auto table = LookupTable::from_json(exported(f.store), options);
+  for (const char* problem : {"dtype=bf16,m=64,n=512", "dtype=f32,k=3,m=64,n=512"}) {
+    const LookupAnswer& answer = table.find(table.prepare("toy", problem));
+    EXPECT_EQ(answer.source, LookupSource::default_config) << problem;
+    EXPECT_EQ(answer.config.at("problem"), problem);
+    EXPECT_EQ(to_string(answer.source), "default_config");
+  }
   EXPECT_THROW(table.prepare("other", "m=1"), LookupError);
   EXPECT_THROW(table.prepare("toy", "m"), LookupError);
   EXPECT_THROW(table.prepare("toy", "m=1,m=2"), LookupError);

@@ -25,7 +25,10 @@ TEST(Runtime, DefaultNowWithoutStoreLoadsTheDefaultConfigOnce) {
   expect_scales(first, 1000);
   EXPECT_EQ(&runtime.get(query), &first);  // cached: the same kernel object
   EXPECT_EQ(&runtime.get("test_scale", scale_problem(1000)), &first);
-  EXPECT_TRUE(runtime.warnings().empty());
+  // Told once, at the first get(): which source answered an untuned shape.
+  ASSERT_EQ(runtime.warnings().size(), 1u);
+  EXPECT_NE(runtime.warnings()[0].find("default config"), std::string::npos)
+      << runtime.warnings()[0];
 }
 
 TEST(Runtime, UnknownFamilyAndUndeclaredArgumentAreNamed) {
@@ -59,8 +62,10 @@ TEST(Runtime, StoredWinnerIsLoadedFromAReadOnlyStore) {
   EXPECT_EQ(kernel.origin(), KernelOrigin::store);
   EXPECT_EQ(kernel.config(), scale_config(256, 4));
   expect_scales(kernel, 5000);
-  // Another shape is untuned: the default.
-  EXPECT_EQ(runtime.get("test_scale", scale_problem(6000)).origin(), KernelOrigin::default_config);
+  // An untuned shape near it takes its winner; a far one the default (untuned_rule_test.cpp).
+  EXPECT_EQ(runtime.get("test_scale", scale_problem(6000)).origin(), KernelOrigin::nearest);
+  EXPECT_EQ(runtime.get("test_scale", scale_problem(6000)).config(), scale_config(256, 4));
+  EXPECT_EQ(runtime.get("test_scale", scale_problem(20000)).origin(), KernelOrigin::default_config);
 }
 
 TEST(Runtime, StoredWinnerOfAnotherToolchainIsUsed) {

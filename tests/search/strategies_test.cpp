@@ -105,8 +105,7 @@ std::vector<std::uint64_t> hashes(const SearchOutcome& outcome) {
 }
 
 // The pattern searches climb to the optimum within a third of the space; evolution, which has no
-// local polish, is given two thirds (docs/perf.md, "What was tried", says why it is not the
-// default).
+// local polish, is given two thirds (docs/strategies.md says why it is not the default).
 std::size_t budget_to_find(const std::string& name) {
   return name == "de" || name == "hybrid" ? 420 : 210;
 }

@@ -2,15 +2,11 @@
 // for one problem.
 #include <fmt/core.h>
 
-#include <filesystem>
 #include <nlohmann/json.hpp>
-#include <optional>
-#include <stdexcept>
 
 #include "command.hpp"
 #include "cutune/diversity.hpp"
 #include "cutune/family.hpp"
-#include "cutune/spec.hpp"
 
 namespace cutune::cli {
 namespace {
@@ -34,58 +30,22 @@ std::string view_size(const Space& space, View view) {
   return size ? std::to_string(*size) : "over 2^64";
 }
 
-// What is drawn from: a spec file's space, or a built-in one.
-struct SpaceSource {
-  std::string name;
-  std::string summary;
-  const TuningSpace* tuning = nullptr;
-  Problem problem;
-  Device device;
-  std::optional<KernelSpec> spec;  // owns `tuning` for a spec file
-};
-
-SpaceSource source_of(const SpaceOptions& options) {
-  SpaceSource source;
-  if (std::filesystem::is_regular_file(options.name)) {
-    source.spec = load_spec(options.name);
-    source.name = source.spec->name;
-    source.summary = source.spec->path.string();
-    source.tuning = &*source.spec->tuning;
-    source.problem = source.spec->resolve(Problem::parse(options.problem));
-    // A CUDA spec's constraints see the device the tune's worker reports; here, without asking
-    // a GPU, the H200's description stands in, and the report says so.
-    source.device = source.spec->backend == "cpu" ? Device::host_cpu() : Device::h200();
-    return source;
-  }
-  const Family* builtin = find_family(options.name);
-  if (!builtin) {
-    throw std::invalid_argument("unknown space '" + options.name + "'; known spaces: " +
-                                join(family_names()) + " (or give a kernel spec file)");
-  }
-  source.name = builtin->name;
-  source.summary = builtin->summary;
-  source.tuning = builtin->tuning;
-  // The given arguments override the example problem's, so "--problem m=128" keeps n, k, dtype.
-  source.problem = builtin->example_problem;
-  const Problem overrides = Problem::parse(options.problem);
-  for (const auto& [name, value] : overrides.args()) source.problem.set(name, value);
-  source.device = builtin->device;
-  return source;
-}
-
 void run_space(const SpaceOptions& options) {
-  const SpaceSource source = source_of(options);
-  const TuningSpace& ts = *source.tuning;
-  const Problem& problem = source.problem;
+  // The one rule of `cutune tune` and the Python package (cutune/family.hpp).
+  const FamilySource source = family_source(options.name);
+  const Family& family = source.family;
+  const TuningSpace& ts = *family.tuning;
+  const Problem problem = problem_for(source, options.problem);
   const DiversityReport report =
-      measure_diversity(ts, problem, source.device, options.draws, options.seed);
-  // A GPU's figures come from its description, not from a device on this machine.
-  const bool described = source.device.cc_major > 0;
+      measure_diversity(ts, problem, family.device, options.draws, options.seed);
+  // A GPU's figures come from its description (Family::device: a CUDA spec's and the GEMM's before
+  // any worker reports one), not from a device on this machine.
+  const bool described = family.device.cc_major > 0;
   if (options.json) {
     nlohmann::json j = report.to_json();
-    j["space"] = source.name;
+    j["space"] = family.name;
     j["problem"] = problem.canonical();
-    j["device"] = source.device.canonical();
+    j["device"] = family.device.canonical();
     j["device_is_description"] = described;
     j["seed"] = options.seed;
     fmt::print("{}\n", j.dump(2));
@@ -93,8 +53,8 @@ void run_space(const SpaceOptions& options) {
   }
 
   const Space& space = ts.space;
-  fmt::print("space {}: {}\n", source.name, source.summary);
-  fmt::print("problem {} on {}{}\n", problem.canonical(), source.device.canonical(),
+  fmt::print("space {}: {}\n", family.name, family.summary);
+  fmt::print("problem {} on {}{}\n", problem.canonical(), family.device.canonical(),
              described ? " (the device's description: no GPU is consulted)" : "");
   for (const std::string& error : report.problem_errors) {
     fmt::print("problem not supported: {}\n", error);

@@ -7,17 +7,14 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <cmath>
 #include <csignal>
 #include <cstdlib>
-#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <optional>
 
 #include "command.hpp"
 #include "cutune/family.hpp"
 #include "cutune/runtime.hpp"
-#include "cutune/spec.hpp"
 #include "cutune/store.hpp"
 #include "cutune/tune.hpp"
 #include "cutune/tune_json.hpp"
@@ -27,6 +24,7 @@
 #include "progress.hpp"
 #include "store_options.hpp"
 #include "text_fit.hpp"
+#include "tune_text.hpp"
 
 namespace cutune::cli {
 namespace {
@@ -82,245 +80,14 @@ std::vector<int> parse_devices(const std::string& text) {
   return devices;
 }
 
-// The configs a tune starts from: the winners of the nearest other shapes tuned in the store.
-struct WarmStart {
-  std::vector<NearestWinner> winners;
-  std::size_t evaluated = 0;  // of those, how many the tune measured or found in the store
-  bool enabled = true;
-};
-
-// How many of the warm-start configs the tune evaluated (a config the space repairs into another,
-// or equal to the default config, is counted once, under whichever came first).
-std::size_t count_evaluated(const TuneReport& report, const std::vector<NearestWinner>& winners) {
-  std::size_t count = 0;
-  for (const NearestWinner& w : winners) {
-    const std::uint64_t hash = w.config.hash();
-    count += std::any_of(report.evaluated.begin(), report.evaluated.end(),
-                         [&](const Evaluated& e) { return e.config.hash() == hash; });
-  }
-  return count;
-}
-
-nlohmann::json warm_start_json(const WarmStart& warm) {
-  nlohmann::json shapes = nlohmann::json::array();
-  for (const NearestWinner& w : warm.winners) {
-    shapes.push_back({{"problem", w.problem.canonical()},
-                      {"distance", w.distance},
-                      {"time_ms", w.time_ms},
-                      {"config", w.config.to_string()}});
-  }
-  return {{"enabled", warm.enabled},
-          {"configs", warm.winners.size()},
-          {"evaluated", warm.evaluated},
-          {"from", shapes}};
-}
-
-void print_warm_start(const WarmStart& warm) {
-  if (!warm.enabled) {
-    fmt::print("warm start: off\n");
-    return;
-  }
-  fmt::print("warm start: {} config(s) from the nearest tuned shapes, {} evaluated\n",
-             warm.winners.size(), warm.evaluated);
-  for (const NearestWinner& w : warm.winners) {
-    fmt::print("  {}\n",
-               fit(fmt::format("{} (distance {:.2f}, {:.5g} ms): {}", w.problem.canonical(),
-                               w.distance, w.time_ms, w.config.to_string()),
-                   kOutputColumns - 2));
-  }
-}
-
-// What the report adds for a built-in family: rates and the vendor library on the same problem.
-struct Comparison {
-  double flop_count = 0;
-  std::string reference_name;
-  std::optional<Measurement> reference;
-  std::size_t encoder_errors = 0;  // evaluated configs the surrogate's encoding rejected
-};
-
-double tflops(double flop_count, double ms) { return flop_count / (ms * 1e-3) / 1e12; }
-
-// The default as the report compares it: timed in the tournament's rounds when there was one.
-const Measurement* default_measurement(const TuneReport& report) {
-  if (report.tournament) return &report.tournament->finalists.front().measurement;
-  return report.baseline ? &report.baseline->measurement : nullptr;
-}
-
-std::size_t count_encoder_errors(const TuneReport& report, const Space& space) {
-  std::size_t errors = 0;
-  for (const Evaluated& e : report.evaluated) {
-    try {
-      space.features(e.config);
-    } catch (const std::exception&) {
-      ++errors;
-    }
-  }
-  return errors;
-}
-
-nlohmann::json comparison_json(const TuneReport& report, const Comparison& c) {
-  nlohmann::json out;
-  out["encoder_errors"] = c.encoder_errors;
-  if (c.flop_count <= 0) return out;
-  auto rate = [&](const Measurement& m) {
-    return m.ok() ? nlohmann::json(tflops(c.flop_count, m.time_ms)) : nlohmann::json();
-  };
-  if (report.best) out["best_tflops"] = rate(report.best->measurement);
-  if (const Measurement* m = default_measurement(report)) out["default_tflops"] = rate(*m);
-  if (c.reference) {
-    out["reference"] = {{"name", c.reference_name},
-                        {"outcome", to_string(c.reference->outcome)},
-                        {"time_ms", c.reference->time_ms},
-                        {"tflops", rate(*c.reference)}};
-  }
-  return out;
-}
-
-void print_comparison(const TuneReport& report, const Comparison& c) {
-  fmt::print("normalizer drops: {}, encoder errors: {}\n", report.dropped_by_normalizer,
-             c.encoder_errors);
-  if (c.flop_count <= 0) return;
-  const bool have_reference = c.reference && c.reference->ok();
-  auto line = [&](const char* what, const Measurement& m) {
-    if (!m.ok()) return;
-    fmt::print("{:<10} {:>9.4f} ms  {:>7.1f} TFLOP/s", what, m.time_ms,
-               tflops(c.flop_count, m.time_ms));
-    if (have_reference)
-      fmt::print("  {:.3f}x {}", c.reference->time_ms / m.time_ms, c.reference_name);
-    fmt::print("\n");
-  };
-  if (report.best) line("best", report.best->measurement);
-  if (const Measurement* m = default_measurement(report)) line("default", *m);
-  if (c.reference) {
-    if (c.reference->ok()) {
-      line(c.reference_name.c_str(), *c.reference);
-    } else {
-      fmt::print("{}: {} ({})\n", c.reference_name, to_string(c.reference->outcome),
-                 c.reference->detail);
-    }
-  }
-}
-
-// A fraction as a percentage; "-" when unknown (a store row or recording without repetitions).
-std::string percent(double fraction) {
-  return std::isnan(fraction) ? std::string("-") : fmt::format("{:.1f}%", 100.0 * fraction);
-}
-
-// The winner first (what the store deploys), then the rest by search time.
-std::vector<const Evaluated*> ranking(const TuneReport& report) {
-  std::vector<const Evaluated*> ok;
-  if (report.best) ok.push_back(&*report.best);
-  for (const Evaluated& e : report.evaluated) {
-    if (e.measurement.ok() && !(report.best && e.config.hash() == report.best->config.hash())) {
-      ok.push_back(&e);
-    }
-  }
-  std::sort(ok.begin() + (report.best ? 1 : 0), ok.end(),
-            [](const Evaluated* a, const Evaluated* b) {
-              return a->measurement.time_ms < b->measurement.time_ms;
-            });
-  return ok;
-}
-
-void print_tournament(const TuneReport& report) {
-  if (!report.tournament) return;
-  const TournamentResult& t = *report.tournament;
-  fmt::print(
-      "\ntournament: {} finalists, {} paired rounds after {} warm-up rounds, {:.2f} s ({} of the "
-      "tune)\n  {}\n",
-      t.finalists.size(), t.rounds.size(), t.warmup_rounds, report.tournament_seconds,
-      percent(report.seconds > 0 ? report.tournament_seconds / report.seconds : NAN),
-      wrap("steady state: " + t.steady_state, kOutputColumns, "  "));
-  fmt::print("{:>6}  {:<9}  {:>12}  {:>24}  {}\n", "", "role", "time (ms)", "default / it [95% CI]",
-             "config");
-  for (std::size_t i = 0; i < t.finalists.size(); ++i) {
-    const Finalist& f = t.finalists[i];
-    const bool ok = f.measurement.ok();
-    fmt::print("{:>6}  {:<9}  {:>12}  {:>24}  {}\n", i == t.winner ? "winner" : "",
-               to_string(f.role),
-               ok ? fmt::format("{:.5g}", f.measurement.time_ms)
-                  : std::string(to_string(f.measurement.outcome)),
-               ok ? fmt::format("{:.3f} [{:.3f}, {:.3f}]", f.vs_default.median, f.vs_default.low,
-                                f.vs_default.high)
-                  : std::string("-"),
-               fit(f.config.to_string(), kOutputColumns - 64));
-  }
-  for (const std::string& line : t.finishing) fmt::print("  finishing: {}\n", line);
-  if (const RatioInterval& r = t.winning().vs_reference; r.rounds > 0) {
-    fmt::print("  winner against the reference in the same rounds: {:.3f}x [{:.3f}, {:.3f}]\n",
-               r.median, r.low, r.high);
-  }
-}
-
-void print_report(const TuneReport& report, const TuningKey& key, std::size_t show) {
-  const std::vector<const Evaluated*> ok = ranking(report);
-  fmt::print("\n{}\n", fit(fmt::format("{} on {} ({}), problem {}", key.family, key.device,
-                                       short_toolchain(key.toolchain), key.problem),
-                           kOutputColumns));
-  // spread: (p75 - p25) / median of the repetitions (the winner's: of its tournament rounds).
-  fmt::print("{:>4}  {:>12}  {:>8}  {}\n", "rank", "time (ms)", "spread", "config");
-  for (std::size_t i = 0; i < ok.size() && i < show; ++i) {
-    // The winner's whole config follows the table; the rows keep to the line.
-    fmt::print("{:>4}  {:>12.5g}  {:>8}  {}\n", i + 1, ok[i]->measurement.time_ms,
-               percent(ok[i]->measurement.iqr_spread),
-               fit(ok[i]->config.to_string(), kOutputColumns - 32));
-  }
-  fmt::print(
-      "\nevaluated {} configs in {:.1f} s ({} from the store, {} duplicates skipped, {} "
-      "dropped by the normalizer)\n",
-      report.evaluated.size(), report.seconds, report.resumed, report.duplicates_skipped,
-      report.dropped_by_normalizer);
-  std::string outcomes;
-  for (const auto& [outcome, count] : report.outcomes) {
-    outcomes += fmt::format("{}{} {}", outcomes.empty() ? "" : ", ", count, to_string(outcome));
-  }
-  fmt::print("outcomes: {}\n", outcomes);
-  if (report.baseline) {
-    const Measurement& m = report.baseline->measurement;
-    fmt::print("default config in the search: {}\n",
-               m.ok() ? fmt::format("{:.5g} ms", m.time_ms)
-                      : fmt::format("{} ({})", to_string(m.outcome), m.detail));
-  }
-  print_tournament(report);
-  if (report.adopted_decision) {
-    fmt::print("shared tune: participant {}; the decision is another participant's tournament\n",
-               report.participant);
-  }
-  if (!report.best) {
-    fmt::print("no config passed the check\n");
-    return;
-  }
-  const Measurement& best = report.best->measurement;
-  fmt::print("winner: {:.5g} ms (spread {}", best.time_ms, percent(best.iqr_spread));
-  if (!std::isnan(best.min_ms) && !std::isnan(best.max_ms))
-    fmt::print(", min {:.5g}, max {:.5g} ms", best.min_ms, best.max_ms);
-  fmt::print("), found at {:.1f} s", report.seconds_to_best);
-  if (report.speedup()) fmt::print("\n ");
-  if (auto within = seconds_to_within(report, 0.02))
-    fmt::print(" (within 2% at {:.1f} s)", *within);
-  if (auto s = report.speedup()) {
-    fmt::print(", {:.3f}x the default config", *s);
-    if (report.tournament) {
-      fmt::print(" [{:.3f}, {:.3f}] over {} paired rounds", report.tournament->speedup().low,
-                 report.tournament->speedup().high, report.tournament->speedup().rounds);
-    }
-  }
-  fmt::print("\nwinning config:\n{}\n", report.best->config.to_json().dump(2));
-}
-
 std::string signal_name(int signal) { return signal == SIGTERM ? "SIGTERM" : "SIGINT"; }
 
 int run_tune(const TuneArgs& args) {
-  // A built-in family (whose name is no file here), or a spec file.
-  const std::vector<std::string> names = family_names();
-  const bool builtin = std::find(names.begin(), names.end(), args.spec) != names.end() &&
-                       !std::filesystem::exists(args.spec);
-  std::optional<KernelSpec> spec;
-  if (!builtin) spec = load_spec(args.spec);
-  const Family family = builtin ? *find_family(args.spec) : spec_family(*spec);
-  // Resolved as the family's runtime resolves it, so that both write and read the same key.
-  const Problem problem = family.resolved(
-      args.problem.empty() && builtin ? family.example_problem : Problem::parse(args.problem));
+  // The one rule of the CLI, the Python package and `cutune space` (cutune/family.hpp); resolved
+  // as the family's runtime resolves it, so that both write and read the same key.
+  const FamilySource source = family_source(args.spec);
+  const Family& family = source.family;
+  const Problem problem = problem_for(source, args.problem);
   const TuningSpace* space = family.tuning;
   FamilyEvaluator target = family.make_evaluator(problem, parse_devices(args.devices));
   const TuningKey key =
@@ -400,11 +167,13 @@ void add_tune_command(CLI::App& app) {
   auto args = std::make_shared<TuneArgs>();
   CLI::App* sub = app.add_subcommand(
       "tune", "Tune a kernel described by a spec file, or a built-in kernel family");
-  sub->add_option("spec", args->spec, "Kernel spec file (JSON), or a built-in family: gemm")
-      ->required()
-      ->check(CLI::ExistingFile | CLI::IsMember(family_names()));
+  sub->add_option("spec", args->spec,
+                  "Kernel spec file (JSON), or a built-in family: " +
+                      fmt::format("{}", fmt::join(family_names(), ", ")))
+      ->required();
   sub->add_option("--problem", args->problem,
-                  "Problem arguments, e.g. m=512,n=512 (a built-in family's example if none)");
+                  "Problem arguments, e.g. m=512,n=512 (the family's example if none; a built-in "
+                  "family's example arguments are overridden one by one)");
   std::vector<std::string> strategies = strategy_names();
   strategies.insert(strategies.begin(), "default");
   sub->add_option("--strategy", args->strategy,

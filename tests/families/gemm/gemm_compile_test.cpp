@@ -77,7 +77,7 @@ TEST_F(GemmCompile, ConfigurationsCompileToCubinsWithBothEntriesAndNoSpills) {
       {to_string(GemmConfig{}), DType::bf16, BLayout::k_by_n},
       {"64x256x64_s5_c1x2_ping_rm2_k2", DType::fp16, BLayout::n_by_k},
       {"256x128x32_s8_c2x1_coop_rm4_k1_pdl", DType::bf16, BLayout::n_by_k},
-      // The large-tile seeds' config since run 13: the programmatic launch without a cluster.
+      // The large-tile seeds' config: the programmatic launch without a cluster.
       {"128x256x64_s4_c1x1_coop_rn8_k1_pdl", DType::fp16, BLayout::k_by_n},
       // The widest ranges: 16 stages, a group of 13 tiles and 7 K slices.
       {"64x64x32_s16_c1x1_ping_rn13_k7", DType::bf16, BLayout::k_by_n},

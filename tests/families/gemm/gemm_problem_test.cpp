@@ -96,7 +96,7 @@ TEST(GemmProblem, FastLaunchIsGatedToItsEnvelope) {
   config.split_k = 2;
   EXPECT_TRUE(mentions(violations(config, kSquare), "fast_launch needs"));
   config.split_k = 1;
-  config.cluster_m = 1;  // the large-tile seed's cluster since run 13
+  config.cluster_m = 1;  // the large-tile seed's cluster
   EXPECT_TRUE(fits(config, kSquare));
   config.cluster_n = 2;
   EXPECT_TRUE(mentions(violations(config, kSquare), "fast_launch needs"));

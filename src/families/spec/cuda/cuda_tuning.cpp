@@ -21,6 +21,9 @@ Family cuda_tuning_family(const KernelSpec& spec, const CudaFamilyOptions& optio
     throw std::invalid_argument(
         fmt::format("{}: spec '{}' has no launch shape", spec.path.string(), spec.name));
   }
+  // What constraints and seeds see before a worker reports the GPU (`cutune space`): the H200 this
+  // project tunes on, by its description.
+  f.device = Device::h200();
   f.make_evaluator = [&spec, options](const Problem& problem, const std::vector<int>& devices) {
     // The evaluator starts the device workers, whose report of the GPU is what constraints and
     // seeds see. Without a GPU or driver a worker does not start: std::runtime_error.

@@ -1,9 +1,14 @@
-#include "family_source.hpp"
-
+// The one rule that turns what a user types (a built-in family's name or a kernel spec file's
+// path, and a problem text) into a family and the problem its key is built from: `cutune tune`,
+// `cutune space`, and the Python package all call it, so that one name and one problem mean one
+// key everywhere.
 #include <filesystem>
 #include <stdexcept>
 
-namespace cutune::python {
+#include "cutune/family.hpp"
+#include "cutune/spec.hpp"
+
+namespace cutune {
 
 FamilySource family_source(const std::string& spec_or_family) {
   FamilySource source;
@@ -24,14 +29,18 @@ FamilySource family_source(const std::string& spec_or_family) {
   return source;
 }
 
-Problem problem_for(const FamilySource& source, const std::string& text) {
+Problem problem_for(const FamilySource& source, std::string_view text) {
   const Family& family = source.family;
-  if (text.empty()) return family.resolved(family.example_problem);
+  if (text.find_first_not_of(" \t") == std::string_view::npos) {
+    return family.resolved(family.example_problem);
+  }
   if (source.spec) return family.resolved(Problem::parse(text));
+  // A built-in family's arguments are many and mostly fixed (dtype, layouts): the given ones
+  // override its example's one by one.
   Problem problem = family.example_problem;
-  const Problem overrides = Problem::parse(text);
+  const Problem overrides = Problem::parse(text);  // kept: the loop reads its arguments
   for (const auto& [name, value] : overrides.args()) problem.set(name, value);
   return family.resolved(problem);
 }
 
-}  // namespace cutune::python
+}  // namespace cutune
