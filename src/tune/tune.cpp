@@ -423,7 +423,15 @@ class TuneRun {
                         options_.finishing_max_resets, deadline, reset_estimate(result), result);
     }
     std::vector<std::int64_t> rows;
-    for (const Finalist& f : result.finalists) rows.push_back(persist(f.config, f.measurement));
+    for (Finalist& f : result.finalists) {
+      // The rounds run binaries the search compiled (a cache hit, 0 s): the row keeps what
+      // compiling the config cost, so that an export of its latest row does not say 0.
+      const auto searched = index_by_hash_.find(f.config.hash());
+      if (f.measurement.compile_s == 0.0 && searched != index_by_hash_.end()) {
+        f.measurement.compile_s = report_.evaluated[searched->second].measurement.compile_s;
+      }
+      rows.push_back(persist(f.config, f.measurement));
+    }
 
     const Finalist& winner = result.winning();
     const auto first = index_by_hash_.find(winner.config.hash());
