@@ -362,14 +362,17 @@ class TuneRun {
     if (m.ok() && (!best_ms_ || m.time_ms < *best_ms_)) best_ms_ = m.time_ms;
     report_.evaluated.push_back(Evaluated{config, std::move(m), from_store, elapsed()});
     if (callbacks_.on_result) callbacks_.on_result(report_.evaluated.back());
-    if (callbacks_.on_progress) {
-      std::size_t failures = 0;
-      for (const auto& [outcome, count] : report_.outcomes) {
-        if (outcome != Outcome::ok) failures += count;
-      }
-      callbacks_.on_progress(TuneProgress{report_.evaluated.size(), options_.max_evaluations,
-                                          best_ms_, failures, elapsed()});
+    progress(TunePhase::search);
+  }
+
+  void progress(TunePhase phase, std::size_t finalists = 0) {
+    if (!callbacks_.on_progress) return;
+    std::size_t failures = 0;
+    for (const auto& [outcome, count] : report_.outcomes) {
+      if (outcome != Outcome::ok) failures += count;
     }
+    callbacks_.on_progress(TuneProgress{report_.evaluated.size(), options_.max_evaluations,
+                                        best_ms_, failures, elapsed(), phase, finalists});
   }
 
   StoredResult stored(const Config& config, const Measurement& m) const {
@@ -412,8 +415,10 @@ class TuneRun {
     for (std::size_t i = 0; i < ranked.size() && i < top; ++i) {
       enter(ranked[i]->config, FinalistRole::search);
     }
+    progress(TunePhase::tournament, finalists.size());
     TournamentResult result = run_tournament(evaluator_, std::move(finalists), options_.tournament);
     if (options_.finishing) {
+      progress(TunePhase::finishing, result.finalists.size());
       // The pass stops starting resets once tournament and pass reach their share of the search.
       const auto deadline = std::chrono::steady_clock::now() +
                             std::chrono::duration_cast<std::chrono::steady_clock::duration>(
