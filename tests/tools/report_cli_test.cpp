@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <tuple>
 
 #include "../store/store_testing.hpp"
 #include "cutune/store.hpp"
@@ -75,6 +76,51 @@ int plots_drawn(const std::string& dom) {
   const std::string attribute = "data-plots=\"";
   const auto at = dom.find(attribute);
   return at == std::string::npos ? -1 : std::atoi(dom.c_str() + at + attribute.size());
+}
+
+// body[data-axes]: each plot's axis range beside the range of the values it shows.
+nlohmann::json axes_of(const std::string& dom) {
+  const std::string attribute = "data-axes=\"";
+  const auto at = dom.find(attribute);
+  if (at == std::string::npos) return nullptr;
+  std::string text = dom.substr(at + attribute.size(),
+                                dom.find('"', at + attribute.size()) - at - attribute.size());
+  for (const auto& [entity, character] : {std::pair{"&quot;", "\""}, std::pair{"&amp;", "&"}}) {
+    for (auto p = text.find(entity); p != std::string::npos; p = text.find(entity, p + 1))
+      text.replace(p, std::string_view(entity).size(), character);
+  }
+  return nlohmann::json::parse(text);
+}
+
+// Issue 32: every plot's axis spans its data without leaving most of its range empty (a log axis
+// within 1.5x of the data's ratio, a linear one within 1.5x of its span); the tournament's axis
+// does not start at 0, its labels are whole and finalists whose intervals do not overlap are at
+// least 2 pixels apart.
+void expect_axes_span_their_data(const std::string& dom) {
+  const nlohmann::json axes = axes_of(dom);
+  ASSERT_TRUE(axes.is_array()) << "no data-axes on the page";
+  EXPECT_GE(axes.size(), 3u);  // both convergence plots and the scatter at least
+  bool tournament = false;
+  for (const auto& a : axes) {
+    SCOPED_TRACE(a.dump());
+    const double min = a.at("min"), max = a.at("max");
+    const double lo = a.at("data_min"), hi = a.at("data_max");
+    EXPECT_LE(min, lo * (1 + 1e-9));
+    EXPECT_GE(max, hi * (1 - 1e-9));
+    if (a.at("log").get<bool>()) {
+      EXPECT_LE(max / min, std::max(hi / lo, 1.0) * 2.3);
+      if (hi > lo) EXPECT_LE(max / min, hi / lo * 1.5);
+    } else if (hi > lo) {
+      EXPECT_LE(max - min, (hi - lo) * 1.5);
+    }
+    if (a.at("plot") == "plot-tournament") {
+      tournament = true;
+      EXPECT_GT(min, 0.0);
+      EXPECT_TRUE(a.at("labels_whole").get<bool>());
+      if (!a.at("min_gap_px").is_null()) EXPECT_GE(a.at("min_gap_px").get<double>(), 2.0);
+    }
+  }
+  EXPECT_TRUE(tournament) << "no tournament plot";
 }
 
 // Every knob=value of a config as the page writes it.
@@ -240,6 +286,18 @@ void expect_page_states_the_facts(const std::string& dom, const nlohmann::json& 
   }
   if (facts.at("failures").empty()) {
     EXPECT_EQ(failures, "Nothing failed.");
+  }
+  expect_axes_span_their_data(dom);
+  // The failure groups: most frequent first, then by outcome and first line.
+  const auto& groups = facts.at("failures");
+  for (std::size_t i = 1; i < groups.size(); ++i) {
+    const auto& a = groups[i - 1];
+    const auto& b = groups[i];
+    const auto rank = [](const nlohmann::json& g) {
+      return std::tuple(-g.at("configs").get<int>(), g.at("outcome").get<std::string>(),
+                        g.at("first_error_line").get<std::string>());
+    };
+    EXPECT_LE(rank(a), rank(b)) << a << " before " << b;
   }
   // The convergence data: one sample per measured config, the best time never rising.
   const auto& samples = facts.at("convergence");
