@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -32,6 +33,10 @@ struct TuneRequest {
   std::string db;     // store path; empty: the default store (CUTUNE_DB, else the user's cache)
   bool store = true;  // false: keep no results
   bool warm_start = true;
+  // Called after every measured config and as the tournament and finishing pass start, with
+  // {"evaluated", "budget", "best_ms", "failures", "seconds", "phase", "finalists"}; returning
+  // false stops the tune after the batch in flight (as Ctrl-C does the tool's). Empty: none.
+  std::function<bool(const std::string&)> on_progress = {};
 };
 
 // The store cutune uses when given none: $CUTUNE_DB, else the user's cache folder.

@@ -1,6 +1,7 @@
 // cutune.tune(): one tune, as `cutune tune --json` runs it, with the store's decision.
 #include "cutune/tune.hpp"
 
+#include <atomic>
 #include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -78,8 +79,24 @@ std::string tune_json(const TuneRequest& request) {
                    RuntimeOptions{}.warm_start_neighbours);
   }
   Store* store_pointer = store ? &*store : nullptr;
+  std::atomic<bool> stop = false;
+  TuneCallbacks callbacks;
+  if (request.on_progress) {
+    options.stop = &stop;
+    callbacks.on_progress = [&](const TuneProgress& p) {
+      const nlohmann::json text = {
+          {"evaluated", p.evaluated},
+          {"budget", p.budget},
+          {"best_ms", p.best_ms ? nlohmann::json(*p.best_ms) : nlohmann::json()},
+          {"failures", p.failures},
+          {"seconds", p.seconds},
+          {"phase", to_string(p.phase)},
+          {"finalists", p.finalists}};
+      if (!request.on_progress(text.dump())) stop = true;
+    };
+  }
   const TuneReport report =
-      tune(family, problem, *target.evaluator, target.device, store_pointer, options);
+      tune(family, problem, *target.evaluator, target.device, store_pointer, options, callbacks);
   nlohmann::json decision = winner_json(report);
   if (store) {
     if (const std::optional<Decision> stored = store->decision(key)) {
