@@ -47,14 +47,14 @@ ordered tune_params_of(const std::vector<Row>& rows, const std::vector<std::stri
   for (const std::string& name : order) {
     out[name] = ordered::array();
     if (info.tune_params.contains(name)) {
-      for (const auto& v : info.tune_params.at(name)) out[name].push_back(kt::kt_value(v));
+      for (const auto& v : info.tune_params.at(name)) out[name].push_back(ordered(kt::kt_value(v)));
       continue;
     }
     std::set<json> seen;
     for (const Row& row : rows) {
       if (row.config.contains(name)) seen.insert(row.config.at(name));
     }
-    for (const json& v : seen) out[name].push_back(kt::kt_value(v));
+    for (const json& v : seen) out[name].push_back(ordered(kt::kt_value(v)));
   }
   return out;
 }
@@ -149,7 +149,7 @@ ordered kt_cache(const std::vector<StoredResult>& latest, const KtExportInfo& in
       const json& value = knob_value(row, name, kFormat);
       if (!cache_key.empty()) cache_key += ',';
       cache_key += kt::python_str(kt::kt_value(value));
-      entry[name] = kt::kt_value(value);
+      entry[name] = ordered(kt::kt_value(value));
     }
     const Measurement& m = row.result->measurement;
     entry["time"] = m.ok() ? ordered(m.time_ms) : ordered(kt_marker(m.outcome));
@@ -178,7 +178,7 @@ ordered kt_t4(const std::vector<StoredResult>& latest, const KtExportInfo& info)
     const Measurement& m = row.result->measurement;
     ordered configuration = ordered::object();
     for (const std::string& name : order) {
-      configuration[name] = kt::kt_value(knob_value(row, name, kFormat));
+      configuration[name] = ordered(kt::kt_value(knob_value(row, name, kFormat)));
     }
     ordered result;
     result["timestamp"] = iso_time(row.result->timestamp);
