@@ -334,6 +334,64 @@ TEST_F(ReportOfRealTunes, JsonCarriesTheFactsThePageShows) {
   }
 }
 
+// Issue 32: two finalists whose intervals nearly touch but do not overlap (1.2100 and 1.2112) are
+// apart on the page: an axis from 0 draws them within a pixel of each other.
+TEST(ReportCli, TheTournamentPlotSeparatesIntervalsThatDoNotOverlap) {
+  TempDir dir;
+  const fs::path db = dir / "results.db";
+  {
+    Store store = Store::open(db);
+    const TuningKey key = testing::gemm_key();
+    std::vector<std::int64_t> rows;
+    for (int block : {64, 128, 256}) rows.push_back(store.record(testing::timed(key, block, 1.0)));
+    nlohmann::json finalists = nlohmann::json::array();
+    const auto finalist = [&](int block, const char* role, double ratio, double low, double high) {
+      finalists.push_back({{"config_hash", fmt::format("cfg-{}", block)},
+                           {"config", {{"block_m", block}, {"swizzle", true}, {"layout", "row"}}},
+                           {"role", role},
+                           {"outcome", "ok"},
+                           {"time_ms", 1.0 / ratio},
+                           {"ratio", ratio},
+                           {"ratio_low", low},
+                           {"ratio_high", high}});
+    };
+    finalist(64, "default", 1.0, 1.0, 1.0);
+    finalist(128, "search", 1.205, 1.2, 1.21);
+    finalist(256, "search", 1.215, 1.2112, 1.22);
+    Decision d;
+    d.key = key;
+    d.tune_id = "tune-1";
+    d.winner_hash = "cfg-256";
+    d.winner_json = R"({"block_m": 256, "swizzle": true, "layout": "row"})";
+    d.winner_measurement = rows[2];
+    d.default_hash = "cfg-64";
+    d.speedup = 1.215;
+    d.speedup_low = 1.2112;
+    d.speedup_high = 1.22;
+    d.rounds = 15;
+    d.finalists_json = finalists.dump();
+    d.timestamp = 1.8e9;
+    store.record_decision(d);
+  }
+  const fs::path page = dir / "tournament.html";
+  run_command(fmt::format("'{}' report tune-1 --db '{}' --html '{}'", CUTUNE_TOOL, db.string(),
+                          page.string()));
+  const std::string dom = rendered(dir, page);
+  EXPECT_EQ(text_of(dom, "script-errors"), "");
+  const nlohmann::json axes = axes_of(dom);
+  ASSERT_TRUE(axes.is_array()) << "no data-axes on the page";
+  bool found = false;
+  for (const auto& a : axes) {
+    if (a.at("plot") != "plot-tournament") continue;
+    found = true;
+    EXPECT_GT(a.at("min").get<double>(), 0.9) << a;
+    ASSERT_FALSE(a.at("min_gap_px").is_null()) << a;
+    EXPECT_GE(a.at("min_gap_px").get<double>(), 2.0) << a;
+    EXPECT_TRUE(a.at("labels_whole").get<bool>()) << a;
+  }
+  EXPECT_TRUE(found) << "no tournament plot";
+}
+
 TEST(ReportCli, AnUnknownSelectorIsRefusedByName) {
   TempDir dir;
   const fs::path db = dir / "results.db";
