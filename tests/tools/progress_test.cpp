@@ -11,7 +11,13 @@ namespace cutune::cli {
 namespace {
 
 TuneProgress searched(std::size_t evaluated, double seconds) {
-  return {.evaluated = evaluated, .budget = 40, .best_ms = 1.25, .failures = 3, .seconds = seconds};
+  TuneProgress p;
+  p.evaluated = evaluated;
+  p.budget = 40;
+  p.best_ms = 1.25;
+  p.failures = 3;
+  p.seconds = seconds;
+  return p;
 }
 
 TEST(Progress, TheSearchShowsItsBudgetAndTheTournamentItsFinalistsAndClock) {

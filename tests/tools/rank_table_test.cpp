@@ -11,21 +11,32 @@
 namespace cutune::cli {
 namespace {
 
+Measurement timed(double time_ms) {
+  Measurement m;
+  m.time_ms = time_ms;
+  return m;
+}
+
 TEST(RankTable, WinnerFirstWithSearchAndTournamentTimesInTheirOwnColumns) {
   Space space;
   space.add("width", enum_fragment({1, 2, 4, 8}, {}, 1));
   const auto config = [&](int width) { return Config(space, {Value(width)}); };
+  const auto evaluated = [&](int width, Measurement m) {
+    return Evaluated{config(width), std::move(m), false, 0.0};
+  };
+  Measurement crashed;
+  crashed.outcome = Outcome::crash;
   TuneReport report;
-  report.evaluated = {{config(1), {.time_ms = 3.0}},
-                      {config(2), {.time_ms = 1.0}},  // fastest in the search
-                      {config(4), {.time_ms = 1.1}},
-                      {config(8), {.outcome = Outcome::crash}}};
+  report.evaluated = {evaluated(1, timed(3.0)), evaluated(2, timed(1.0)),  // fastest in the search
+                      evaluated(4, timed(1.1)), evaluated(8, crashed)};
   TournamentResult tournament;
-  tournament.finalists = {{.config = config(1), .measurement = {.time_ms = 2.9}},
-                          {.config = config(2), .measurement = {.time_ms = 1.2}},
-                          {.config = config(4), .measurement = {.time_ms = 1.05}}};
+  for (const auto& [width, time] : {std::pair{1, 2.9}, std::pair{2, 1.2}, std::pair{4, 1.05}}) {
+    Finalist f{config(width)};
+    f.measurement = timed(time);
+    tournament.finalists.push_back(f);
+  }
   tournament.winner = 2;
-  report.best = Evaluated{config(4), tournament.finalists[2].measurement};
+  report.best = evaluated(4, tournament.finalists[2].measurement);
   report.tournament = tournament;
 
   const std::vector<std::string> lines = rank_table(report, 10);

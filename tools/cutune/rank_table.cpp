@@ -39,7 +39,8 @@ std::vector<std::string> rank_table(const TuneReport& report, std::size_t show) 
   // A winner the finishing pass found was never measured by the search: it ranks with "-" there.
   std::optional<Evaluated> unsearched;
   if (report.best && !searched.count(winner)) {
-    unsearched = Evaluated{report.best->config, Measurement{.time_ms = NAN}};
+    unsearched = Evaluated{report.best->config, Measurement{}, false, 0.0};
+    unsearched->measurement.time_ms = NAN;
     order.push_back(&*unsearched);
   }
   std::stable_sort(order.begin(), order.end(), [&](const Evaluated* a, const Evaluated* b) {
