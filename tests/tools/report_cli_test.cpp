@@ -109,7 +109,9 @@ void expect_axes_span_their_data(const std::string& dom) {
     EXPECT_GE(max, hi * (1 - 1e-9));
     if (a.at("log").get<bool>()) {
       EXPECT_LE(max / min, std::max(hi / lo, 1.0) * 2.3);
-      if (hi > lo) EXPECT_LE(max / min, hi / lo * 1.5);
+      if (hi > lo) {
+        EXPECT_LE(max / min, hi / lo * 1.5);
+      }
     } else if (hi > lo) {
       EXPECT_LE(max - min, (hi - lo) * 1.5);
     }
@@ -117,7 +119,9 @@ void expect_axes_span_their_data(const std::string& dom) {
       tournament = true;
       EXPECT_GT(min, 0.0);
       EXPECT_TRUE(a.at("labels_whole").get<bool>());
-      if (!a.at("min_gap_px").is_null()) EXPECT_GE(a.at("min_gap_px").get<double>(), 2.0);
+      if (!a.at("min_gap_px").is_null()) {
+        EXPECT_GE(a.at("min_gap_px").get<double>(), 2.0);
+      }
     }
   }
   EXPECT_TRUE(tournament) << "no tournament plot";
