@@ -38,8 +38,8 @@ TEST(Progress, ALogGetsALineWhenEachPhaseStarts) {
   ASSERT_NE(file, nullptr);
   {
     ProgressDisplay display(file, 0);
-    display.update(searched(1, 0.5));
-    display.update(searched(2, 1.0));  // within 5 s of the last line: none
+    display.update(searched(1, 2.0));
+    display.update(searched(2, 3.0));  // within 5 s of the last line: none
     TuneProgress phase = searched(40, 20);
     phase.phase = TunePhase::tournament;
     phase.finalists = 4;
@@ -55,7 +55,7 @@ TEST(Progress, ALogGetsALineWhenEachPhaseStarts) {
   std::fclose(file);
   EXPECT_EQ(
       text,
-      "tune: 1/40 evaluated, 0s, best 1.25 ms, 3 failed, ETA 20s\n"
+      "tune: 1/40 evaluated, 2s, best 1.25 ms, 3 failed, ETA 1m18s\n"
       "tune: tournament of 4 finalists, 20s (search: 40/40 evaluated, best 1.25 ms, 3 failed)\n"
       "tune: finishing of 4 finalists, 30s (search: 40/40 evaluated, best 1.25 ms, 3 failed)\n");
 }
