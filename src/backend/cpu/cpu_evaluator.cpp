@@ -511,7 +511,7 @@ CpuEvaluator::CpuEvaluator(const KernelSpec& spec, Problem problem, CpuOptions o
   const Config config = spec.tuning->space.default_config();
   const auto compiled = impl.pool.submit(impl.request(spec.source, config)).get();
   if (compiled.status != eval::CompileResult::Status::ok) return;
-  impl.setup_compiles[compiled.key_hash] = compiled.wall_s;
+  impl.setup_compiles.emplace(compiled.key_hash, compiled.wall_s);  // the reference's, if it was
   const auto [replied, outcome, detail] = impl.probe(compiled.output, spec.entry);
   if (replied && outcome == "launch_error" && detail.rfind("no symbol", 0) == 0) {
     throw std::invalid_argument(fmt::format(
