@@ -1,9 +1,12 @@
 """A tune's progress from Python: the callback `cutune.tune(progress=...)` calls after every
 measured config and as the tournament and its finishing pass start, and the bar drawn on a
 terminal when no callback is given (the command-line tool's bar, in Python)."""
+import dataclasses
 import json
 import shutil
 import sys
+import threading
+import time
 from dataclasses import dataclass
 from typing import Optional, TextIO
 
@@ -41,13 +44,33 @@ def status(p: Progress) -> str:
 
 
 class TerminalBar:
-    """Redraws one line on `stream` (a terminal): a bar of the search's share done and status()."""
+    """Redraws one line on `stream` (a terminal): a bar of the search's share done and status().
+    Once the tournament starts, a thread redraws it every second with the clock running: the
+    rounds report nothing for a while, and a frozen line looks hung."""
 
     def __init__(self, stream: TextIO = sys.stderr):
         self.stream = stream
         self.drawn = False
+        self._lock = threading.Lock()
+        self._last = None  # (progress, monotonic time it came)
+        self._stop = threading.Event()
+        self._clock = None
 
     def __call__(self, p: Progress) -> None:
+        with self._lock:
+            self._last = (p, time.monotonic())
+            self._draw(p)
+        if p.phase != "search" and self._clock is None:
+            self._clock = threading.Thread(target=self._tick, daemon=True)
+            self._clock.start()
+
+    def _tick(self) -> None:
+        while not self._stop.wait(1.0):
+            with self._lock:
+                p, at = self._last
+                self._draw(dataclasses.replace(p, seconds=p.seconds + time.monotonic() - at))
+
+    def _draw(self, p: Progress) -> None:
         columns = min(shutil.get_terminal_size((80, 24)).columns, 120)
         text = status(p)
         width = max(10, min(40, columns - len(text) - 4))
@@ -59,6 +82,9 @@ class TerminalBar:
         self.drawn = True
 
     def close(self) -> None:
+        self._stop.set()
+        if self._clock is not None:
+            self._clock.join()
         if self.drawn:
             self.stream.write("\n")
             self.stream.flush()

@@ -84,3 +84,24 @@ def test_the_public_api_has_type_stubs():
     defined |= {alias.asname for node in stub.body if isinstance(node, ast.ImportFrom)
                 for alias in node.names}
     assert set(cutune.__all__) <= defined, set(cutune.__all__) - defined
+
+
+def test_the_terminal_bar_names_the_tournament_and_ends_its_line():
+    import io
+
+    from cutune.progress import TerminalBar, status
+
+    search = cutune.Progress(evaluated=10, budget=40, best_ms=1.25, failures=3, seconds=8,
+                             phase="search", finalists=0)
+    assert status(search) == "10/40 evaluated, 8s, best 1.25 ms, 3 failed, ETA 24s"  # as the tool's
+    stream = io.StringIO()
+    bar = TerminalBar(stream)
+    bar(search)
+    bar(cutune.Progress(evaluated=40, budget=40, best_ms=1.25, failures=3, seconds=75,
+                        phase="tournament", finalists=3))
+    bar.close()
+    text = stream.getvalue()
+    assert "] 10/40 evaluated" in text
+    assert "[" + "=" * 10 in text  # the search's share filled
+    assert "tournament of 3 finalists, 1m15s (search: 40/40 evaluated" in text
+    assert text.endswith("\n")
