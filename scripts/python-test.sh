@@ -8,12 +8,14 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 venv="$root/.venv-python"
-requirements="$root/python/requirements-dev.txt"
-stamp="$venv/requirements-dev.txt"
-if [[ ! -x "$venv/bin/python" ]] || ! cmp -s "$requirements" "$stamp"; then
+# requirements-kernels.txt: the frameworks of cutune.triton and cutune.helion, whose tests run
+# their kernels on the CPU.
+requirements=("$root/python/requirements-dev.txt" "$root/python/requirements-kernels.txt")
+stamp="$venv/requirements.txt"
+if [[ ! -x "$venv/bin/python" ]] || ! cat "${requirements[@]}" | cmp -s - "$stamp"; then
   python3 -m venv "$venv"
-  "$venv/bin/python" -m pip install -q --disable-pip-version-check -r "$requirements"
-  cp "$requirements" "$stamp"
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check "${requirements[@]/#/-r}"
+  cat "${requirements[@]}" > "$stamp"
 fi
 [[ "${1:-}" == "--setup" ]] && exit 0
 

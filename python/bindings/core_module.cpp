@@ -1,6 +1,7 @@
 // cutune._core: the package's functions that need no GPU (python/cutune/__init__.py wraps them).
 // JSON text crosses the boundary; the package turns it into dicts. Long calls release the GIL.
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/function.h>
 #include <nanobind/stl/string.h>
 
 #include <exception>
@@ -9,6 +10,7 @@
 
 namespace nb = nanobind;
 using namespace nb::literals;
+using cutune::python::HostKernel;
 using cutune::python::Lookup;
 using cutune::python::TuneRequest;
 
@@ -53,6 +55,44 @@ NB_MODULE(_core, m) {
       },
       "spec_or_family"_a, "problem"_a, "strategy"_a, "effort"_a, "budget"_a, "seconds"_a, "seed"_a,
       "db"_a, "store"_a, "warm_start"_a, "progress"_a.none() = nb::none(),
+      nb::call_guard<nb::gil_scoped_release>());
+  // The measure and normalize functions are Python's: the tune runs without the GIL and each
+  // call takes it back (nanobind's std::function wrapper does).
+  m.def(
+      "host_tune_json",
+      [](std::string spec, std::string origin, std::string problem, std::string device,
+         std::string toolchain, std::string strategy, std::string effort, std::size_t budget,
+         double seconds, std::uint64_t seed, std::string db, bool store, bool warm_start,
+         std::size_t batch, cutune::python::MeasureText measure,
+         cutune::python::NormalizeText normalize) {
+        HostKernel kernel{std::move(spec), std::move(origin), std::move(problem), std::move(device),
+                          std::move(toolchain)};
+        TuneRequest request{"",
+                            "",
+                            std::move(strategy),
+                            std::move(effort),
+                            budget,
+                            seconds,
+                            seed,
+                            std::move(db),
+                            store,
+                            warm_start,
+                            batch};
+        return cutune::python::host_tune_json(kernel, request, std::move(measure),
+                                              std::move(normalize));
+      },
+      "spec"_a, "origin"_a, "problem"_a, "device"_a, "toolchain"_a, "strategy"_a, "effort"_a,
+      "budget"_a, "seconds"_a, "seed"_a, "db"_a, "store"_a, "warm_start"_a, "batch"_a, "measure"_a,
+      "normalize"_a.none(), nb::call_guard<nb::gil_scoped_release>());
+  m.def(
+      "host_decision_json",
+      [](std::string spec, std::string origin, std::string problem, std::string device,
+         std::string toolchain, std::string db) {
+        HostKernel kernel{std::move(spec), std::move(origin), std::move(problem), std::move(device),
+                          std::move(toolchain)};
+        return cutune::python::host_decision_json(kernel, db);
+      },
+      "spec"_a, "origin"_a, "problem"_a, "device"_a, "toolchain"_a, "db"_a,
       nb::call_guard<nb::gil_scoped_release>());
   m.def("default_store", &cutune::python::default_store);
   nb::class_<Lookup>(m, "Lookup")

@@ -33,6 +33,7 @@ struct TuneRequest {
   std::string db;     // store path; empty: the default store (CUTUNE_DB, else the user's cache)
   bool store = true;  // false: keep no results
   bool warm_start = true;
+  std::size_t batch = 0;  // candidates per evaluation round; 0: the tune's default
   // Called after every measured config and as the tournament and finishing pass start, with
   // {"evaluated", "budget", "best_ms", "failures", "seconds", "phase", "finalists"}; returning
   // false stops the tune after the batch in flight (as Ctrl-C does the tool's). Empty: none.
@@ -67,5 +68,29 @@ class Lookup {
 // {"family", "problem"}: the family's name and the resolved problem's canonical text, the key's
 // fields an exported store (`cutune export --json`) is searched by.
 std::string key_json(const std::string& spec_or_family, const std::string& problem);
+
+// Kernels the package's frameworks compile and time (cutune.helion, cutune.triton): a spec of
+// backend "host" (docs/spec-format.md) whose candidates Python measures.
+struct HostKernel {
+  std::string spec;     // the spec's JSON text
+  std::string origin;   // where the spec's relative paths (its source) are anchored
+  std::string problem;  // "n=4096,dtype=bf16": the arguments' shapes and dtypes
+  std::string
+      device;  // {"name", "cc_major", "cc_minor", "sm_count", "smem_per_block", "regs_per_sm"}
+  std::string toolchain;  // the frameworks' versions: part of the store key
+};
+// A batch of configs (a JSON array of objects) to a JSON array of measurements, one per config:
+// {"outcome": "ok" | "compile_error" | ..., "time_ms", "detail", "compile_s", "repetitions"}.
+using MeasureText = std::function<std::string(const std::string&)>;
+// A config (a JSON object) to the config the framework runs for it, or "null" when it rejects it.
+// Empty: no normalization beyond the spec's constraints.
+using NormalizeText = std::function<std::string(const std::string&)>;
+
+// tune_json for a host kernel (request.spec_or_family is not used).
+std::string host_tune_json(const HostKernel& kernel, const TuneRequest& request,
+                           MeasureText measure, NormalizeText normalize);
+// {"key": the store key's fields, "decision": the store's decision (as tune_json's) or null}: what
+// a process that finds the kernel tuned deploys without measuring anything.
+std::string host_decision_json(const HostKernel& kernel, const std::string& db);
 
 }  // namespace cutune::python

@@ -13,6 +13,7 @@
 #include "cutune/tune_json.hpp"
 #include "cutune_python.hpp"
 #include "family_source.hpp"
+#include "tune_session.hpp"
 
 namespace cutune::python {
 namespace {
@@ -49,24 +50,28 @@ Effort effort_named(const std::string& name) {
 
 }  // namespace
 
+std::filesystem::path store_path(const std::string& db) {
+  return db.empty() ? Store::default_path() : std::filesystem::path(db);
+}
+
 std::string default_store() { return Store::default_path().string(); }
 
 std::string tune_json(const TuneRequest& request) {
   const FamilySource source = family_source(request.spec_or_family);
-  const Family& family = source.family;
+  return tune_family_json(source.family, problem_for(source, request.problem), request);
+}
+
+std::string tune_family_json(const Family& family, const Problem& problem,
+                             const TuneRequest& request) {
   if (!family.make_evaluator) {
     throw std::invalid_argument("family " + family.name + " cannot be tuned in this build");
   }
   if (request.budget == 0) throw std::invalid_argument("budget: at least 1 config");
-  const Problem problem = problem_for(source, request.problem);
   FamilyEvaluator target = family.make_evaluator(problem, {});
   const TuningKey key =
       family.key(problem, target.evaluator->device_name(), target.evaluator->toolchain());
   std::optional<Store> store;
-  if (request.store) {
-    store =
-        Store::open(request.db.empty() ? Store::default_path() : std::filesystem::path(request.db));
-  }
+  if (request.store) store = Store::open(store_path(request.db));
 
   TuneOptions options;
   options.strategy = request.strategy;
@@ -74,6 +79,7 @@ std::string tune_json(const TuneRequest& request) {
   options.max_evaluations = request.budget;
   options.max_seconds = request.seconds;
   options.seed = request.seed;
+  options.batch_size = request.batch;
   if (store && request.warm_start) {
     add_warm_start(options, *store, family, problem, key.device,
                    RuntimeOptions{}.warm_start_neighbours);
@@ -106,6 +112,12 @@ std::string tune_json(const TuneRequest& request) {
   return nlohmann::json{{"report", tune_report_json(report, key, store_pointer)},
                         {"decision", decision}}
       .dump();
+}
+
+std::string stored_decision_json(const TuningKey& key, const std::string& db) {
+  Store store = Store::open(store_path(db));
+  const std::optional<Decision> stored = store.decision(key);
+  return stored ? decision_json(*stored).dump() : "null";
 }
 
 }  // namespace cutune::python

@@ -83,3 +83,39 @@ enter_runtime_bundle() {
   export CUTUNE_NVRTC_HELPER="$bin/cutune-nvrtc"
   export CUTUNE_EXAMPLES_DIR="$root/examples"
 }
+
+# install_python_package WORK BUNDLE WHEELS OUT: the carried wheels, then the package's modules
+# for this python3 built against BUNDLE's core libraries (pip, as a user would; plain CMake when
+# that fails), under WORK (kept: a second call with the same WORK reuses them); sets PYTHONPATH
+# and LD_LIBRARY_PATH for them. Logs under OUT.
+install_python_package() {
+  local work="$1" bundle_dir="$2" wheels="$3" out_dir="$4" package="$1/package"
+  python3 --version
+  if [[ -d "$package/cutune" && -d "$work/site" ]]; then  # installed by an earlier call
+    export PYTHONPATH="$package:$work/site"
+    export LD_LIBRARY_PATH="$package/cutune/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    return 0
+  fi
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+    --target "$work/site" "$wheels"/*.whl || return 1
+  export PYTHONPATH="$work/site"
+  if python3 -m pip install --no-index --no-build-isolation --no-deps --target "$package" \
+       --config-settings=cmake.define.CUTUNE_PYTHON_PREBUILT="$bundle_dir" \
+       --config-settings=build-dir="$work/build" "$root" > "$out_dir/pip-install.log" 2>&1; then
+    echo "pip install . done at $(elapsed) s"
+  else
+    tail -30 "$out_dir/pip-install.log"
+    echo "pip install . failed at $(elapsed) s; building with CMake"
+    rm -rf "$package"
+    cmake -S "$root/python" -B "$work/cmake" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+      -DCUTUNE_PYTHON_PREBUILT="$bundle_dir" -DPython_EXECUTABLE="$(command -v python3)" \
+      -Dnanobind_ROOT="$(python3 -m nanobind --cmake_dir)" > "$out_dir/cmake.log" 2>&1 &&
+      cmake --build "$work/cmake" -j16 >> "$out_dir/cmake.log" 2>&1 &&
+      cmake --install "$work/cmake" --component python --prefix "$package" >> "$out_dir/cmake.log" 2>&1 ||
+      { tail -40 "$out_dir/cmake.log"; echo "the module did not build" >&2; return 1; }
+    echo "CMake build done at $(elapsed) s"
+  fi
+  export PYTHONPATH="$package:$PYTHONPATH"
+  # The workers the package starts need the bundle's libraries.
+  export LD_LIBRARY_PATH="$package/cutune/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+}

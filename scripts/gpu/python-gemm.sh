@@ -67,32 +67,7 @@ require_nvcc python-gemm.sh
 [[ -f "$bundle/lib/libcutune_python_core.so" ]] || { echo "python-gemm.sh: no $bundle" >&2; exit 1; }
 export CUTUNE_CUTLASS_INCLUDE="${CUTUNE_CUTLASS_INCLUDE:-$root/third_party/cutlass/include}"
 [[ -d "$CUTUNE_CUTLASS_INCLUDE/cute" ]] || { echo "python-gemm.sh: no CUTLASS headers" >&2; exit 1; }
-python3 --version
-python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
-  --target "$work/site" "$wheels"/*.whl || exit 1
-export PYTHONPATH="$work/site"
-
-# The modules for this python3: pip, as a user would; plain CMake if that fails.
-package="$work/package"
-if python3 -m pip install --no-index --no-build-isolation --no-deps --target "$package" \
-     --config-settings=cmake.define.CUTUNE_PYTHON_PREBUILT="$bundle" \
-     --config-settings=build-dir="$work/build" "$root" > "$out/pip-install.log" 2>&1; then
-  echo "pip install . done at $(elapsed) s"
-else
-  tail -30 "$out/pip-install.log"
-  echo "pip install . failed at $(elapsed) s; building with CMake"
-  rm -rf "$package"
-  cmake -S "$root/python" -B "$work/cmake" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    -DCUTUNE_PYTHON_PREBUILT="$bundle" -DPython_EXECUTABLE="$(command -v python3)" \
-    -Dnanobind_ROOT="$(python3 -m nanobind --cmake_dir)" > "$out/cmake.log" 2>&1 &&
-    cmake --build "$work/cmake" -j16 >> "$out/cmake.log" 2>&1 &&
-    cmake --install "$work/cmake" --component python --prefix "$package" >> "$out/cmake.log" 2>&1 ||
-    { tail -40 "$out/cmake.log"; echo "python-gemm.sh: the module did not build" >&2; exit 1; }
-  echo "CMake build done at $(elapsed) s"
-fi
-export PYTHONPATH="$package:$PYTHONPATH"
-# The workers the package starts need the bundle's libraries and cuBLASLt.
-export LD_LIBRARY_PATH="$package/cutune/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+install_python_package "$work" "$bundle" "$wheels" "$out" || exit 1
 add_cublaslt_path
 export XDG_CACHE_HOME="$work/cache"  # cold compile cache: the tune compiles, the runtime reuses
 record_gpu "$out/gpu.txt"

@@ -37,6 +37,12 @@ Family spec_family(const KernelSpec& spec) {
     if (entry.backend == spec.backend) return entry.make(spec);
     known += fmt::format("{}{}", known.empty() ? "" : ", ", entry.backend);
   }
+  if (spec.backend == "host") {
+    throw std::invalid_argument(fmt::format(
+        "{}: a spec of backend 'host' is tuned by the program that measures its kernels "
+        "(cutune.helion, cutune.triton in Python; cutune/host.hpp in C++)",
+        spec.path.string()));
+  }
   throw std::invalid_argument(
       fmt::format("{}: backend '{}' is not available in this build (it has: {})",
                   spec.path.string(), spec.backend, known));

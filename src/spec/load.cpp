@@ -348,7 +348,7 @@ KernelSpec parse_spec(std::string_view text, const std::filesystem::path& origin
   KernelSpec spec;
   spec.path = origin;
   spec.name = r.string(r.require(root, "name"));
-  spec.backend = r.one_of(r.require(root, "backend"), {"cpu", "cuda"});
+  spec.backend = r.one_of(r.require(root, "backend"), {"cpu", "cuda", "host"});
   spec.source = r.file(r.require(root, "source"));
   spec.entry = r.string(r.require(root, "entry"));
   spec.tuning = std::make_unique<TuningSpace>();
@@ -524,7 +524,7 @@ KernelSpec parse_spec(std::string_view text, const std::filesystem::path& origin
     }
   }
 
-  spec.compile.compiler = spec.backend == "cpu" ? "c++" : "nvcc";
+  spec.compile.compiler = spec.backend == "cpu" ? "c++" : spec.backend == "cuda" ? "nvcc" : "host";
   if (auto compile = Reader::member(root, "compile")) {
     r.expect_object(*compile, {"compiler", "flags", "depends", "timeout_s"});
     spec.compile.compiler = r.string(*compile, "compiler", spec.compile.compiler);

@@ -1,0 +1,140 @@
+"""cutune.helion.autotuner against Helion's own autotuner (LFBOTreeSearch) on Helion kernels,
+on one GPU: per kernel, each tuner tunes a fresh kernel object with a cold Triton cache; then
+the two winners are timed together in paired rounds (one-launch CUDA graphs replayed after an L2
+flush, bench/gpu/peers.py's GraphTimer), and each is checked against eager PyTorch. Prints one
+JSON line per kernel and a table last; writes OUT/head_to_head.jsonl.
+
+    python bench/helion/head_to_head.py --kernels matmul,softmax --efforts quick [--full matmul]
+        [--budget N] [--rounds 7] [--out DIR]
+"""
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [here, os.path.join(here, "..", "gpu")]
+
+import torch  # noqa: E402
+
+import cutune.helion  # noqa: E402  (before helion: it makes helion importable on torch 2.11)
+from helion.runtime.settings import default_autotuner_fn  # noqa: E402
+from kernels import cases  # noqa: E402
+
+
+def cold_triton_cache():
+    os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix="triton-cache-")
+
+
+def run_tuner(maker, args, autotuner_fn, **settings):
+    """Tunes a fresh kernel object; returns (kernel, wall seconds, the search object)."""
+    searches = []
+
+    def recording(bound, call_args, **kwargs):
+        search = autotuner_fn(bound, call_args, **kwargs)
+        searches.append(search)
+        return search
+
+    kernel = maker(autotuner_fn=recording, **settings)
+    cold_triton_cache()
+    start = time.perf_counter()
+    kernel(*args)
+    torch.cuda.synchronize()
+    return kernel, time.perf_counter() - start, (searches[0] if searches else None)
+
+
+def counts(search) -> dict:
+    """Configs benchmarked and compile failures, as Helion's own metrics count them."""
+    inner = getattr(search, "autotuner", search)
+    metrics = getattr(inner, "_autotune_metrics", None)
+    if metrics is None:
+        return {}
+    return {"configs": metrics.num_configs_tested, "compile_failures": metrics.num_compile_failures,
+            "accuracy_failures": metrics.num_accuracy_failures}
+
+
+def paired(timer, fns, rounds, reps=20) -> list:
+    """Per round, each function's median time; the order alternates from round to round."""
+    graphs = [timer.capture(f) for f in fns]
+    per_round = []
+    for r in range(rounds):
+        order = list(range(len(fns))) if r % 2 == 0 else list(reversed(range(len(fns))))
+        times = [0.0] * len(fns)
+        for i in order:
+            times[i] = statistics.median(timer.time(graphs[i], reps))
+        per_round.append(times)
+    return per_round
+
+
+def error(out, ref) -> float:
+    out, ref = out.float(), ref.float()
+    if not torch.isfinite(out).all():
+        return float("inf")
+    return ((out - ref).abs().max() / ref.abs().max().clamp_min(1e-6)).item()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--kernels", default="matmul,softmax,rms_norm,layer_norm,swiglu,attention")
+    parser.add_argument("--full", default="", help="kernels Helion also tunes at full effort")
+    parser.add_argument("--budget", type=int, default=0, help="cutune's configs (0: by effort)")
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--out", default=os.environ.get("OUT", "/tmp"))
+    opts = parser.parse_args()
+    from peers import GraphTimer
+    timer = GraphTimer()
+    timer.ramp()
+    db = os.path.join(opts.out, "cutune-helion.db")
+    table = cases("cuda")
+    rows = []
+    for name in opts.kernels.split(","):
+        maker, make_args, reference, problem = table[name]
+        args = make_args()
+        ref = reference(*args)
+        row = {"kernel": name, "problem": problem, "device": torch.cuda.get_device_name()}
+        budget = {"budget": opts.budget} if opts.budget else {}
+        ours, row["cutune_s"], search = run_tuner(
+            maker, args, cutune.helion.autotuner_with(db=db, **budget), autotune_effort="quick")
+        row["cutune"] = counts(search)
+        if search is not None and search.result is not None:
+            outcomes = search.result.report.get("outcomes", {})
+            row["cutune"]["outcomes"] = outcomes
+        row["cutune_error"] = error(ours(*args), ref)
+        # A second kernel object on the same store: the stored winner, nothing benchmarked.
+        start = time.perf_counter()
+        lookup = cutune.helion.CutuneSearch(ours.bind(args), args, db=db)
+        lookup.autotune()
+        row["cutune_warm_lookup_s"] = time.perf_counter() - start
+        fns = {"cutune": lambda: ours(*args)}
+        for effort in ["quick"] + (["full"] if name in opts.full.split(",") else []):
+            theirs, seconds, helion_search = run_tuner(maker, args, default_autotuner_fn,
+                                                       autotune_effort=effort)
+            row[f"helion_{effort}_s"] = seconds
+            row[f"helion_{effort}"] = counts(helion_search)
+            row[f"helion_{effort}_error"] = error(theirs(*args), ref)
+            fns[f"helion_{effort}"] = (lambda k: lambda: k(*args))(theirs)
+        names = list(fns)
+        times = paired(timer, [fns[n] for n in names], opts.rounds)
+        for i, n in enumerate(names[1:], start=1):
+            # > 1: cutune's kernel is faster, paired within each round.
+            row[f"speed_vs_{n}"] = statistics.median(t[i] / t[0] for t in times)
+        row["times_ms"] = {n: statistics.median(t[i] for t in times) for i, n in enumerate(names)}
+        print(json.dumps(row), flush=True)
+        rows.append(row)
+        with open(os.path.join(opts.out, "head_to_head.jsonl"), "a") as f:
+            f.write(json.dumps(row) + "\n")
+    print("\nkernel       problem               cutune s  helion quick s  speed vs quick  "
+          "cutune cfgs/fails  helion cfgs/fails")
+    for r in rows:
+        c, h = r.get("cutune", {}), r.get("helion_quick", {})
+        print(f"{r['kernel']:<12} {r['problem']:<21} {r['cutune_s']:8.1f} {r['helion_quick_s']:15.1f} "
+              f"{r.get('speed_vs_helion_quick', float('nan')):15.3f}  "
+              f"{c.get('configs', '-')}/{c.get('compile_failures', '-'):<15} "
+              f"{h.get('configs', '-')}/{h.get('compile_failures', '-')}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,25 @@
+// The package's one tune session, shared by cutune.tune (families by name or spec path) and the
+// host families of cutune.helion and cutune.triton: options, store, warm start, tune, decision.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include "cutune/family.hpp"
+#include "cutune/problem.hpp"
+#include "cutune/store.hpp"
+#include "cutune_python.hpp"
+
+namespace cutune::python {
+
+// The store at `db`, or the default store when it is empty.
+std::filesystem::path store_path(const std::string& db);
+
+// tune_json's answer for a family and a resolved problem.
+std::string tune_family_json(const Family& family, const Problem& problem,
+                             const TuneRequest& request);
+
+// The store's decision for `key` as tune_json's "decision", or "null" when it has none.
+std::string stored_decision_json(const TuningKey& key, const std::string& db);
+
+}  // namespace cutune::python

@@ -1,0 +1,134 @@
+"""Helion's config_spec as a cutune space: one knob per slot of Helion's flat genome
+(ConfigGeneration.flat_spec), named by the config key it belongs to ("block_sizes_0",
+"num_warps"), each fragment mapped to the cutune kind with the same values and search view."""
+import json
+from typing import Optional
+
+import helion
+from helion.autotuner import config_fragment as fragments
+
+_REJECTED = (helion.exc.InvalidConfig if hasattr(helion, "exc") and
+             hasattr(helion.exc, "InvalidConfig") else ValueError,
+             ValueError, TypeError, KeyError, AssertionError)
+
+
+def _encode(value):
+    """A Helion value as a cutune value: None as "None", tuples as lists."""
+    if value is None:
+        return "None"
+    if isinstance(value, (list, tuple)):
+        return [_encode(v) for v in value]
+    return value
+
+
+def _mixed(fragment) -> bool:
+    """An enum whose choices are of several types (None, False, True): cutune's enums hold one
+    type, so each choice is written as its text ("None", "False", "True")."""
+    return (isinstance(fragment, fragments.EnumFragment)
+            and len({type(_encode(c)) for c in fragment.choices}) > 1)
+
+
+def _encoder(fragment):
+    """How a slot's Helion values are written as cutune values."""
+    inner = fragment.inner if isinstance(fragment, fragments.ListOf) else fragment
+    one = str if _mixed(inner) else _encode
+    if isinstance(fragment, fragments.ListOf):
+        return lambda values: [one(v) for v in values]
+    return one
+
+
+def _knob(fragment) -> dict:
+    f = fragment
+    if isinstance(f, fragments.NumThreadsFragment):
+        choices, p = [0], 1
+        while p <= f.high:
+            choices.append(p)
+            p *= 2
+        return {"kind": "enum", "choices": choices, "default": 0}
+    if isinstance(f, fragments.PowerOfTwoFragment):
+        return {"kind": "power_of_two", "min": f.low, "max": f.high, "default": f.default()}
+    if isinstance(f, fragments.IntegerFragment):
+        return {"kind": "integer", "min": f.low, "max": f.high, "default": f.default()}
+    if isinstance(f, fragments.BooleanFragment):
+        return {"kind": "boolean", "default": bool(f.default())}
+    if isinstance(f, fragments.EnumFragment):
+        one = str if _mixed(f) else _encode
+        choices = [one(c) for c in f.choices]
+        search = [one(c) for c in (f.search_choices or f.choices)]
+        default = one(f.default())
+        knob = {"kind": "enum", "choices": choices,
+                "default": default if default in search else search[0]}
+        if len(search) < len(choices):
+            knob["search"] = search  # seed-only values: reached through seeds alone
+        return knob
+    if isinstance(f, fragments.PermutationFragment):
+        return {"kind": "permutation", "size": f.length}
+    if isinstance(f, fragments.ListOf):
+        return {"kind": "list", "element": _knob(f.inner), "length": f.length}
+    raise TypeError(f"cutune.helion: Helion fragment {type(f).__name__} has no cutune kind")
+
+
+class HelionSpace:
+    """Converts between cutune configs (knob name -> value) and Helion's flat genome."""
+
+    def __init__(self, generation, config_spec):
+        self.gen, self.config_spec = generation, config_spec
+        self.names = [None] * len(generation.flat_spec)
+        for key, (indices, _) in generation._key_to_flat_indices.items():
+            for j, i in enumerate(indices):
+                self.names[i] = key if len(indices) == 1 else f"{key}_{j}"
+        # Slots with one value only (an empty list): no knob, the value is fixed.
+        self.constants = {i: f.default() for i, f in enumerate(generation.flat_spec)
+                          if isinstance(f, fragments.ListOf) and f.length == 0}
+        # Each slot's encoded value text -> Helion's value (None, tuples) where they differ.
+        self.encoders = [_encoder(f) for f in generation.flat_spec]
+        self.decoding = []
+        for f in generation.flat_spec:
+            table = {}
+            inner = f.inner if isinstance(f, fragments.ListOf) else f
+            if isinstance(inner, fragments.EnumFragment):
+                one = str if _mixed(inner) else _encode
+                for c in inner.choices:
+                    table[json.dumps(one(c))] = c
+            self.decoding.append(table)
+        self._normalized = {}
+
+    def _decode(self, slot: int, value):
+        table = self.decoding[slot]
+        if isinstance(self.gen.flat_spec[slot], fragments.ListOf):
+            return [table.get(json.dumps(v), v) for v in value]
+        return table.get(json.dumps(value), value)
+
+    def to_flat(self, config: dict) -> list:
+        return [self.constants[i] if i in self.constants else self._decode(i, config[name])
+                for i, name in enumerate(self.names)]
+
+    def from_flat(self, flat) -> dict:
+        return {name: self.encoders[i](v) for i, (name, v) in enumerate(zip(self.names, flat))
+                if i not in self.constants}
+
+    def to_helion(self, config: dict) -> helion.Config:
+        return self.gen.unflatten(self.to_flat(config))
+
+    def normalize(self, config: dict) -> Optional[dict]:
+        """The config Helion runs for `config` (its canonical flat form), or None: rejected."""
+        key = json.dumps(config, sort_keys=True)
+        if key not in self._normalized:
+            try:
+                flat, _ = self.gen.canonicalize_flat(self.to_flat(config))
+                self._normalized[key] = self.from_flat(flat)
+            except _REJECTED:
+                self._normalized[key] = None
+        return self._normalized[key]
+
+    def spec(self, name: str) -> dict:
+        """The host spec: knobs, Helion's default_config() as the pinned default (the highest
+        priority seed) and Helion's compiler seeds (eligibility already decided by Helion)."""
+        knobs = [dict(_knob(f), name=n) for i, (n, f) in enumerate(zip(self.names, self.gen.flat_spec))
+                 if i not in self.constants]
+        seeds = [{"name": "helion_default", "priority": 1000,
+                  "config": self.from_flat(self.gen.flatten(self.config_spec.default_config()))}]
+        for i, (flat, _) in enumerate(self.gen.seed_flat_config_pairs()):
+            seeds.append({"name": f"helion_seed_{i}", "priority": 100 - i,
+                          "config": self.from_flat(flat)})
+        return {"name": f"helion_{name}", "entry": name, "knobs": knobs, "seeds": seeds}

@@ -1,0 +1,119 @@
+"""The part of cutune.helion and cutune.triton that is neither: a kernel whose configs Python
+compiles and times, described to cutune's C++ core as a spec of backend "host" (knobs, constraints,
+seeds, problem). The core drives the search, the store and the final tournament; Python answers
+`measure` (a batch of configs to measurements) and `normalize` (the framework's own repair)."""
+import json
+import math
+import os
+from pathlib import Path
+from typing import Callable, Optional, Sequence
+
+from . import _core, TuneResult
+from .results import tune_result
+
+# Outcomes the core knows (cutune/measurement.hpp).
+OUTCOMES = ("ok", "invalid_config", "compile_error", "compile_timeout", "crash", "hang",
+            "wrong_result", "launch_error", "transient")
+
+
+def ok(time_ms: float, compile_s: float = 0.0, repetitions: int = 1) -> dict:
+    """A measurement of a config that ran correctly."""
+    if not math.isfinite(time_ms) or time_ms <= 0:
+        return failed("crash", f"the framework timed it at {time_ms} ms", compile_s)
+    return {"outcome": "ok", "time_ms": float(time_ms), "compile_s": float(compile_s or 0.0),
+            "repetitions": int(repetitions)}
+
+
+def failed(outcome: str, detail: str, compile_s: float = 0.0) -> dict:
+    """A measurement of a config that did not run correctly, with why."""
+    assert outcome in OUTCOMES and outcome != "ok", outcome
+    return {"outcome": outcome, "detail": str(detail)[:2000], "compile_s": float(compile_s or 0.0)}
+
+
+def describe_device(device) -> dict:
+    """What the spec's expressions and the store key see of the device the kernel runs on."""
+    import torch
+    if device is not None and getattr(device, "type", "cpu") == "cuda":
+        p = torch.cuda.get_device_properties(device)
+        return {"name": p.name, "cc_major": p.major, "cc_minor": p.minor,
+                "sm_count": p.multi_processor_count,
+                "smem_per_block": getattr(p, "shared_memory_per_block_optin", 0),
+                "regs_per_sm": getattr(p, "regs_per_multiprocessor", 0)}
+    interpret = " (TRITON_INTERPRET)" if os.environ.get("TRITON_INTERPRET") == "1" else ""
+    return {"name": "cpu" + interpret, "sm_count": os.cpu_count() or 1}
+
+
+def describe_args(args: Sequence[object], names: Optional[Sequence[str]] = None) -> str:
+    """The problem text of a call: each tensor's shape and dtype, each scalar's value, by name."""
+    items = []
+    for i, arg in enumerate(args):
+        name = names[i] if names and i < len(names) else f"arg{i}"
+        shape = getattr(arg, "shape", None)
+        if shape is not None and hasattr(arg, "dtype"):
+            dims = "x".join(str(int(d)) for d in shape) or "scalar"
+            items.append(f"{name}={dims}:{str(arg.dtype).replace('torch.', '')}")
+        elif isinstance(arg, bool):
+            items.append(f"{name}={'true' if arg else 'false'}")
+        elif isinstance(arg, (int, float)):
+            items.append(f"{name}={arg}")
+        elif isinstance(arg, str) and "," not in arg and "=" not in arg:
+            items.append(f"{name}={arg}")
+    return ",".join(items)
+
+
+def problem_defaults(problem: str) -> dict:
+    """The spec's problem object for `problem`: every argument declared with this call's value."""
+    out = {}
+    for item in problem.split(",") if problem else []:
+        name, value = item.split("=", 1)
+        try:
+            out[name] = int(value)
+        except ValueError:
+            try:
+                out[name] = float(value)
+            except ValueError:
+                out[name] = {"true": True, "false": False}.get(value, value)
+    return out
+
+
+class HostKernel:
+    """One kernel at one problem: its spec, where it lives, the device and the frameworks."""
+
+    def __init__(self, spec: dict, source: str, problem: str, device: dict, toolchain: str):
+        self.spec = dict(spec, backend="host", source=str(Path(source).resolve()),
+                         problem=problem_defaults(problem))
+        self.origin = str(Path(source).resolve().parent / f"{spec['name']}.cutune.json")
+        self.problem, self.device, self.toolchain = problem, device, toolchain
+
+    def _fields(self):
+        return (json.dumps(self.spec), self.origin, self.problem, json.dumps(self.device),
+                self.toolchain)
+
+    def decision(self, db=None) -> Optional[dict]:
+        """The store's decision for this kernel, problem, device and toolchain, or None."""
+        answer = json.loads(_core.host_decision_json(*self._fields(), _db(db)))
+        return answer["decision"]
+
+    def tune(self, measure: Callable[[list], list], normalize: Optional[Callable] = None, *,
+             budget: int = 40, seconds: float = 0, effort: str = "quick", strategy: str = "default",
+             seed: int = 0, db=None, store: bool = True, warm_start: bool = True,
+             batch: int = 0) -> TuneResult:
+        """Tunes: `measure(configs) -> measurements` (ok() / failed() each), `normalize(config)
+        -> config or None`; batch: configs per round (0: the core's default). Exceptions raised
+        by either end the tune and are raised here, with every result measured before them
+        stored."""
+        def measure_text(text: str) -> str:
+            return json.dumps(measure(json.loads(text)))
+
+        def normalize_text(text: str) -> str:
+            return json.dumps(normalize(json.loads(text)))
+
+        text = _core.host_tune_json(*self._fields(), strategy, effort, int(budget), float(seconds),
+                                    int(seed), _db(db), bool(store), bool(warm_start),
+                                    int(batch), measure_text, normalize_text if normalize else None)
+        out = json.loads(text)
+        return tune_result(out)  # typed, as cutune.tune's
+
+
+def _db(db) -> str:
+    return "" if db is None else str(db)

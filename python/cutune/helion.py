@@ -1,0 +1,142 @@
+"""cutune as Helion's autotuner: `@helion.kernel(autotuner_fn=cutune.helion.autotuner)`.
+
+Helion's config_spec becomes a cutune space knob for knob (one knob per slot of Helion's flat
+genome, each fragment's search view kept, seed-only values included); Helion's default_config()
+is the pinned default, its compiler seeds are seeds, and Helion's own normalize is the last
+repair, so every config cutune draws is one Helion runs as given. Candidates are compiled and
+timed by Helion's own benchmark path (parallel precompile, accuracy check against the default,
+its timing), so a time means what it means to Helion. cutune's core runs the search, the store
+and the paired final tournament; a later process with the same store gets the winner without
+benchmarking anything. `autotuner_with(budget=..., seconds=..., db=...)` sets the tune's limits.
+"""
+import functools
+import inspect
+import json
+import time
+from importlib.metadata import version
+from typing import Optional
+
+from . import _helion_compat  # noqa: F401  (before helion)
+
+import helion  # noqa: E402
+from helion.autotuner.base_search import BaseSearch  # noqa: E402
+from helion.autotuner.config_generation import ConfigGeneration  # noqa: E402
+
+from . import _host  # noqa: E402
+from ._helion_space import HelionSpace  # noqa: E402
+
+# Configs measured by effort, when not given: Helion's quick effort measures about 60 configs and
+# its full effort several hundred; cutune's search reaches their answer with fewer. Rounds of 12:
+# Helion compiles each round in parallel, and the surrogate chooses every round after the first.
+BUDGETS = {"quick": 36, "full": 96}
+BATCH = 12
+_STATUS = {"error": "compile_error", "peer_compilation_fail": "compile_error",
+           "timeout": "compile_timeout", "accuracy_error": "wrong_result",
+           "filtered": "invalid_config", "source_rejected": "invalid_config"}
+
+
+class CutuneSearch(BaseSearch):
+    """A Helion autotuner whose search is cutune's."""
+
+    def __init__(self, bound_kernel, args, *, budget: Optional[int] = None, seconds: float = 0,
+                 db=None, strategy: str = "default", **_ignored):
+        super().__init__(bound_kernel, args)
+        effort = getattr(self.settings, "autotune_effort", "quick")
+        self.effort = effort if effort in BUDGETS else "quick"
+        self.budget = budget or BUDGETS[self.effort]
+        self.seconds, self.db, self.strategy = seconds, db, strategy
+        self.space = HelionSpace(ConfigGeneration(self.config_spec), self.config_spec)
+        fn = bound_kernel.kernel.fn
+        toolchain = " ".join(f"{name} {version(name)}" for name in ("helion", "triton", "torch"))
+        device = next((a.device for a in args if hasattr(a, "device")), None)
+        names = list(inspect.signature(fn).parameters)
+        self.host = _host.HostKernel(self.space.spec(fn.__name__), inspect.getsourcefile(fn),
+                                     _host.describe_args(args, names),
+                                     _host.describe_device(device), toolchain)
+        self.result = None  # the TuneResult of a tune this process ran
+        self.compiled = {}  # config text -> compiled function
+        self.on_gpu = device is not None and device.type == "cuda"
+        self.reference = None  # without a GPU: the default config's output
+
+    def autotune(self, *, skip_cache: bool = False) -> helion.Config:
+        if not skip_cache:
+            decision = self.host.decision(self.db)
+            if decision is not None:
+                return self.space.to_helion(decision["config"])
+        return super().autotune(skip_cache=skip_cache)
+
+    def _autotune(self) -> helion.Config:
+        self.result = self.host.tune(self._measure, self.space.normalize, budget=self.budget,
+                                     seconds=self.seconds, effort=self.effort, db=self.db,
+                                     strategy=self.strategy, batch=BATCH)
+        if self.result.decision is None:
+            raise helion.exc.NoConfigFound() if hasattr(helion, "exc") else RuntimeError(
+                "cutune.helion: no config ran correctly")
+        return self.space.to_helion(self.result.decision["config"])
+
+    def _measure(self, batch: list) -> list:
+        """New configs through Helion's benchmark_batch (compiled in parallel, checked against
+        the default's output, timed by Helion); configs measured before (the tournament's rounds)
+        re-timed together by Helion's interleaved bench. Without a GPU (TRITON_INTERPRET=1 on CPU
+        tensors) Helion cannot time: each config is compiled by Helion and timed by wall clock."""
+        if not self.on_gpu:
+            return [self._measure_on_cpu(c) for c in batch]
+        texts = [json.dumps(c, sort_keys=True) for c in batch]
+        fresh = [i for i, t in enumerate(texts) if t not in self.compiled]
+        out = [None] * len(batch)
+        if fresh:
+            configs = [self.space.to_helion(batch[i]) for i in fresh]
+            results = self.benchmark_batch(configs, raise_if_no_viable_config=False)
+            for i, r in zip(fresh, results):
+                out[i] = _measurement(r)
+                if out[i]["outcome"] == "ok":
+                    self.compiled[texts[i]] = r.fn
+        known = [i for i in range(len(batch)) if out[i] is None]
+        if known:
+            from helion.autotuner.benchmarking import interleaved_bench
+            fns = [functools.partial(self.compiled[texts[i]], *self.args) for i in known]
+            for i, t in zip(known, interleaved_bench(fns, repeat=20, desc=None)):
+                out[i] = _host.ok(t)
+        return out
+
+    def _measure_on_cpu(self, config: dict) -> dict:
+        import torch
+        start = time.perf_counter()
+        try:
+            fn = self.kernel.compile_config(self.space.to_helion(config), allow_print=False)
+            result = fn(*self.args)
+        except Exception as error:  # a config's failure is a value; the next config goes on
+            return _host.failed("crash", f"{type(error).__name__}: {error}",
+                                time.perf_counter() - start)
+        compile_s = time.perf_counter() - start
+        if self.reference is None:  # the core measures the default first
+            self.reference = result
+        elif not torch.allclose(result.float(), self.reference.float(), rtol=1e-2, atol=1e-2):
+            return _host.failed("wrong_result", "differs from the default config's output",
+                                compile_s)
+        times = []
+        for _ in range(3):
+            t = time.perf_counter()
+            fn(*self.args)
+            times.append((time.perf_counter() - t) * 1e3)
+        return _host.ok(sorted(times)[1], compile_s, 3)
+
+
+def _measurement(result) -> dict:
+    if result.status == "ok" or (result.status == "deduplicated" and result.perf < float("inf")):
+        return _host.ok(result.perf, result.compile_time or 0.0)
+    outcome = _STATUS.get(result.status, "crash")
+    return _host.failed(outcome, f"helion status {result.status}", result.compile_time or 0.0)
+
+
+def autotuner(bound_kernel, args, **kwargs) -> CutuneSearch:
+    """Helion's autotuner_fn: `@helion.kernel(autotuner_fn=cutune.helion.autotuner)`."""
+    return CutuneSearch(bound_kernel, args, **kwargs)
+
+
+def autotuner_with(**options):
+    """An autotuner_fn with options: budget (configs measured), seconds, db, strategy."""
+    return functools.partial(autotuner, **options)
+
+
+__all__ = ["autotuner", "autotuner_with", "CutuneSearch"]

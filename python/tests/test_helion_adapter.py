@@ -1,0 +1,82 @@
+"""cutune.helion on the CPU: a Helion kernel under Triton's interpreter (TRITON_INTERPRET=1) on CPU
+tensors tuned through `autotuner_fn=cutune.helion.autotuner`: Helion's config_spec mapped into a
+cutune space and back, Helion's default_config pinned, Helion's normalize as the last repair, the
+winner a helion.Config, and a second kernel object served from the store. Helion's own benchmark
+needs a GPU: here each config is compiled by Helion and timed by wall clock."""
+import os
+
+os.environ["TRITON_INTERPRET"] = "1"  # before triton and helion are imported
+
+import pytest  # noqa: E402
+
+import torch  # noqa: E402  (python/requirements-kernels.txt installs it, with helion)
+
+import cutune.helion  # noqa: E402  (before helion: makes it importable on torch 2.11)
+import helion  # noqa: E402
+import helion.language as hl  # noqa: E402
+from helion.autotuner.config_generation import ConfigGeneration  # noqa: E402
+
+from cutune._helion_space import HelionSpace  # noqa: E402
+
+CPU_SETTINGS = {"autotune_precompile": None, "autotune_benchmark_subprocess": False}
+
+
+def make_add(autotuner_fn):
+    @helion.kernel(autotuner_fn=autotuner_fn, **CPU_SETTINGS)
+    def add(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        out = torch.empty_like(x)
+        for tile in hl.tile(out.size()):
+            out[tile] = x[tile] + y[tile]
+        return out
+    return add
+
+
+def args():
+    torch.manual_seed(0)
+    return torch.randn(48, 40), torch.randn(48, 40)
+
+
+def test_space_maps_every_slot_and_round_trips_through_normalize():
+    x, y = args()
+    bound = make_add(cutune.helion.autotuner).bind((x, y))
+    gen = ConfigGeneration(bound.config_spec)
+    space = HelionSpace(gen, bound.config_spec)
+    spec = space.spec("add")
+    assert len(spec["knobs"]) + len(space.constants) == len(gen.flat_spec)
+    assert spec["seeds"][0]["name"] == "helion_default"
+    assert space.to_helion(spec["seeds"][0]["config"]) == bound.config_spec.default_config()
+    import random
+    random.seed(3)
+    for _ in range(20):
+        flat = gen.random_flat()
+        canonical, config = gen.canonicalize_flat(flat)
+        assert space.normalize(space.from_flat(flat)) == space.from_flat(canonical)
+        assert space.to_helion(space.from_flat(canonical)) == config
+
+
+def test_helion_kernel_tunes_through_cutune_and_is_served_from_the_store(tmp_path):
+    db = tmp_path / "h.db"
+    searches = []
+
+    def recording(bound, call_args, **kwargs):
+        searches.append(cutune.helion.autotuner_with(db=db, budget=5)(bound, call_args, **kwargs))
+        return searches[-1]
+
+    x, y = args()
+    add = make_add(recording)
+    torch.testing.assert_close(add(x, y), x + y)
+    result = searches[0].result
+    assert result is not None and result.decision is not None
+    report = result.report
+    assert report["key"]["family"] == "helion_add"
+    assert report["key"]["problem"] == "x=48x40:float32,y=48x40:float32"
+    assert report["key"]["toolchain"].startswith("helion 1.5.1")
+    assert report["evaluated"] >= 2
+    assert report["default"]["config"] == searches[0].space.spec("add")["seeds"][0]["config"]
+
+    # A new kernel object on the same store: the stored winner, nothing measured.
+    again = make_add(recording)
+    torch.testing.assert_close(again(x, y), x + y)
+    assert len(searches) == 2 and searches[1].result is None
+    winner = searches[0].space.to_helion(result.decision["config"])
+    assert searches[1].autotune() == winner

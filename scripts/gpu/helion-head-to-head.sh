@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# cutune.helion and cutune.triton against Helion's and Triton's own autotuners on the GPU
+# (bench/helion/head_to_head.py, bench/helion/triton_head_to_head.py; docs/perf.md keeps the table).
+#
+#   scripts/gpu/helion-head-to-head.sh wheels   here: Helion's pinned wheel and filecheck (its one
+#                                               need the GPU image lacks) into .whl, beside the
+#                                               wheels `scripts/gpu/carry.sh pack` puts there
+#   scripts/gpu/helion-head-to-head.sh [run]    there (carry .carry, unpacked, and .whl): installs
+#                                               the package for its python3, then runs
+#   KERNELS=matmul,softmax,...  the Helion kernels (default: all six); FULL=matmul,...  kernels
+#   Helion also tunes at full effort; BUDGET=N  cutune's configs (default: by effort); TRITON=0
+#   skips the Triton pair. A Helion quick tune costs 1-4 minutes of GPU a kernel.
+set -uo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+bundle="${PY_BUNDLE:-$root/build/python-bundle}"
+wheels="${PY_WHEELS:-$root/.whl}"
+# shellcheck source=scripts/gpu/lib.sh
+source "$root/scripts/gpu/lib.sh"
+
+if [[ "${1:-run}" == wheels ]]; then
+  mkdir -p "$wheels"
+  for requirement in $(grep -E '^(helion|filecheck)==' "$root/python/requirements-kernels.txt"); do
+    python3 -m pip download -q --no-deps --only-binary=:all: -d "$wheels" "$requirement"
+  done
+  ls "$wheels"
+  exit 0
+fi
+[[ "${1:-run}" == run ]] || { echo "helion-head-to-head.sh: wheels | run" >&2; exit 64; }
+
+start_clock
+out="${OUT:-$root/build/helion-head-to-head}"
+work=/tmp/helion-h2h  # kept while the machine is: the next call reuses the package
+mkdir -p "$out" "$work"
+[[ -f "$bundle/lib/libcutune_python_core.so" ]] || { echo "helion-head-to-head.sh: no $bundle" >&2; exit 1; }
+install_python_package "$work" "$bundle" "$wheels" "$out" || exit 1
+record_gpu "$out/gpu.txt"
+export XDG_CACHE_HOME="$work/cache" HELION_SKIP_CACHE=1
+cd "$work"  # `import cutune` is the installed package
+status=0
+PYTHONUNBUFFERED=1 python3 "$root/bench/helion/head_to_head.py" --out "$out" \
+  --kernels "${KERNELS:-matmul,softmax,rms_norm,layer_norm,swiglu,attention}" \
+  --full "${FULL:-}" --budget "${BUDGET:-0}" || status=$?
+if [[ "${TRITON:-1}" == 1 ]]; then
+  PYTHONUNBUFFERED=1 python3 "$root/bench/helion/triton_head_to_head.py" --out "$out" || status=$?
+fi
+echo "helion-head-to-head.sh: done at $(elapsed) s (exit status $status)"
+exit $status
