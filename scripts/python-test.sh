@@ -3,7 +3,7 @@
 # (`pip install .`) into a virtual environment, then runs pytest.
 #   scripts/python-test.sh [--setup]
 # --setup only makes the environment (.venv-python, python/requirements-dev.txt pinned), as
-# scripts/install-deps.sh does. The build folder (build/py-*) is kept, so a second run rebuilds
+# scripts/install-deps.sh --test does. The build folder (build/py-*) is kept, so a second run rebuilds
 # only what changed, and its C++ objects come from ccache when build/release was built first.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

@@ -65,12 +65,16 @@ struct KtExportInfo {
   std::vector<std::string> knob_order = {};
   // Each knob's values in the file's tune_params; missing knobs: every value measured, sorted.
   nlohmann::ordered_json tune_params = nlohmann::ordered_json::object();
+  // The problem arguments in the spec's order, for problem_size ([m, n, k] of "m=..,n=..,k=..").
+  // Empty: size_x, size_y, size_z when the problem has them, else the names sorted.
+  std::vector<std::string> problem_order = {};
 };
 
 // A Kernel Tuner cache document for one key's latest result per config
-// (Store::latest_results). Failed configs carry Kernel Tuner's markers: CompilationFailedConfig
-// (compile_error, compile_timeout), RuntimeFailedConfig (crash, hang, launch_error,
-// wrong_result), InvalidConfig (invalid_config).
+// (Store::latest_results), schema_version 1.1.0, with each config's timed repetitions (`times`).
+// Failed configs carry Kernel Tuner's markers: CompilationFailedConfig (compile_error,
+// compile_timeout), RuntimeFailedConfig (crash, hang, launch_error, wrong_result), InvalidConfig
+// (invalid_config).
 nlohmann::ordered_json kt_cache(const std::vector<StoredResult>& latest, const KtExportInfo& info);
 
 // T4 results for one key's latest result per config (Store::latest_results): invalidity

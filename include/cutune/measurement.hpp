@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "cutune/timing_summary.hpp"
 
@@ -40,6 +41,9 @@ struct Measurement {
   double min_ms = NAN;
   double max_ms = NAN;
   int repetitions = 0;
+  // The timed repetitions in the order they ran (ms); empty when the source did not report them
+  // (as the statistics above). Paired tournament rounds give one time per round.
+  std::vector<double> times_ms = {};
   double compile_s = 0.0;      // wall time spent compiling (0 when served from the cache)
   double max_rel_error = NAN;  // against the reference, when one was checked
   std::string detail;          // why it failed: compiler log excerpt, signal, error text
@@ -63,6 +67,7 @@ struct Measurement {
     min_ms = reply.min_ms;
     max_ms = reply.max_ms;
     repetitions = reply.repetitions;
+    times_ms = reply.times_ms;
   }
 };
 

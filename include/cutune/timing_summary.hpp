@@ -40,6 +40,9 @@ struct TimingSummary {
   double max_ms = NAN;
   double p25_ms = NAN;
   double p75_ms = NAN;
+  // Every timed repetition in the order it ran: the store keeps them, and Kernel Tuner's formats
+  // carry them (its cache's `times`, T4's `runtimes`).
+  std::vector<double> times_ms;
 
   // (p75 - p25) / median: the robust spread, what cutune shows as "spread".
   double iqr_spread() const { return relative_spread(p25_ms, p75_ms, median_ms); }
@@ -55,6 +58,7 @@ struct TimingSummary {
     reply.p25_ms = p25_ms;
     reply.p75_ms = p75_ms;
     reply.repetitions = repetitions;
+    reply.times_ms = times_ms;
   }
 };
 
@@ -62,6 +66,7 @@ struct TimingSummary {
 inline TimingSummary summarize_timings(std::vector<double> samples) {
   TimingSummary summary;
   if (samples.empty()) return summary;
+  summary.times_ms = samples;
   std::sort(samples.begin(), samples.end());
   summary.repetitions = static_cast<int>(samples.size());
   summary.median_ms = quantile_of_sorted(samples, 0.5);

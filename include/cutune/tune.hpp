@@ -59,13 +59,21 @@ struct Evaluated {
   double at_seconds = 0.0;  // tune wall time when the result arrived
 };
 
+// Where a tune is: the search, then the final tournament and its finishing pass, which measure
+// no new configs but may take a large share of a short tune (a display keeps its clock running).
+enum class TunePhase { search, tournament, finishing };
+
 struct TuneProgress {
   std::size_t evaluated = 0;
   std::size_t budget = 0;
   std::optional<double> best_ms;
   std::size_t failures = 0;
   double seconds = 0.0;
+  TunePhase phase = TunePhase::search;
+  std::size_t finalists = 0;  // in the tournament and the finishing pass
 };
+
+std::string_view to_string(TunePhase phase);
 
 struct TuneReport {
   std::vector<Evaluated> evaluated;   // in arrival order, the default config first

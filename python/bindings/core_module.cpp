@@ -4,6 +4,8 @@
 #include <nanobind/stl/function.h>
 #include <nanobind/stl/string.h>
 
+#include <exception>
+
 #include "cutune_python.hpp"
 
 namespace nb = nanobind;
@@ -25,7 +27,7 @@ NB_MODULE(_core, m) {
       "tune_json",
       [](std::string spec_or_family, std::string problem, std::string strategy, std::string effort,
          std::size_t budget, double seconds, std::uint64_t seed, std::string db, bool store,
-         bool warm_start, const StopFlag* stop) {
+         bool warm_start, const StopFlag* stop, nb::handle progress) {
         TuneRequest request{std::move(spec_or_family),
                             std::move(problem),
                             std::move(strategy),
@@ -38,11 +40,28 @@ NB_MODULE(_core, m) {
                             warm_start,
                             /*batch=*/0,
                             stop != nullptr ? &stop->flag : nullptr};
-        return cutune::python::tune_json(request);
+        // The callback runs Python: with the GIL, and its exception stops the tune and is raised
+        // when the tune returns.
+        std::exception_ptr raised;
+        if (!progress.is_none()) {
+          request.on_progress = [&](const std::string& text) {
+            nb::gil_scoped_acquire gil;
+            try {
+              progress(text);
+              return true;
+            } catch (const nb::python_error&) {
+              raised = std::current_exception();
+              return false;
+            }
+          };
+        }
+        std::string out = cutune::python::tune_json(request);
+        if (raised) std::rethrow_exception(raised);
+        return out;
       },
       "spec_or_family"_a, "problem"_a, "strategy"_a, "effort"_a, "budget"_a, "seconds"_a, "seed"_a,
       "db"_a, "store"_a, "warm_start"_a, "stop"_a.none() = nb::none(),
-      nb::call_guard<nb::gil_scoped_release>());
+      "progress"_a.none() = nb::none(), nb::call_guard<nb::gil_scoped_release>());
   // What cutune.tune() sets on SIGINT while a tune runs in another thread.
   nb::class_<StopFlag>(m, "StopFlag").def(nb::init<>()).def("set", [](StopFlag& stop) {
     stop.flag = true;

@@ -37,6 +37,10 @@ struct TuneRequest {
   std::size_t batch = 0;  // candidates per evaluation round; 0: the tune's default
   // Set from another thread (the package's on SIGINT) to stop after the batch in flight.
   const std::atomic<bool>* stop = nullptr;
+  // Called after every measured config and as the tournament and finishing pass start, with
+  // {"evaluated", "budget", "best_ms", "failures", "seconds", "phase", "finalists"}; returning
+  // false stops the tune after the batch in flight (as Ctrl-C does the tool's). Empty: none.
+  std::function<bool(const std::string&)> on_progress = {};
 };
 
 // The store cutune uses when given none: $CUTUNE_DB, else the user's cache folder.

@@ -1,6 +1,7 @@
 // cutune.tune(): one tune, as `cutune tune --json` runs it, with the store's decision.
 #include "cutune/tune.hpp"
 
+#include <atomic>
 #include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -85,8 +86,27 @@ std::string tune_family_json(const Family& family, const Problem& problem,
                    RuntimeOptions{}.warm_start_neighbours);
   }
   Store* store_pointer = store ? &*store : nullptr;
+  std::atomic<bool> stop = false;
+  TuneCallbacks callbacks;
+  if (request.on_progress) {
+    options.stop = &stop;
+    callbacks.on_progress = [&](const TuneProgress& p) {
+      const nlohmann::json text = {
+          {"evaluated", p.evaluated},
+          {"budget", p.budget},
+          {"best_ms", p.best_ms ? nlohmann::json(*p.best_ms) : nlohmann::json()},
+          {"failures", p.failures},
+          {"seconds", p.seconds},
+          {"phase", to_string(p.phase)},
+          {"finalists", p.finalists}};
+      // Either ends the tune after the batch in flight: the callback's false, or a SIGINT.
+      if (!request.on_progress(text.dump()) || (request.stop != nullptr && *request.stop)) {
+        stop = true;
+      }
+    };
+  }
   const TuneReport report =
-      tune(family, problem, *target.evaluator, target.device, store_pointer, options);
+      tune(family, problem, *target.evaluator, target.device, store_pointer, options, callbacks);
   nlohmann::json decision = winner_json(report);
   // A stopped tune decided nothing: its search's fastest, not an earlier tune's decision.
   if (store && !report.stopped) {

@@ -8,16 +8,24 @@
     print(cutune.Runtime(db="tunes.db").lookup("examples/cpu/matmul/matmul.json", "m=64,n=64,k=64"))
     c = cutune.gemm(a, b)  # bf16/fp16 CUDA tensors: the tuned Hopper GEMM, no copy (DLPack)
 
-docs/python.md says more. Errors: ValueError for a wrong argument (unknown family, bad problem,
-tensors that do not fit), RuntimeError when the machine cannot do it (no worker, no GPU, no nvcc).
+docs/python.md says more. Errors (cutune.errors): ArgumentError (a ValueError and a TypeError)
+for an argument of the wrong type or value, SpecError (a ValueError) for a wrong spec, family or
+problem, TuneError (a RuntimeError) when the machine cannot do it (no worker, no GPU, no nvcc).
 """
 import json
 import os
+import sys
 import threading
 from pathlib import Path
-from typing import NamedTuple, Optional
 
-__all__ = ["space", "tune", "TuneResult", "TuneInterrupted", "Runtime", "gemm", "default_store"]
+from . import _arguments as _check
+from .errors import ArgumentError, CutuneError, SpecError, TuneError, translated as _translated
+from .progress import Progress, TerminalBar
+from .results import Decision, Report, TuneResult, tune_result as _tune_result
+
+__all__ = ["space", "tune", "TuneResult", "TuneInterrupted", "Report", "Decision", "Progress",
+           "Runtime", "gemm", "default_store", "CutuneError", "ArgumentError", "SpecError",
+           "TuneError"]
 
 _here = Path(__file__).resolve().parent
 
@@ -48,30 +56,53 @@ def space(spec_or_family: str, problem: str = "", *, draws: int = 300, seed: int
     spec_or_family: a kernel spec file's path or a built-in family's name ("gemm").
     problem: "m=512,n=512,k=512"; empty: the family's example (a built-in family's example
     arguments are overridden one by one)."""
-    return json.loads(_core.space_json(str(spec_or_family), problem, draws, seed))
-
-
-class TuneResult(NamedTuple):
-    report: dict              # what `cutune tune --json` prints
-    decision: Optional[dict]  # the store's decision: "config" (the winner), "speedup_over_default"...
-
-    @property
-    def winner(self) -> Optional[dict]:
-        """The winning config, None when no config ran correctly."""
-        return self.decision["config"] if self.decision else None
+    call = "cutune.space"
+    args = (_check.path(call, "spec_or_family", spec_or_family), _check.text(call, "problem", problem),
+            _check.integer(call, "draws", draws, 1), _check.integer(call, "seed", seed))
+    with _translated(call):
+        return json.loads(_core.space_json(*args))
 
 
 def tune(spec_or_family: str, problem: str = "", *, budget: int = 60, strategy: str = "default",
          db=None, seconds: float = 0, seed: int = 0, effort: str = "full", store: bool = True,
-         warm_start: bool = True) -> TuneResult:
+         warm_start: bool = True, progress=None) -> TuneResult:
     """Tunes `spec_or_family` for `problem` (as space() takes them) and returns (report, decision).
 
     budget: configs measured; seconds: wall-time budget (0: none); db: the store's path (None: the
-    default store); store=False keeps nothing. Blocks for the whole tune (the GIL is released)."""
-    args = (str(spec_or_family), problem, strategy, effort, budget, float(seconds), seed,
-            "" if db is None else str(db), store, warm_start)
-    out = json.loads(_tune_until_interrupted(args))
-    result = TuneResult(out["report"], out["decision"])
+    default store); store=False keeps nothing. progress: a callable given a cutune.Progress after
+    every measured config and as the tournament starts (raising in it stops the tune and the error
+    is raised here); None draws a bar on stderr when it is a terminal; False shows nothing. Blocks
+    for the whole tune (the GIL is released but for the callback)."""
+    call = "cutune.tune"
+    args = (_check.path(call, "spec_or_family", spec_or_family), _check.text(call, "problem", problem),
+            _check.text(call, "strategy", strategy), _check.text(call, "effort", effort, ("quick", "full")),
+            _check.integer(call, "budget", budget, 1), _check.number(call, "seconds", seconds),
+            _check.integer(call, "seed", seed), "" if db is None else _check.path(call, "db", db),
+            _check.flag(call, "store", store), _check.flag(call, "warm_start", warm_start))
+    bar = TerminalBar() if progress is None and sys.stderr.isatty() else None
+    show = bar if bar is not None else progress if callable(progress) else None
+    if progress is not None and progress is not False and not callable(progress):
+        raise ArgumentError(f"{call}: progress must be a callable, None or False, got {progress!r}")
+    raised = []  # the callback's own exception, raised as it is rather than translated
+
+    def on_progress(text):
+        try:
+            show(Progress.from_json(text))
+        except BaseException as error:
+            raised.append(error)
+            raise
+
+    try:
+        with _translated(call):
+            out = json.loads(_tune_until_interrupted(args, None if show is None else on_progress))
+    except Exception:
+        if raised:
+            raise raised[0] from None
+        raise
+    finally:
+        if bar is not None:
+            bar.close()
+    result = _tune_result(out)
     if result.report.get("stopped"):
         raise TuneInterrupted(result)
     return result
@@ -87,7 +118,7 @@ class TuneInterrupted(KeyboardInterrupt):
         self.result = result
 
 
-def _tune_until_interrupted(args) -> str:
+def _tune_until_interrupted(args, on_progress) -> str:
     # The tune runs in a thread of its own (without the GIL) so that this one, the main thread,
     # takes SIGINT as KeyboardInterrupt while it waits, and asks the tune to stop; a second SIGINT
     # while the batch finishes is not waited on.
@@ -97,7 +128,7 @@ def _tune_until_interrupted(args) -> str:
 
     def run():
         try:
-            outcome["text"] = _core.tune_json(*args, stop=stop)
+            outcome["text"] = _core.tune_json(*args, stop=stop, progress=on_progress)
         except BaseException as error:  # handed to the caller's thread
             outcome["error"] = error
         finally:
@@ -132,12 +163,16 @@ class Runtime:
     def lookup(self, spec_or_family: str, problem: str = "") -> dict:
         """{"family", "problem", "config", "origin", "warnings"}: the config deployed for the problem.
         For a CPU spec the kernel is compiled and loaded; for "gemm" on the current CUDA device."""
+        call = "Runtime.lookup"
+        spec_or_family = _check.path(call, "spec_or_family", spec_or_family)
+        problem = _check.text(call, "problem", problem)
         if spec_or_family == "gemm":
             import torch
             return json.loads(self._runner(torch.cuda.current_device()).describe_problem(problem))
-        if self._lookup is None:
-            self._lookup = _core.Lookup(self._db)
-        return json.loads(self._lookup.get(str(spec_or_family), problem))
+        with _translated(call):
+            if self._lookup is None:
+                self._lookup = _core.Lookup(self._db)
+            return json.loads(self._lookup.get(str(spec_or_family), problem))
 
     def _runner(self, device: int):
         runner = self._gemm.get(device)

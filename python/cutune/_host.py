@@ -8,7 +8,9 @@ import os
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
-from . import _core, TuneResult
+from . import _core
+from .results import TuneResult, tune_result
+from .results import tune_result
 
 # Outcomes the core knows (cutune/measurement.hpp).
 OUTCOMES = ("ok", "invalid_config", "compile_error", "compile_timeout", "crash", "hang",
@@ -111,7 +113,7 @@ class HostKernel:
                                     int(seed), _db(db), bool(store), bool(warm_start),
                                     int(batch), measure_text, normalize_text if normalize else None)
         out = json.loads(text)
-        return TuneResult(out["report"], out["decision"])
+        return tune_result(out)  # typed, as cutune.tune's
 
 
 def _db(db) -> str:

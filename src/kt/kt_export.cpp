@@ -6,6 +6,7 @@
 #include <set>
 
 #include "cutune/kernel_tuner.hpp"
+#include "kt_values.hpp"
 
 namespace cutune {
 namespace {
@@ -31,19 +32,6 @@ std::vector<Row> rows_of(const std::vector<StoredResult>& latest) {
   return rows;
 }
 
-// Python's str() of a value, as Kernel Tuner joins a config into its cache key.
-std::string python_str(const json& v) {
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_boolean()) return v.get<bool>() ? "True" : "False";
-  if (v.is_number_float()) {
-    const double d = v.get<double>();
-    if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 1e16) {
-      return std::to_string(static_cast<long long>(d)) + ".0";
-    }
-  }
-  return v.dump();
-}
-
 std::vector<std::string> knob_order(const std::vector<Row>& rows, const KtExportInfo& info) {
   if (!info.knob_order.empty()) return info.knob_order;
   std::set<std::string> names;
@@ -57,16 +45,16 @@ ordered tune_params_of(const std::vector<Row>& rows, const std::vector<std::stri
                        const KtExportInfo& info) {
   ordered out = ordered::object();
   for (const std::string& name : order) {
+    out[name] = ordered::array();
     if (info.tune_params.contains(name)) {
-      out[name] = info.tune_params.at(name);
+      for (const auto& v : info.tune_params.at(name)) out[name].push_back(ordered(kt::kt_value(v)));
       continue;
     }
     std::set<json> seen;
     for (const Row& row : rows) {
       if (row.config.contains(name)) seen.insert(row.config.at(name));
     }
-    out[name] = ordered::array();
-    for (const json& v : seen) out[name].push_back(ordered(v));
+    for (const json& v : seen) out[name].push_back(ordered(kt::kt_value(v)));
   }
   return out;
 }
@@ -113,26 +101,6 @@ std::string iso_time(double seconds) {
   return text;
 }
 
-json problem_size(const std::string& problem) {
-  json sizes = json::array();
-  std::map<std::string, std::string> args;
-  std::size_t start = 0;
-  while (start <= problem.size()) {
-    const std::size_t comma = std::min(problem.find(',', start), problem.size());
-    const std::string item = problem.substr(start, comma - start);
-    if (const auto eq = item.find('='); eq != std::string::npos) {
-      args[item.substr(0, eq)] = item.substr(eq + 1);
-    }
-    start = comma + 1;
-  }
-  for (const char* axis : {"size_x", "size_y", "size_z"}) {
-    const auto it = args.find(axis);
-    if (it == args.end()) break;
-    sizes.push_back(json::parse(it->second, nullptr, false));
-  }
-  return sizes.empty() ? json(problem) : sizes.size() == 1 ? sizes[0] : sizes;
-}
-
 // The row's value of a knob the file lists. A spec's knob order (--spec) may name a knob that a
 // stored config lacks (another version of the spec): one error for every format, naming it, the
 // config and the knob.
@@ -164,9 +132,12 @@ ordered kt_cache(const std::vector<StoredResult>& latest, const KtExportInfo& in
   const std::vector<std::string> order = knob_order(rows, info);
   const TuningKey& key = latest.front().key;
   ordered doc;
+  // Kernel Tuner's cache schema 1.1.0 requires its version; its reader ignores what it does not
+  // know, so the one file serves both.
+  doc["schema_version"] = "1.1.0";
   doc["device_name"] = key.device;
   doc["kernel_name"] = key.family;
-  doc["problem_size"] = problem_size(key.problem);
+  doc["problem_size"] = kt::problem_size(key.problem, info.problem_order);
   doc["tune_params_keys"] = order;
   doc["tune_params"] = tune_params_of(rows, order, info);
   doc["objective"] = "time";
@@ -177,11 +148,12 @@ ordered kt_cache(const std::vector<StoredResult>& latest, const KtExportInfo& in
     for (const std::string& name : order) {
       const json& value = knob_value(row, name, kFormat);
       if (!cache_key.empty()) cache_key += ',';
-      cache_key += python_str(value);
-      entry[name] = ordered(value);
+      cache_key += kt::python_str(kt::kt_value(value));
+      entry[name] = ordered(kt::kt_value(value));
     }
     const Measurement& m = row.result->measurement;
     entry["time"] = m.ok() ? ordered(m.time_ms) : ordered(kt_marker(m.outcome));
+    if (m.ok() && !m.times_ms.empty()) entry["times"] = m.times_ms;
     entry["compile_time"] = m.compile_s * 1000.0;  // Kernel Tuner's times are milliseconds
     entry["verification_time"] = 0;
     entry["benchmark_time"] = 0;
@@ -206,12 +178,13 @@ ordered kt_t4(const std::vector<StoredResult>& latest, const KtExportInfo& info)
     const Measurement& m = row.result->measurement;
     ordered configuration = ordered::object();
     for (const std::string& name : order) {
-      configuration[name] = ordered(knob_value(row, name, kFormat));
+      configuration[name] = ordered(kt::kt_value(knob_value(row, name, kFormat)));
     }
     ordered result;
     result["timestamp"] = iso_time(row.result->timestamp);
     result["configuration"] = configuration;
-    result["times"] = {{"compilation", m.compile_s * 1000.0}, {"runtimes", ordered::array()}};
+    result["times"] = {{"compilation", m.compile_s * 1000.0},
+                       {"runtimes", m.ok() ? ordered(m.times_ms) : ordered::array()}};
     result["invalidity"] = t4_invalidity(m.outcome);
     result["correctness"] = m.ok() ? 1 : 0;
     result["measurements"] =

@@ -51,6 +51,11 @@ struct PyNode {
 // Throws PythonError for text outside the slice.
 PyNodePtr parse_python(std::string_view text);
 
+// The value of a string literal's body (between its quotes) as Python reads it: \n, \t, \\,
+// quotes, \xhh, \uXXXX and octal escapes decoded, and an unknown escape ("\d" in a regular
+// expression) kept whole, backslash included. Throws PythonError for a malformed \x or \u.
+std::string python_unescape(std::string_view body);
+
 // Evaluates a constant expression: numbers, strings, lists, subscripts; range(), list(), min(),
 // max(), abs(), int(), len(). `names` (an object) binds names, e.g. T1's ProblemSize and each knob
 // to its value list. Throws PythonError.

@@ -137,6 +137,11 @@ class Parser {
     if (take("[")) return list();
     if (take("{")) return dict();
     if (c == '\'' || c == '"') return string();
+    if ((c == 'r' || c == 'R') && pos_ + 1 < text_.size() &&
+        (text_[pos_ + 1] == '\'' || text_[pos_ + 1] == '"')) {
+      ++pos_;
+      return string(/*raw=*/true);
+    }
     if (std::isdigit(static_cast<unsigned char>(c)) || c == '.') return number();
     if (word_char(c)) {
       const std::size_t start = pos_;
@@ -199,15 +204,23 @@ class Parser {
     }
     return make(std::move(node));
   }
-  PyNodePtr string() {
+  // A string literal; `raw` for r'...', whose backslashes are all kept.
+  PyNodePtr string(bool raw = false) {
     const char quote = text_[pos_++];
-    std::string out;
+    const std::size_t start = pos_;
     while (pos_ < text_.size() && text_[pos_] != quote) {
-      if (text_[pos_] == '\\' && pos_ + 1 < text_.size()) ++pos_;
-      out += text_[pos_++];
+      if (text_[pos_] == '\\' && pos_ + 1 < text_.size()) ++pos_;  // an escaped quote
+      ++pos_;
     }
     if (pos_ >= text_.size()) fail("unterminated string");
+    const std::string_view body = text_.substr(start, pos_ - start);
     ++pos_;
+    std::string out;
+    try {
+      out = raw ? std::string(body) : python_unescape(body);
+    } catch (const PythonError& e) {
+      fail(e.what());
+    }
     return make({.kind = PyNode::Kind::string, .value = out});
   }
   PyNodePtr number() {

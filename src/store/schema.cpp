@@ -61,7 +61,8 @@ const std::vector<Table>& tables() {
         {"min_ms", Type::real},
         {"max_ms", Type::real},
         {"device_index", Type::integer},  // which GPU (CUDA ordinal) or CPU worker measured it
-        {"device_name", Type::text}}},
+        {"device_name", Type::text},
+        {"times_json", Type::text}}},  // the timed repetitions, a JSON array of ms
       {"decisions",
        {{"id", Type::id},
         {"key_id", Type::reference, true, "tuning_keys(id)"},

@@ -29,9 +29,9 @@ namespace {
 // measurement source aliased m joined to its key k; a column an older store lacks reads as NULL.
 constexpr std::string_view kKeyColumns = "family, family_version, problem, device, toolchain";
 constexpr std::string_view kMeasurementColumns[] = {
-    "config_hash", "config_json",   "outcome",      "time_ms",    "spread",    "repetitions",
-    "compile_s",   "max_rel_error", "detail",       "tune_id",    "timestamp", "iqr_spread",
-    "min_ms",      "max_ms",        "device_index", "device_name"};
+    "config_hash", "config_json",   "outcome",      "time_ms",     "spread",    "repetitions",
+    "compile_s",   "max_rel_error", "detail",       "tune_id",     "timestamp", "iqr_spread",
+    "min_ms",      "max_ms",        "device_index", "device_name", "times_json"};
 constexpr std::string_view kKeyOrder =
     "k.family, k.family_version, k.problem, k.device, k.toolchain";
 constexpr std::string_view kDecisionColumns =
@@ -40,6 +40,22 @@ constexpr std::string_view kDecisionColumns =
 
 std::vector<Value> key_values(const TuningKey& key) {
   return {key.family, key.family_version, key.problem, key.device, key.toolchain};
+}
+
+// The repetitions' times as a JSON array: one column, read and written whole, never queried.
+Value times_to_json(const std::vector<double>& times) {
+  if (times.empty()) return Value();
+  return nlohmann::json(times).dump();
+}
+
+std::vector<double> times_from_json(const std::string& text) {
+  if (text.empty()) return {};
+  const auto parsed = nlohmann::json::parse(text, nullptr, false);
+  std::vector<double> times;
+  if (!parsed.is_array()) return times;
+  for (const auto& t : parsed)
+    if (t.is_number()) times.push_back(t.get<double>());
+  return times;
 }
 
 // NaN is NULL in both backends, as SQLite stores it.
@@ -71,6 +87,7 @@ StoredResult read_result(const store::Rows& rows, int r, const Store::Impl& impl
   m.max_ms = rows.real(r, 18);
   m.device = rows.is_null(r, 19) ? -1 : static_cast<int>(rows.integer(r, 19));
   m.device_name = rows.text(r, 20);
+  m.times_ms = times_from_json(rows.text(r, 21));
   return result;
 }
 
@@ -185,16 +202,17 @@ std::int64_t Store::record(const StoredResult& result) {
   return in_transaction(db, Access::write, "record", [&] {
     const std::int64_t key_id = impl_->lock_key(result.key);
     const std::int64_t id =
-        db.query(fmt::format("INSERT INTO measurements(key_id, {}) VALUES($1, $2, $3, $4, $5, $6, "
-                             "$7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) RETURNING id",
-                             fmt::join(kMeasurementColumns, ", ")),
-                 {key_id, result.config_hash, result.config_json, std::string(to_string(m.outcome)),
-                  real(m.time_ms), real(m.spread), std::int64_t{m.repetitions}, real(m.compile_s),
-                  real(m.max_rel_error), m.detail, result.tune_id, real(result.timestamp),
-                  real(m.iqr_spread), real(m.min_ms), real(m.max_ms),
-                  // No name: no device measured it (a compile failure) or none is known.
-                  m.device < 0 || m.device_name.empty() ? Value() : Value(std::int64_t{m.device}),
-                  m.device_name.empty() ? Value() : Value(m.device_name)})
+        db.query(
+              fmt::format("INSERT INTO measurements(key_id, {}) VALUES($1, $2, $3, $4, $5, $6, "
+                          "$7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18) RETURNING id",
+                          fmt::join(kMeasurementColumns, ", ")),
+              {key_id, result.config_hash, result.config_json, std::string(to_string(m.outcome)),
+               real(m.time_ms), real(m.spread), std::int64_t{m.repetitions}, real(m.compile_s),
+               real(m.max_rel_error), m.detail, result.tune_id, real(result.timestamp),
+               real(m.iqr_spread), real(m.min_ms), real(m.max_ms),
+               // No name: no device measured it (a compile failure) or none is known.
+               m.device < 0 || m.device_name.empty() ? Value() : Value(std::int64_t{m.device}),
+               m.device_name.empty() ? Value() : Value(m.device_name), times_to_json(m.times_ms)})
             .integer(0, 0);
     // A measurement ends the claim on its config (docs/scale-out.md).
     if (shared()) {

@@ -82,4 +82,16 @@ nlohmann::json tune_report_json(const TuneReport& report, const TuningKey& key,
   return out;
 }
 
+std::string_view to_string(TunePhase phase) {
+  switch (phase) {
+    case TunePhase::tournament:
+      return "tournament";
+    case TunePhase::finishing:
+      return "finishing";
+    case TunePhase::search:
+      break;
+  }
+  return "search";
+}
+
 }  // namespace cutune

@@ -145,6 +145,7 @@ Measurement timing_over_rounds(const PairedRounds& rounds, std::size_t i) {
   m.min_ms = summary.min_ms;
   m.max_ms = summary.max_ms;
   m.repetitions = summary.repetitions;
+  m.times_ms = summary.times_ms;
   m.detail = "median of paired rounds";
   return m;
 }

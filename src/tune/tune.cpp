@@ -389,14 +389,17 @@ class TuneRun {
     if (m.ok() && (!best_ms_ || m.time_ms < *best_ms_)) best_ms_ = m.time_ms;
     report_.evaluated.push_back(Evaluated{config, std::move(m), from_store, elapsed()});
     if (callbacks_.on_result) callbacks_.on_result(report_.evaluated.back());
-    if (callbacks_.on_progress) {
-      std::size_t failures = 0;
-      for (const auto& [outcome, count] : report_.outcomes) {
-        if (outcome != Outcome::ok) failures += count;
-      }
-      callbacks_.on_progress(TuneProgress{report_.evaluated.size(), options_.max_evaluations,
-                                          best_ms_, failures, elapsed()});
+    progress(TunePhase::search);
+  }
+
+  void progress(TunePhase phase, std::size_t finalists = 0) {
+    if (!callbacks_.on_progress) return;
+    std::size_t failures = 0;
+    for (const auto& [outcome, count] : report_.outcomes) {
+      if (outcome != Outcome::ok) failures += count;
     }
+    callbacks_.on_progress(TuneProgress{report_.evaluated.size(), options_.max_evaluations,
+                                        best_ms_, failures, elapsed(), phase, finalists});
   }
 
   StoredResult stored(const Config& config, const Measurement& m) const {
@@ -439,8 +442,10 @@ class TuneRun {
     for (std::size_t i = 0; i < ranked.size() && i < top; ++i) {
       enter(ranked[i]->config, FinalistRole::search);
     }
+    progress(TunePhase::tournament, finalists.size());
     TournamentResult result = run_tournament(evaluator_, std::move(finalists), options_.tournament);
     if (options_.finishing) {
+      progress(TunePhase::finishing, result.finalists.size());
       // The pass stops starting resets once tournament and pass reach their share of the search.
       const auto deadline = std::chrono::steady_clock::now() +
                             std::chrono::duration_cast<std::chrono::steady_clock::duration>(
@@ -450,7 +455,15 @@ class TuneRun {
                         options_.finishing_max_resets, deadline, reset_estimate(result), result);
     }
     std::vector<std::int64_t> rows;
-    for (const Finalist& f : result.finalists) rows.push_back(persist(f.config, f.measurement));
+    for (Finalist& f : result.finalists) {
+      // The rounds run binaries the search compiled (a cache hit, 0 s): the row keeps what
+      // compiling the config cost, so that an export of its latest row does not say 0.
+      const auto searched = index_by_hash_.find(f.config.hash());
+      if (f.measurement.compile_s == 0.0 && searched != index_by_hash_.end()) {
+        f.measurement.compile_s = report_.evaluated[searched->second].measurement.compile_s;
+      }
+      rows.push_back(persist(f.config, f.measurement));
+    }
 
     const Finalist& winner = result.winning();
     const auto first = index_by_hash_.find(winner.config.hash());

@@ -33,6 +33,18 @@ TEST(PythonExpression, ValueListsAsPythonBuildsThem) {
             json((4096 + 15 - 1) * 2048));
 }
 
+// Issue 32: "-I\\path" lost its backslash. Python's rules: known escapes decoded, an unknown one
+// ("\\d") kept with its backslash, raw strings kept whole.
+TEST(PythonExpression, StringEscapesAsPythonReadsThem) {
+  EXPECT_EQ(eval(R"('-IC:\\cuda\\include')"), json(R"(-IC:\cuda\include)"));
+  EXPECT_EQ(eval(R"("a\tb\n")"), json("a\tb\n"));
+  EXPECT_EQ(eval(R"('\d+\.cu')"), json(R"(\d+\.cu)"));
+  EXPECT_EQ(eval(R"(r'\n\\x')"), json(R"(\n\\x)"));
+  EXPECT_EQ(eval(R"('it\'s')"), json("it's"));
+  EXPECT_EQ(eval(R"('\x41\101\u00e9')"), json("AA\xc3\xa9"));
+  EXPECT_THROW(eval(R"('\x4')"), PythonError);
+}
+
 TEST(PythonExpression, RestrictionsBecomeSpecExpressions) {
   EXPECT_EQ(to_spec_expression(parse_python("block_size_x*block_size_y<=1024")),
             "((block_size_x * block_size_y) <= 1024)");

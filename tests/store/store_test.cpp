@@ -90,7 +90,8 @@ TEST(Store, RecordsAndReadsBackEveryField) {
   TempDir dir;
   auto store = Store::open(dir / "nested/folder/results.db");
   EXPECT_TRUE(std::filesystem::exists(dir / "nested/folder/results.db"));
-  const StoredResult ok = timed(gemm_key(), 128, 0.731);
+  StoredResult ok = timed(gemm_key(), 128, 0.731);
+  ok.measurement.times_ms = {0.74, 0.731, 0.72};
   StoredResult crashed = failed(gemm_key(), 256, Outcome::crash, "signal 11 (SIGSEGV)");
   crashed.tune_id = "tune-2";
   store.record(ok);
@@ -115,6 +116,7 @@ TEST(Store, RecordsAndReadsBackEveryField) {
   EXPECT_DOUBLE_EQ(first.timestamp, 1.8e9);
   EXPECT_EQ(first.measurement.device, 1);
   EXPECT_EQ(first.measurement.device_name, "NVIDIA H200");
+  EXPECT_EQ(first.measurement.times_ms, (std::vector<double>{0.74, 0.731, 0.72}));  // in order
   const StoredResult& second = results[1];
   EXPECT_EQ(second.measurement.outcome, Outcome::crash);
   EXPECT_TRUE(std::isnan(second.measurement.time_ms));
@@ -125,6 +127,7 @@ TEST(Store, RecordsAndReadsBackEveryField) {
   EXPECT_EQ(second.tune_id, "tune-2");
   EXPECT_EQ(second.measurement.device, -1);  // no device named: none kept
   EXPECT_EQ(second.measurement.device_name, "");
+  EXPECT_TRUE(second.measurement.times_ms.empty());
   EXPECT_EQ(store.measurement_count(gemm_key()), 2);
 }
 
@@ -470,7 +473,7 @@ SELECT 1)sql");
 
 const char* kAddedColumnsQuery =
     "SELECT count(*) FROM pragma_table_info('measurements') WHERE name IN "
-    "('iqr_spread', 'min_ms', 'max_ms', 'device_index', 'device_name')";
+    "('iqr_spread', 'min_ms', 'max_ms', 'device_index', 'device_name', 'times_json')";
 
 TEST(Store, OlderStoreReadsReadOnlyAndIsLeftAlone) {
   TempDir dir;
@@ -584,7 +587,7 @@ TEST(Store, OlderStoreGainsItsColumnsAndTablesWhenOpenedForWriting) {
   auto reader = Store::open(path, OpenMode::read_only);  // prepared before the migration
   {
     auto store = Store::open(path);
-    EXPECT_EQ(raw_sql(path, kAddedColumnsQuery), "5");
+    EXPECT_EQ(raw_sql(path, kAddedColumnsQuery), "6");
     EXPECT_EQ(raw_sql(path,
                       "SELECT count(*) FROM sqlite_schema WHERE name IN ('decisions', "
                       "'deployed_per_key')"),

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <tuple>
 
 #include "../store/store_testing.hpp"
 #include "cutune/store.hpp"
@@ -75,6 +76,55 @@ int plots_drawn(const std::string& dom) {
   const std::string attribute = "data-plots=\"";
   const auto at = dom.find(attribute);
   return at == std::string::npos ? -1 : std::atoi(dom.c_str() + at + attribute.size());
+}
+
+// body[data-axes]: each plot's axis range beside the range of the values it shows.
+nlohmann::json axes_of(const std::string& dom) {
+  const std::string attribute = "data-axes=\"";
+  const auto at = dom.find(attribute);
+  if (at == std::string::npos) return nullptr;
+  std::string text = dom.substr(at + attribute.size(),
+                                dom.find('"', at + attribute.size()) - at - attribute.size());
+  for (const auto& [entity, character] : {std::pair{"&quot;", "\""}, std::pair{"&amp;", "&"}}) {
+    for (auto p = text.find(entity); p != std::string::npos; p = text.find(entity, p + 1))
+      text.replace(p, std::string_view(entity).size(), character);
+  }
+  return nlohmann::json::parse(text);
+}
+
+// Issue 32: every plot's axis spans its data without leaving most of its range empty (a log axis
+// within 1.5x of the data's ratio, a linear one within 1.5x of its span); the tournament's axis
+// does not start at 0, its labels are whole and finalists whose intervals do not overlap are at
+// least 2 pixels apart.
+void expect_axes_span_their_data(const std::string& dom) {
+  const nlohmann::json axes = axes_of(dom);
+  ASSERT_TRUE(axes.is_array()) << "no data-axes on the page";
+  EXPECT_GE(axes.size(), 3u);  // both convergence plots and the scatter at least
+  bool tournament = false;
+  for (const auto& a : axes) {
+    SCOPED_TRACE(a.dump());
+    const double min = a.at("min"), max = a.at("max");
+    const double lo = a.at("data_min"), hi = a.at("data_max");
+    EXPECT_LE(min, lo * (1 + 1e-9));
+    EXPECT_GE(max, hi * (1 - 1e-9));
+    if (a.at("log").get<bool>()) {
+      EXPECT_LE(max / min, std::max(hi / lo, 1.0) * 2.3);
+      if (hi > lo) {
+        EXPECT_LE(max / min, hi / lo * 1.5);
+      }
+    } else if (hi > lo) {
+      EXPECT_LE(max - min, (hi - lo) * 1.5);
+    }
+    if (a.at("plot") == "plot-tournament") {
+      tournament = true;
+      EXPECT_GT(min, 0.0);
+      EXPECT_TRUE(a.at("labels_whole").get<bool>());
+      if (!a.at("min_gap_px").is_null()) {
+        EXPECT_GE(a.at("min_gap_px").get<double>(), 2.0);
+      }
+    }
+  }
+  EXPECT_TRUE(tournament) << "no tournament plot";
 }
 
 // Every knob=value of a config as the page writes it.
@@ -241,6 +291,18 @@ void expect_page_states_the_facts(const std::string& dom, const nlohmann::json& 
   if (facts.at("failures").empty()) {
     EXPECT_EQ(failures, "Nothing failed.");
   }
+  expect_axes_span_their_data(dom);
+  // The failure groups: most frequent first, then by outcome and first line.
+  const auto& groups = facts.at("failures");
+  for (std::size_t i = 1; i < groups.size(); ++i) {
+    const auto& a = groups[i - 1];
+    const auto& b = groups[i];
+    const auto rank = [](const nlohmann::json& g) {
+      return std::tuple(-g.at("configs").get<int>(), g.at("outcome").get<std::string>(),
+                        g.at("first_error_line").get<std::string>());
+    };
+    EXPECT_LE(rank(a), rank(b)) << a << " before " << b;
+  }
   // The convergence data: one sample per measured config, the best time never rising.
   const auto& samples = facts.at("convergence");
   EXPECT_EQ(samples.size(), facts.at("configs_measured").get<std::size_t>());
@@ -274,6 +336,64 @@ TEST_F(ReportOfRealTunes, JsonCarriesTheFactsThePageShows) {
     SCOPED_TRACE(family);
     expect_page_states_the_facts(dom, facts);
   }
+}
+
+// Issue 32: two finalists whose intervals nearly touch but do not overlap (1.2100 and 1.2125) are
+// apart on the page: an axis from 0 draws them within a pixel of each other.
+TEST(ReportCli, TheTournamentPlotSeparatesIntervalsThatDoNotOverlap) {
+  TempDir dir;
+  const fs::path db = dir / "results.db";
+  {
+    Store store = Store::open(db);
+    const TuningKey key = testing::gemm_key();
+    std::vector<std::int64_t> rows;
+    for (int block : {64, 128, 256}) rows.push_back(store.record(testing::timed(key, block, 1.0)));
+    nlohmann::json finalists = nlohmann::json::array();
+    const auto finalist = [&](int block, const char* role, double ratio, double low, double high) {
+      finalists.push_back({{"config_hash", fmt::format("cfg-{}", block)},
+                           {"config", {{"block_m", block}, {"swizzle", true}, {"layout", "row"}}},
+                           {"role", role},
+                           {"outcome", "ok"},
+                           {"time_ms", 1.0 / ratio},
+                           {"ratio", ratio},
+                           {"ratio_low", low},
+                           {"ratio_high", high}});
+    };
+    finalist(64, "default", 1.0, 1.0, 1.0);
+    finalist(128, "search", 1.205, 1.2, 1.21);
+    finalist(256, "search", 1.216, 1.2125, 1.22);
+    Decision d;
+    d.key = key;
+    d.tune_id = "tune-1";
+    d.winner_hash = "cfg-256";
+    d.winner_json = R"({"block_m": 256, "swizzle": true, "layout": "row"})";
+    d.winner_measurement = rows[2];
+    d.default_hash = "cfg-64";
+    d.speedup = 1.216;
+    d.speedup_low = 1.2125;
+    d.speedup_high = 1.22;
+    d.rounds = 15;
+    d.finalists_json = finalists.dump();
+    d.timestamp = 1.8e9;
+    store.record_decision(d);
+  }
+  const fs::path page = dir / "tournament.html";
+  run_command(fmt::format("'{}' report tune-1 --db '{}' --html '{}'", CUTUNE_TOOL, db.string(),
+                          page.string()));
+  const std::string dom = rendered(dir, page);
+  EXPECT_EQ(text_of(dom, "script-errors"), "");
+  const nlohmann::json axes = axes_of(dom);
+  ASSERT_TRUE(axes.is_array()) << "no data-axes on the page";
+  bool found = false;
+  for (const auto& a : axes) {
+    if (a.at("plot") != "plot-tournament") continue;
+    found = true;
+    EXPECT_GT(a.at("min").get<double>(), 0.9) << a;
+    ASSERT_FALSE(a.at("min_gap_px").is_null()) << a;
+    EXPECT_GE(a.at("min_gap_px").get<double>(), 2.0) << a;
+    EXPECT_TRUE(a.at("labels_whole").get<bool>()) << a;
+  }
+  EXPECT_TRUE(found) << "no tournament plot";
 }
 
 TEST(ReportCli, AnUnknownSelectorIsRefusedByName) {

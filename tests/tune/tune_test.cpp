@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,8 @@ class FakeDevice : public Evaluator {
       m.time_ms = static_cast<double>(config.get_int("width"));
       m.spread = 0.0;
       m.repetitions = 1;
+      m.times_ms = {m.time_ms};
+      m.compile_s = 0.5;
       out.push_back(m);
     }
     return out;
@@ -102,6 +105,26 @@ TEST(Tune, StoresUnderTheFamilysKeyOfTheEvaluatorsDeviceAndToolchain) {
   ASSERT_EQ(keys.size(), 1u);
   EXPECT_EQ(keys.front().canonical(),
             (TuningKey{"toy", "1", problem.canonical(), "fake device", "none"}).canonical());
+}
+
+// Issue 32: a finalist's tournament row (its latest, what an export writes) said compile time 0,
+// since the rounds run what the search compiled; it keeps the search's compile time, and its
+// times are the rounds' (one per round).
+TEST(Tune, TournamentRowsKeepTheCompileTimeAndEveryRoundsTime) {
+  const auto ts = make_space();
+  FakeDevice device;
+  Store store = Store::in_memory();
+  const TuneReport report = tune(toy_family(*ts), Problem::parse("n=8,dtype=f32"), device,
+                                 Device::host_cpu(), &store, options());
+  ASSERT_TRUE(report.tournament);
+  const std::vector<StoredResult> latest = store.latest_results(store.keys({}).at(0));
+  const auto winner = std::find_if(latest.begin(), latest.end(), [&](const StoredResult& r) {
+    return r.config_hash == report.best->config.hash_hex();
+  });
+  ASSERT_NE(winner, latest.end());
+  EXPECT_EQ(winner->measurement.detail, "median of paired rounds");  // the tournament's row
+  EXPECT_DOUBLE_EQ(winner->measurement.compile_s, 0.5);
+  EXPECT_EQ(winner->measurement.times_ms.size(), report.tournament->rounds.size());
 }
 
 TEST(Tune, RefusesAFamilyWithoutASpace) {

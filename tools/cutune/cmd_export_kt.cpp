@@ -17,7 +17,8 @@ KtExportInfo info_from_spec(const std::string& path) {
   KtExportInfo info;
   if (path.empty()) return info;
   std::ifstream in(path);
-  const nlohmann::json spec = nlohmann::json::parse(in, nullptr, false);
+  // Ordered: the spec's problem order is the order of Kernel Tuner's problem_size.
+  const nlohmann::ordered_json spec = nlohmann::ordered_json::parse(in, nullptr, false);
   if (spec.is_discarded() || !spec.contains("knobs")) {
     throw std::invalid_argument("export --spec: " + path + " is not a spec (no knobs)");
   }
@@ -25,6 +26,9 @@ KtExportInfo info_from_spec(const std::string& path) {
     const std::string name = knob.at("name").get<std::string>();
     info.knob_order.push_back(name);
     if (knob.contains("choices")) info.tune_params[name] = knob.at("choices");
+  }
+  if (spec.contains("problem") && spec.at("problem").is_object()) {
+    for (const auto& [name, value] : spec.at("problem").items()) info.problem_order.push_back(name);
   }
   return info;
 }

@@ -95,8 +95,12 @@ std::vector<FailureGroup> group_failures(const std::vector<Sample>& samples) {
     }
     ++group->count;
   }
-  std::stable_sort(groups.begin(), groups.end(),
-                   [](const FailureGroup& a, const FailureGroup& b) { return a.count > b.count; });
+  // Most frequent first, then by outcome and line: a reader finds a reason where they expect it.
+  std::sort(groups.begin(), groups.end(), [](const FailureGroup& a, const FailureGroup& b) {
+    if (a.count != b.count) return a.count > b.count;
+    if (a.outcome != b.outcome) return to_string(a.outcome) < to_string(b.outcome);
+    return a.first_line < b.first_line;
+  });
   return groups;
 }
 

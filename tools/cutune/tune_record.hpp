@@ -55,7 +55,7 @@ struct TuneRecord {
   std::optional<Decision> decision;  // this tune's decision, when it recorded one
   std::vector<Sample> samples;
   std::vector<KnobEffect> effects;  // largest ratio first; knobs seen with one value are left out
-  std::vector<FailureGroup> failures;  // most frequent first
+  std::vector<FailureGroup> failures;  // most frequent first, then by outcome name and line
 };
 
 // The tune `selector` names in the store: empty for the one that recorded the latest row, else a

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "cutune/tune_json.hpp"
+#include "rank_table.hpp"
 #include "text_fit.hpp"
 
 namespace cutune::cli {
@@ -126,22 +127,6 @@ std::string percent(double fraction) {
   return std::isnan(fraction) ? std::string("-") : fmt::format("{:.1f}%", 100.0 * fraction);
 }
 
-// The winner first (what the store deploys), then the rest by search time.
-std::vector<const Evaluated*> ranking(const TuneReport& report) {
-  std::vector<const Evaluated*> ok;
-  if (report.best) ok.push_back(&*report.best);
-  for (const Evaluated& e : report.evaluated) {
-    if (e.measurement.ok() && !(report.best && e.config.hash() == report.best->config.hash())) {
-      ok.push_back(&e);
-    }
-  }
-  std::sort(ok.begin() + (report.best ? 1 : 0), ok.end(),
-            [](const Evaluated* a, const Evaluated* b) {
-              return a->measurement.time_ms < b->measurement.time_ms;
-            });
-  return ok;
-}
-
 void print_tournament(const TuneReport& report) {
   if (!report.tournament) return;
   const TournamentResult& t = *report.tournament;
@@ -175,18 +160,11 @@ void print_tournament(const TuneReport& report) {
 }  // namespace
 
 void print_report(const TuneReport& report, const TuningKey& key, std::size_t show) {
-  const std::vector<const Evaluated*> ok = ranking(report);
   fmt::print("\n{}\n", fit(fmt::format("{} on {} ({}), problem {}", key.family, key.device,
                                        short_toolchain(key.toolchain), key.problem),
                            kOutputColumns));
-  // spread: (p75 - p25) / median of the repetitions (the winner's: of its tournament rounds).
-  fmt::print("{:>4}  {:>12}  {:>8}  {}\n", "rank", "time (ms)", "spread", "config");
-  for (std::size_t i = 0; i < ok.size() && i < show; ++i) {
-    // The winner's whole config follows the table; the rows keep to the line.
-    fmt::print("{:>4}  {:>12.5g}  {:>8}  {}\n", i + 1, ok[i]->measurement.time_ms,
-               percent(ok[i]->measurement.iqr_spread),
-               fit(ok[i]->config.to_string(), kOutputColumns - 32));
-  }
+  // spread: (p75 - p25) / median of the search's repetitions.
+  for (const std::string& line : rank_table(report, show)) fmt::print("{}\n", line);
   fmt::print(
       "\nevaluated {} configs in {:.1f} s ({} from the store, {} duplicates skipped, {} "
       "dropped by the normalizer)\n",

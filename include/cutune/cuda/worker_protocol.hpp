@@ -91,6 +91,7 @@ struct MeasureReply {
   double p25_ms = -1;  // quartiles, for the robust spread (cutune/timing_summary.hpp)
   double p75_ms = -1;
   int repetitions = 0;
+  std::vector<double> times_ms;  // every timed repetition, in order
   bool graph = false;
   double max_rel_error = -1;
   int sm_clock_start_mhz = 0;  // 0 when NVML could not tell
@@ -190,9 +191,9 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Arg, is_buffer, dtype, count, ro
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Timing, warmup, warmup_ms, budget_ms, min_reps,
                                                 max_reps, flush_l2, graph)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(MeasureReply, id, outcome, time_ms, min_ms, max_ms,
-                                                p25_ms, p75_ms, repetitions, graph, max_rel_error,
-                                                sm_clock_start_mhz, sm_clock_end_mhz, worker_ms,
-                                                kernel_ms, detail, candidate_outcomes,
+                                                p25_ms, p75_ms, repetitions, times_ms, graph,
+                                                max_rel_error, sm_clock_start_mhz, sm_clock_end_mhz,
+                                                worker_ms, kernel_ms, detail, candidate_outcomes,
                                                 candidate_details, round_ms, round_reference_ms,
                                                 round_sm_clock_mhz, round_power_w, warmup_rounds)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DeviceReport, name, cc_major, cc_minor, sm_count,

@@ -104,6 +104,10 @@ struct CpuEvaluator::Impl {
   // Every file a compile reads, with the content hash of the bytes the keys name (sources are
   // added as they are first read): the pool checks them around each compile.
   std::map<std::filesystem::path, std::string> input_hashes;
+  // Objects the constructor compiled (the reference config, the default's entry probe), by key
+  // hash, with the compile's seconds: the search's compile of the same config is then a cache
+  // hit, and its measurement carries these seconds instead of 0 (an export's compile_time).
+  std::map<std::string, double> setup_compiles;
 
   Impl(const KernelSpec& s, Problem p, CpuOptions o)
       : spec(s),
@@ -251,6 +255,11 @@ struct CpuEvaluator::Impl {
       Compiled c;
       stats.compile_s += result.wall_s;
       c.failure.compile_s = result.wall_s;
+      if (const auto setup = setup_compiles.find(result.key_hash);
+          result.cached && setup != setup_compiles.end()) {
+        c.failure.compile_s = setup->second;
+        setup_compiles.erase(setup);
+      }
       if (result.status == eval::CompileResult::Status::error) {
         c.failure.outcome = Outcome::compile_error;
         c.failure.detail = eval::compile_failure_detail(result.log, result.log_file, result.cached);
@@ -315,6 +324,27 @@ struct CpuEvaluator::Impl {
     request.tolerance = tolerance;
     request.timing = timing;
     return request;
+  }
+
+  struct Probe {
+    bool replied = false;
+    std::string outcome;
+    std::string detail;
+  };
+
+  // `entry` of `object` run once, checked but not timed, on the first worker.
+  Probe probe(const std::filesystem::path& object, const std::string& entry) {
+    proto::MeasureRequest request = measure_request(object, timing(1));
+    request.candidate.entry = entry;
+    request.time = false;
+    const auto limit =
+        std::chrono::milliseconds(static_cast<long long>(spec.timing.timeout_s * 1e3));
+    const eval::WorkerReply reply = workers.front()->request(request, limit);
+    if (reply.status != eval::WorkerReply::Status::ok || !reply.body.is_object()) {
+      return {false, "", reply.detail};
+    }
+    return {true, reply.body.value("outcome", std::string()),
+            reply.body.value("detail", std::string())};
   }
 
   PairedRounds rounds(std::span<const Config> configs, int count) {
@@ -466,20 +496,29 @@ CpuEvaluator::CpuEvaluator(const KernelSpec& spec, Problem problem, CpuOptions o
                                ") does not compile:\n" + eval::log_excerpt(result.log));
     }
     impl.reference = proto::Kernel{result.output.string(), entry};
+    impl.setup_compiles[result.key_hash] = result.wall_s;
     // The reference checked against itself, once: a missing entry symbol is one clear error here
     // rather than a refusal on every candidate.
-    proto::MeasureRequest probe = impl.measure_request(result.output, impl.timing(1));
-    probe.candidate.entry = entry;
-    probe.time = false;
-    const auto limit =
-        std::chrono::milliseconds(static_cast<long long>(spec.timing.timeout_s * 1e3));
-    const eval::WorkerReply reply = impl.workers.front()->request(probe, limit);
-    const bool replied = reply.status == eval::WorkerReply::Status::ok && reply.body.is_object();
-    if (!replied || reply.body.value("outcome", std::string()) != "ok") {
-      throw std::runtime_error(fmt::format(
-          "{}: the reference kernel '{}' ({}) cannot run: {}", spec.path.string(), entry,
-          source.string(), replied ? reply.body.value("detail", std::string()) : reply.detail));
+    const auto [replied, outcome, detail] = impl.probe(result.output, entry);
+    if (!replied || outcome != "ok") {
+      throw std::runtime_error(fmt::format("{}: the reference kernel '{}' ({}) cannot run: {}",
+                                           spec.path.string(), entry, source.string(), detail));
     }
+    if (entry == spec.entry && source == spec.source) return;  // the candidates' entry too
+  }
+  // The default config's entry, before any budget is spent (issue 32: a misspelt entry failed
+  // every candidate of a whole tune). A default that does not compile is a candidate's failure,
+  // left to the tune.
+  const Config config = spec.tuning->space.default_config();
+  const auto compiled = impl.pool.submit(impl.request(spec.source, config)).get();
+  if (compiled.status != eval::CompileResult::Status::ok) return;
+  impl.setup_compiles.emplace(compiled.key_hash, compiled.wall_s);  // the reference's, if it was
+  const auto [replied, outcome, detail] = impl.probe(compiled.output, spec.entry);
+  if (replied && outcome == "launch_error" && detail.rfind("no symbol", 0) == 0) {
+    throw std::invalid_argument(fmt::format(
+        "{}: entry '{}': the kernel {} defines no function of that name (checked on the default "
+        "config; is it declared extern \"C\"?)",
+        spec.path.string(), spec.entry, spec.source.string()));
   }
 }
 

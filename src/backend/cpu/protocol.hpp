@@ -75,10 +75,11 @@ struct MeasureReply {
   double p25_ms = -1;  // quartiles, for the robust spread (cutune/timing_summary.hpp)
   double p75_ms = -1;
   int repetitions = 0;
-  double max_rel_error = -1;  // -1: not checked; NaN results give +inf
-  double kernel_ms = 0;       // every call of the candidate (check, warm-up, timed runs)
-  double flush_ms = 0;        // cache eviction between runs
-  double worker_ms = 0;       // from receipt of the request to the reply
+  std::vector<double> times_ms;  // every timed run, in order
+  double max_rel_error = -1;     // -1: not checked; NaN results give +inf
+  double kernel_ms = 0;          // every call of the candidate (check, warm-up, timed runs)
+  double flush_ms = 0;           // cache eviction between runs
+  double worker_ms = 0;          // from receipt of the request to the reply
   std::string detail;
 };
 
@@ -110,8 +111,9 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Buffer, name, type, count, role,
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Timing, warmup, budget_ms, min_reps, max_reps,
                                                 flush_cache)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(MeasureReply, id, outcome, time_ms, min_ms, max_ms,
-                                                p25_ms, p75_ms, repetitions, max_rel_error,
-                                                kernel_ms, flush_ms, worker_ms, detail)
+                                                p25_ms, p75_ms, repetitions, times_ms,
+                                                max_rel_error, kernel_ms, flush_ms, worker_ms,
+                                                detail)
 
 inline void to_json(nlohmann::json& j, const MeasureRequest& r) {
   j = {{"op", "measure"},          {"id", r.id},           {"candidate", r.candidate},

@@ -108,6 +108,7 @@ Measurement timed(double time_ms, const Json* repetitions) {
       m.spread = summary.range_spread();
       m.min_ms = summary.min_ms;
       m.max_ms = summary.max_ms;
+      m.times_ms = summary.times_ms;
     }
   }
   return m;

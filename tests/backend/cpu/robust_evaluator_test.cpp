@@ -141,6 +141,20 @@ TEST_F(RobustEvaluatorTest, AMissingReferenceSymbolIsOneErrorUpFront) {
   }
 }
 
+// Issue 32: a misspelt candidate entry failed every config of a whole tune; the default config
+// is compiled and probed first, and the error names the file and the entry.
+TEST_F(RobustEvaluatorTest, AMissingCandidateEntryIsOneErrorUpFrontNamingIt) {
+  spec_.entry = "reduce_typo";
+  try {
+    CpuEvaluator evaluator(spec_, {}, options());
+    FAIL() << "the evaluator was built";
+  } catch (const std::invalid_argument& error) {
+    const std::string what = error.what();
+    EXPECT_NE(what.find("faults.json: entry 'reduce_typo'"), std::string::npos) << what;
+    EXPECT_NE(what.find("faults.cpp"), std::string::npos) << what;
+  }
+}
+
 TEST_F(RobustEvaluatorTest, BuffersLargerThanMemoryAreOneErrorUpFront) {
   try {
     CpuEvaluator evaluator(spec_, spec_.resolve(Problem::parse("n=100000000000")), options());

@@ -1,0 +1,58 @@
+// The rank table after a tune (tools/cutune/rank_table.hpp): the winner first, and each time
+// column comparable down its rows (issue 32: rank 1 showed its tournament time above the others'
+// search times, so it looked slower than rank 2).
+#include "rank_table.hpp"
+
+#include <gtest/gtest.h>
+
+#include "cutune/fragment.hpp"
+#include "cutune/space.hpp"
+
+namespace cutune::cli {
+namespace {
+
+Measurement timed(double time_ms) {
+  Measurement m;
+  m.time_ms = time_ms;
+  return m;
+}
+
+TEST(RankTable, WinnerFirstWithSearchAndTournamentTimesInTheirOwnColumns) {
+  Space space;
+  space.add("width", enum_fragment({1, 2, 4, 8}, {}, 1));
+  const auto config = [&](int width) { return Config(space, {Value(width)}); };
+  const auto evaluated = [&](int width, Measurement m) {
+    return Evaluated{config(width), std::move(m), false, 0.0};
+  };
+  Measurement crashed;
+  crashed.outcome = Outcome::crash;
+  TuneReport report;
+  report.evaluated = {evaluated(1, timed(3.0)), evaluated(2, timed(1.0)),  // fastest in the search
+                      evaluated(4, timed(1.1)), evaluated(8, crashed)};
+  TournamentResult tournament;
+  for (const auto& [width, time] : {std::pair{1, 2.9}, std::pair{2, 1.2}, std::pair{4, 1.05}}) {
+    Finalist f{config(width)};
+    f.measurement = timed(time);
+    tournament.finalists.push_back(f);
+  }
+  tournament.winner = 2;
+  report.best = evaluated(4, tournament.finalists[2].measurement);
+  report.tournament = tournament;
+
+  const std::vector<std::string> lines = rank_table(report, 10);
+  ASSERT_EQ(lines.size(), 5u);  // header, three correct configs, the note
+  EXPECT_EQ(lines[0].find("rank"), 0u);
+  EXPECT_NE(lines[0].find("search (ms)"), std::string::npos);
+  EXPECT_NE(lines[0].find("tournament (ms)"), std::string::npos);
+  // rank 1 is the winner, with its own search time (1.1) and its tournament time (1.05)
+  EXPECT_EQ(lines[1].find("1 (winner)"), 0u) << lines[1];
+  EXPECT_NE(lines[1].find("1.1 "), std::string::npos) << lines[1];
+  EXPECT_NE(lines[1].find("1.05"), std::string::npos) << lines[1];
+  EXPECT_EQ(lines[2].find("2 "), 0u) << lines[2];
+  EXPECT_NE(lines[2].find("1.2"), std::string::npos) << lines[2];  // config 2's tournament time
+  EXPECT_NE(lines[3].find("{\"width\":1}"), std::string::npos) << lines[3];
+  EXPECT_NE(lines[4].find("paired rounds"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace cutune::cli
