@@ -7,7 +7,11 @@
 //     neighbourhood is used up, until it converges;
 //   - a new walker starts from the best measured config never used as a centre, after the
 //     classifier has picked a few restart candidates out of a large pool of random draws, so that
-//     restarts go where good configs are likely rather than anywhere.
+//     restarts go where good configs are likely rather than anywhere;
+//   - with a prior from other devices (cutune/transfer.hpp), the prior's weighted score is added to
+//     the classifier's, and while any prior has weight each round also measures a config the
+//     prior rates low (the classifier's best of such draws), so that a prior that holds the search
+//     in the wrong region is contradicted by this device's own results.
 #include <algorithm>
 #include <numeric>
 
@@ -47,6 +51,7 @@ class LfboPatternSearch final : public WalkerStrategy {
   void refill(std::size_t wanted) override {
     if (offer_initial(settings_.initial_samples)) return;
     fit();
+    if (prior_trusted()) offer_away_from_prior();
     while (true) {
       if (!walker_ && !start_walker()) {
         if (!restart_sampled_ && offer_restart_candidates() > 0) {
@@ -68,12 +73,24 @@ class LfboPatternSearch final : public WalkerStrategy {
     if (!model_->fit(state_.evaluated(), state_.results())) model_.reset();
   }
 
-  // The `count` candidates the classifier rates best (pool order without a model), queued.
-  std::size_t offer_best(std::vector<Config> pool, std::size_t count) {
+  bool prior_trusted() const {
+    const auto& prior = state_.context().prior;
+    return prior != nullptr && prior->trusted();
+  }
+
+  // The `count` candidates the classifier (plus the weighted prior, unless `own_only`) rates
+  // best, queued; pool order without either.
+  std::size_t offer_best(std::vector<Config> pool, std::size_t count, bool own_only = false) {
     std::vector<std::size_t> order(pool.size());
     std::iota(order.begin(), order.end(), 0);
-    if (model_ && !pool.empty()) {
-      const std::vector<double> scores = model_->score(pool);
+    const bool with_prior = !own_only && prior_trusted();
+    if ((model_ || with_prior) && !pool.empty()) {
+      std::vector<double> scores =
+          model_ ? model_->score(pool) : std::vector<double>(pool.size(), 0.0);
+      if (with_prior) {
+        const std::vector<double> prior = state_.context().prior->score(pool);
+        for (std::size_t i = 0; i < pool.size(); ++i) scores[i] += prior[i];
+      }
       std::stable_sort(order.begin(), order.end(),
                        [&](std::size_t a, std::size_t b) { return scores[a] > scores[b]; });
     }
@@ -92,6 +109,25 @@ class LfboPatternSearch final : public WalkerStrategy {
       pool.push_back(state_.space().draw(state_.rng()));
     }
     return offer_best(fresh_candidates(state_, std::move(pool)), settings_.restart_samples);
+  }
+
+  // One config a round away from the prior's region: of random draws, those the prior scores at
+  // most its median, ranked by this device's classifier alone.
+  void offer_away_from_prior() {
+    std::vector<Config> pool;
+    for (std::size_t i = 0; i < settings_.random_pool / 4; ++i) {
+      pool.push_back(state_.space().draw(state_.rng()));
+    }
+    pool = fresh_candidates(state_, std::move(pool));
+    if (pool.empty()) return;
+    const std::vector<double> prior = state_.context().prior->score(pool);
+    std::vector<double> sorted = prior;
+    std::nth_element(sorted.begin(), sorted.begin() + sorted.size() / 2, sorted.end());
+    const double median = sorted[sorted.size() / 2];
+    std::vector<Config> away;
+    for (std::size_t i = 0; i < pool.size(); ++i)
+      if (prior[i] <= median) away.push_back(std::move(pool[i]));
+    offer_best(std::move(away), 1, /*own_only=*/true);
   }
 
   // Queues the most promising unmeasured neighbours, at least the settings' batch and as many as
