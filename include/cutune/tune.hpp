@@ -53,7 +53,7 @@ struct TuneOptions {
   std::vector<PriorSource> priors;
   std::size_t prior_seeds_per_source = 8;
   std::size_t prior_seeds = 16;
-  std::string tune_id;             // names this run in the store; empty: generated
+  std::string tune_id;  // names this run in the store; empty: generated
   // On a shared (PostgreSQL) store, how long a claim on a candidate lasts: past it, a participant
   // that died is presumed dead and its candidate goes to another. Longer than a batch's compile
   // and measurement, and than the final tournament.

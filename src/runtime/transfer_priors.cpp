@@ -24,7 +24,8 @@ std::vector<PriorWeight> add_priors(TuneOptions& options, Store& store, const Fa
     std::size_t ok = 0;
     for (StoredResult& r : store.latest_results(other)) {
       try {
-        source.configs.push_back(family.tuning->space.from_json(nlohmann::json::parse(r.config_json)));
+        source.configs.push_back(
+            family.tuning->space.from_json(nlohmann::json::parse(r.config_json)));
       } catch (const std::exception&) {
         continue;  // a config of another version of the family's space
       }

@@ -15,6 +15,9 @@ namespace {
 constexpr std::size_t kMinJudged = 8;
 // The classifier of each prior, as lfbo's: "among the fastest 15 %" of the source's results.
 constexpr double kGoodFraction = 0.15;
+// Below this rank correlation a prior has no say in the surrogate: on the convolution recordings
+// a prior from a device whose optimum lies elsewhere still ranks the top half at 0.1-0.2.
+constexpr double kTrusted = 0.5;
 
 std::vector<double> average_ranks(std::span<const double> x) {
   std::vector<std::size_t> order(x.size());
@@ -52,7 +55,8 @@ TransferPrior::TransferPrior(std::vector<PriorSource> sources, std::uint64_t see
                                               s.name, s.configs.size(), s.results.size()));
     }
     if (s.configs.empty()) continue;
-    if (!sources_.empty() && &s.configs.front().space() != &sources_.front().configs.front().space())
+    if (!sources_.empty() &&
+        &s.configs.front().space() != &sources_.front().configs.front().space())
       throw std::invalid_argument(
           fmt::format("transfer prior '{}': its configs belong to another space", s.name));
     Source source{.report = {.name = s.name, .rows = s.configs.size(), .weight = 1.0}};
@@ -121,8 +125,7 @@ void TransferPrior::reweigh() {
   }
   for (Source& s : sources_) {
     s.report.observed = seen_.size();
-    s.report.weight =
-        s.model ? std::max(0.0, rank_correlation(s.model->score(top), speed)) : 0.0;
+    s.report.weight = s.model ? std::max(0.0, rank_correlation(s.model->score(top), speed)) : 0.0;
   }
 }
 
@@ -130,7 +133,7 @@ std::vector<double> TransferPrior::score(std::span<const Config> configs) const 
   std::vector<double> out(configs.size(), 0.0);
   double total = 0.0;
   for (const Source& s : sources_) {
-    if (!s.model || s.report.weight <= 0) continue;
+    if (!s.model || s.report.weight < kTrusted) continue;
     total += s.report.weight;
     const std::vector<double> p = s.model->score(configs);
     for (std::size_t i = 0; i < out.size(); ++i) out[i] += s.report.weight * p[i];
@@ -142,7 +145,7 @@ std::vector<double> TransferPrior::score(std::span<const Config> configs) const 
 
 bool TransferPrior::trusted() const {
   return std::any_of(sources_.begin(), sources_.end(),
-                     [](const Source& s) { return s.model && s.report.weight > 0; });
+                     [](const Source& s) { return s.model && s.report.weight >= kTrusted; });
 }
 
 std::vector<PriorWeight> TransferPrior::weights() const {

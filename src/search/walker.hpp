@@ -94,6 +94,10 @@ class WalkerStrategy : public QueuedStrategy {
     }
   }
 
+  // The config is never a walker's centre (a prior's seed: climbing from it would hold the walk
+  // in another device's region).
+  void never_centre(const Config& config) { centres_.insert(config.hash()); }
+
   bool restart_sampled_ = false;  // restart candidates measured since the last walker started
   std::optional<Walker> walker_;
 

@@ -20,8 +20,7 @@ namespace cutune {
 
 std::optional<double> TuneReport::speedup() const {
   if (tournament && tournament->finalists.front().role == FinalistRole::default_config &&
-      tournament->finalists.front().measurement.ok() &&
-      tournament->winning().measurement.ok()) {
+      tournament->finalists.front().measurement.ok() && tournament->winning().measurement.ok()) {
     return tournament->speedup().median;
   }
   if (!best || !baseline || !baseline->measurement.ok()) return std::nullopt;

@@ -93,6 +93,7 @@ struct Cell {  // one strategy on one space, over every repeat
   double median_seconds_to_99 = INFINITY;
   std::vector<std::optional<std::size_t>> to_98;  // per repeat; none: censored at the budget
   std::vector<double> regret;  // per repeat, 1 - optimum / recorded time of what it deploys
+  std::map<std::string, double> prior_weight;  // prior -> its final weight summed over repeats
 };
 
 double median(std::vector<double> values) {
@@ -285,6 +286,7 @@ struct Run {
   std::size_t calls = 0;
   std::size_t configs = 0;
   double regret = 1.0;  // what the tune deploys against the optimum (1: nothing ran)
+  std::vector<cutune::PriorWeight> priors;
 };
 
 // One search through the driver of `cutune tune` (default config first, duplicates skipped,
@@ -325,6 +327,7 @@ Run run_one(const BenchSpace& space, const std::string& strategy_name, cutune::E
                                   kSecondMarks, 0.99, &run.seconds_to_99);
   run.calls = evaluator.calls;
   run.configs = evaluator.configs;
+  run.priors = report.priors;
   // The deployed config's recorded time, not the tournament's: replayed rounds repeat it.
   if (report.best) {
     if (const cutune::RecordedEntry* entry = space.recorded->find(report.best->config);
@@ -471,7 +474,7 @@ std::string curves_svg(const std::vector<BenchSpace>& spaces, const std::vector<
 // Per space and strategy: the mean fraction of the optimum at 25/50/100/200 evaluations, the
 // median evaluations to within 2 % of the optimum with the runs that never got there counted as
 // censored (the median is ">budget" once half are), and the mean selection regret of what the
-// tune deploys.
+// tune deploys; with priors, each one's mean final weight.
 void print_marks(const std::vector<BenchSpace>& spaces, const std::vector<std::string>& names,
                  const std::vector<std::vector<Cell>>& cells, std::size_t budget) {
   fmt::print("\n{:<28} {:<20} {:>7} {:>7} {:>7} {:>7} {:>13} {:>9}\n", "space", "strategy", "@25",
@@ -492,12 +495,15 @@ void print_marks(const std::vector<BenchSpace>& spaces, const std::vector<std::s
       const double median_98 = median(to_98);
       const double regret =
           std::accumulate(cell.regret.begin(), cell.regret.end(), 0.0) / cell.regret.size();
-      fmt::print("{:<28} {:<20}{} {:>13} {:>9.4f}\n", spaces[s].label, names[k], row,
+      std::string weights;
+      for (const auto& [name, sum] : cell.prior_weight)
+        weights += fmt::format("  {} {:.2f}", name, sum / cell.regret.size());
+      fmt::print("{:<28} {:<20}{} {:>13} {:>9.4f}{}\n", spaces[s].label, names[k], row,
                  fmt::format("{} ({})",
                              std::isfinite(median_98) ? fmt::format("{:g}", median_98)
                                                       : fmt::format(">{}", budget),
                              censored),
-                 regret);
+                 regret, weights);
     }
   }
 }
@@ -552,6 +558,8 @@ void bench_strategies(const BenchOptions& options) {
         cells[s][k].calls += run.calls;
         cells[s][k].configs += run.configs;
         cells[s][k].regret.push_back(run.regret);
+        for (const cutune::PriorWeight& p : run.priors)
+          cells[s][k].prior_weight[p.name] += p.weight;
       } catch (...) {
         const std::lock_guard lock(mutex);
         if (!failure) failure = std::current_exception();

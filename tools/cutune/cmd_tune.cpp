@@ -141,9 +141,10 @@ void print_transfer(bool enabled, const TuneReport& report) {
   fmt::print("transfer: {} prior(s) from other devices and shapes in the store\n",
              report.priors.size());
   for (const PriorWeight& p : report.priors) {
-    fmt::print("  {}\n", fit(fmt::format("weight {:.2f} (judged on {} results), {} rows, {} seeds: {}",
-                                         p.weight, p.observed, p.rows, p.seeds, p.name),
-                             kOutputColumns - 2));
+    fmt::print("  {}\n",
+               fit(fmt::format("weight {:.2f} (judged on {} results), {} rows, {} seeds: {}",
+                               p.weight, p.observed, p.rows, p.seeds, p.name),
+                   kOutputColumns - 2));
   }
 }
 
