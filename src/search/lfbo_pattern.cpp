@@ -49,7 +49,7 @@ class LfboPatternSearch final : public WalkerStrategy {
     model_.reset();
     prior_seeds_.clear();
     for (const Config& seed : state_.context().prior_seeds) {
-      never_centre(seed);
+      hide(seed);
       prior_seeds_.insert(seed.hash());
     }
   }
@@ -75,6 +75,8 @@ class LfboPatternSearch final : public WalkerStrategy {
   // and would label it "good" here (A100 after A4000's and MI250X's best: 0.75 of its optimum after
   // 200 evaluations instead of 0.95). The seed counts the same results, so that where the prior
   // ranks badly the fits, and with them the search, are the cold search's.
+  void on_reveal(const Config& config) override { prior_seeds_.erase(config.hash()); }
+
   void fit() {
     ClassifierOptions options;
     options.trees = settings_.trees;
