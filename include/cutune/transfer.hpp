@@ -3,9 +3,10 @@
 // is one prior: its fastest configs are seeds of the first round, and a classifier fitted on its
 // rows is a prior of the surrogate. A prior is trusted only as far as it ranks this device's own
 // measurements: after every round its weight is the rank correlation between its scores and the
-// measured times of the better half of what this device measured, clamped at 0. A prior that ranks
-// this device's best configs badly loses its weight as soon as they are measured, and the search is
-// then the cold one.
+// measured times of the faster half of what this device measured (clamped at 0), and below 0.5 it
+// has no say. A prior that ranks this device's best configs badly loses its say once they are
+// measured; lfbo never learns from a prior's seeds, so its search is then the cold one, shifted by
+// the seeds it measured.
 #pragma once
 
 #include <cstdint>
@@ -31,7 +32,7 @@ struct PriorSource {
 struct PriorWeight {
   std::string name = {};
   std::size_t rows = 0;      // results the prior was fitted on
-  std::size_t seeds = 0;     // of its configs offered in the first round
+  std::size_t seeds = 0;     // its fastest configs handed out as first-round seeds
   double weight = 0.0;       // after the last round
   std::size_t observed = 0;  // this device's measurements the weight was judged on
 };
@@ -47,10 +48,10 @@ class TransferPrior {
   std::vector<Config> seeds(std::size_t per_source);
   // This device's measurements so far (every one, each told once); the weights follow them.
   void observe(std::span<const Config> configs, std::span<const Measurement> results);
-  // The weighted prior per config, in [0, 1]: sum of weight x P(good) over sources, over the sum of
-  // weights when that exceeds 1. Zero everywhere while no prior has weight.
+  // The weighted prior per config, in [0, 1]: sum of weight x P(good) over the trusted sources
+  // (weight >= 0.5), over the sum of their weights when that exceeds 1. Zero while none is trusted.
   std::vector<double> score(std::span<const Config> configs) const;
-  bool trusted() const;  // some prior has weight
+  bool trusted() const;  // some prior's weight is at least 0.5
   std::vector<PriorWeight> weights() const;
 
  private:

@@ -8,10 +8,11 @@
 //   - a new walker starts from the best measured config never used as a centre, after the
 //     classifier has picked a few restart candidates out of a large pool of random draws, so that
 //     restarts go where good configs are likely rather than anywhere;
-//   - with a prior from other devices (cutune/transfer.hpp), the prior's weighted score is added to
-//     the classifier's, and while any prior has weight each round also measures a config the
-//     prior rates low (the classifier's best of such draws), so that a prior that holds the search
-//     in the wrong region is contradicted by this device's own results.
+//   - with a prior from other devices (cutune/transfer.hpp), its seeds are measured in the first
+//     round but neither learnt from nor climbed from until a walker meets one as a neighbour;
+//     while a prior is trusted its weighted score is added to the classifier's, and each round also
+//     measures a config the prior rates low (the classifier's best of such draws), so that a prior
+//     that holds the search in the wrong region is contradicted by this device's own results.
 #include <algorithm>
 #include <numeric>
 #include <unordered_set>
@@ -71,11 +72,12 @@ class LfboPatternSearch final : public WalkerStrategy {
     }
   }
 
-  // Fitted on this device's results less the prior's seeds: those come from another device's region
-  // and would label it "good" here (A100 after A4000's and MI250X's best: 0.75 of its optimum after
-  // 200 evaluations instead of 0.95). The seed counts the same results, so that where the prior
-  // ranks badly the fits, and with them the search, are the cold search's.
   void on_reveal(const Config& config) override { prior_seeds_.erase(config.hash()); }
+
+  // Fitted on this device's results less the prior's seeds: those come from another device's region
+  // and would label it "good" here (A100 after A4000's and MI250X's best: 0.86 of its optimum after
+  // 200 evaluations instead of 0.95, docs/strategies.md). The seed counts the same results, so that
+  // where the prior ranks badly the fits, and with them the search, are the cold search's.
 
   void fit() {
     ClassifierOptions options;

@@ -140,12 +140,7 @@ class TuneRun {
                           starting_points(), seed,     options_.max_evaluations};
     if (!options_.priors.empty()) {
       prior_ = std::make_shared<TransferPrior>(options_.priors, seed);
-      context.prior_seeds = prior_->seeds(options_.prior_seeds_per_source);
-      if (context.prior_seeds.size() > options_.prior_seeds) {
-        context.prior_seeds.erase(
-            context.prior_seeds.begin() + static_cast<std::ptrdiff_t>(options_.prior_seeds),
-            context.prior_seeds.end());
-      }
+      context.prior_seeds = legal_prior_seeds();
       context.prior = prior_;
     }
     strategy->start(context);
@@ -222,6 +217,23 @@ class TuneRun {
       illegal_default_ = error.what();
       return space_.space.default_config();
     }
+  }
+
+  // The prior's seeds as this space normalizes them (the strategy hides exactly what it measures),
+  // each once, at most options_.prior_seeds; one that stays illegal here is skipped.
+  std::vector<Config> legal_prior_seeds() {
+    std::vector<Config> out;
+    std::unordered_set<std::uint64_t> taken;
+    for (const Config& seed : prior_->seeds(options_.prior_seeds_per_source)) {
+      if (out.size() == options_.prior_seeds) break;
+      try {
+        Normalized n = space_.space.normalize(seed, problem_, device_);
+        if (n.config && taken.insert(n.config->hash()).second) out.push_back(std::move(*n.config));
+      } catch (const ConfigError&) {
+        continue;  // a prior's config this space cannot hold is no seed, and no failure here
+      }
+    }
+    return out;
   }
 
   // Warm-start configs first (normalized; an illegal one is dropped and counted), then the
