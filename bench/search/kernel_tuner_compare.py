@@ -8,7 +8,9 @@ with the recorded time, nothing is compiled or run. Each (strategy, space, budge
 with strategy_options max_fevals = budget (many of its strategies plan with the budget), repeated
 with seeds 0..repeats-1 (numpy's and Python's generators, which its strategies draw from). A run
 is scored by the fraction of the optimum it reached, optimum / fastest recorded time among its
-first `budget` results (failed configs count as evaluations, as in cutune). A config the recording
+first `budget` distinct configs (Kernel Tuner's results list a revisited config again; cutune never
+measures one twice, so only a config's first visit counts; failed configs count as evaluations, as
+in cutune). A config the recording
 lacks was illegal for the original tuner: a restriction keeps Kernel Tuner off it, as cutune's
 space drops it before it costs an evaluation.
 
@@ -31,8 +33,6 @@ import subprocess
 import sys
 import tempfile
 import time
-
-import numpy as np
 
 # Kernel Tuner 1.5.0's strategies, less brute_force (exhaustive, not a search) and
 # pyatf_strategies (a wrapper needing the separate pyATF package).
@@ -76,6 +76,7 @@ def optimum(doc):
 
 def run_kernel_tuner(kt, doc, cache_path, strategy, budget, seed):
     keys = doc["tune_params_keys"]
+    import numpy as np  # late: distinct_prefix is tested without Kernel Tuner's environment
     legal = set(doc["cache"].keys())
     random.seed(seed)
     np.random.seed(seed)
@@ -90,8 +91,23 @@ def run_kernel_tuner(kt, doc, cache_path, strategy, budget, seed):
         strategy_options={"max_fevals": budget},
         restrictions=recorded,
         verbose=False, quiet=True)
-    times = [r["time"] for r in results[:budget] if isinstance(r.get("time"), (int, float))]
+    times = [r["time"] for r in distinct_prefix(results, keys, budget)
+             if isinstance(r.get("time"), (int, float))]
     return optimum(doc) / min(times) if times else 0.0
+
+
+def distinct_prefix(results, keys, budget):
+    """The first `budget` results of distinct configs (failed ones included), in visiting order."""
+    seen, out = set(), []
+    for r in results:
+        config = tuple(str(r.get(k)) for k in keys)
+        if config in seen:
+            continue
+        seen.add(config)
+        out.append(r)
+        if len(out) == budget:
+            break
+    return out
 
 
 def run_cutune(binary, inputs, budgets, repeats, batch, strategies):

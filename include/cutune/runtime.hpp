@@ -224,6 +224,13 @@ std::vector<NearestWinner> add_warm_start(TuneOptions& options, Store& store, co
                                           const Problem& problem, std::string_view device,
                                           std::size_t neighbours);
 
+// The one transfer set-up of a tune under `key`: every other key of `family` in `store` (other
+// devices, other shapes) with at least 8 correct results becomes a prior in options.priors, its
+// latest results as configs of the family's space (rows of another space version skipped).
+// Returns what was added (weights 0: the tune weighs them). Used by `cutune tune`.
+std::vector<PriorWeight> add_priors(TuneOptions& options, Store& store, const Family& family,
+                                    const TuningKey& key);
+
 // A tune from the nearest winners against a cold tune of the same shape, same options otherwise.
 struct WarmStartComparison {
   TuneReport cold;

@@ -26,6 +26,7 @@
 #include "cutune/store.hpp"
 #include "cutune/strategy.hpp"
 #include "cutune/tournament.hpp"
+#include "cutune/transfer.hpp"
 
 namespace cutune {
 
@@ -46,6 +47,12 @@ struct TuneOptions {
   // search's wall time (the tune's time before the tournament).
   double finishing_share = 0.10;
   std::vector<Config> warm_start;  // configs to try first (e.g. winners of nearby shapes)
+  // Results of the same family elsewhere (cutune/transfer.hpp): each source's fastest configs
+  // join the first round (at most prior_seeds_per_source each, prior_seeds in all, every source's
+  // best first) and the source is a prior of the surrogate, weighted as it ranks this device.
+  std::vector<PriorSource> priors;
+  std::size_t prior_seeds_per_source = 8;
+  std::size_t prior_seeds = 16;
   std::string tune_id;             // names this run in the store; empty: generated
   // Set (e.g. by a signal handler) to stop: the batch in flight is finished and stored, no more
   // is asked, no tournament runs, and the report holds the search's fastest as `best`, undecided.
@@ -89,6 +96,7 @@ struct TuneReport {
   std::optional<TournamentResult> tournament;  // none when no config ran correctly
   double tournament_seconds = 0.0;             // part of `seconds`
   bool stopped = false;                        // TuneOptions::stop ended the search
+  std::vector<PriorWeight> priors;             // TuneOptions::priors with their final weights
 
   // On a shared store (docs/scale-out.md): this participant's place in joining the key, the claims
   // it took over from participants that died holding them, and whether the decision (best) is one

@@ -68,6 +68,15 @@ nlohmann::json tune_report_json(const TuneReport& report, const TuningKey& key,
                    {"min_ms", m.min_ms},
                    {"max_ms", m.max_ms}};
   }
+  nlohmann::json priors = nlohmann::json::array();
+  for (const PriorWeight& p : report.priors) {
+    priors.push_back({{"source", p.name},
+                      {"rows", p.rows},
+                      {"seeds", p.seeds},
+                      {"weight", p.weight},
+                      {"judged_on", p.observed}});
+  }
+  out["transfer"] = {{"priors", priors}};
   if (auto s = report.speedup()) out["speedup_over_default"] = *s;
   if (report.tournament) {
     const TournamentResult& t = *report.tournament;

@@ -19,8 +19,8 @@
 namespace cutune {
 
 std::optional<double> TuneReport::speedup() const {
-  if (tournament && tournament->finalists.front().measurement.ok() &&
-      tournament->winning().measurement.ok()) {
+  if (tournament && tournament->finalists.front().role == FinalistRole::default_config &&
+      tournament->finalists.front().measurement.ok() && tournament->winning().measurement.ok()) {
     return tournament->speedup().median;
   }
   if (!best || !baseline || !baseline->measurement.ok()) return std::nullopt;
@@ -133,10 +133,15 @@ class TuneRun {
       report_.participant = participant_->index();
     }
     auto strategy = make_strategy(options_.strategy, options_.effort);
-    const Config baseline = default_config(space_, problem_, device_);
+    const Config baseline = baseline_config();
     const std::uint64_t seed = participant_ ? participant_->seed(options_.seed) : options_.seed;
     SearchContext context{&space_,           problem_, device_,
                           starting_points(), seed,     options_.max_evaluations};
+    if (!options_.priors.empty()) {
+      prior_ = std::make_shared<TransferPrior>(options_.priors, seed);
+      context.prior_seeds = legal_prior_seeds();
+      context.prior = prior_;
+    }
     strategy->start(context);
 
     const std::size_t batch =
@@ -152,6 +157,7 @@ class TuneRun {
       first.insert(first.end(), asked.begin(), asked.end());
     }
     const std::vector<Measurement> first_results = measure(first);
+    if (prior_) prior_->observe(first, first_results);
     // Unmeasured only when a stop came while another participant was measuring it.
     if (const auto it = index_by_hash_.find(baseline.hash()); it != index_by_hash_.end()) {
       report_.baseline = report_.evaluated[it->second];
@@ -167,6 +173,7 @@ class TuneRun {
       const std::size_t before = report_.evaluated.size();
       const std::vector<Measurement> results = measure(asked);
       if (budget_full_) break;  // the rest were never measured; no ask() follows to need them
+      if (prior_) prior_->observe(asked, results);
       strategy->tell(asked, results);
       rounds_without_news = report_.evaluated.size() == before ? rounds_without_news + 1 : 0;
     }
@@ -183,6 +190,7 @@ class TuneRun {
       keep_fastest();
     }
     if (participant_) report_.claims_taken_over = participant_->takeovers();
+    if (prior_) report_.priors = prior_->weights();
     report_.seconds = elapsed();
     return std::move(report_);
   }
@@ -203,6 +211,35 @@ class TuneRun {
       }
     }
     if (report_.best) report_.seconds_to_best = report_.best->at_seconds;
+  }
+
+  // The default config, or, where neither a seed nor the space's default is legal (a recorded
+  // space that lacks each knob's first value), the space's default as one failed evaluation: the
+  // tune goes on, and the tournament finds no default to measure against.
+  Config baseline_config() {
+    try {
+      return default_config(space_, problem_, device_);
+    } catch (const ConfigError& error) {
+      illegal_default_ = error.what();
+      return space_.space.default_config();
+    }
+  }
+
+  // The prior's seeds as this space normalizes them (the strategy hides exactly what it measures),
+  // each once, at most options_.prior_seeds; one that stays illegal here is skipped.
+  std::vector<Config> legal_prior_seeds() {
+    std::vector<Config> out;
+    std::unordered_set<std::uint64_t> taken;
+    for (const Config& seed : prior_->seeds(options_.prior_seeds_per_source)) {
+      if (out.size() == options_.prior_seeds) break;
+      try {
+        Normalized n = space_.space.normalize(seed, problem_, device_);
+        if (n.config && taken.insert(n.config->hash()).second) out.push_back(std::move(*n.config));
+      } catch (const ConfigError&) {
+        continue;  // a prior's config this space cannot hold is no seed, and no failure here
+      }
+    }
+    return out;
   }
 
   // Warm-start configs first (normalized; an illegal one is dropped and counted), then the
@@ -252,6 +289,11 @@ class TuneRun {
         continue;
       }
       fresh_by_hash.emplace(hash, i);
+      if (illegal_default_ && i == 0 && report_.evaluated.empty()) {
+        out[i] = Measurement{.outcome = Outcome::invalid_config, .detail = *illegal_default_};
+        add(configs[i], out[i], /*from_store=*/false);
+        continue;
+      }
       switch (turn(configs[i], out[i])) {
         case participation::Turn::ours:
           fresh.push_back(i);
@@ -431,7 +473,8 @@ class TuneRun {
       if (entered.insert(config.hash()).second)
         finalists.push_back({.config = config, .role = role});
     };
-    enter(report_.baseline->config, FinalistRole::default_config);
+    // An illegal default is no finalist: no evaluator is handed a config its space rejects.
+    if (!illegal_default_) enter(report_.baseline->config, FinalistRole::default_config);
     for (const Config& seed : seeds_) {
       const auto it = index_by_hash_.find(seed.hash());
       if (it != index_by_hash_.end() && report_.evaluated[it->second].measurement.ok()) {
@@ -505,7 +548,7 @@ class TuneRun {
     d.winner_hash = winner.config.hash_hex();
     d.winner_json = winner.config.to_string();
     d.winner_measurement = rows.at(result.winner);
-    d.default_hash = result.finalists.front().config.hash_hex();
+    d.default_hash = report_.baseline->config.hash_hex();
     d.seed_hash = seeds_.empty() ? std::string() : seeds_.front().hash_hex();
     d.speedup = result.speedup().median;
     d.speedup_low = result.speedup().low;
@@ -535,6 +578,8 @@ class TuneRun {
   std::optional<participation::Participant> participant_;  // on a shared store only
   bool budget_full_ = false;  // a shared store refused a claim: the key's budget is spent
   std::string last_wait_;     // what say_waiting() said last
+  std::optional<std::string> illegal_default_;  // why the default could not be built legally
+  std::shared_ptr<TransferPrior> prior_;        // TuneOptions::priors, weighed as results arrive
 };
 
 }  // namespace

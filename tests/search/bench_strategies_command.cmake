@@ -73,11 +73,11 @@ string(FIND "${seconds}" "convolution_milo/A100,random,300," at)
 if(at EQUAL -1)
   message(FATAL_ERROR "strategy_seconds.csv lacks the 300 s point:\n${seconds}")
 endif()
-# --transfer: every search starts from the other spaces' best configs (leave-one-space-out),
-# measured right after the default config, the best of each other space first (A100's, A4000's,
-# then each one's second best...). On MI250X the 8th warm start, A4000's 4th fastest config, is
-# 0.9715 of the optimum and none before it is better, so the curve's 9th point is exactly that,
-# whatever the seed (random search's own draws only start after the 12 warm starts).
+# --transfer: every strategy runs again as <name>+transfer, whose tune takes the other spaces as
+# priors (leave-one-device-out) with their 6 fastest configs each in the first round, measured right
+# after the default config, the best of each other space first (A100's, A4000's, then each one's
+# second best...). On MI250X the 8th prior seed, A4000's 4th fastest config, is 0.9715 of the
+# optimum and none before it is better, so the curve's 9th point is exactly that, whatever the seed.
 execute_process(
   COMMAND "${CUTUNE}" bench-strategies "${SPACES}" --budget 9 --repeats 1 --strategies random
           --batch 1 --transfer 6 --out "${OUT}/transfer"
@@ -85,15 +85,18 @@ execute_process(
 if(NOT status EQUAL 0)
   message(FATAL_ERROR "bench-strategies --transfer failed (${status}):\n${transfer}\n${errors}")
 endif()
-string(FIND "${transfer}" "convolution_milo/MI250X: warm start from 12 configs of 2 other spaces"
-       at)
-if(at EQUAL -1)
-  message(FATAL_ERROR "no warm start line for MI250X:\n${transfer}")
-endif()
+foreach(expected "convolution_milo/MI250X: priors from 2 other spaces" "random+transfer"
+                 "to 2% (cens)" "regret")
+  string(FIND "${transfer}" "${expected}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "missing \"${expected}\" in the output:\n${transfer}")
+  endif()
+endforeach()
 file(READ "${OUT}/transfer/strategy_curves.csv" curves)
-foreach(point "convolution_milo/MI250X,random,3,0.1514" "convolution_milo/MI250X,random,9,0.9715")
+foreach(point "convolution_milo/MI250X,random+transfer,3,0.1514"
+              "convolution_milo/MI250X,random+transfer,9,0.9715")
   string(FIND "${curves}" "${point}" at)
   if(at EQUAL -1)
-    message(FATAL_ERROR "the warm starts from A4000 are not in MI250X's curve (${point}):\n${curves}")
+    message(FATAL_ERROR "the prior seeds from A4000 are not in MI250X's curve (${point}):\n${curves}")
   endif()
 endforeach()

@@ -137,5 +137,32 @@ TEST(Tune, RefusesAFamilyWithoutASpace) {
   EXPECT_EQ(device.measured, 0);
 }
 
+// A recorded space that lacks each knob's first value: the default is one failed evaluation (never
+// handed to the evaluator, nor to the tournament), and the tune goes on (bench-strategies aborted
+// here on public recordings).
+TEST(Tune, AnIllegalDefaultIsOneFailedEvaluationNotAnAbort) {
+  const auto ts = make_space();
+  const std::int64_t first = ts->space.default_config().get_int("width");
+  ts->space.constrain(Constraint{.name = "recorded",
+                                 .holds = [first](const Config& c, const Problem&, const Device&) {
+                                   return c.get_int("width") != first;
+                                 }});
+  FakeDevice device;
+  const TuneReport report = tune(toy_family(*ts), Problem::parse("n=8,dtype=f32"), device,
+                                 Device::host_cpu(), nullptr, options());
+  ASSERT_EQ(report.evaluated.size(), 4u);  // the illegal default and the three legal widths
+  EXPECT_EQ(report.evaluated.front().measurement.outcome, Outcome::invalid_config);
+  EXPECT_NE(report.evaluated.front().measurement.detail.find("recorded"), std::string::npos)
+      << report.evaluated.front().measurement.detail;
+  EXPECT_EQ(report.outcomes.at(Outcome::invalid_config), 1u);
+  ASSERT_TRUE(report.best);
+  EXPECT_NE(report.best->config.get_int("width"), first);
+  EXPECT_FALSE(report.speedup());  // no default to compare with
+  // The evaluator saw only legal configs: the search's three and the tournament's rounds of them.
+  ASSERT_TRUE(report.tournament);
+  for (const Finalist& f : report.tournament->finalists)
+    EXPECT_NE(f.config.get_int("width"), first);
+}
+
 }  // namespace
 }  // namespace cutune

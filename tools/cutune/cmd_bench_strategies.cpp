@@ -56,8 +56,9 @@ struct BenchOptions {
   std::size_t compile_slots = 16;
   double compile_s = 0.0;  // > 0: every config compiles in this long (a cost model)
   double bench_s = 0.0;    // > 0: every config benchmarks in this long
-  // > 0: each search starts from the best this many configs of every other recorded space with
-  // the same knobs (leave-one-space-out), as `cutune tune` starts from the winners it has stored.
+  // > 0: every strategy also runs as "<name>+transfer", whose tune takes every other recorded
+  // space with the same knobs as a prior (leave-one-device-out), this many of each one's fastest
+  // configs in the first round, as `cutune tune` takes the store's results of other devices.
   std::size_t transfer = 0;
 };
 
@@ -73,8 +74,11 @@ struct BenchSpace {
   // Charged where a config's recording has no cost: the space's median recorded cost, or, in a
   // file with none, a GEMM-like 7 s compile and 0.2 s benchmark (issue 13's H200 cost model).
   double fallback_compile_s = 7.0, fallback_bench_s = 0.2;
-  std::vector<cutune::Config> warm_start;  // --transfer: the other spaces' best configs
+  std::vector<cutune::PriorSource> priors;  // --transfer: every other space with the same knobs
 };
+
+// A strategy run with priors ("lfbo+transfer") and the strategy it runs.
+constexpr std::string_view kTransferSuffix = "+transfer";
 
 struct Cell {  // one strategy on one space, over every repeat
   std::vector<std::vector<double>> curves;
@@ -87,6 +91,9 @@ struct Cell {  // one strategy on one space, over every repeat
   std::vector<double> seconds_to_99;            // per repeat, simulated; infinity: never
   std::vector<double> mean_at_seconds;
   double median_seconds_to_99 = INFINITY;
+  std::vector<std::optional<std::size_t>> to_98;  // per repeat; none: censored at the budget
+  std::vector<double> regret;  // per repeat, 1 - optimum / recorded time of what it deploys
+  std::map<std::string, double> prior_weight;  // prior -> its final weight summed over repeats
 };
 
 double median(std::vector<double> values) {
@@ -198,35 +205,23 @@ bool same_knobs(const cutune::Recording& a, const cutune::Recording& b) {
   return true;
 }
 
-// Leave-one-space-out warm starts: for each space, the `count` fastest configs of every other
-// space with the same knobs, the best of each space first.
-void add_transfer(std::vector<BenchSpace>& spaces, std::size_t count) {
+// Leave-one-device-out priors: for each space, every other space with the same knobs, all of its
+// recorded results as configs of this space.
+void add_priors(std::vector<BenchSpace>& spaces) {
   for (BenchSpace& target : spaces) {
-    std::vector<std::vector<cutune::Config>> ranked;
     for (const BenchSpace& source : spaces) {
       if (&source == &target ||
           !same_knobs(source.recorded->recording(), target.recorded->recording())) {
         continue;
       }
-      std::vector<const cutune::RecordedEntry*> ok;
+      cutune::PriorSource prior{.name = source.label};
       for (const auto& entry : source.recorded->recording().entries) {
-        if (entry.measurement.ok()) ok.push_back(&entry);
+        prior.configs.push_back(target.recorded->config_of(entry));
+        prior.results.push_back(entry.measurement);
       }
-      const std::size_t n = std::min(count, ok.size());
-      std::partial_sort(ok.begin(), ok.begin() + n, ok.end(), [](auto* a, auto* b) {
-        return a->measurement.time_ms < b->measurement.time_ms;
-      });
-      std::vector<cutune::Config> best;
-      for (std::size_t i = 0; i < n; ++i) best.push_back(target.recorded->config_of(*ok[i]));
-      ranked.push_back(std::move(best));
+      target.priors.push_back(std::move(prior));
     }
-    for (std::size_t i = 0; i < count; ++i) {
-      for (const auto& best : ranked) {
-        if (i < best.size()) target.warm_start.push_back(best[i]);
-      }
-    }
-    fmt::print("{}: warm start from {} configs of {} other spaces\n", target.label,
-               target.warm_start.size(), ranked.size());
+    fmt::print("{}: priors from {} other spaces\n", target.label, target.priors.size());
   }
 }
 
@@ -290,6 +285,8 @@ struct Run {
   double seconds_to_99 = INFINITY;
   std::size_t calls = 0;
   std::size_t configs = 0;
+  double regret = 1.0;  // what the tune deploys against the optimum (1: nothing ran)
+  std::vector<cutune::PriorWeight> priors;
 };
 
 // One search through the driver of `cutune tune` (default config first, duplicates skipped,
@@ -307,6 +304,11 @@ Run run_one(const BenchSpace& space, const std::string& strategy_name, cutune::E
   family.tuning = &space.recorded->tuning_space();
   cutune::TuneOptions options;
   options.strategy = strategy_name;
+  if (strategy_name.ends_with(kTransferSuffix)) {
+    options.strategy = strategy_name.substr(0, strategy_name.size() - kTransferSuffix.size());
+    options.priors = space.priors;
+    options.prior_seeds_per_source = bench.transfer;
+  }
   options.effort = effort;
   options.max_evaluations = budget;
   options.seed = seed;
@@ -315,7 +317,6 @@ Run run_one(const BenchSpace& space, const std::string& strategy_name, cutune::E
   // The curve is the search's; the finishing pass would measure configs past the budget. The
   // tournament stays (replayed times cost nothing) so the driver is the one tunes run.
   options.finishing = false;
-  options.warm_start = space.warm_start;
   const cutune::TuneReport report = cutune::tune(family, {}, evaluator, {}, &store, options);
   std::vector<cutune::Measurement> measurements;
   for (const cutune::Evaluated& e : report.evaluated) measurements.push_back(e.measurement);
@@ -326,6 +327,14 @@ Run run_one(const BenchSpace& space, const std::string& strategy_name, cutune::E
                                   kSecondMarks, 0.99, &run.seconds_to_99);
   run.calls = evaluator.calls;
   run.configs = evaluator.configs;
+  run.priors = report.priors;
+  // The deployed config's recorded time, not the tournament's: replayed rounds repeat it.
+  if (report.best) {
+    if (const cutune::RecordedEntry* entry = space.recorded->find(report.best->config);
+        entry != nullptr && entry->measurement.ok()) {
+      run.regret = 1.0 - space.recorded->optimum_ms() / entry->measurement.time_ms;
+    }
+  }
   return run;
 }
 
@@ -337,6 +346,7 @@ void summarize(Cell& cell, const BenchSpace& space) {
     for (std::size_t i = 0; i < length; ++i) cell.mean_curve[i] += curve[i] / cell.curves.size();
     to_95.push_back(cutune::evaluations_to_reach(curve, 0.95));
     to_99.push_back(cutune::evaluations_to_reach(curve, 0.99));
+    cell.to_98.push_back(cutune::evaluations_to_reach(curve, 0.98));
   }
   cell.score = cutune::normalized_score(cutune::curve_area(cell.mean_curve),
                                         cutune::curve_area(space.random_curve));
@@ -461,6 +471,43 @@ std::string curves_svg(const std::vector<BenchSpace>& spaces, const std::vector<
   return svg + "</svg>\n";
 }
 
+// Per space and strategy: the mean fraction of the optimum at 25/50/100/200 evaluations, the
+// median evaluations to within 2 % of the optimum with the runs that never got there counted as
+// censored (the median is ">budget" once half are), and the mean selection regret of what the
+// tune deploys; with priors, each one's mean final weight.
+void print_marks(const std::vector<BenchSpace>& spaces, const std::vector<std::string>& names,
+                 const std::vector<std::vector<Cell>>& cells, std::size_t budget) {
+  fmt::print("\n{:<28} {:<20} {:>7} {:>7} {:>7} {:>7} {:>13} {:>9}\n", "space", "strategy", "@25",
+             "@50", "@100", "@200", "to 2% (cens)", "regret");
+  for (std::size_t s = 0; s < spaces.size(); ++s) {
+    for (std::size_t k = 0; k < names.size(); ++k) {
+      const Cell& cell = cells[s][k];
+      std::string row;
+      for (std::size_t m : {25, 50, 100, 200}) {
+        row += m <= budget ? fmt::format(" {:>7.4f}", cell.mean_curve[m - 1]) : "       -";
+      }
+      std::vector<double> to_98;
+      std::size_t censored = 0;
+      for (const auto& v : cell.to_98) {
+        to_98.push_back(v ? static_cast<double>(*v) : INFINITY);
+        censored += v ? 0 : 1;
+      }
+      const double median_98 = median(to_98);
+      const double regret =
+          std::accumulate(cell.regret.begin(), cell.regret.end(), 0.0) / cell.regret.size();
+      std::string weights;
+      for (const auto& [name, sum] : cell.prior_weight)
+        weights += fmt::format("  {} {:.2f}", name, sum / cell.regret.size());
+      fmt::print("{:<28} {:<20}{} {:>13} {:>9.4f}{}\n", spaces[s].label, names[k], row,
+                 fmt::format("{} ({})",
+                             std::isfinite(median_98) ? fmt::format("{:g}", median_98)
+                                                      : fmt::format(">{}", budget),
+                             censored),
+                 regret, weights);
+    }
+  }
+}
+
 void bench_strategies(const BenchOptions& options) {
   if (options.budget == 0 || options.repeats == 0 || options.batch == 0 ||
       options.compile_slots == 0) {
@@ -471,11 +518,15 @@ void bench_strategies(const BenchOptions& options) {
   std::vector<std::string> names = options.strategies;
   if (names.empty()) names = {"random", "pattern", "de", "lfbo", "hybrid"};
   for (const std::string& name : names) cutune::make_strategy(name, effort);  // rejects unknowns
+  if (options.transfer > 0) {
+    const std::size_t cold = names.size();
+    for (std::size_t k = 0; k < cold; ++k) names.push_back(names[k] + std::string(kTransferSuffix));
+  }
 
   const auto started = std::chrono::steady_clock::now();
   std::vector<BenchSpace> spaces = load_spaces(collect_files(options.inputs), options.budget);
   if (spaces.empty()) throw std::invalid_argument("bench-strategies: no usable recorded space");
-  if (options.transfer > 0) add_transfer(spaces, options.transfer);
+  if (options.transfer > 0) add_priors(spaces);
 
   std::vector<std::vector<Cell>> cells(spaces.size(), std::vector<Cell>(names.size()));
   for (auto& row : cells) {
@@ -506,6 +557,9 @@ void bench_strategies(const BenchOptions& options) {
         cells[s][k].seconds += seconds;
         cells[s][k].calls += run.calls;
         cells[s][k].configs += run.configs;
+        cells[s][k].regret.push_back(run.regret);
+        for (const cutune::PriorWeight& p : run.priors)
+          cells[s][k].prior_weight[p.name] += p.weight;
       } catch (...) {
         const std::lock_guard lock(mutex);
         if (!failure) failure = std::current_exception();
@@ -629,6 +683,8 @@ void bench_strategies(const BenchOptions& options) {
                std::isfinite(median_99) ? fmt::format("{:.1f}", median_99) : "never");
   }
 
+  print_marks(spaces, names, cells, options.budget);
+
   const fs::path out(options.out);
   fs::create_directories(out);
   cutune::cli::write_file(out / "strategy_seconds.csv", seconds_csv);
@@ -686,8 +742,9 @@ void cutune::cli::add_bench_strategies_command(CLI::App& app) {
                       "its recorded time)");
   command
       ->add_option("--transfer", options->transfer,
-                   "Start each search from the best N configs of every other recorded space with "
-                   "the same knobs (leave-one-space-out)")
+                   "Also run each strategy as <name>+transfer: every other recorded space with the "
+                   "same knobs is a prior (leave-one-device-out), its N fastest configs in the "
+                   "first round")
       ->capture_default_str();
   command->callback([options] { bench_strategies(*options); });
 }

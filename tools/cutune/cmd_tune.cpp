@@ -42,6 +42,7 @@ struct TuneArgs {
   bool json = false;
   std::size_t show = 5;
   bool no_warm_start = false;
+  bool no_transfer = false;
   std::size_t neighbours = RuntimeOptions{}.warm_start_neighbours;
   std::string devices = "0";
 };
@@ -101,6 +102,8 @@ int run_tune(const TuneArgs& args) {
   if (warm.enabled) {
     warm.winners = add_warm_start(options, *store, family, problem, key.device, args.neighbours);
   }
+  const bool transfer = !args.no_transfer && store.has_value();
+  if (transfer) add_priors(options, *store, family, key);
   options.strategy = args.strategy;
   options.effort = args.effort == "quick" ? Effort::quick : Effort::full;
   options.max_evaluations = args.budget;
@@ -135,6 +138,7 @@ int run_tune(const TuneArgs& args) {
     nlohmann::json out = tune_report_json(report, key, store ? &*store : nullptr);
     out.update(comparison_json(report, comparison));
     out["warm_start"] = warm_start_json(warm);
+    out["transfer"]["enabled"] = transfer;
     if (report.stopped) out["stopped_by"] = signal_name(interrupt.signal());
     fmt::print("{}\n", out.dump(2));
   } else {
@@ -149,6 +153,7 @@ int run_tune(const TuneArgs& args) {
     print_report(report, key, args.show);
     print_comparison(report, comparison);
     print_warm_start(warm);
+    print_transfer(transfer, report);
     if (!report.stopped && interrupt.signal() != 0) {
       fmt::print(
           "\n{} arrived after the search, during the final tournament, which finished "
@@ -201,6 +206,9 @@ void add_tune_command(CLI::App& app) {
       ->capture_default_str();
   sub->add_flag("--no-warm-start", args->no_warm_start,
                 "Do not start from the winners of the nearest shapes tuned in the store");
+  sub->add_flag("--no-transfer", args->no_transfer,
+                "Do not use the family's results on other devices and shapes in the store as "
+                "priors of the search");
   sub->add_option("--warm-start-neighbours", args->neighbours,
                   "How many nearest tuned shapes' winners to start from")
       ->check(whole_number(0, 1000))

@@ -53,6 +53,21 @@ void print_warm_start(const WarmStart& warm) {
   }
 }
 
+void print_transfer(bool enabled, const TuneReport& report) {
+  if (!enabled) {
+    fmt::print("transfer: off\n");
+    return;
+  }
+  fmt::print("transfer: {} prior(s) from other devices and shapes in the store\n",
+             report.priors.size());
+  for (const PriorWeight& p : report.priors) {
+    fmt::print("  {}\n",
+               fit(fmt::format("weight {:.2f} (judged on {} results), {} rows, {} seeds: {}",
+                               p.weight, p.observed, p.rows, p.seeds, p.name),
+                   kOutputColumns - 2));
+  }
+}
+
 namespace {
 
 double tflops(double flop_count, double ms) { return flop_count / (ms * 1e-3) / 1e12; }

@@ -23,6 +23,8 @@ struct WarmStart {
 std::size_t count_evaluated(const TuneReport& report, const std::vector<NearestWinner>& winners);
 nlohmann::json warm_start_json(const WarmStart& warm);
 void print_warm_start(const WarmStart& warm);
+// Which priors the tune used (other devices' and shapes' results) and the weight each ended with.
+void print_transfer(bool enabled, const TuneReport& report);
 
 // What the report adds for a built-in family: rates and the vendor library on the same problem.
 struct Comparison {

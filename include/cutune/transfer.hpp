@@ -1,0 +1,75 @@
+// Transfer: what the same family measured elsewhere (other devices, other shapes: the store's rows,
+// imported Kernel Tuner caches, recorded spaces) as a prior of a new tune. Each source of results
+// is one prior: its fastest configs are seeds of the first round, and a classifier fitted on its
+// rows is a prior of the surrogate. A prior is trusted only as far as it ranks this device's own
+// measurements: after every round its weight is the rank correlation between its scores and the
+// measured times of the faster half of what this device measured (clamped at 0), and below 0.5 it
+// has no say. A prior that ranks this device's best configs badly loses its say once they are
+// measured; lfbo never learns from a prior's seeds, so its search is then the cold one, shifted by
+// the seeds it measured.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "cutune/config.hpp"
+#include "cutune/measurement.hpp"
+#include "cutune/surrogate.hpp"
+
+namespace cutune {
+
+// Results of the same family elsewhere, as configs of the space being tuned (normalized).
+struct PriorSource {
+  std::string name = {};  // where they come from: a store key's problem and device, a file
+  std::vector<Config> configs = {};
+  std::vector<Measurement> results = {};  // same order; failures included
+};
+
+// What the report says about one prior.
+struct PriorWeight {
+  std::string name = {};
+  std::size_t rows = 0;      // results the prior was fitted on
+  std::size_t seeds = 0;     // its fastest configs handed out as first-round seeds
+  double weight = 0.0;       // after the last round
+  std::size_t observed = 0;  // this device's measurements the weight was judged on
+};
+
+class TransferPrior {
+ public:
+  // Throws std::invalid_argument naming the source when configs and results differ in length or a
+  // config belongs to another space than the first source's.
+  TransferPrior(std::vector<PriorSource> sources, std::uint64_t seed);
+
+  // The first round's seeds: the fastest `per_source` correct configs of each source, interleaved
+  // (every source's best first), without repeats.
+  std::vector<Config> seeds(std::size_t per_source);
+  // This device's measurements so far (every one, each told once); the weights follow them.
+  void observe(std::span<const Config> configs, std::span<const Measurement> results);
+  // The weighted prior per config, in [0, 1]: sum of weight x P(good) over the trusted sources
+  // (weight >= 0.5), over the sum of their weights when that exceeds 1. Zero while none is trusted.
+  std::vector<double> score(std::span<const Config> configs) const;
+  bool trusted() const;  // some prior's weight is at least 0.5
+  std::vector<PriorWeight> weights() const;
+
+ private:
+  struct Source {
+    PriorWeight report = {};
+    std::vector<Config> configs = {};
+    std::vector<Measurement> results = {};
+    std::shared_ptr<GoodConfigModel> model = {};  // null: a single class, nothing to learn
+  };
+  void reweigh();
+
+  std::vector<Source> sources_;
+  std::vector<Config> seen_;
+  std::vector<Measurement> seen_results_;
+};
+
+// Spearman's rank correlation of two equally long series (average ranks for ties); 0 when either
+// is constant or they hold fewer than 3 values.
+double rank_correlation(std::span<const double> a, std::span<const double> b);
+
+}  // namespace cutune

@@ -1,0 +1,130 @@
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <numeric>
+#include <stdexcept>
+#include <unordered_set>
+
+#include "cutune/transfer.hpp"
+
+namespace cutune {
+namespace {
+
+// A prior is judged once this device has this many correct results: fewer say nothing of a rank.
+constexpr std::size_t kMinJudged = 8;
+// The classifier of each prior, as lfbo's: "among the fastest 15 %" of the source's results.
+constexpr double kGoodFraction = 0.15;
+// Below this rank correlation a prior has no say in the surrogate. On the convolution recordings
+// A100's priors (its optimum lies where the other devices' do not) rank its faster half at
+// 0.20-0.44 after the first round and 0.05-0.15 at the end; MI250X's prior on A4000 at 0.25-0.56.
+constexpr double kTrusted = 0.5;
+
+}  // namespace
+
+TransferPrior::TransferPrior(std::vector<PriorSource> sources, std::uint64_t seed) {
+  for (PriorSource& s : sources) {
+    if (s.configs.size() != s.results.size()) {
+      throw std::invalid_argument(fmt::format("transfer prior '{}': {} configs but {} results",
+                                              s.name, s.configs.size(), s.results.size()));
+    }
+    if (s.configs.empty()) continue;
+    if (!sources_.empty() &&
+        &s.configs.front().space() != &sources_.front().configs.front().space())
+      throw std::invalid_argument(
+          fmt::format("transfer prior '{}': its configs belong to another space", s.name));
+    Source source{.report = {.name = s.name, .rows = s.configs.size(), .weight = 1.0}};
+    ClassifierOptions options;
+    options.seed = seed + sources_.size();
+    auto model = std::make_shared<GoodConfigModel>(options, kGoodFraction);
+    if (model->fit(s.configs, s.results)) source.model = std::move(model);
+    source.configs = std::move(s.configs);
+    source.results = std::move(s.results);
+    sources_.push_back(std::move(source));
+  }
+}
+
+std::vector<Config> TransferPrior::seeds(std::size_t per_source) {
+  std::vector<std::vector<std::size_t>> fastest;
+  for (const Source& s : sources_) {
+    std::vector<std::size_t> order;
+    for (std::size_t i = 0; i < s.results.size(); ++i)
+      if (s.results[i].ok()) order.push_back(i);
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      return s.results[a].time_ms < s.results[b].time_ms;
+    });
+    if (order.size() > per_source) order.resize(per_source);
+    fastest.push_back(std::move(order));
+  }
+  std::vector<Config> out;
+  std::unordered_set<std::uint64_t> taken;
+  for (std::size_t rank = 0; rank < per_source; ++rank) {
+    for (std::size_t s = 0; s < sources_.size(); ++s) {
+      if (rank >= fastest[s].size()) continue;
+      const Config& config = sources_[s].configs[fastest[s][rank]];
+      if (taken.insert(config.hash()).second) {
+        out.push_back(config);
+        ++sources_[s].report.seeds;
+      }
+    }
+  }
+  return out;
+}
+
+void TransferPrior::observe(std::span<const Config> configs, std::span<const Measurement> results) {
+  for (std::size_t i = 0; i < configs.size() && i < results.size(); ++i) {
+    if (!results[i].ok()) continue;  // a failure has no rank among times
+    seen_.push_back(configs[i]);
+    seen_results_.push_back(results[i]);
+  }
+  reweigh();
+}
+
+// Judged on the faster half of this device's correct results: where a prior must be right is the
+// top, and a prior fitted on another device's region can rank the whole space well (A4000 against
+// A100: 0.90 over every config) while its best configs reach only 0.67 of this device's optimum.
+void TransferPrior::reweigh() {
+  if (seen_.size() < kMinJudged) return;
+  std::vector<std::size_t> order(seen_.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return seen_results_[a].time_ms < seen_results_[b].time_ms;
+  });
+  order.resize(std::max(kMinJudged, seen_.size() / 2));
+  std::vector<Config> top;
+  std::vector<double> speed;
+  for (std::size_t i : order) {
+    top.push_back(seen_[i]);
+    speed.push_back(-seen_results_[i].time_ms);
+  }
+  for (Source& s : sources_) {
+    s.report.observed = seen_.size();
+    s.report.weight = s.model ? std::max(0.0, rank_correlation(s.model->score(top), speed)) : 0.0;
+  }
+}
+
+std::vector<double> TransferPrior::score(std::span<const Config> configs) const {
+  std::vector<double> out(configs.size(), 0.0);
+  double total = 0.0;
+  for (const Source& s : sources_) {
+    if (!s.model || s.report.weight < kTrusted) continue;
+    total += s.report.weight;
+    const std::vector<double> p = s.model->score(configs);
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] += s.report.weight * p[i];
+  }
+  if (total > 1.0)
+    for (double& x : out) x /= total;
+  return out;
+}
+
+bool TransferPrior::trusted() const {
+  return std::any_of(sources_.begin(), sources_.end(),
+                     [](const Source& s) { return s.model && s.report.weight >= kTrusted; });
+}
+
+std::vector<PriorWeight> TransferPrior::weights() const {
+  std::vector<PriorWeight> out;
+  for (const Source& s : sources_) out.push_back(s.report);
+  return out;
+}
+
+}  // namespace cutune
