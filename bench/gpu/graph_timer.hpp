@@ -46,8 +46,9 @@ class GraphTimer {
   GraphTimer& operator=(const GraphTimer&) = delete;
   ~GraphTimer();
 
-  // Milliseconds of `reps` launches of `launch`, each after an L2 flush, after kWarmups untimed
-  // launches by the same method.
+  // Milliseconds of `reps` launches of `launch`, each after an L2 flush (none after
+  // set_flush(false): back to back, as a decoding model launches), after kWarmups untimed launches
+  // by the same method.
   std::vector<float> time(const CapturedLaunch& launch, int reps, Method method = Method::stream);
   // Times `launch` for `seconds` by the timed method (an L2 flush before each launch) and drops
   // the times, so that the clocks have ramped before timing and the card is in the state the
@@ -55,6 +56,7 @@ class GraphTimer {
   // next rounds read cutune's 128x8192x8192 kernel at 0.88 of cuBLASLt, 1.05 without that ramp
   // (docs/perf.md, 2026-12-04).
   void ramp(const CapturedLaunch& launch, double seconds, Method method);
+  void set_flush(bool flush) { flush_each_ = flush; }
 
  private:
   // Enqueues rep i's flush, start event, launch and end event (`launch_once` enqueues it).
@@ -62,6 +64,7 @@ class GraphTimer {
 
   CUstream stream_;
   cuda::worker::DeviceBuffer flush_;
+  bool flush_each_ = true;
   std::vector<CUevent> events_;
 };
 

@@ -42,12 +42,18 @@ PartialConfig pingpong_128x192(int stages) {
                        {"split_k", 1}};
 }
 
-// The share of a persistent grid's tile slots that do work: `tiles` dealt to `slots` at once.
-double wave_fill(std::int64_t tiles, std::int64_t slots) {
-  return static_cast<double>(tiles) / static_cast<double>(ceil_div(tiles, slots) * slots);
+}  // namespace
+
+double gemm::wave_efficiency(std::int64_t m, std::int64_t n, int tile_m, int tile_n, int slots) {
+  if (slots <= 0 || m <= 0 || n <= 0) return 0;
+  const std::int64_t tiles = ceil_div(m, tile_m) * ceil_div(n, tile_n);
+  const std::int64_t covered = ceil_div(tiles, slots) * slots * tile_m * tile_n;
+  return static_cast<double>(m) * static_cast<double>(n) / static_cast<double>(covered);
 }
 
-}  // namespace
+bool gemm::finer_tiles_fit_better(std::int64_t m, std::int64_t n, int sm_count) {
+  return wave_efficiency(m, n, 128, 192, sm_count) >= wave_efficiency(m, n, 128, 256, sm_count);
+}
 
 // Seeds from the H200 measurements in docs/perf.md (Hopper GEMM, runs 6, 9, 12 and 13, the tuned
 // suite). Declaration order is kept stable (tests index it); priority decides default_config().
@@ -124,10 +130,11 @@ void add_gemm_seeds(TuningSpace& ts) {
   ts.seeds.push_back(half_tiles("partial_wave_narrow", 115, 128, 64, 64, 8, 1, kCooperative));
   // The large tile's grid (128x256, sm_count of them at once) leaves part of its last wave idle;
   // 128x192 ping-pong tiles cut the grid finer. Where the finer grid fills its waves at least as
-  // well, it measured faster than the large tile in 2x1 clusters: 8192^3 1.048 vs 0.988 of
-  // cuBLASLt, 5120x5120x4096 0.955 vs 0.897, 3072x3072x4096 0.976 vs 0.758, 6144x6144x4096 (a
-  // tie in waves) 1.021 vs 1.001; where it fills them worse it was slower: 4096^3 0.891 vs 0.989
-  // (docs/perf.md, run 12). Above fast_launch, below small_k, which keeps k <= 1024.
+  // well (wave_efficiency, which also counts the part of edge tiles outside D), it measured faster
+  // than the large tile in 2x1 clusters: 8192^3 1.048 vs 0.988 of cuBLASLt, 5120x5120x4096 0.955 vs
+  // 0.897, 3072x3072x4096 0.976 vs 0.758, 6144x6144x4096 (a tie in waves) 1.021 vs 1.001; where it
+  // fills them worse it was slower: 4096^3 0.891 vs 0.989 (docs/perf.md, run 12). Above
+  // fast_launch, below small_k, which keeps k <= 1024.
   ts.seeds.push_back({
       .name = "wave_fit",
       .priority = 105,
@@ -137,8 +144,7 @@ void add_gemm_seeds(TuningSpace& ts) {
             if (d.cc_major != 9 || d.sm_count < 2 || m < 1024 || n < 1024 || k <= 1024) {
               return false;
             }
-            const double large = wave_fill(ceil_div(m, 128) * ceil_div(n, 256), d.sm_count);
-            return wave_fill(ceil_div(m, 128) * ceil_div(n, 192), d.sm_count) >= large;
+            return gemm::finer_tiles_fit_better(m, n, d.sm_count);
           },
       .propose = [](const Problem&, const Device&) { return pingpong_128x192(4); },
   });
