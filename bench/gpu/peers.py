@@ -19,7 +19,8 @@ product first.
 
 Environment: SHAPES (MxNxK,...), DTYPE (bf16 | fp16), LAYOUT (0 | 1), PEERS (cublas,triton,inductor,
 helion; cuBLAS is always timed), DEADLINE (epoch seconds after which the Triton columns are left
-out), HELION_SHAPES (the shapes Helion tunes at, bf16 and layout 0 only; its
+out), BACK_TO_BACK_SHAPES (MxNxK,...: timed again with no flush, rows with "flush": "none"),
+HELION_SHAPES (the shapes Helion tunes at, bf16 and layout 0 only; its
 autotune costs about 80 s each; default S3), HELION_EFFORT (quick), REPS (30), ROUNDS (5), FLUSH
 (driver | torch | none: back to back, no flush), OUT (folder for peers.jsonl); for the cutune columns
 CUTUNE_GEMM_LIB (the library) and CUTUNE_TUNED (a JSON file: shape MxNxK -> {"config": name as
@@ -72,6 +73,7 @@ if "helion" in WANTED:
 
 class GraphTimer:
     def __init__(self, flush="driver"):
+        self.name = flush
         l2 = torch.cuda.get_device_properties(0).L2_cache_size
         self.flush = torch.empty(2 * max(l2, 1), dtype=torch.uint8, device="cuda")
         if flush == "driver":
@@ -146,7 +148,7 @@ def measure(shape, peers, helion_shapes, timer, reps, rounds, dtype, layout, dea
     c = torch.full((m, n), float("nan"), device="cuda", dtype=dtype)
     row = {"shape": name, "dtype": DTYPES_BY_TORCH[dtype], "layout": layout,
            "device": torch.cuda.get_device_name(), "torch": torch.__version__,
-           "flush": os.environ.get("FLUSH", "driver")}
+           "flush": timer.name}
     fns = {"cublas": lambda: torch.matmul(a, b, out=c)}
     for triton_peer in ("triton", "inductor"):
         if triton_peer in peers and time.time() < deadline:
@@ -229,6 +231,9 @@ def main():
             peers["helion"] = helion_matmul
     torch.manual_seed(0)
     timer = GraphTimer(os.environ.get("FLUSH", "driver"))
+    # These shapes are timed a second time back to back (no flush), as decoding calls them.
+    back_to_back = set(filter(None, os.environ.get("BACK_TO_BACK_SHAPES", "").split(",")))
+    unflushed = GraphTimer("none") if back_to_back else None
     timer.ramp()
     out = os.environ.get("OUT", ".")
     # Past DEADLINE (seconds since the epoch) the Triton columns, whose autotunes cost seconds per
@@ -236,9 +241,11 @@ def main():
     deadline = float(os.environ.get("DEADLINE", "inf"))
     with open(os.path.join(out, "peers.jsonl"), "a") as log:
         for shape in shapes:
-            row = measure(shape, peers, helion_shapes, timer, reps, rounds, dtype, int(layout), deadline)
-            print(json.dumps(row), flush=True)
-            log.write(json.dumps(row) + "\n")
+            for clock in (timer, unflushed):
+                if clock is timer or "x".join(map(str, shape)) in back_to_back:
+                    row = measure(shape, peers, helion_shapes, clock, reps, rounds, dtype, int(layout), deadline)
+                    print(json.dumps(row), flush=True)
+                    log.write(json.dumps(row) + "\n")
 
 
 if __name__ == "__main__":

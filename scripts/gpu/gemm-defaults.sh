@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Issue 28 in one GPU call: is default_config strong on every shape a program may pass? Per shape of
+# bench/gpu/gemm_shapes.txt (bf16, B K x N): cuBLASLt, default_config and the default rule's
+# candidates (bench/gpu/gemm_candidates.txt) in one gemm_peer_bench process (ratios paired to
+# cuBLASLt, every config checked against cuBLAS before and after timing), the skinny shapes also
+# back to back (--flush 0); default_config in fp16 and in x @ W.T on a subset; 30-config tunes on
+# TUNE_SHAPES; then peers.py: torch's cuBLAS, cutune's default (and tuned) cubin, the Triton
+# tutorial-form autotune and inductor's max-autotune Triton templates, flushed and, for the skinny
+# shapes, back to back. Table (markdown and JSON) from bench/gpu/peer_table.py into $OUT.
+#
+#   scripts/gpu/gemm-defaults.sh bundle   here: build/gemm-tune-bundle (gemm-tune.sh bundle) and
+#                                         .device/defaults/cache, every default and candidate cubin
+#                                         of the list compiled ahead (nvcc, no GPU)
+#   scripts/gpu/gemm-defaults.sh          on the H200, carrying build/gemm-tune-bundle,
+#                                         .device/defaults and third_party/cutlass/include
+#
+# Expected wall time on the H200 about 7 minutes (LIMIT, default 450 s, bounds it: no tune starts
+# after TUNE_STOP, 200 s, no C++ column after CPP_STOP, 300 s; the Triton columns stop at
+# TRITON_STOP, 390 s): C++ columns of 25 shapes plus 7 back to back about 90 s, fp16 and x @ W.T
+# defaults 30 s, tunes 40-50 s each, peers.py 120-200 s (inductor's autotune costs 1-30 s a shape).
+# Environment: SHAPES (MxNxK,...; default the whole list), TUNE_SHAPES, TUNE_BUDGET (30),
+# SUBSET (shapes for fp16 and x @ W.T), REPS (30), ROUNDS (3), OUT (build/gemm-defaults/out).
+set -uo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+# shellcheck source=scripts/gpu/lib.sh
+source "$root/scripts/gpu/lib.sh"
+bundle="$root/build/gemm-tune-bundle"
+bin="$bundle/bin"
+cache="$root/.device/defaults/cache"  # XDG_CACHE_HOME: the compile cache under cutune/cuda
+plan() { python3 "$root/bench/gpu/defaults_plan.py" "$bin/cutune" "$@"; }
+IFS=, read -r -a shapes <<< "${SHAPES:-$(python3 "$root/bench/gpu/gemm_shapes.py")}"
+IFS=, read -r -a skinny <<< "$(python3 "$root/bench/gpu/gemm_shapes.py" skinny)"
+IFS=, read -r -a tune_shapes <<< "${TUNE_SHAPES:-3000x5000x2000,512x2048x2048,64x10240x8192,2048x4096x4040}"
+IFS=, read -r -a subset <<< "${SUBSET:-3000x5000x2000,512x2048x2048,16x8192x8192,64x10240x8192,4096x18944x3584,2048x4096x4096}"
+problem_of() {  # SHAPE DTYPE LAYOUT
+  local m n k
+  IFS=x read -r m n k <<< "$1"
+  echo "m=$m,n=$n,k=$k,dtype=$2$([[ "$3" == 1 ]] && echo ,b_layout=n_by_k)"
+}
+
+if [[ "${1:-run}" == bundle ]]; then
+  set -e
+  "$root/scripts/gpu/gemm-tune.sh" bundle > /dev/null
+  export XDG_CACHE_HOME="$cache" LD_LIBRARY_PATH="$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  mkdir -p "$cache"
+  # One compile per config and dtype/layout (the cache key has no shape); in parallel.
+  { for shape in "${shapes[@]}"; do plan "$(problem_of "$shape" bf16 0)" --candidates | sed "s|^|$shape bf16 0 |"; done
+    for shape in "${subset[@]}"; do
+      for variant in "fp16 0" "bf16 1"; do
+        # shellcheck disable=SC2086  # variant is two words
+        plan "$(problem_of "$shape" $variant)" | sed "s|^|$shape $variant |"
+      done
+    done; } | awk '!seen[$2 " " $3 " " substr($4, index($4, "=") + 1)]++' |
+    while read -r shape dtype layout config; do
+    printf '%s\0%s\0' "$(problem_of "$shape" "$dtype" "$layout")" "$config"
+  # shellcheck disable=SC2016  # expanded by the shell xargs starts
+  done | xargs -0 -n 2 -P "$(nproc)" sh -c '"$0" --problem "$1" --config "$2" --compile-only 1 > /dev/null' \
+    "$bin/gemm_peer_bench"
+  du -sh "$cache"
+  exit 0
+fi
+
+out="${OUT:-$root/build/gemm-defaults/out}"
+work="$(mktemp -d /tmp/gemm-defaults.XXXXXX)"
+mkdir -p "$out"
+start_clock "${LIMIT:-450}"
+[[ -x "$bin/gemm_peer_bench" ]] || { echo "gemm-defaults.sh: no $bin (carry build/gemm-tune-bundle)" >&2; exit 1; }
+require_nvcc gemm-defaults.sh
+export LD_LIBRARY_PATH="$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+add_cublaslt_path
+export_gemm_environment gemm-defaults.sh "$bin"
+mkdir -p "$cache" && export XDG_CACHE_HOME="$cache"
+record_gpu "$out/gpu.txt"
+# shellcheck source=scripts/gpu/gemm-defaults-run.sh
+source "$root/scripts/gpu/gemm-defaults-run.sh"
