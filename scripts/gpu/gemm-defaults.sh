@@ -43,19 +43,26 @@ if [[ "${1:-run}" == bundle ]]; then
   "$root/scripts/gpu/gemm-tune.sh" bundle > /dev/null
   export XDG_CACHE_HOME="$cache" LD_LIBRARY_PATH="$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   mkdir -p "$cache"
-  # One compile per config and dtype/layout (the cache key has no shape); in parallel.
-  { for shape in "${shapes[@]}"; do plan "$(problem_of "$shape" bf16 0)" --candidates | sed "s|^|$shape bf16 0 |"; done
+  # One compile per config, dtype and layout (the cache key has no shape), all at once.
+  jobs() {
+    local shape variant
+    for shape in "${shapes[@]}"; do
+      plan "$(problem_of "$shape" bf16 0)" --candidates | sed "s|^|$shape bf16 0 |"
+    done
     for shape in "${subset[@]}"; do
       for variant in "fp16 0" "bf16 1"; do
         # shellcheck disable=SC2086  # variant is two words
         plan "$(problem_of "$shape" $variant)" | sed "s|^|$shape $variant |"
       done
-    done; } | awk '!seen[$2 " " $3 " " substr($4, index($4, "=") + 1)]++' |
+    done
+  }
+  jobs | awk '!seen[$2 " " $3 " " substr($4, index($4, "=") + 1)]++' |
     while read -r shape dtype layout config; do
-    printf '%s\0%s\0' "$(problem_of "$shape" "$dtype" "$layout")" "$config"
+      printf '%s\0%s\0' "$(problem_of "$shape" "$dtype" "$layout")" "$config"
+    done > "$cache/jobs"
   # shellcheck disable=SC2016  # expanded by the shell xargs starts
-  done | xargs -0 -n 2 -P "$(nproc)" sh -c '"$0" --problem "$1" --config "$2" --compile-only 1 > /dev/null' \
-    "$bin/gemm_peer_bench"
+  xargs -0 -n 2 -P "$(nproc)" sh -c '"$0" --problem "$1" --config "$2" --compile-only 1 > /dev/null' \
+    "$bin/gemm_peer_bench" < "$cache/jobs"
   du -sh "$cache"
   exit 0
 fi

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "gemm/gemm_problem.hpp"
+#include "gemm/gemm_tile_rule.hpp"
 
 namespace cutune {
 namespace {
@@ -44,17 +45,6 @@ PartialConfig pingpong_128x192(int stages) {
 
 }  // namespace
 
-double gemm::wave_efficiency(std::int64_t m, std::int64_t n, int tile_m, int tile_n, int slots) {
-  if (slots <= 0 || m <= 0 || n <= 0) return 0;
-  const std::int64_t tiles = ceil_div(m, tile_m) * ceil_div(n, tile_n);
-  const std::int64_t covered = ceil_div(tiles, slots) * slots * tile_m * tile_n;
-  return static_cast<double>(m) * static_cast<double>(n) / static_cast<double>(covered);
-}
-
-bool gemm::finer_tiles_fit_better(std::int64_t m, std::int64_t n, int sm_count) {
-  return wave_efficiency(m, n, 128, 192, sm_count) >= wave_efficiency(m, n, 128, 256, sm_count);
-}
-
 // Seeds from the H200 measurements in docs/perf.md (Hopper GEMM, runs 6, 9, 12 and 13, the tuned
 // suite). Declaration order is kept stable (tests index it); priority decides default_config().
 void add_gemm_seeds(TuningSpace& ts) {
@@ -91,7 +81,8 @@ void add_gemm_seeds(TuningSpace& ts) {
         .eligible =
             [dims](const Problem& p, const Device& d) {
               const auto [m, n, k] = dims(p);
-              return d.sm_count > 0 && ceil_div(m, 128) * ceil_div(n, 128) < d.sm_count;
+              return d.sm_count > 0 &&
+                     (gemm::skinny(m) || ceil_div(m, 128) * ceil_div(n, 128) < d.sm_count);
             },
         .propose =
             [=](const Problem& p, const Device& d) {
@@ -123,8 +114,15 @@ void add_gemm_seeds(TuningSpace& ts) {
       // Above large_square, which is eligible at k = 1024 too.
       .priority = 110,
       .eligible = [dims](const Problem& p, const Device&) { return dims(p)[2] <= 1024; },
-      // 1.04-1.07x cuBLAS at 8192x8192x1024 in both B layouts.
-      .propose = [](const Problem&, const Device&) { return pingpong_128x192(5); },
+      // 1.04-1.07x cuBLAS at 8192x8192x1024 in both B layouts, where 128x192 tiles fill the grid
+      // better than 128x256 ones; where they fill it worse, the large tile (as wave_fit).
+      .propose =
+          [dims](const Problem& p, const Device& d) {
+            const auto [m, n, k] = dims(p);
+            return d.sm_count <= 0 || gemm::finer_tiles_fit_better(m, n, d.sm_count)
+                       ? pingpong_128x192(5)
+                       : large_tile(false);
+          },
   });
   // partial_wave's alternative, in the population but not the default.
   ts.seeds.push_back(half_tiles("partial_wave_narrow", 115, 128, 64, 64, 8, 1, kCooperative));
@@ -147,6 +145,34 @@ void add_gemm_seeds(TuningSpace& ts) {
             return gemm::finer_tiles_fit_better(m, n, d.sm_count);
           },
       .propose = [](const Problem&, const Device&) { return pingpong_128x192(4); },
+  });
+  // Shapes no measured seed covers (one side under 1024, at least a wave of 128x128 tiles, such
+  // as 1000x2056x1064): gemm::residue_tile's choice, without cluster or split-K. Above wave_fit
+  // and fast_launch, which an aligned 768x4096x4096 also meets (96 large tiles: 0.73 of one wave,
+  // where 132 tiles of 128x192 make 0.97).
+  ts.seeds.push_back({
+      .name = "residue_fit",
+      .priority = 106,
+      .eligible =
+          [dims](const Problem& p, const Device& d) {
+            const auto [m, n, k] = dims(p);
+            return d.cc_major == 9 && gemm::needs_residue_tile(m, n, d.sm_count);
+          },
+      .propose =
+          [dims](const Problem& p, const Device& d) {
+            const auto [m, n, k] = dims(p);
+            const gemm::ResidueTile t = gemm::residue_tile(m, n, d.sm_count);
+            return PartialConfig{{"tile_m", t.tile_m},
+                                 {"tile_n", t.tile_n},
+                                 {"tile_k", t.tile_k},
+                                 {"stages", t.stages},
+                                 {"cluster_m", 1},
+                                 {"cluster_n", 1},
+                                 {"schedule", t.pingpong ? kPingpong : kCooperative},
+                                 {"raster", "along_n"},
+                                 {"swizzle", 8},
+                                 {"split_k", 1}};
+          },
   });
 }
 
