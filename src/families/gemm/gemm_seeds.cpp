@@ -17,31 +17,32 @@ using gemm::ceil_div;
 constexpr const char* kCooperative = "cooperative";
 constexpr const char* kPingpong = "pingpong";
 
+// tile_m x tile_n tiles without a cluster or split-K, in `stages` k-blocks of tile_k, grouped
+// raster of 8 along N: every seed's config but the half-tile ones.
+PartialConfig plain_tile(int tile_m, int tile_n, int tile_k, int stages, bool pingpong) {
+  return PartialConfig{{"tile_m", tile_m},
+                       {"tile_n", tile_n},
+                       {"tile_k", tile_k},
+                       {"stages", stages},
+                       {"cluster_m", 1},
+                       {"cluster_n", 1},
+                       {"schedule", pingpong ? kPingpong : kCooperative},
+                       {"raster", "along_n"},
+                       {"swizzle", 8},
+                       {"split_k", 1}};
+}
+
 // 128x256 cooperative tiles without a cluster: 0.4-2.8 % above the same tiles in 2x1 clusters on
 // seven of eight shapes, 0.4 % below on the eighth (docs/perf.md, run 13).
 PartialConfig large_tile(bool fast_launch) {
-  PartialConfig seed = {{"tile_m", 128},
-                        {"tile_n", 256},
-                        {"tile_k", 64},
-                        {"stages", 4},
-                        {"cluster_m", 1},
-                        {"cluster_n", 1},
-                        {"schedule", kCooperative},
-                        {"raster", "along_n"},
-                        {"swizzle", 8},
-                        {"split_k", 1}};
+  PartialConfig seed = plain_tile(128, 256, 64, 4, false);
   // The plain seed leaves fast_launch out: a partial seed must complete from the default.
   if (fast_launch) seed.emplace("fast_launch", true);
   return seed;
 }
 
 // 128x192 ping-pong tiles without a cluster, `stages` k-blocks of 64: small_k's and wave_fit's.
-PartialConfig pingpong_128x192(int stages) {
-  return PartialConfig{{"tile_m", 128},         {"tile_n", 192},       {"tile_k", 64},
-                       {"stages", stages},      {"cluster_m", 1},      {"cluster_n", 1},
-                       {"schedule", kPingpong}, {"raster", "along_n"}, {"swizzle", 8},
-                       {"split_k", 1}};
-}
+PartialConfig pingpong_128x192(int stages) { return plain_tile(128, 192, 64, stages, true); }
 
 }  // namespace
 
@@ -162,16 +163,7 @@ void add_gemm_seeds(TuningSpace& ts) {
           [dims](const Problem& p, const Device& d) {
             const auto [m, n, k] = dims(p);
             const gemm::ResidueTile t = gemm::residue_tile(m, n, d.sm_count);
-            return PartialConfig{{"tile_m", t.tile_m},
-                                 {"tile_n", t.tile_n},
-                                 {"tile_k", t.tile_k},
-                                 {"stages", t.stages},
-                                 {"cluster_m", 1},
-                                 {"cluster_n", 1},
-                                 {"schedule", t.pingpong ? kPingpong : kCooperative},
-                                 {"raster", "along_n"},
-                                 {"swizzle", 8},
-                                 {"split_k", 1}};
+            return plain_tile(t.tile_m, t.tile_n, t.tile_k, t.stages, t.pingpong);
           },
   });
 }
