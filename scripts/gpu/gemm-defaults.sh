@@ -38,13 +38,11 @@ problem_of() {  # SHAPE DTYPE LAYOUT
   echo "m=$m,n=$n,k=$k,dtype=$2$([[ "$3" == 1 ]] && echo ,b_layout=n_by_k)"
 }
 
-if [[ "${1:-run}" == bundle ]]; then
-  set -e
-  "$root/scripts/gpu/gemm-tune.sh" bundle > /dev/null
-  export XDG_CACHE_HOME="$cache" LD_LIBRARY_PATH="$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-  mkdir -p "$cache"
-  # One compile per config, dtype and layout (the cache key has no shape), all at once.
-  jobs() {
+# precompile: every default and candidate cubin of the list into the compile cache, all at once
+# (one compile per config, dtype and layout: the cache key has no shape). Where the cache holds
+# them already (carried from `bundle`), each is a lookup.
+precompile() {
+  compile_list() {
     local shape variant
     for shape in "${shapes[@]}"; do
       plan "$(problem_of "$shape" bf16 0)" --candidates | sed "s|^|$shape bf16 0 |"
@@ -56,13 +54,24 @@ if [[ "${1:-run}" == bundle ]]; then
       done
     done
   }
-  jobs | awk '!seen[$2 " " $3 " " substr($4, index($4, "=") + 1)]++' |
+  compile_list | awk '!seen[$2 " " $3 " " substr($4, index($4, "=") + 1)]++' |
     while read -r shape dtype layout config; do
       printf '%s\0%s\0' "$(problem_of "$shape" "$dtype" "$layout")" "$config"
     done > "$cache/jobs"
   # shellcheck disable=SC2016  # expanded by the shell xargs starts
   xargs -0 -n 2 -P "$(nproc)" sh -c '"$0" --problem "$1" --config "$2" --compile-only 1 > /dev/null' \
     "$bin/gemm_peer_bench" < "$cache/jobs"
+}
+
+if [[ "${1:-run}" == bundle ]]; then
+  set -e
+  BUILD_DIR="${BUILD_DIR:-$root/build/release}" "$root/scripts/gpu/gemm-tune.sh" bundle > /dev/null
+  export XDG_CACHE_HOME="$cache" LD_LIBRARY_PATH="$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  export_gemm_environment gemm-defaults.sh "$bin"
+  mkdir -p "$cache"
+  # The cache keys name the CUTLASS folder's absolute path: the run links it back (see below).
+  echo "$root" > "$cache/../built-at.txt"
+  precompile
   du -sh "$cache"
   exit 0
 fi
@@ -77,6 +86,16 @@ export LD_LIBRARY_PATH="$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 add_cublaslt_path
 export_gemm_environment gemm-defaults.sh "$bin"
 mkdir -p "$cache" && export XDG_CACHE_HOME="$cache"
+# The carried cubins are keyed by the CUTLASS path they were compiled with: reach the headers
+# through that path (a link to this checkout, as carry.sh links the build folder).
+built_at="$(cat "$cache/../built-at.txt" 2> /dev/null || echo "$root")"
+if [[ "$built_at" != "$root" && ! -e "$built_at" ]]; then
+  mkdir -p "$(dirname "$built_at")" && ln -sfn "$root" "$built_at"
+fi
+[[ -d "$built_at/third_party/cutlass/include/cute" ]] &&
+  export CUTUNE_CUTLASS_INCLUDE="$built_at/third_party/cutlass/include"
+echo "=== precompile from $(elapsed) s"
+precompile
 record_gpu "$out/gpu.txt"
 # shellcheck source=scripts/gpu/gemm-defaults-run.sh
 source "$root/scripts/gpu/gemm-defaults-run.sh"
