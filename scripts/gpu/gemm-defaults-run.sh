@@ -41,17 +41,17 @@ for r in map(json.loads, sys.stdin):
 }
 
 for shape in "${tune_shapes[@]}"; do
-  (( $(elapsed) < ${TUNE_STOP:-200} )) && tune "$shape"
+  (( $(elapsed) < ${TUNE_STOP:-120} )) && tune "$shape"
 done
 echo "=== C++ columns from $(elapsed) s"
 is_skinny() { [[ ",$(IFS=,; echo "${skinny[*]}")," == *",$1,"* ]]; }
 for shape in "${shapes[@]}"; do
-  (( $(elapsed) < ${CPP_STOP:-300} )) || { echo "  $shape: out of time"; continue; }
+  (( $(elapsed) < ${CPP_STOP:-270} )) || { echo "  $shape: out of time"; continue; }
   bench "$shape" bf16 0 "${shape}_bf16_layout0"
   is_skinny "$shape" && bench "$shape" bf16 0 "${shape}_bf16_layout0_b2b" --flush 0
 done
 for shape in "${subset[@]}"; do
-  (( $(elapsed) < ${CPP_STOP:-300} )) || continue
+  (( $(elapsed) < ${CPP_STOP:-270} )) || continue
   bench "$shape" fp16 0 "${shape}_fp16_layout0"
   bench "$shape" bf16 1 "${shape}_bf16_layout1"
 done
@@ -59,7 +59,7 @@ done
 echo "=== peers.py from $(elapsed) s"
 python3 "$root/bench/gpu/cutune_columns.py" "$out" bf16_layout0 "$work/cutune.json" "${shapes[@]}"
 SHAPES="$(IFS=,; echo "${shapes[*]}")" PEERS=cublas,triton,inductor OUT="$out" REPS="${REPS:-30}" \
-  ROUNDS="${ROUNDS:-3}" DEADLINE=$(( clock_start + ${TRITON_STOP:-390} )) \
+  ROUNDS="${ROUNDS:-3}" DEADLINE=$(( clock_start + ${TRITON_STOP:-380} )) \
   BACK_TO_BACK_SHAPES="$(IFS=,; echo "${skinny[*]}")" CUTUNE_TUNED="$work/cutune.json" \
   CUTUNE_GEMM_LIB="$bundle/lib/libcutune_gemm_capi.so" \
   timeout "$(remaining 600)" python3 "$root/bench/gpu/peers.py" > "$out/peers.log" 2>&1 ||
