@@ -2,17 +2,21 @@
 # The GPU half of scripts/gpu/gemm-defaults.sh: the tunes, the C++ columns, peers.py and the table.
 # Every command runs under `timeout` within LIMIT, so that a hang costs its phase, not the call.
 
-# tune SHAPE: a cold 30-config tune of the bf16 x @ W problem; its winner to $work/tuned_SHAPE.json.
+# tune SHAPE [REGIME]: a cold 30-config tune of the bf16 x @ W problem, timed flushed or (REGIME
+# back_to_back) back to back; its winner to $work/tuned_SHAPE[_b2b].json.
 tune() {
-  local shape=$1 problem tag="$1_bf16_layout0"
+  local shape=$1 problem tag="$1_bf16_layout0" suffix=""
   problem=$(problem_of "$shape" bf16 0)
+  if [[ "${2:-flushed}" == back_to_back ]]; then
+    problem="$problem,timing=back_to_back" tag="${tag}_b2b" suffix=_b2b
+  fi
   echo "=== $tag: tune (budget ${TUNE_BUDGET:-30}) from $(elapsed) s"
-  timeout "$(remaining 120)" "$bin/cutune" tune gemm --problem "$problem" --db "$work/$shape.db" \
+  timeout "$(remaining 120)" "$bin/cutune" tune gemm --problem "$problem" --db "$work/$tag.db" \
     --budget "${TUNE_BUDGET:-30}" --json > "$out/tune_$tag.json" 2> "$out/tune_$tag.log" ||
     { echo "  tune failed: $(tail -1 "$out/tune_$tag.log")"; return; }
-  "$bin/cutune" show --db "$work/$shape.db" --json |
+  "$bin/cutune" show --db "$work/$tag.db" --json |
     python3 -c 'import json, sys; print(json.dumps(json.load(sys.stdin)["results"][0]["config"]))' \
-      > "$work/tuned_$shape.json"
+      > "$work/tuned_$shape$suffix.json"
 }
 
 # bench SHAPE DTYPE LAYOUT TAG [gemm_peer_bench flags]: default_config, in bf16 x @ W also the rule's
@@ -25,8 +29,10 @@ bench() {
   [[ "$dtype$layout" == bf160 ]] && more=(--candidates)
   local args=()
   while read -r line; do args+=(--config "$line"); done < <(plan "$problem" "${more[@]}")
-  if [[ "$dtype$layout" == bf160 && -s "$work/tuned_$shape.json" ]]; then
-    args+=(--config "tuned=$(cat "$work/tuned_$shape.json")")
+  local tuned="$work/tuned_$shape.json"
+  [[ "$tag" == *_b2b ]] && tuned="$work/tuned_${shape}_b2b.json"
+  if [[ "$dtype$layout" == bf160 && -s "$tuned" ]]; then
+    args+=(--config "tuned=$(cat "$tuned")")
   fi
   timeout "$(remaining 60)" "$bin/gemm_peer_bench" --problem "$problem" "${args[@]}" \
     --reps "${REPS:-30}" --rounds "${ROUNDS:-3}" --ramp-seconds "$ramp" "$@" \
@@ -42,6 +48,10 @@ for r in map(json.loads, sys.stdin):
 
 for shape in "${tune_shapes[@]}"; do
   (( $(elapsed) < ${TUNE_STOP:-120} )) && tune "$shape"
+done
+# The back-to-back regime end to end: a tune that times without the flush, benched the same way.
+for shape in "${tune_b2b[@]}"; do
+  (( $(elapsed) < ${TUNE_STOP:-120} )) && tune "$shape" back_to_back
 done
 echo "=== C++ columns from $(elapsed) s"
 is_skinny() { [[ ",$(IFS=,; echo "${skinny[*]}")," == *",$1,"* ]]; }

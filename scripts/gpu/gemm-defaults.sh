@@ -17,10 +17,11 @@
 # Expected wall time on the H200 about 7.5 minutes, bounded by LIMIT (440 s; no tune starts after
 # TUNE_STOP, 120 s; no C++ run after CPP_STOP, 270 s; no Triton column after TRITON_STOP, 380 s;
 # every command under `timeout` within LIMIT): precompile 15-30 s (cubins carried), two tunes
-# 40-50 s each, C++ columns of 25 shapes, 7 back to back and 12 fp16 / x @ W.T runs 2-3 s each,
+# 40-50 s each and a back-to-back one 15-20 s, C++ columns of 25 shapes, 7 back to back and 12 fp16 / x @ W.T runs 2-3 s each,
 # peers.py the rest (inductor's autotune costs 1-30 s a shape: the shapes past TRITON_STOP get
 # cuBLAS and cutune only). Shapes come in the list's order: ragged, small and skinny first.
-# Environment: SHAPES (MxNxK,...; default the whole list), TUNE_SHAPES, TUNE_BUDGET (30),
+# Environment: SHAPES (MxNxK,...; default the whole list), TUNE_SHAPES, TUNE_B2B_SHAPES (tuned with
+# timing=back_to_back, benched back to back; 16x8192x8192), TUNE_BUDGET (30),
 # SUBSET (shapes for fp16 and x @ W.T), REPS (30), ROUNDS (3), OUT (build/gemm-defaults/out).
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -33,6 +34,7 @@ plan() { python3 "$root/bench/gpu/defaults_plan.py" "$bin/cutune" "$@"; }
 IFS=, read -r -a shapes <<< "${SHAPES:-$(python3 "$root/bench/gpu/gemm_shapes.py")}"
 IFS=, read -r -a skinny <<< "$(python3 "$root/bench/gpu/gemm_shapes.py" skinny)"
 IFS=, read -r -a tune_shapes <<< "${TUNE_SHAPES:-3000x5000x2000,512x2048x2048}"
+IFS=, read -r -a tune_b2b <<< "${TUNE_B2B_SHAPES:-16x8192x8192}"
 IFS=, read -r -a subset <<< "${SUBSET:-3000x5000x2000,512x2048x2048,16x8192x8192,64x10240x8192,4096x18944x3584,2048x4096x4096}"
 problem_of() {  # SHAPE DTYPE LAYOUT
   local m n k
