@@ -17,8 +17,8 @@
 # Expected wall time on the H200 about 7.5 minutes, bounded by LIMIT (440 s; no tune starts after
 # TUNE_STOP, 120 s; no C++ run after CPP_STOP, 270 s; no Triton column after TRITON_STOP, 380 s;
 # every command under `timeout` within LIMIT): precompile 15-30 s (cubins carried), two tunes
-# 40-50 s each and a back-to-back one 15-20 s, C++ columns of 25 shapes, 7 back to back and 12 fp16 / x @ W.T runs 2-3 s each,
-# peers.py the rest (inductor's autotune costs 1-30 s a shape: the shapes past TRITON_STOP get
+# 40-50 s each and a back-to-back one 15-20 s, C++ columns of 25 shapes, 7 back to back and 12
+# fp16 / x @ W.T runs 2-3 s each, peers.py the rest (inductor's autotune costs 1-30 s a shape: the shapes past TRITON_STOP get
 # cuBLAS and cutune only). Shapes come in the list's order: ragged, small and skinny first.
 # Environment: SHAPES (MxNxK,...; default the whole list), TUNE_SHAPES, TUNE_B2B_SHAPES (tuned with
 # timing=back_to_back, benched back to back; 16x8192x8192), TUNE_BUDGET (30),
