@@ -70,9 +70,13 @@ precompile() {
 if [[ "${1:-run}" == bundle ]]; then
   set -e
   BUILD_DIR="${BUILD_DIR:-$root/build/release}" "$root/scripts/gpu/gemm-tune.sh" bundle > /dev/null
-  export XDG_CACHE_HOME="$cache" LD_LIBRARY_PATH="$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  mkdir -p "$cache" "$root/build/gemm-defaults-stub"
+  # gemm_peer_bench links the driver, which --compile-only never calls: the toolkit's stub stands
+  # in for it on a machine without one.
+  ln -sfn /usr/local/cuda/lib64/stubs/libcuda.so "$root/build/gemm-defaults-stub/libcuda.so.1"
+  export XDG_CACHE_HOME="$cache"
+  export LD_LIBRARY_PATH="$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}:$root/build/gemm-defaults-stub"
   export_gemm_environment gemm-defaults.sh "$bin"
-  mkdir -p "$cache"
   # The cache keys name the CUTLASS folder's absolute path: the run links it back (see below).
   echo "$root" > "$cache/../built-at.txt"
   precompile
