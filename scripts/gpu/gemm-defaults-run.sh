@@ -23,12 +23,10 @@ tune() {
 # candidates and the tuned config, against cuBLASLt in one process, to $out/bench_TAG.jsonl.
 ramp=2
 bench() {
-  local shape=$1 dtype=$2 layout=$3 tag=$4 problem line more=()
+  local shape=$1 dtype=$2 layout=$3 tag=$4 problem line args=()
   shift 4
   problem=$(problem_of "$shape" "$dtype" "$layout")
-  [[ "$dtype$layout" == bf160 ]] && more=(--candidates)
-  local args=()
-  while read -r line; do args+=(--config "$line"); done < <(plan "$problem" "${more[@]}")
+  while read -r line; do args+=(--config "$line"); done < "$plans/${shape}_${dtype}_$layout.txt"
   local tuned="$work/tuned_$shape.json"
   [[ "$tag" == *_b2b ]] && tuned="$work/tuned_${shape}_b2b.json"
   if [[ "$dtype$layout" == bf160 && -s "$tuned" ]]; then
@@ -79,4 +77,4 @@ python3 "$root/bench/gpu/peer_table.py" "$out"
 # Only a few files come back from a call: the table, and everything else in one archive.
 tar -czf "$work/gemm-defaults-logs.tgz" -C "$out" . && mv "$work/gemm-defaults-logs.tgz" "$out/"
 find "$out" -mindepth 1 -maxdepth 1 ! -name 'table.*' ! -name 'gemm-defaults-logs.tgz' -exec rm -rf {} +
-rm -rf "$work"
+rm -rf "$work" "$plans"

@@ -30,7 +30,7 @@ source "$root/scripts/gpu/lib.sh"
 bundle="$root/build/gemm-tune-bundle"
 bin="$bundle/bin"
 cache="$root/.device/defaults/cache"  # XDG_CACHE_HOME: the compile cache under cutune/cuda
-plan() { python3 "$root/bench/gpu/defaults_plan.py" "$bin/cutune" "$@"; }
+plans="$(mktemp -d /tmp/gemm-defaults-plans.XXXXXX)"  # per problem, the configs it times
 IFS=, read -r -a shapes <<< "${SHAPES:-$(python3 "$root/bench/gpu/gemm_shapes.py")}"
 IFS=, read -r -a skinny <<< "$(python3 "$root/bench/gpu/gemm_shapes.py" skinny)"
 IFS=, read -r -a tune_shapes <<< "${TUNE_SHAPES:-3000x5000x2000,512x2048x2048}"
@@ -42,29 +42,39 @@ problem_of() {  # SHAPE DTYPE LAYOUT
   echo "m=$m,n=$n,k=$k,dtype=$2$([[ "$3" == 1 ]] && echo ,b_layout=n_by_k)"
 }
 
-# precompile: every default and candidate cubin of the list into the compile cache, all at once
-# (one compile per config, dtype and layout: the cache key has no shape). Where the cache holds
-# them already (carried from `bundle`), each is a lookup.
+# plan_job SHAPE DTYPE LAYOUT [--candidates]: defaults_plan.py's arguments and output file for xargs.
+plan_job() {
+  printf '%s\0%s\0%s\0%s\0' "$bin/cutune" "$(problem_of "$1" "$2" "$3")" "$plans/$1_$2_$3.txt" "${4:-}"
+}
+
+# make_plans: every problem's configs (bench/gpu/defaults_plan.py) into $plans/SHAPE_DTYPE_LAYOUT.txt,
+# all at once: bf16 x @ W with the rule's candidates for every shape, fp16 and x @ W.T on SUBSET.
+make_plans() {
+  local shape
+  # shellcheck disable=SC2016  # expanded by the shell xargs starts
+  {
+    for shape in "${shapes[@]}"; do plan_job "$shape" bf16 0 --candidates; done
+    for shape in "${subset[@]}"; do plan_job "$shape" fp16 0 && plan_job "$shape" bf16 1; done
+  } | xargs -0 -n 4 -P "$(nproc)" sh -c 'python3 "$0" "$1" "$2" ${4:+"$4"} > "$3"' \
+    "$root/bench/gpu/defaults_plan.py"
+}
+
+# precompile: every planned cubin into the compile cache, all at once (one compile per config,
+# dtype and layout: the cache key has no shape). Where the cache holds them already (carried from
+# `bundle`), each is a lookup.
 precompile() {
-  compile_list() {
-    local shape variant
-    for shape in "${shapes[@]}"; do
-      plan "$(problem_of "$shape" bf16 0)" --candidates | sed "s|^|$shape bf16 0 |"
-    done
-    for shape in "${subset[@]}"; do
-      for variant in "fp16 0" "bf16 1"; do
-        # shellcheck disable=SC2086  # variant is two words
-        plan "$(problem_of "$shape" $variant)" | sed "s|^|$shape $variant |"
-      done
-    done
-  }
-  compile_list | awk '!seen[$2 " " $3 " " substr($4, index($4, "=") + 1)]++' |
+  local file name shape dtype layout config
+  for file in "$plans"/*.txt; do
+    name="$(basename "$file" .txt)"
+    IFS=_ read -r shape dtype layout <<< "$name"
+    sed "s|^|$shape $dtype $layout |" "$file"
+  done | awk '!seen[$2 " " $3 " " substr($4, index($4, "=") + 1)]++' |
     while read -r shape dtype layout config; do
       printf '%s\0%s\0' "$(problem_of "$shape" "$dtype" "$layout")" "$config"
-    done > "$cache/jobs"
+    done > "$plans/compile-jobs"
   # shellcheck disable=SC2016  # expanded by the shell xargs starts
   xargs -0 -n 2 -P "$(nproc)" sh -c '"$0" --problem "$1" --config "$2" --compile-only 1 > /dev/null' \
-    "$bin/gemm_peer_bench" < "$cache/jobs"
+    "$bin/gemm_peer_bench" < "$plans/compile-jobs"
 }
 
 if [[ "${1:-run}" == bundle ]]; then
@@ -79,7 +89,9 @@ if [[ "${1:-run}" == bundle ]]; then
   export_gemm_environment gemm-defaults.sh "$bin"
   # The cache keys name the CUTLASS folder's absolute path: the run links it back (see below).
   echo "$root" > "$cache/../built-at.txt"
+  make_plans
   precompile
+  rm -rf "$plans"
   du -sh "$cache"
   exit 0
 fi
@@ -102,7 +114,8 @@ if [[ "$built_at" != "$root" && ! -e "$built_at" ]]; then
 fi
 [[ -d "$built_at/third_party/cutlass/include/cute" ]] &&
   export CUTUNE_CUTLASS_INCLUDE="$built_at/third_party/cutlass/include"
-echo "=== precompile from $(elapsed) s"
+echo "=== plans and precompile from $(elapsed) s"
+make_plans
 precompile
 record_gpu "$out/gpu.txt"
 # shellcheck source=scripts/gpu/gemm-defaults-run.sh
