@@ -8,11 +8,12 @@
 # tutorial-form autotune and inductor's max-autotune Triton templates, flushed and, for the skinny
 # shapes, back to back. Table (markdown and JSON) from bench/gpu/peer_table.py into $OUT.
 #
-#   scripts/gpu/gemm-defaults.sh bundle   here: build/gemm-tune-bundle (gemm-tune.sh bundle) and
-#                                         .device/defaults/cache, every default and candidate cubin
-#                                         of the list compiled ahead (nvcc, no GPU)
-#   scripts/gpu/gemm-defaults.sh          on the H200, carrying build/gemm-tune-bundle,
-#                                         .device/defaults and third_party/cutlass/include
+#   scripts/gpu/gemm-defaults.sh bundle   here: build/gemm-tune-bundle (gemm-tune.sh bundle),
+#                                         .device/defaults/cache (every default and candidate
+#                                         cubin of the list compiled ahead: nvcc, no GPU) and
+#                                         .device/defaults/carry.tar.xz (the bundle and the
+#                                         CUTLASS headers, about 15 MB)
+#   scripts/gpu/gemm-defaults.sh          on the H200, carrying .device/defaults only
 #
 # Expected wall time on the H200 about 7.5 minutes, bounded by LIMIT (440 s; no tune starts after
 # TUNE_STOP, 120 s; no C++ run after CPP_STOP, 270 s; no Triton column after TRITON_STOP, 380 s;
@@ -92,15 +93,22 @@ if [[ "${1:-run}" == bundle ]]; then
   make_plans
   precompile
   rm -rf "$plans"
-  du -sh "$cache"
+  # One archive of what the GPU machine cannot build, so that a call carries .device/defaults
+  # alone (the bundle and the headers together exceed what a call may carry unpacked).
+  (cd "$root" && tar -cf - build/gemm-tune-bundle third_party/cutlass/include) |
+    xz -T0 -6 > "$cache/../carry.tar.xz"
+  du -sh "$cache/.."
   exit 0
 fi
 
+if [[ ! -x "$bin/gemm_peer_bench" && -f "$cache/../carry.tar.xz" ]]; then
+  (cd "$root" && tar -xJf "$cache/../carry.tar.xz")
+fi
 out="${OUT:-$root/build/gemm-defaults/out}"
 work="$(mktemp -d /tmp/gemm-defaults.XXXXXX)"
 mkdir -p "$out"
 start_clock "${LIMIT:-440}"
-[[ -x "$bin/gemm_peer_bench" ]] || { echo "gemm-defaults.sh: no $bin (carry build/gemm-tune-bundle)" >&2; exit 1; }
+[[ -x "$bin/gemm_peer_bench" ]] || { echo "gemm-defaults.sh: no $bin (carry .device/defaults)" >&2; exit 1; }
 require_nvcc gemm-defaults.sh
 export LD_LIBRARY_PATH="$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 add_cublaslt_path
