@@ -73,7 +73,9 @@ def inductor_matmul():
     inductor.max_autotune = True
     inductor.max_autotune_gemm = True
     inductor.max_autotune_gemm_backends = "TRITON"
-    inductor.triton.enable_persistent_tma_matmul = True
+    # Persistent TMA templates are opt-in; a torch without the switch runs the others.
+    if hasattr(inductor.triton, "enable_persistent_tma_matmul"):
+        inductor.triton.enable_persistent_tma_matmul = True
     # One recompile per shape of the list, in both layouts.
     for limit in ("cache_size_limit", "recompile_limit"):
         if hasattr(torch._dynamo.config, limit):
