@@ -9,9 +9,12 @@
 //   gemm_peer_bench --problem m=2048,n=4096,k=4096,dtype=bf16[,b_layout=n_by_k]
 //                   --config NAME=JSON [--config NAME=JSON ...] [--reps 30] [--rounds 5]
 //                   [--seed 1] [--ramp-seconds 2] [--method graph|stream] [--compile-only 1]
+//                   [--flush 1|0]
 //
 // --compile-only 1 compiles the configs into the compile cache and prints each one's cubin, with
-// no GPU (so that a bundle can carry the cache to the GPU machine).
+// no GPU (so that a bundle can carry the cache to the GPU machine). --flush 0 times back to back,
+// no L2 flush between launches (the `timing=back_to_back` regime of a tune); each line then says
+// "timing": "back_to_back".
 // JSON is a config as `cutune show --json` / `cutune export --json` and the tune report print it
 // (an object of knobs). Each config is compiled through the runtime's compile path (GemmCubins:
 // the tuner's compiler and cache, so the cubin a tune measured is the one timed here), launched
@@ -60,6 +63,7 @@ struct Args {
   double ramp_seconds = 2;
   bench::GraphTimer::Method method = bench::GraphTimer::Method::per_launch_graph;
   bool compile_only = false;
+  bool flush = true;
 };
 
 Args parse_args(int argc, char** argv) {
@@ -92,6 +96,9 @@ Args parse_args(int argc, char** argv) {
       }
       args.method = value == "graph" ? bench::GraphTimer::Method::per_launch_graph
                                      : bench::GraphTimer::Method::stream;
+    } else if (flag == "--flush") {
+      if (value != "0" && value != "1") throw std::invalid_argument("--flush is 1 or 0");
+      args.flush = value == "1";
     } else if (flag == "--compile-only") {
       args.compile_only = value == "1";
     } else {
@@ -233,6 +240,7 @@ int run(const Args& args) {
   }
 
   bench::GraphTimer timer(stream);
+  timer.set_flush(args.flush);
   timer.ramp(*columns[0].graph, args.ramp_seconds, args.method);
   for (int round = 0; round < args.rounds; ++round) {
     double cublas_ms = 0;
@@ -275,6 +283,7 @@ int run(const Args& args) {
   lines.insert(lines.end(), failed.begin(), failed.end());
   for (json& line : lines) {
     line["problem"] = problem.canonical();
+    line["timing"] = args.flush ? "flushed" : "back_to_back";
     line["shape"] =
         std::to_string(shape.m) + "x" + std::to_string(shape.n) + "x" + std::to_string(shape.k);
     std::printf("%s\n", line.dump().c_str());

@@ -64,8 +64,10 @@ GraphTimer::~GraphTimer() {
 void GraphTimer::enqueue_rep(int i, const std::function<void()>& launch_once,
                              unsigned record_flags) {
   // A different word each rep, so that no layer can skip the write as a repeat.
-  check(cuMemsetD32Async(flush_.pointer, static_cast<unsigned>(i), flush_.bytes / 4, stream_),
-        "cuMemsetD32Async");
+  if (flush_each_) {
+    check(cuMemsetD32Async(flush_.pointer, static_cast<unsigned>(i), flush_.bytes / 4, stream_),
+          "cuMemsetD32Async");
+  }
   check(cuEventRecordWithFlags(events_[2 * i], stream_, record_flags), "cuEventRecordWithFlags");
   launch_once();
   check(cuEventRecordWithFlags(events_[2 * i + 1], stream_, record_flags),

@@ -46,14 +46,16 @@ class GraphTimer {
   GraphTimer& operator=(const GraphTimer&) = delete;
   ~GraphTimer();
 
-  // Milliseconds of `reps` launches of `launch`, each after an L2 flush, after kWarmups untimed
-  // launches by the same method.
+  // Milliseconds of `reps` launches of `launch`, each after an L2 flush (none after
+  // set_flush(false): back to back, as a decoding model launches), after kWarmups untimed launches
+  // by the same method.
   std::vector<float> time(const CapturedLaunch& launch, int reps, Method method = Method::stream);
   // Times `launch` for `seconds` by the timed method (an L2 flush before each launch) and drops
   // the times, so that the clocks have ramped before timing and the card is in the state the
   // timed rounds keep it in. Back-to-back replays of a DRAM-bound launch left it in another: the
   // next rounds read cutune's 128x8192x8192 kernel at 0.88 of cuBLASLt, 1.05 without that ramp.
   void ramp(const CapturedLaunch& launch, double seconds, Method method);
+  void set_flush(bool flush) { flush_each_ = flush; }
 
  private:
   // Enqueues rep i's flush, start event, launch and end event (`launch_once` enqueues it).
@@ -61,6 +63,7 @@ class GraphTimer {
 
   CUstream stream_;
   cuda::worker::DeviceBuffer flush_;
+  bool flush_each_ = true;
   std::vector<CUevent> events_;
 };
 

@@ -1,6 +1,9 @@
-"""Merges the output folders of scripts/gpu/gemm-peers.sh runs (say one with SHAPES=first4 and
-one with SHAPES=last3) into one table: TFLOP/s and the ratio to cuBLAS for cutune tuned, cutune
-default_config, Triton and Helion. Our columns are divided by the cuBLASLt of the same
+"""Merges the output folders of scripts/gpu/gemm-peers.sh and gemm-defaults.sh runs (say one with
+SHAPES=first4 and one with SHAPES=last3) into one table: TFLOP/s and the ratio to cuBLAS for cutune
+tuned, cutune default_config, the two Triton columns (the tutorial-form autotune and inductor's
+max-autotune templates) and Helion, a row per shape, dtype, B layout and timing regime (flushed, or
+back_to_back: gemm_peer_bench --flush 0, bench_TAG_b2b.jsonl; peers.py FLUSH=none); then the rule
+candidates' ratios (gemm_peer_bench columns named cand_*), one row per shape. Our columns are divided by the cuBLASLt of the same
 gemm_peer_bench process, the Python peers by torch's cuBLAS of the same peers.py process, each
 ratio paired within timing rounds; "torch/C++" shows whether the two cuBLAS figures agree,
 "gemmEx/Lt" whether torch's call (cublasGemmEx) and cuBLASLt's heuristic #1 differ in one C++
@@ -18,15 +21,28 @@ import math
 import os
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gemm_shapes  # noqa: E402
+
 
 SUITE = ["2048x4096x4096", "4096x4096x4096", "8192x8192x8192", "1024x8192x8192", "128x8192x8192",
          "8192x8192x1024", "4096x14336x4096"]
 
 
+EXTENDED = [shape for shape, _, _ in gemm_shapes.load()]
+
+
 def order(row):
-    """The suite's order, then any other shape; bf16 layout 0 first."""
-    rank = SUITE.index(row["shape"]) if row["shape"] in SUITE else len(SUITE)
-    return (row["dtype"] != "bf16", row["layout"], rank, row["shape"])
+    """The suite's order, then the extended list's, then any other shape; bf16 layout 0 first,
+    each shape's flushed row before its back-to-back one."""
+    known = SUITE + [shape for shape in EXTENDED if shape not in SUITE]
+    rank = known.index(row["shape"]) if row["shape"] in known else len(known)
+    return (row["dtype"] != "bf16", row["layout"], rank, row["shape"], row.get("timing", "flushed") != "flushed")
+
+
+def new_row(rows, shape, dtype, layout, timing):
+    return rows.setdefault((shape, dtype, layout, timing),
+                           {"shape": shape, "dtype": dtype, "layout": layout, "timing": timing})
 
 
 def read_lines(path):
@@ -35,12 +51,13 @@ def read_lines(path):
 
 
 def collect(folders):
-    rows = {}  # (shape, dtype, layout) -> merged fields; a later folder overrides an earlier one
+    rows = {}  # (shape, dtype, layout, timing) -> merged fields; a later folder overrides an earlier one
     for folder in folders:
         for path in sorted(glob.glob(os.path.join(folder, "bench_*.jsonl"))):
             tag = os.path.basename(path)[len("bench_"):-len(".jsonl")]
-            shape, dtype, layout = tag.split("_")
-            row = rows.setdefault((shape, dtype, layout), {"shape": shape, "dtype": dtype, "layout": layout[-1]})
+            shape, dtype, layout, *regime = tag.split("_")
+            timing = "back_to_back" if regime == ["b2b"] else "flushed"
+            row = new_row(rows, shape, dtype, layout[-1], timing)
             for line in read_lines(path):
                 column = line["column"]
                 for field in ("tflops", "vs_cublas", "config", "outcome", "detail", "max_rel_error"):
@@ -61,8 +78,8 @@ def collect(folders):
                     continue
                 # Rows of runs before peers.py took DTYPE and LAYOUT name neither: bf16, layout 0.
                 dtype, layout = line.get("dtype", "bf16"), str(line.get("layout", 0))
-                row = rows.setdefault((line["shape"], dtype, f"layout{layout}"),
-                                      {"shape": line["shape"], "dtype": dtype, "layout": layout})
+                timing = "back_to_back" if line.get("flush") == "none" else "flushed"
+                row = new_row(rows, line["shape"], dtype, layout, timing)
                 row.update({f"py_{key}": value for key, value in line.items()
                             if key not in ("shape", "dtype", "layout")})
     return sorted(rows.values(), key=order)
@@ -74,7 +91,7 @@ def cell(row, key, digits):
 
 
 COLUMNS = [  # header, key, digits
-    ("shape", "shape", None), ("dtype", "dtype", None), ("B", "layout", None),
+    ("shape", "shape", None), ("dtype", "dtype", None), ("B", "layout", None), ("timing", "timing", None),
     ("cuBLASLt (C++) TF/s", "cublas_tflops", 0), ("gemmEx/Lt (C++)", "cublas_gemm_ex_vs_cublas", 3),
     ("tuned TF/s", "tuned_tflops", 0), ("tuned/cuB", "tuned_vs_cublas", 3),
     ("default TF/s", "default_tflops", 0), ("default/cuB", "default_vs_cublas", 3),
@@ -82,7 +99,8 @@ COLUMNS = [  # header, key, digits
     ("cutune (same harness) TF/s", "py_cutune_tflops", 0),
     ("cutune (same harness)/torch", "py_cutune_vs_cublas", 3),
     ("default (same harness)/torch", "py_default_vs_cublas", 3),
-    ("Triton TF/s", "py_triton_tflops", 0), ("Triton/cuB", "py_triton_vs_cublas", 3),
+    ("Triton tutorial TF/s", "py_triton_tflops", 0), ("Triton tutorial/cuB", "py_triton_vs_cublas", 3),
+    ("inductor Triton TF/s", "py_inductor_tflops", 0), ("inductor Triton/cuB", "py_inductor_vs_cublas", 3),
     ("Helion TF/s", "py_helion_tflops", 0), ("Helion/cuB", "py_helion_vs_cublas", 3),
     ("tune s", "tune_s", 1), ("configs", "tune_configs", 0), ("tuned config", "tuned_config", None),
 ]
@@ -91,6 +109,31 @@ COLUMNS = [  # header, key, digits
 def geomean(values):
     values = [v for v in values if isinstance(v, (int, float)) and v > 0]
     return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
+
+
+def columns_of(row):
+    """The cutune columns gemm_peer_bench measured in `row`: tuned, default, cand_*."""
+    return sorted({key[:-len("_outcome")] for key in row if key.endswith("_outcome")})
+
+
+def candidate_table(rows):
+    """The rule candidates (cand_* columns) as ratios to cuBLASLt, a row per shape and regime, the
+    best marked: the data that ranks the default rule's choices."""
+    names = sorted({c for r in rows for c in columns_of(r) if c.startswith("cand_")})
+    if not names:
+        return []
+    out = ["", "| shape | dtype | B | timing | default | " + " | ".join(n[len("cand_"):] for n in names) + " |",
+           "|" + "---|" * (len(names) + 5)]
+    for r in rows:
+        values = {n: r.get(f"{n}_vs_cublas") for n in names}
+        if not any(isinstance(v, (int, float)) for v in values.values()):
+            continue
+        best = max((v for v in values.values() if isinstance(v, (int, float))), default=None)
+        cells = [("**%.3f**" if v == best else "%.3f") % v if isinstance(v, (int, float)) else "-"
+                 for v in values.values()]
+        out.append(f"| {r['shape']} | {r['dtype']} | {r['layout']} | {r['timing']} | "
+                   f"{cell(r, 'default_vs_cublas', 3)} | " + " | ".join(cells) + " |")
+    return out
 
 
 def main(argv):
@@ -115,17 +158,19 @@ def main(argv):
     for row in rows:
         lines.append("| " + " | ".join(str(row.get(key, "-")) if digits is None else cell(row, key, digits)
                                        for _, key, digits in COLUMNS) + " |")
-    for dtype_layout in sorted({(r["dtype"], r["layout"]) for r in rows}):
-        group = [r for r in rows if (r["dtype"], r["layout"]) == dtype_layout]
+    for dtype_layout in sorted({(r["dtype"], r["layout"], r["timing"]) for r in rows}):
+        group = [r for r in rows if (r["dtype"], r["layout"], r["timing"]) == dtype_layout]
         summary = {key: geomean([r.get(key) for r in group])
                    for key in ("tuned_vs_cublas", "default_vs_cublas", "cublas_gemm_ex_vs_cublas",
                                "py_cutune_vs_cublas", "py_default_vs_cublas", "py_triton_vs_cublas",
-                               "py_helion_vs_cublas")}
+                               "py_inductor_vs_cublas", "py_helion_vs_cublas")}
         lines.append("")
-        lines.append(f"geomean over {len(group)} shapes, {dtype_layout[0]}, B layout {dtype_layout[1]}: " +
+        regime = "" if dtype_layout[2] == "flushed" else f", {dtype_layout[2]}"
+        lines.append(f"geomean over {len(group)} shapes, {dtype_layout[0]}, B layout {dtype_layout[1]}{regime}: " +
                      ", ".join(f"{key} {value:.3f}" for key, value in summary.items() if value))
+    lines += candidate_table(rows)
     failures = [f"{r['shape']} {column}: {r[column + '_outcome']} {r.get(column + '_detail', '')}"
-                for r in rows for column in ("tuned", "default") if r.get(column + "_outcome", "ok") != "ok"]
+                for r in rows for column in columns_of(r) if r.get(column + "_outcome", "ok") != "ok"]
     lines += [""] + ["failed: " + text for text in failures] if failures else []
     text = "\n".join(lines) + "\n"
     print(text, end="")

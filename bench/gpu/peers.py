@@ -1,5 +1,7 @@
-"""The Python columns of the GEMM peer table (scripts/gpu/gemm-peers.sh): torch.matmul (cuBLAS),
-a 14-config Triton autotune, Helion's autotuner and cutune's tuned config (its cubin launched
+"""The Python columns of the GEMM peer table (scripts/gpu/gemm-peers.sh, gemm-defaults.sh):
+torch.matmul (cuBLAS), the two Triton columns of triton_peers.py (`triton`: a 14-config autotune in
+the Triton tutorial's form; `inductor`: torch.compile max-autotune over Triton templates, persistent
+TMA on), Helion's autotuner and cutune's tuned config (its cubin launched
 through libcutune_gemm_capi with ctypes, bench/gpu/cutune_gemm.py: the same tensors, timer and check
 as the others, so its ratio to torch needs no cross-harness assumption), row-major A (M x K) times B
 (K x N; LAYOUT=1: B is N x K and the product is A @ B.T, x @ W.T), in bf16 or fp16 (DTYPE).
@@ -14,13 +16,15 @@ paired within a round: compare peers by those ratios, not by absolute times, whi
 20 % with the card's state. Each peer's output is checked against an fp32
 product first.
 
-Environment: SHAPES (MxNxK,...), DTYPE (bf16 | fp16), LAYOUT (0 | 1), PEERS (cublas,triton,helion;
-cuBLAS is always timed), HELION_SHAPES (the shapes Helion tunes at, bf16 and layout 0 only; its
+Environment: SHAPES (MxNxK,...), DTYPE (bf16 | fp16), LAYOUT (0 | 1), PEERS (cublas,triton,inductor,
+helion; cuBLAS is always timed), DEADLINE (epoch seconds after which the Triton columns are left
+out), BACK_TO_BACK_SHAPES (MxNxK,...: timed again with no flush, rows with "flush": "none"),
+HELION_SHAPES (the shapes Helion tunes at, bf16 and layout 0 only; its
 autotune costs about 80 s each; default S3), HELION_EFFORT (quick), REPS (30), ROUNDS (5), FLUSH
-(driver | torch), OUT (folder for peers.jsonl); for the cutune columns CUTUNE_GEMM_LIB (the library)
-and CUTUNE_TUNED (a JSON file: shape MxNxK -> {"config": name as gemm::to_string writes it,
-"cubin": path, "default": the same two for default_config, timed as the column cutune_default
-where the tune crowned another config}, as gemm-peers.sh writes it from gemm_peer_bench).
+(driver | torch | none: back to back, no flush), OUT (folder for peers.jsonl); for the cutune columns
+CUTUNE_GEMM_LIB (the library) and CUTUNE_TUNED (a JSON file: shape MxNxK -> {"config": name as
+gemm::to_string writes it, "cubin": path, "default": the same two for default_config, timed as the
+column cutune_default where no tune ran or it crowned another config}, as gemm-peers.sh writes it from gemm_peer_bench).
 Prints one JSON line per shape. The timing sits under a main guard: Helion's benchmark workers
 import this file again.
 """
@@ -36,59 +40,9 @@ import torch
 # Helion's benchmark workers import this file from elsewhere: its folder is not always on the path.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from cutune_gemm import CutuneGemm, load  # noqa: E402
+from triton_peers import inductor_matmul, tutorial_matmul  # noqa: E402
 
-# The 14 configs of the Triton column as the 2026-12-03 anchor ran them: (BM, BN, BK, stages, warps).
-TRITON_CONFIGS = [(128, 256, 64, 3, 8), (64, 256, 32, 4, 4), (128, 128, 32, 4, 4), (128, 64, 32, 4, 4),
-                  (64, 128, 32, 4, 4), (128, 32, 32, 4, 4), (64, 32, 32, 5, 2), (32, 64, 32, 5, 2),
-                  (128, 256, 64, 4, 8), (256, 128, 64, 3, 8), (128, 128, 64, 4, 4), (128, 128, 64, 3, 8),
-                  (256, 128, 64, 4, 8), (128, 256, 64, 3, 4)]
-
-
-def triton_matmul():
-    import triton
-    import triton.language as tl
-
-    @triton.autotune(configs=[triton.Config({"BM": m, "BN": n, "BK": k, "GROUP": 8}, num_stages=s, num_warps=w)
-                              for m, n, k, s, w in TRITON_CONFIGS], key=["M", "N", "K", "stride_bk"])
-    @triton.jit
-    def kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_bk, stride_bn, BM: tl.constexpr, BN: tl.constexpr,
-               BK: tl.constexpr, GROUP: tl.constexpr):
-        # Tiles in groups of GROUP rows of tiles, so that neighbours in launch order share operands in L2.
-        tile = tl.program_id(0)
-        rows, cols = tl.cdiv(M, BM), tl.cdiv(N, BN)
-        group = tile // (GROUP * cols)
-        first_row = group * GROUP
-        height = min(rows - first_row, GROUP)
-        row = first_row + (tile % (GROUP * cols)) % height
-        col = (tile % (GROUP * cols)) // height
-        # Rows and columns past the edge wrap around: in bounds to load, masked at the store.
-        offs_m = (row * BM + tl.arange(0, BM)) % M
-        offs_n = (col * BN + tl.arange(0, BN)) % N
-        offs_k = tl.arange(0, BK)
-        acc = tl.zeros((BM, BN), dtype=tl.float32)
-        for k0 in range(0, K, BK):
-            a = tl.load(a_ptr + offs_m[:, None] * K + (k0 + offs_k)[None, :],
-                        mask=(k0 + offs_k)[None, :] < K, other=0.0)
-            b = tl.load(b_ptr + (k0 + offs_k)[:, None] * stride_bk + offs_n[None, :] * stride_bn,
-                        mask=(k0 + offs_k)[:, None] < K, other=0.0)
-            acc = tl.dot(a, b, acc)
-        offs_m = row * BM + tl.arange(0, BM)
-        offs_n = col * BN + tl.arange(0, BN)
-        tl.store(c_ptr + offs_m[:, None] * N + offs_n[None, :], acc.to(c_ptr.dtype.element_ty),
-                 mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))
-
-    def matmul(a, b, c):
-        """c = a @ b for b of shape K x N, contiguous or a transposed N x K (x @ W.T)."""
-        M, K = a.shape
-        N = b.shape[1]
-        kernel[lambda meta: (triton.cdiv(M, meta["BM"]) * triton.cdiv(N, meta["BN"]),)](
-            a, b, c, M, N, K, b.stride(0), b.stride(1))
-        return c
-
-    return matmul
-
-
-WANTED = os.environ.get("PEERS", "cublas,triton,helion").split(",")
+WANTED = os.environ.get("PEERS", "cublas,triton,inductor,helion").split(",")
 DTYPES_BY_TORCH = {torch.bfloat16: "bf16", torch.float16: "fp16"}
 HELION_UNAVAILABLE = None
 # At module level, not in a function: Helion's autotuner workers import this file again and find
@@ -118,6 +72,7 @@ if "helion" in WANTED:
 
 class GraphTimer:
     def __init__(self, flush="driver"):
+        self.name = flush
         l2 = torch.cuda.get_device_properties(0).L2_cache_size
         self.flush = torch.empty(2 * max(l2, 1), dtype=torch.uint8, device="cuda")
         if flush == "driver":
@@ -127,8 +82,10 @@ class GraphTimer:
             self.flush_before = lambda rep: self._memset(driver, rep)
         elif flush == "torch":
             self.flush_before = lambda rep: self.flush.fill_(rep & 0xFF)
+        elif flush == "none":  # back to back, as a decoding model launches its skinny GEMMs
+            self.flush_before = lambda rep: None
         else:
-            raise ValueError(f"FLUSH={flush!r}: expected 'driver' or 'torch'")
+            raise ValueError(f"FLUSH={flush!r}: expected 'driver', 'torch' or 'none'")
 
     def _memset(self, driver, rep):
         stream = torch.cuda.current_stream().cuda_stream
@@ -177,7 +134,7 @@ def error(out, ref):
     return ((out - ref).abs().max() / ref.abs().max()).item()
 
 
-def measure(shape, peers, helion_shapes, timer, reps, rounds, dtype, layout):
+def measure(shape, peers, helion_shapes, timer, reps, rounds, dtype, layout, deadline=float("inf")):
     m, n, k = shape
     name = f"{m}x{n}x{k}"
     a = torch.randn(m, k, device="cuda", dtype=dtype)
@@ -190,17 +147,20 @@ def measure(shape, peers, helion_shapes, timer, reps, rounds, dtype, layout):
     c = torch.full((m, n), float("nan"), device="cuda", dtype=dtype)
     row = {"shape": name, "dtype": DTYPES_BY_TORCH[dtype], "layout": layout,
            "device": torch.cuda.get_device_name(), "torch": torch.__version__,
-           "flush": os.environ.get("FLUSH", "driver")}
+           "flush": timer.name}
     fns = {"cublas": lambda: torch.matmul(a, b, out=c)}
-    if "triton" in peers:
-        fns["triton"] = lambda: peers["triton"](a, b, c)
+    for triton_peer in ("triton", "inductor"):
+        if triton_peer in peers and time.time() < deadline:
+            fns[triton_peer] = lambda run=peers[triton_peer]: run(a, b, c)
+        elif triton_peer in peers:
+            row[f"{triton_peer}_failed"] = "skipped: past DEADLINE"
     if "helion" in peers and name in helion_shapes and dtype == torch.bfloat16 and layout == 0:
         fns["helion"] = lambda: peers["helion"](a, b)
     if "cutune" in peers and name in peers["cutune"][1]:
         library, tuned = peers["cutune"]
-        # The tuned config, and default_config where the tune crowned another one.
-        columns = {"cutune": tuned[name]}
-        if tuned[name].get("default", {}).get("config") not in (None, tuned[name]["config"]):
+        # The tuned config (where a tune ran), and default_config where it is not the tuned one.
+        columns = {"cutune": tuned[name]} if "config" in tuned[name] else {}
+        if tuned[name].get("default", {}).get("config") not in (None, tuned[name].get("config")):
             columns["cutune_default"] = tuned[name]["default"]
         for column, entry in columns.items():
             row[f"{column}_config"] = entry["config"]
@@ -251,11 +211,12 @@ def main():
     helion_shapes = os.environ.get("HELION_SHAPES", "2048x4096x4096").split(",")
     reps, rounds = int(os.environ.get("REPS", "30")), int(os.environ.get("ROUNDS", "5"))
     peers = {}
-    if "triton" in WANTED:
-        try:
-            peers["triton"] = triton_matmul()
-        except Exception as exc:
-            print(json.dumps({"peer": "triton", "unavailable": repr(exc)[:300]}), flush=True)
+    for peer, make in (("triton", tutorial_matmul), ("inductor", inductor_matmul)):
+        if peer in WANTED:
+            try:
+                peers[peer] = make()
+            except Exception as exc:
+                print(json.dumps({"peer": peer, "unavailable": repr(exc)[:300]}), flush=True)
     if os.environ.get("CUTUNE_GEMM_LIB") and os.environ.get("CUTUNE_TUNED"):
         try:
             with open(os.environ["CUTUNE_TUNED"]) as f:
@@ -269,13 +230,21 @@ def main():
             peers["helion"] = helion_matmul
     torch.manual_seed(0)
     timer = GraphTimer(os.environ.get("FLUSH", "driver"))
+    # These shapes are timed a second time back to back (no flush), as decoding calls them.
+    back_to_back = set(filter(None, os.environ.get("BACK_TO_BACK_SHAPES", "").split(",")))
+    unflushed = GraphTimer("none") if back_to_back else None
     timer.ramp()
     out = os.environ.get("OUT", ".")
+    # Past DEADLINE (seconds since the epoch) the Triton columns, whose autotunes cost seconds per
+    # shape, are left out; cuBLAS and cutune are still timed.
+    deadline = float(os.environ.get("DEADLINE", "inf"))
     with open(os.path.join(out, "peers.jsonl"), "a") as log:
         for shape in shapes:
-            row = measure(shape, peers, helion_shapes, timer, reps, rounds, dtype, int(layout))
-            print(json.dumps(row), flush=True)
-            log.write(json.dumps(row) + "\n")
+            for clock in (timer, unflushed):
+                if clock is timer or "x".join(map(str, shape)) in back_to_back:
+                    row = measure(shape, peers, helion_shapes, clock, reps, rounds, dtype, int(layout), deadline)
+                    print(json.dumps(row), flush=True)
+                    log.write(json.dumps(row) + "\n")
 
 
 if __name__ == "__main__":

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The GEMM peer table of issue 11, on the GPU machine: per suite shape, cutune tuned (a cold full
 # tune through `cutune tune gemm`), cutune's default_config, cuBLASLt and cublasGemmEx (torch's
-# call) in one C++ process; and the Python peers (torch.matmul's cuBLAS, a 14-config Triton
-# autotune, Helion's autotuner, and the tuned config again through libcutune_gemm_capi: cutune in
+# call) in one C++ process; and the Python peers (torch.matmul's cuBLAS, the two Triton columns of
+# bench/gpu/triton_peers.py: a 14-config autotune in the tutorial's form and inductor's max-autotune
+# Triton templates, Helion's autotuner, and the tuned config again through libcutune_gemm_capi: cutune in
 # the same harness as torch), each timed after an L2 flush of twice its size, median of REPS x
 # ROUNDS after a clock ramp, ratios paired within rounds (C++: the worker's plain stream launches,
 # bench/gpu/graph_timer.hpp; Python: replays of a one-launch graph, bench/gpu/peers.py).
@@ -14,7 +15,8 @@
 # Environment: SHAPES (MxNxK,... or all | part1 | part2; default all; a 600 s call holds one
 # part: part1 is S3, 4096^3, 1024x8192x8192 and 128x8192x8192 with Helion at S3, part2 the three
 # largest), TUNE_BUDGET (configs per tune, 100), STOP_AFTER (seconds after which no further tune
-# starts, so that the peers and the table still come within a call's limit; 420), PEERS (cublas,triton,helion; empty: the C++ columns only), HELION_SHAPES (default
+# starts, so that the peers and the table still come within a call's limit; 420), PEERS
+# (cublas,triton,inductor,helion; empty: the C++ columns only), HELION_SHAPES (default
 # 2048x4096x4096: Helion's autotune costs about 80 s of GPU per shape), DTYPE (bf16 | fp16),
 # LAYOUT (0: B is K x N; 1: B is N x K, x @ W.T), REPS (30), ROUNDS (5), OUT (build/gemm-peers/out).
 # The Python peers run in every dtype and layout (x @ W.T: torch and Triton multiply by the
@@ -38,7 +40,7 @@ case "${SHAPES:-all}" in
 esac
 dtype="${DTYPE:-bf16}"
 layout="${LAYOUT:-0}"
-peers="${PEERS-cublas,triton,helion}"
+peers="${PEERS-cublas,triton,inductor,helion}"
 out="${OUT:-$root/build/gemm-peers/out}"
 work="$(mktemp -d /tmp/gemm-peers.XXXXXX)"
 mkdir -p "$out"
@@ -90,19 +92,7 @@ if [[ -n "$peers" ]]; then
   fi
   # Each shape's tuned and default configs and the cubins gemm_peer_bench timed, for peers.py's
   # cutune columns.
-  python3 -c 'import json, os, sys
-tuned = {}
-for shape in sys.argv[4:]:
-    try:
-        lines = open(os.path.join(sys.argv[1], f"bench_{shape}_{sys.argv[3]}.jsonl")).readlines()
-    except OSError:
-        continue
-    for row in (json.loads(line) for line in lines if line.startswith("{")):
-        if row["column"] in ("tuned", "default") and row["outcome"] == "ok":
-            tuned.setdefault(shape, {})[row["column"]] = {"config": row["config"], "cubin": row["cubin"]}
-tuned = {shape: dict(both["tuned"], default=both.get("default", {}))
-         for shape, both in tuned.items() if "tuned" in both}
-json.dump(tuned, open(sys.argv[2], "w"))' "$out" "$work/tuned.json" "${dtype}_layout$layout" "${shapes[@]}"
+  python3 "$root/bench/gpu/cutune_columns.py" "$out" "${dtype}_layout$layout" "$work/tuned.json" "${shapes[@]}"
   echo "=== Python peers ($peers, cutune from $work/tuned.json) from $(elapsed) s"
   SHAPES="$(IFS=,; echo "${shapes[*]}")" PEERS="$peers" OUT="$out" DTYPE="$dtype" LAYOUT="$layout" \
     CUTUNE_GEMM_LIB="$root/build/gemm-tune-bundle/lib/libcutune_gemm_capi.so" \

@@ -1,6 +1,7 @@
 """bench/gpu/peer_table.py on outputs recorded on the H200 (2026-12-04, scripts/gpu/gemm-peers.sh:
 an fp16 run and an x @ W.T run, trimmed to three shapes): the merged table that issue 11's bars are
-read from. Run by ctest (tests/tools/CMakeLists.txt); standard library only."""
+read from; and on synthetic lines in the same formats (data/peer_table/regimes) for the two timing
+regimes, the inductor column and the rule candidates of scripts/gpu/gemm-defaults.sh. Run by ctest (tests/tools/CMakeLists.txt); standard library only."""
 import contextlib
 import io
 import json
@@ -16,13 +17,15 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "bench", "gpu"))
 import peer_table  # noqa: E402
 
 
-def merged(*folders):
-    """peer_table's rows (its table.json) and printed table for the given folders of DATA."""
+def merged(*folders, timing=False):
+    """peer_table's rows (its table.json) and printed table for the given folders of DATA, keyed by
+    shape, dtype and layout (and timing when asked)."""
     with tempfile.TemporaryDirectory() as target:
         with contextlib.redirect_stdout(io.StringIO()) as printed:
             peer_table.main([os.path.join(DATA, f) for f in folders] + ["--write", target])
         with open(os.path.join(target, "table.json")) as f:
-            rows = {(r["shape"], r["dtype"], r["layout"]): r for r in json.load(f)}
+            rows = {(r["shape"], r["dtype"], r["layout"]) + ((r["timing"],) if timing else ()): r
+                    for r in json.load(f)}
         return rows, printed.getvalue()
 
 
@@ -78,6 +81,27 @@ class PeerTable(unittest.TestCase):
         fp16 = next(line for line in printed.splitlines() if "fp16, B layout 0" in line)
         # 0.98160 (S3) and 1.05147 (128x8192x8192) in peers.py
         self.assertIn("py_cutune_vs_cublas 1.016", fp16)
+
+
+class Regimes(unittest.TestCase):
+    def test_back_to_back_lines_make_rows_of_their_own(self):
+        rows, printed = merged("regimes", timing=True)
+        self.assertEqual(set(rows), {("16x8192x8192", "bf16", "0", "flushed"),
+                                     ("16x8192x8192", "bf16", "0", "back_to_back")})
+        flushed = rows[("16x8192x8192", "bf16", "0", "flushed")]
+        b2b = rows[("16x8192x8192", "bf16", "0", "back_to_back")]
+        self.assertAlmostEqual(flushed["default_vs_cublas"], 0.99)  # gemm_peer_bench, flushed
+        self.assertAlmostEqual(b2b["default_vs_cublas"], 1.07)  # its --flush 0 file
+        self.assertAlmostEqual(flushed["py_inductor_vs_cublas"], 0.98)  # peers.py FLUSH=driver
+        self.assertAlmostEqual(b2b["py_inductor_vs_cublas"], 1.02)  # peers.py FLUSH=none
+        self.assertIn("geomean over 1 shapes, bf16, B layout 0, back_to_back: ", printed)
+        self.assertIn("inductor Triton/cuB", printed.splitlines()[0])
+
+    def test_the_candidates_table_marks_each_rows_best_and_lists_failures(self):
+        _, printed = merged("regimes")
+        self.assertIn("| 16x8192x8192 | bf16 | 0 | flushed | 0.990 | **1.010** | 0.950 |", printed)
+        self.assertIn("| 16x8192x8192 | bf16 | 0 | back_to_back | 1.070 | - | **1.100** |", printed)
+        self.assertIn("failed: 16x8192x8192 cand_large: wrong_result", printed)
 
 
 if __name__ == "__main__":

@@ -160,12 +160,13 @@ class Host {
 // as -1): untimed rounds until the settling time (the reference's when there is one, else the
 // first runnable candidate's) moves by under 2 % and the SM clock by under 1 % (at least 3, at
 // most 40: clocks and power settle), then `rounds` rounds, each timing every candidate and the
-// reference `reps` times from a flushed L2 (median kept) in an order rotated from round to round.
-// Fills the reply's round fields, warmup_rounds and outcome ("ok"); round_reference_ms is -1
-// without a reference. Throws CudaError as Host::time does.
+// reference `reps` times from a flushed L2 (median kept; back to back, no flush, when `flush_l2` is
+// false) in an order rotated from round to round. Fills the reply's round fields, warmup_rounds and
+// outcome ("ok"); round_reference_ms is -1 without a reference. Throws CudaError as Host::time
+// does.
 void run_paired_rounds(Host& host, const std::vector<std::function<void()>>& launches,
                        const std::function<void()>& reference, int rounds, int reps,
-                       protocol::MeasureReply& reply);
+                       protocol::MeasureReply& reply, bool flush_l2 = true);
 
 // One op of the worker, with the state it keeps between requests (inputs, references).
 class Mode {

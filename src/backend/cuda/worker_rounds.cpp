@@ -10,8 +10,9 @@ namespace cutune::cuda::worker {
 
 void run_paired_rounds(Host& host, const std::vector<std::function<void()>>& launches,
                        const std::function<void()>& reference, int rounds, int reps,
-                       protocol::MeasureReply& reply) {
-  protocol::Timing per_round;  // `reps` flushed launches after one untimed, no graph
+                       protocol::MeasureReply& reply, bool flush_l2) {
+  protocol::Timing per_round;  // `reps` launches (flushed unless told) after one untimed, no graph
+  per_round.flush_l2 = flush_l2;
   per_round.warmup = 1;
   per_round.warmup_ms = 0;
   per_round.budget_ms = 0;

@@ -139,6 +139,23 @@ std::string gemm_source_version(const GemmCompileOptions& options) {
 
 const gemm::GemmProblem& GemmCompiler::problem() const { return state_->problem; }
 
+proto::GemmRequest gemm_request(const gemm::GemmProblem& p, const GemmEvaluatorOptions& options,
+                                int scale) {
+  proto::GemmRequest r;
+  r.m = p.m;
+  r.n = p.n;
+  r.k = p.k;
+  r.dtype = gemm::to_string(p.dtype);
+  r.b_layout = gemm::to_string(p.b_layout);
+  r.seed = options.seed;
+  r.tolerance = options.tolerance;
+  r.timing.budget_ms = options.budget_ms * scale;
+  r.timing.min_reps = options.min_reps;
+  r.timing.max_reps = options.max_reps * scale;
+  r.timing.flush_l2 = p.timing == gemm::Timing::flushed;
+  return r;
+}
+
 struct GemmEvaluator::Impl {
   GemmEvaluatorOptions options;
   GemmCompiler compiler;
@@ -150,19 +167,8 @@ struct GemmEvaluator::Impl {
       : options(std::move(given)), compiler(problem, options.compile) {}
 
   proto::GemmRequest request(int scale) {
-    const gemm::GemmProblem& p = compiler.problem();
-    proto::GemmRequest r;
+    proto::GemmRequest r = gemm_request(compiler.problem(), options, scale);
     r.id = next_id++;
-    r.m = p.m;
-    r.n = p.n;
-    r.k = p.k;
-    r.dtype = gemm::to_string(p.dtype);
-    r.b_layout = gemm::to_string(p.b_layout);
-    r.seed = options.seed;
-    r.tolerance = options.tolerance;
-    r.timing.budget_ms = options.budget_ms * scale;
-    r.timing.min_reps = options.min_reps;
-    r.timing.max_reps = options.max_reps * scale;
     return r;
   }
 
@@ -197,7 +203,9 @@ struct GemmEvaluator::Impl {
     out.steady_state =
         "untimed rounds until cuBLASLt's time moved by under 2 % and the SM clock "
         "by under 1 %; each round times every config and cuBLASLt " +
-        std::to_string(r.reps) + " times from a flushed L2, median kept";
+        std::to_string(r.reps) +
+        (r.timing.flush_l2 ? " times from a flushed L2" : " times back to back, L2 not flushed") +
+        ", median kept";
     return out;
   }
 

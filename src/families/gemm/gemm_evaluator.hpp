@@ -19,6 +19,7 @@
 #include "cutune/gemm_types.hpp"
 #include "cutune/problem.hpp"
 #include "gemm/gemm_problem.hpp"
+#include "gemm/gemm_protocol.hpp"
 
 namespace cutune {
 
@@ -46,6 +47,13 @@ class GemmCompiler {
 // GemmCompiler::source_version() of a compiler with these options, without the compiler (no
 // CUTLASS headers needed). Throws std::runtime_error when the source cannot be read.
 std::string gemm_source_version(const GemmCompileOptions& options = {});
+
+// The worker request that measures `problem` under `options` (no cubin or config yet): its shape,
+// seed, tolerance and timing budget (times `scale`), L2 flushed before each launch unless
+// problem.timing is back_to_back. Every request of the evaluator, the paired rounds' too, starts
+// here, so the tune times candidates in the regime its problem (and store key) names.
+cuda::protocol::GemmRequest gemm_request(const gemm::GemmProblem& problem,
+                                         const GemmEvaluatorOptions& options, int scale);
 
 class GemmEvaluator : public Evaluator {
  public:

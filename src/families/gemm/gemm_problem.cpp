@@ -121,6 +121,17 @@ BLayout parse_b_layout(const std::string& name) {
   throw std::invalid_argument("gemm problem b_layout '" + name + "' is not k_by_n or n_by_k");
 }
 
+std::string to_string(Timing timing) {
+  return timing == Timing::flushed ? "flushed" : "back_to_back";
+}
+
+Timing parse_timing(const std::string& name) {
+  for (Timing timing : {Timing::flushed, Timing::back_to_back}) {
+    if (name == to_string(timing)) return timing;
+  }
+  throw std::invalid_argument("gemm problem timing '" + name + "' is not flushed or back_to_back");
+}
+
 std::string joined(const std::vector<std::string>& violations) {
   std::string text;
   for (const std::string& reason : violations) text += (text.empty() ? "" : "; ") + reason;

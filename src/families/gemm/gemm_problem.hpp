@@ -28,6 +28,12 @@ enum class Schedule {
       1,  // the consumer warpgroups take alternate tiles, one's epilogue under the other's MMA
 };
 
+// How a tune times each candidate: `flushed` overwrites the L2 before every launch (a call whose
+// operands are cold); `back_to_back` launches without a flush between, as a decoding model calls
+// its skinny GEMMs, whose weights may then still be in L2. Not part of the kernel: it picks which
+// config wins, so it is part of the problem, hence of the store key.
+enum class Timing { flushed = 0, back_to_back = 1 };
+
 // The direction in which consecutive tiles of the persistent schedule advance.
 enum class Raster { along_m = 0, along_n = 1 };
 
@@ -37,6 +43,7 @@ struct GemmProblem {
   std::int64_t k = 0;
   DType dtype = DType::bf16;
   BLayout b_layout = BLayout::k_by_n;
+  Timing timing = Timing::flushed;
 };
 
 struct GemmConfig {
@@ -85,6 +92,10 @@ bool fits(const GemmConfig& config, const GemmProblem& problem,
 // "k_by_n", "n_by_k".
 std::string to_string(DType dtype);
 std::string to_string(BLayout layout);
+// "flushed", "back_to_back"; parse_timing throws std::invalid_argument "gemm problem timing '...'
+// is not flushed or back_to_back".
+std::string to_string(Timing timing);
+Timing parse_timing(const std::string& name);
 // The dtype or layout `name` names. Throws std::invalid_argument "gemm problem dtype 'fp8' is not
 // bf16 or fp16" ("gemm problem b_layout '...' is not k_by_n or n_by_k").
 DType parse_dtype(const std::string& name);

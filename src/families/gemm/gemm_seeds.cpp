@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "gemm/gemm_problem.hpp"
+#include "gemm/gemm_tile_rule.hpp"
 
 namespace cutune {
 namespace {
@@ -16,36 +17,32 @@ using gemm::ceil_div;
 constexpr const char* kCooperative = "cooperative";
 constexpr const char* kPingpong = "pingpong";
 
+// tile_m x tile_n tiles without a cluster or split-K, in `stages` k-blocks of tile_k, grouped
+// raster of 8 along N: every seed's config but the half-tile ones.
+PartialConfig plain_tile(int tile_m, int tile_n, int tile_k, int stages, bool pingpong) {
+  return PartialConfig{{"tile_m", tile_m},
+                       {"tile_n", tile_n},
+                       {"tile_k", tile_k},
+                       {"stages", stages},
+                       {"cluster_m", 1},
+                       {"cluster_n", 1},
+                       {"schedule", pingpong ? kPingpong : kCooperative},
+                       {"raster", "along_n"},
+                       {"swizzle", 8},
+                       {"split_k", 1}};
+}
+
 // 128x256 cooperative tiles without a cluster: 0.4-2.8 % above the same tiles in 2x1 clusters on
 // seven of eight shapes, 0.4 % below on the eighth (docs/perf.md, run 13).
 PartialConfig large_tile(bool fast_launch) {
-  PartialConfig seed = {{"tile_m", 128},
-                        {"tile_n", 256},
-                        {"tile_k", 64},
-                        {"stages", 4},
-                        {"cluster_m", 1},
-                        {"cluster_n", 1},
-                        {"schedule", kCooperative},
-                        {"raster", "along_n"},
-                        {"swizzle", 8},
-                        {"split_k", 1}};
+  PartialConfig seed = plain_tile(128, 256, 64, 4, false);
   // The plain seed leaves fast_launch out: a partial seed must complete from the default.
   if (fast_launch) seed.emplace("fast_launch", true);
   return seed;
 }
 
 // 128x192 ping-pong tiles without a cluster, `stages` k-blocks of 64: small_k's and wave_fit's.
-PartialConfig pingpong_128x192(int stages) {
-  return PartialConfig{{"tile_m", 128},         {"tile_n", 192},       {"tile_k", 64},
-                       {"stages", stages},      {"cluster_m", 1},      {"cluster_n", 1},
-                       {"schedule", kPingpong}, {"raster", "along_n"}, {"swizzle", 8},
-                       {"split_k", 1}};
-}
-
-// The share of a persistent grid's tile slots that do work: `tiles` dealt to `slots` at once.
-double wave_fill(std::int64_t tiles, std::int64_t slots) {
-  return static_cast<double>(tiles) / static_cast<double>(ceil_div(tiles, slots) * slots);
-}
+PartialConfig pingpong_128x192(int stages) { return plain_tile(128, 192, 64, stages, true); }
 
 }  // namespace
 
@@ -85,7 +82,8 @@ void add_gemm_seeds(TuningSpace& ts) {
         .eligible =
             [dims](const Problem& p, const Device& d) {
               const auto [m, n, k] = dims(p);
-              return d.sm_count > 0 && ceil_div(m, 128) * ceil_div(n, 128) < d.sm_count;
+              return d.sm_count > 0 &&
+                     (gemm::skinny(m) || ceil_div(m, 128) * ceil_div(n, 128) < d.sm_count);
             },
         .propose =
             [=](const Problem& p, const Device& d) {
@@ -117,17 +115,25 @@ void add_gemm_seeds(TuningSpace& ts) {
       // Above large_square, which is eligible at k = 1024 too.
       .priority = 110,
       .eligible = [dims](const Problem& p, const Device&) { return dims(p)[2] <= 1024; },
-      // 1.04-1.07x cuBLAS at 8192x8192x1024 in both B layouts.
-      .propose = [](const Problem&, const Device&) { return pingpong_128x192(5); },
+      // 1.04-1.07x cuBLAS at 8192x8192x1024 in both B layouts, where 128x192 tiles fill the grid
+      // better than 128x256 ones; where they fill it worse, the large tile (as wave_fit).
+      .propose =
+          [dims](const Problem& p, const Device& d) {
+            const auto [m, n, k] = dims(p);
+            return d.sm_count <= 0 || gemm::finer_tiles_fit_better(m, n, d.sm_count)
+                       ? pingpong_128x192(5)
+                       : large_tile(false);
+          },
   });
   // partial_wave's alternative, in the population but not the default.
   ts.seeds.push_back(half_tiles("partial_wave_narrow", 115, 128, 64, 64, 8, 1, kCooperative));
   // The large tile's grid (128x256, sm_count of them at once) leaves part of its last wave idle;
   // 128x192 ping-pong tiles cut the grid finer. Where the finer grid fills its waves at least as
-  // well, it measured faster than the large tile in 2x1 clusters: 8192^3 1.048 vs 0.988 of
-  // cuBLASLt, 5120x5120x4096 0.955 vs 0.897, 3072x3072x4096 0.976 vs 0.758, 6144x6144x4096 (a
-  // tie in waves) 1.021 vs 1.001; where it fills them worse it was slower: 4096^3 0.891 vs 0.989
-  // (docs/perf.md, run 12). Above fast_launch, below small_k, which keeps k <= 1024.
+  // well (wave_efficiency, which also counts the part of edge tiles outside D), it measured faster
+  // than the large tile in 2x1 clusters: 8192^3 1.048 vs 0.988 of cuBLASLt, 5120x5120x4096 0.955 vs
+  // 0.897, 3072x3072x4096 0.976 vs 0.758, 6144x6144x4096 (a tie in waves) 1.021 vs 1.001; where it
+  // fills them worse it was slower: 4096^3 0.891 vs 0.989 (docs/perf.md, run 12). Above
+  // fast_launch, below small_k, which keeps k <= 1024.
   ts.seeds.push_back({
       .name = "wave_fit",
       .priority = 105,
@@ -137,10 +143,28 @@ void add_gemm_seeds(TuningSpace& ts) {
             if (d.cc_major != 9 || d.sm_count < 2 || m < 1024 || n < 1024 || k <= 1024) {
               return false;
             }
-            const double large = wave_fill(ceil_div(m, 128) * ceil_div(n, 256), d.sm_count);
-            return wave_fill(ceil_div(m, 128) * ceil_div(n, 192), d.sm_count) >= large;
+            return gemm::finer_tiles_fit_better(m, n, d.sm_count);
           },
       .propose = [](const Problem&, const Device&) { return pingpong_128x192(4); },
+  });
+  // Shapes no measured seed covers (one side under 1024, at least a wave of 128x128 tiles, such
+  // as 1000x2056x1064): gemm::residue_tile's choice, without cluster or split-K. Above wave_fit
+  // and fast_launch, which an aligned 768x4096x4096 also meets (96 large tiles: 0.73 of one wave,
+  // where 132 tiles of 128x192 make 0.97).
+  ts.seeds.push_back({
+      .name = "residue_fit",
+      .priority = 106,
+      .eligible =
+          [dims](const Problem& p, const Device& d) {
+            const auto [m, n, k] = dims(p);
+            return d.cc_major == 9 && gemm::needs_residue_tile(m, n, d.sm_count);
+          },
+      .propose =
+          [dims](const Problem& p, const Device& d) {
+            const auto [m, n, k] = dims(p);
+            const gemm::ResidueTile t = gemm::residue_tile(m, n, d.sm_count);
+            return plain_tile(t.tile_m, t.tile_n, t.tile_k, t.stages, t.pingpong);
+          },
   });
 }
 

@@ -275,7 +275,15 @@ Problem gemm_problem(std::int64_t m, std::int64_t n, std::int64_t k, std::string
 }
 
 Problem resolve_gemm_problem(const Problem& problem) {
-  Problem out = problem;
+  auto args = problem.args();
+  // Flushed timing is the default and stays unnamed, so that the keys of tunes made before the
+  // option existed are the keys of flushed tunes now.
+  if (const auto timing = args.find("timing");
+      timing != args.end() && timing->second.is_string() &&
+      timing->second.as_string() == gemm::to_string(gemm::Timing::flushed)) {
+    args.erase(timing);
+  }
+  Problem out(std::move(args));
   if (!out.has("dtype")) out.set("dtype", Value(std::string("bf16")));
   // The device's shared memory does not change what problems the kernel runs: the default
   // description will do.
@@ -297,6 +305,7 @@ gemm::GemmProblem to_gemm_problem(const Problem& problem) {
   if (problem.has("b_layout")) {
     g.b_layout = gemm::parse_b_layout(problem.at("b_layout").as_string());
   }
+  if (problem.has("timing")) g.timing = gemm::parse_timing(problem.at("timing").as_string());
   return g;
 }
 

@@ -13,7 +13,8 @@ namespace cutune {
 
 // Knobs: tile_m, tile_n, tile_k, stages, cluster_m, cluster_n, schedule ("cooperative" |
 // "pingpong"), raster ("along_m" | "along_n"), swizzle, split_k, fast_launch (seed-only true).
-// Problems: m, n, k, dtype ("bf16" | "fp16"), optionally b_layout ("k_by_n" | "n_by_k").
+// Problems: m, n, k, dtype ("bf16" | "fp16"), optionally b_layout ("k_by_n" | "n_by_k") and timing
+// ("flushed", the default | "back_to_back": how the tune times candidates, gemm::Timing).
 std::unique_ptr<TuningSpace> make_gemm_space();
 
 Problem gemm_problem(std::int64_t m, std::int64_t n, std::int64_t k, std::string dtype = "bf16");
@@ -22,8 +23,8 @@ Problem gemm_problem(std::int64_t m, std::int64_t n, std::int64_t k, std::string
 // unsupported one std::invalid_argument, each naming it; a Config of another space throws
 // ConfigError naming the missing knob.
 // The problem with the family's defaults filled in (dtype bf16): what a tune and the runtime key
-// results by. Throws std::invalid_argument naming what the kernel cannot run (a missing or
-// unsupported argument, k or n not a multiple of 8).
+// results by (timing=flushed dropped: it is the default). Throws std::invalid_argument naming what
+// the kernel cannot run (a missing or unsupported argument, k or n not a multiple of 8).
 Problem resolve_gemm_problem(const Problem& problem);
 gemm::GemmProblem to_gemm_problem(const Problem& problem);
 gemm::GemmConfig to_gemm_config(const Config& config);

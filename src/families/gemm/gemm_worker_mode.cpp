@@ -210,7 +210,7 @@ class GemmMode : public Mode {
         [&] {
           cublas.run(operands_.a.pointer, operands_.b.pointer, operands_.d.pointer, host_.stream());
         },
-        request.rounds, request.reps, reply);
+        request.rounds, request.reps, reply, request.timing.flush_l2);
     recheck_after_rounds(
         timed,
         [&](std::size_t j, proto::MeasureReply& checked) {

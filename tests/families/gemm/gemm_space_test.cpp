@@ -186,11 +186,12 @@ TEST_F(GemmSpaceTest, ProblemsTheKernelCannotRunAreNamedOnce) {
 }
 
 TEST_F(GemmSpaceTest, ShapeSeedsMatchTheirShapes) {
-  auto names = [&](const Problem& p) {
+  auto names_on = [&](const Problem& p, const Device& d) {
     std::vector<std::string> out;
-    for (const HeuristicSeed* s : eligible_seeds(*ts, p, device)) out.push_back(s->name);
+    for (const HeuristicSeed* s : eligible_seeds(*ts, p, d)) out.push_back(s->name);
     return out;
   };
+  auto names = [&](const Problem& p) { return names_on(p, device); };
   // 64 tiles of 128x128 on 132 SMs, short of one wave: both half-tile seeds, the 64-row one first.
   EXPECT_EQ(names(gemm_problem(128, 8192, 8192)),
             (std::vector<std::string>{"partial_wave", "partial_wave_narrow"}));
@@ -212,10 +213,16 @@ TEST_F(GemmSpaceTest, ShapeSeedsMatchTheirShapes) {
   // 128x192 fill 73 % of one wave, 72 of 128x256 55 %, so wave_fit leads.
   EXPECT_EQ(names(gemm_problem(128 * 12, 128 * 11, 8192)),
             (std::vector<std::string>{"wave_fit", "large_square"}));
-  // The rule reads the device's SM count: on a device with 64 SMs the 64 tiles fill a wave.
+  // The rule reads the device's SM count: on a device with 64 SMs the 64 tiles fill a wave, so no
+  // half-tile seed; the short side (m < 1024) makes it residue_fit's shape instead.
   Device small = device;
   small.sm_count = 64;
-  EXPECT_EQ(eligible_seeds(*ts, gemm_problem(128, 8192, 8192), small).size(), 0u);
+  EXPECT_EQ(names_on(gemm_problem(128, 8192, 8192), small),
+            (std::vector<std::string>{"residue_fit"}));
+  // 1000x2056x1064: 136 tiles of 128x128, no side of 1024 and k > 1024: only residue_fit.
+  EXPECT_EQ(names(gemm_problem(1000, 2056, 1064)), (std::vector<std::string>{"residue_fit"}));
+  // M <= 64 takes the half tiles whatever N: 224 tiles of 128x128 at 16x28672.
+  EXPECT_EQ(names(gemm_problem(16, 28672, 4096)).at(0), "partial_wave");
   // K is split only while the grid stays within one wave: 16 CTAs of 64x128 at 128x1024 split
   // eight ways (128 units), and split_k_depth lowers that when K is too shallow for it (at
   // K = 512, slices of at least two 128-deep k-steps: two).
