@@ -53,7 +53,7 @@ struct TuneOptions {
   std::vector<PriorSource> priors;
   std::size_t prior_seeds_per_source = 8;
   std::size_t prior_seeds = 16;
-  std::string tune_id;             // names this run in the store; empty: generated
+  std::string tune_id;  // names this run in the store; empty: generated
   // Set (e.g. by a signal handler) to stop: the batch in flight is finished and stored, no more
   // is asked, no tournament runs, and the report holds the search's fastest as `best`, undecided.
   const std::atomic<bool>* stop = nullptr;

@@ -44,47 +44,36 @@ def describe_device(device) -> dict:
     return {"name": "cpu" + interpret, "sm_count": os.cpu_count() or 1}
 
 
-def describe_args(args: Sequence[object], names: Optional[Sequence[str]] = None) -> str:
-    """The problem text of a call: each tensor's shape and dtype, each scalar's value, by name."""
-    items = []
+def describe_args(args: Sequence[object], names: Optional[Sequence[str]] = None) -> dict:
+    """The problem of a call, by argument name: each tensor's shape and dtype ("48x40:float32"),
+    each number, boolean or plain string as it is; other arguments do not enter the key."""
+    problem = {}
     for i, arg in enumerate(args):
         name = names[i] if names and i < len(names) else f"arg{i}"
         shape = getattr(arg, "shape", None)
         if shape is not None and hasattr(arg, "dtype"):
             dims = "x".join(str(int(d)) for d in shape) or "scalar"
-            items.append(f"{name}={dims}:{str(arg.dtype).replace('torch.', '')}")
-        elif isinstance(arg, bool):
-            items.append(f"{name}={'true' if arg else 'false'}")
-        elif isinstance(arg, (int, float)):
-            items.append(f"{name}={arg}")
+            problem[name] = f"{dims}:{str(arg.dtype).replace('torch.', '')}"
+        elif isinstance(arg, (bool, int, float)):
+            problem[name] = arg
         elif isinstance(arg, str) and "," not in arg and "=" not in arg:
-            items.append(f"{name}={arg}")
-    return ",".join(items)
+            problem[name] = arg
+    return problem
 
 
-def problem_defaults(problem: str) -> dict:
-    """The spec's problem object for `problem`: every argument declared with this call's value."""
-    out = {}
-    for item in problem.split(",") if problem else []:
-        name, value = item.split("=", 1)
-        try:
-            out[name] = int(value)
-        except ValueError:
-            try:
-                out[name] = float(value)
-            except ValueError:
-                out[name] = {"true": True, "false": False}.get(value, value)
-    return out
+def problem_text(problem: dict) -> str:
+    """The problem as the core reads it: name=value, comma-separated."""
+    return ",".join(f"{name}={json.dumps(v) if isinstance(v, bool) else v}"
+                    for name, v in problem.items())
 
 
 class HostKernel:
     """One kernel at one problem: its spec, where it lives, the device and the frameworks."""
 
-    def __init__(self, spec: dict, source: str, problem: str, device: dict, toolchain: str):
-        self.spec = dict(spec, backend="host", source=str(Path(source).resolve()),
-                         problem=problem_defaults(problem))
+    def __init__(self, spec: dict, source: str, problem: dict, device: dict, toolchain: str):
+        self.spec = dict(spec, backend="host", source=str(Path(source).resolve()), problem=problem)
         self.origin = str(Path(source).resolve().parent / f"{spec['name']}.cutune.json")
-        self.problem, self.device, self.toolchain = problem, device, toolchain
+        self.problem, self.device, self.toolchain = problem_text(problem), device, toolchain
 
     def _fields(self):
         return (json.dumps(self.spec), self.origin, self.problem, json.dumps(self.device),

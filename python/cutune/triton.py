@@ -76,7 +76,7 @@ class Autotuned:
         bound.update(kwargs)
         return bound
 
-    def _problem(self, bound: dict) -> str:
+    def _problem(self, bound: dict) -> dict:
         names = [n for n in self.key if n in bound]
         return _host.describe_args([bound[n] for n in names], names)
 
@@ -84,8 +84,9 @@ class Autotuned:
         """The config this call launches with: cached, stored, or tuned now."""
         bound = self._bound(args, kwargs)
         problem = self._problem(bound)
-        if problem in self.cache:
-            return self.cache[problem]
+        text = _host.problem_text(problem)
+        if text in self.cache:
+            return self.cache[text]
         device = next((v.device for v in bound.values() if hasattr(v, "device")), None)
         import torch
         import triton
@@ -101,8 +102,8 @@ class Autotuned:
             self.last = (kernel, result)
             decision = result.decision
         if decision is None:
-            raise RuntimeError(f"{self.spec['name']} {problem}: no config ran correctly")
-        self.cache[problem] = decision["config"]
+            raise RuntimeError(f"{self.spec['name']} {text}: no config ran correctly")
+        self.cache[text] = decision["config"]
         return decision["config"]
 
     def _outputs(self, bound: dict) -> list:
