@@ -5,11 +5,11 @@ import json
 from typing import Optional
 
 import helion
+from helion import exc
 from helion.autotuner import config_fragment as fragments
 
-_REJECTED = (helion.exc.InvalidConfig if hasattr(helion, "exc") and
-             hasattr(helion.exc, "InvalidConfig") else ValueError,
-             ValueError, TypeError, KeyError, AssertionError)
+# What Helion raises for a config it will not run (as its own seed transfer catches).
+_REJECTED = (exc.InvalidConfig, ValueError, TypeError, KeyError, AssertionError)
 
 
 def _encode(value):

@@ -10,7 +10,6 @@ from typing import Callable, Optional, Sequence
 
 from . import _core
 from .results import TuneResult, tune_result
-from .results import tune_result
 
 # Outcomes the core knows (cutune/measurement.hpp).
 OUTCOMES = ("ok", "invalid_config", "compile_error", "compile_timeout", "crash", "hang",

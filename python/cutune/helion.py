@@ -19,6 +19,7 @@ from typing import Optional
 from . import _helion_compat  # noqa: F401  (before helion)
 
 import helion  # noqa: E402
+from helion import exc  # noqa: E402
 from helion.autotuner.base_search import BaseSearch  # noqa: E402
 from helion.autotuner.config_generation import ConfigGeneration  # noqa: E402
 
@@ -75,8 +76,7 @@ class CutuneSearch(BaseSearch):
                                      seconds=self.seconds, effort=self.effort, db=self.db,
                                      strategy=self.strategy, batch=BATCH)
         if self.result.decision is None:
-            raise helion.exc.NoConfigFound() if hasattr(helion, "exc") else RuntimeError(
-                "cutune.helion: no config ran correctly")
+            raise exc.NoConfigFound()
         return self.space.to_helion(self.result.decision["config"])
 
     def _measure(self, batch: list) -> list:
