@@ -61,9 +61,6 @@ HostSession open_session(const HostKernel& kernel, HostMeasurer measurer) {
 
 std::string host_tune_json(const HostKernel& kernel, const TuneRequest& request,
                            MeasureText measure, NormalizeText normalize) {
-  // The measurer needs the space to read configs back; the space lives in the session's spec,
-  // which is made with the measurer: the functions reach it through this pointer.
-  auto space = std::make_shared<const Space*>(nullptr);
   HostMeasurer measurer;
   measurer.measure = [measure = std::move(measure)](std::span<const Config> batch) {
     nlohmann::json configs = nlohmann::json::array();
@@ -74,15 +71,14 @@ std::string host_tune_json(const HostKernel& kernel, const TuneRequest& request,
     return out;
   };
   if (normalize) {
-    measurer.normalize = [normalize = std::move(normalize),
-                          space](const Config& config) -> std::optional<Config> {
+    measurer.normalize = [normalize =
+                              std::move(normalize)](const Config& config) -> std::optional<Config> {
       const nlohmann::json answer = nlohmann::json::parse(normalize(config.to_json().dump()));
       if (answer.is_null()) return std::nullopt;
-      return (*space)->from_json(answer);
+      return config.space().from_json(answer);  // read back in the config's own space
     };
   }
   HostSession session = open_session(kernel, std::move(measurer));
-  *space = &session.spec.tuning->space;
   return tune_family_json(session.family, session.problem, request);
 }
 

@@ -89,15 +89,22 @@ enter_runtime_bundle() {
 # that fails), under WORK (kept: a second call with the same WORK reuses them); sets PYTHONPATH
 # and LD_LIBRARY_PATH for them. Logs under OUT.
 install_python_package() {
-  local work="$1" bundle_dir="$2" wheels="$3" out_dir="$4" package="$1/package"
+  local work="$1" package="$1/package"
   python3 --version
-  if [[ -d "$package/cutune" && -d "$work/site" ]]; then  # installed by an earlier call
-    export PYTHONPATH="$package:$work/site"
-    export LD_LIBRARY_PATH="$package/cutune/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-    return 0
+  if [[ ! -d "$package/cutune" || ! -d "$work/site" ]]; then  # else: an earlier call's, reused
+    build_python_package "$@" || return 1
   fi
+  export PYTHONPATH="$package:$work/site"
+  # The workers the package starts need the bundle's libraries.
+  export LD_LIBRARY_PATH="$package/cutune/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+}
+
+# build_python_package WORK BUNDLE WHEELS OUT: install_python_package's install.
+build_python_package() {
+  local work="$1" bundle_dir="$2" wheels="$3" out_dir="$4" package="$1/package"
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
     --target "$work/site" "$wheels"/*.whl || return 1
+  # The build's own needs (nanobind, scikit-build-core) are among the wheels.
   export PYTHONPATH="$work/site"
   if python3 -m pip install --no-index --no-build-isolation --no-deps --target "$package" \
        --config-settings=cmake.define.CUTUNE_PYTHON_PREBUILT="$bundle_dir" \
@@ -115,7 +122,4 @@ install_python_package() {
       { tail -40 "$out_dir/cmake.log"; echo "the module did not build" >&2; return 1; }
     echo "CMake build done at $(elapsed) s"
   fi
-  export PYTHONPATH="$package:$PYTHONPATH"
-  # The workers the package starts need the bundle's libraries.
-  export LD_LIBRARY_PATH="$package/cutune/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 }
