@@ -18,7 +18,8 @@
   const axes = [];
   const draw = (canvas, config) => { plots += 1; return new Chart(canvas, config); };
   const axis = (title, extra) => Object.assign({ title: { display: true, text: title } }, extra);
-  // A range just wider than the values: by a factor on a log axis, by a share of the span else.
+  // A range just wider than the values: by a factor on a log axis, by a share of the span else;
+  // values all above 0 keep the axis above 0 (its padding stops halfway to 0), whatever they span.
   const span = (values, log) => {
     const known = values.filter((v) => v !== null && Number.isFinite(v) && (!log || v > 0));
     if (!known.length) return {};
@@ -26,7 +27,7 @@
     const hi = Math.max(...known);
     if (log) return { min: lo / (lo === hi ? 1.5 : 1.08), max: hi * (lo === hi ? 1.5 : 1.08) };
     const pad = lo === hi ? Math.abs(lo) * 0.05 || 1 : (hi - lo) * 0.06;
-    return { min: lo - pad, max: hi + pad };
+    return { min: lo > 0 ? Math.max(lo - pad, lo / 2) : lo - pad, max: hi + pad };
   };
   const timeAxis = (values) => axis('time (ms)', Object.assign({ type: 'logarithmic' }, span(values, true)));
   // Records a drawn axis against the values it must show.
