@@ -35,6 +35,13 @@ struct TuneOptions {
   Effort effort = Effort::full;
   std::size_t max_evaluations = 100;  // new configs measured (results found in the store count)
   double max_seconds = 0.0;           // wall-time budget; 0 means none
+  // Ends the search early once it has stopped improving: after at least min_evaluations configs,
+  // when `patience` rounds in a row did not make the fastest config at least min_gain faster.
+  // Where the measure is costly (a Python framework compiles every config) a search that found its
+  // answer early should not spend the rest of the budget; 0 turns it off.
+  std::size_t patience = 0;
+  std::size_t min_evaluations = 0;
+  double min_gain = 0.01;
   std::uint64_t seed = 0;
   std::size_t batch_size = 0;  // candidates per evaluator call; 0: twice the hardware threads
   std::size_t retime_top = 3;  // the fastest few by search time that enter the tournament

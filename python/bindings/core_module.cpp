@@ -73,8 +73,8 @@ NB_MODULE(_core, m) {
       [](std::string spec, std::string origin, std::string problem, std::string device,
          std::string toolchain, std::string strategy, std::string effort, std::size_t budget,
          double seconds, std::uint64_t seed, std::string db, bool store, bool warm_start,
-         std::size_t batch, cutune::python::MeasureText measure,
-         cutune::python::NormalizeText normalize) {
+         std::size_t batch, std::size_t patience, std::size_t min_evaluations,
+         cutune::python::MeasureText measure, cutune::python::NormalizeText normalize) {
         HostKernel kernel{std::move(spec), std::move(origin), std::move(problem), std::move(device),
                           std::move(toolchain)};
         TuneRequest request{"",
@@ -88,12 +88,15 @@ NB_MODULE(_core, m) {
                             store,
                             warm_start,
                             batch};
+        request.patience = patience;
+        request.min_evaluations = min_evaluations;
         return cutune::python::host_tune_json(kernel, request, std::move(measure),
                                               std::move(normalize));
       },
       "spec"_a, "origin"_a, "problem"_a, "device"_a, "toolchain"_a, "strategy"_a, "effort"_a,
-      "budget"_a, "seconds"_a, "seed"_a, "db"_a, "store"_a, "warm_start"_a, "batch"_a, "measure"_a,
-      "normalize"_a.none(), nb::call_guard<nb::gil_scoped_release>());
+      "budget"_a, "seconds"_a, "seed"_a, "db"_a, "store"_a, "warm_start"_a, "batch"_a, "patience"_a,
+      "min_evaluations"_a, "measure"_a, "normalize"_a.none(),
+      nb::call_guard<nb::gil_scoped_release>());
   m.def(
       "host_decision_json",
       [](std::string spec, std::string origin, std::string problem, std::string device,

@@ -41,6 +41,9 @@ struct TuneRequest {
   // {"evaluated", "budget", "best_ms", "failures", "seconds", "phase", "finalists"}; returning
   // false stops the tune after the batch in flight (as Ctrl-C does the tool's). Empty: none.
   std::function<bool(const std::string&)> on_progress = {};
+  // TuneOptions::patience and min_evaluations: end the search once it stops improving; 0: never.
+  std::size_t patience = 0;
+  std::size_t min_evaluations = 0;
 };
 
 // The store cutune uses when given none: $CUTUNE_DB, else the user's cache folder.

@@ -80,6 +80,8 @@ std::string tune_family_json(const Family& family, const Problem& problem,
   options.max_seconds = request.seconds;
   options.seed = request.seed;
   options.batch_size = request.batch;
+  options.patience = request.patience;
+  options.min_evaluations = request.min_evaluations;
   options.stop = request.stop;
   if (store && request.warm_start) {
     add_warm_start(options, *store, family, problem, key.device,

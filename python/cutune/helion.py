@@ -7,7 +7,8 @@ repair, so every config cutune draws is one Helion runs as given. Candidates are
 timed by Helion's own benchmark path (parallel precompile, accuracy check against the default,
 its timing), so a time means what it means to Helion. cutune's core runs the search, the store
 and the paired final tournament; a later process with the same store gets the winner without
-benchmarking anything. `autotuner_with(budget=..., seconds=..., db=...)` sets the tune's limits.
+benchmarking anything. `autotuner_with(budget=..., seconds=..., db=...)` sets the tune's limits;
+without a budget the search ends when it stops improving (PATIENCE).
 """
 import functools
 import inspect
@@ -26,10 +27,15 @@ from helion.autotuner.config_generation import ConfigGeneration  # noqa: E402
 from . import _host  # noqa: E402
 from ._helion_space import HelionSpace  # noqa: E402
 
-# Configs measured by effort, when not given: Helion's quick effort measures about 60 configs and
-# its full effort several hundred; cutune's search reaches their answer with fewer. Rounds of 12:
-# Helion compiles each round in parallel, and the surrogate chooses every round after the first.
-BUDGETS = {"quick": 36, "full": 96}
+# Configs measured by effort, when not given: at least MIN_CONFIGS, then the search ends once
+# PATIENCE rounds in a row did not find a config 1 % faster, or at BUDGETS. Helion's quick effort
+# measures 100-350 configs and its full effort several hundred; a kernel whose default or compiler
+# seed is near its best (a norm) ends after two or three rounds, while a wide space still
+# improving (attention) keeps searching. Rounds of 12: Helion compiles each round in parallel, and
+# the surrogate chooses every round after the first.
+BUDGETS = {"quick": 96, "full": 256}
+MIN_CONFIGS = {"quick": 24, "full": 48}
+PATIENCE = {"quick": 1, "full": 2}
 BATCH = 12
 # A config's compile limit before any compiled (Helion's own default is 60 s), and its floor after.
 FIRST_COMPILE_LIMIT_S = 10
@@ -47,8 +53,10 @@ class CutuneSearch(BaseSearch):
         super().__init__(bound_kernel, args)
         effort = getattr(self.settings, "autotune_effort", "quick")
         self.effort = effort if effort in BUDGETS else "quick"
+        # A budget given is used whole, as a user who names one expects.
         self.budget = budget or BUDGETS[self.effort]
-        self.seconds, self.db, self.strategy = seconds, db, strategy
+        self.patience = 0 if budget else PATIENCE[self.effort]
+        self.time_limit, self.db, self.strategy = seconds, db, strategy
         self.space = HelionSpace(ConfigGeneration(self.config_spec), self.config_spec)
         fn = bound_kernel.kernel.fn
         toolchain = " ".join(f"{name} {version(name)}" for name in ("helion", "triton", "torch"))
@@ -63,6 +71,9 @@ class CutuneSearch(BaseSearch):
         self.original_compile_timeout = self.settings.autotune_compile_timeout
         self.on_gpu = device is not None and device.type == "cuda"
         self.reference = None  # without a GPU: the default config's output
+        # Where the tune's time went, seconds: Helion compiling and benchmarking new configs, and
+        # re-timing configs measured before (the tournament).
+        self.seconds = {"measure_new": 0.0, "retime": 0.0}
 
     def autotune(self, *, skip_cache: bool = False) -> helion.Config:
         if not skip_cache:
@@ -73,8 +84,9 @@ class CutuneSearch(BaseSearch):
 
     def _autotune(self) -> helion.Config:
         self.result = self.host.tune(self._measure, self.space.normalize, budget=self.budget,
-                                     seconds=self.seconds, effort=self.effort, db=self.db,
-                                     strategy=self.strategy, batch=BATCH)
+                                     seconds=self.time_limit, effort=self.effort, db=self.db,
+                                     strategy=self.strategy, batch=BATCH, patience=self.patience,
+                                     min_configs=MIN_CONFIGS[self.effort])
         if self.result.decision is None:
             raise exc.NoConfigFound()
         return self.space.to_helion(self.result.decision["config"])
@@ -90,6 +102,7 @@ class CutuneSearch(BaseSearch):
         fresh = [i for i, t in enumerate(texts) if t not in self.compiled]
         out = [None] * len(batch)
         if fresh:
+            start = time.perf_counter()
             configs = [self.space.to_helion(batch[i]) for i in fresh]
             self.settings.autotune_compile_timeout = self._compile_limit()
             results = self.benchmark_batch(configs, raise_if_no_viable_config=False)
@@ -98,12 +111,15 @@ class CutuneSearch(BaseSearch):
                 if out[i]["outcome"] == "ok":
                     self.compiled[texts[i]] = r.fn
                     self.compile_times.append(r.compile_time or 0.0)
+            self.seconds["measure_new"] += time.perf_counter() - start
         known = [i for i in range(len(batch)) if out[i] is None]
         if known:
+            start = time.perf_counter()
             from helion.autotuner.benchmarking import interleaved_bench
             fns = [functools.partial(self.compiled[texts[i]], *self.args) for i in known]
             for i, t in zip(known, interleaved_bench(fns, repeat=5, desc=None)):
                 out[i] = _host.ok(t)
+            self.seconds["retime"] += time.perf_counter() - start
         return out
 
     def _compile_limit(self) -> int:

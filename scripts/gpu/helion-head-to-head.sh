@@ -8,7 +8,8 @@
 #   scripts/gpu/helion-head-to-head.sh [run]    there (carry .carry, unpacked, and .whl): installs
 #                                               the package for its python3, then runs
 #   KERNELS=matmul,softmax,...  the Helion kernels (default: all six); FULL=matmul,...  kernels
-#   Helion also tunes at full effort; BUDGET=N  cutune's configs (default: by effort); TRITON=0
+#   Helion also tunes at full effort; TWICE=...  kernels cutune tunes twice, cold (do two cold
+#   tunes agree?); BUDGET=N  cutune's configs (default: by effort); TRITON=0
 #   skips the Triton pair. A Helion quick tune costs 1-4 minutes of GPU a kernel.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -39,7 +40,7 @@ cd "$work"  # `import cutune` is the installed package
 status=0
 PYTHONUNBUFFERED=1 python3 "$root/bench/helion/head_to_head.py" --out "$out" \
   --kernels "${KERNELS:-matmul,softmax,rms_norm,layer_norm,swiglu,attention}" \
-  --full "${FULL:-}" --budget "${BUDGET:-0}" || status=$?
+  --full "${FULL:-}" --twice "${TWICE:-}" --budget "${BUDGET:-0}" || status=$?
 if [[ "${TRITON:-1}" == 1 ]]; then
   PYTHONUNBUFFERED=1 python3 "$root/bench/helion/triton_head_to_head.py" --out "$out" || status=$?
 fi

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <ctime>
+#include <limits>
 #include <random>
 #include <thread>
 #include <unordered_map>
@@ -14,6 +15,7 @@
 
 #include "finishing.hpp"
 #include "participation.hpp"
+#include "plateau.hpp"
 #include "result_writer.hpp"
 
 namespace cutune {
@@ -164,8 +166,10 @@ class TuneRun {
     }
     if (!asked.empty() && !budget_full_) strategy->tell(asked, std::span(first_results).subspan(1));
     int rounds_without_news = 0;
+    Plateau plateau(options_, fastest_ok());
     while (report_.evaluated.size() < options_.max_evaluations && !out_of_time() &&
-           rounds_without_news < kMaxRoundsWithoutNews && !budget_full_ && !stop_asked()) {
+           rounds_without_news < kMaxRoundsWithoutNews && !budget_full_ && !stop_asked() &&
+           !plateau.reached(report_.evaluated.size())) {
       adopt_orphans();
       const std::size_t want = std::min(batch, options_.max_evaluations - report_.evaluated.size());
       std::vector<Config> asked = strategy->ask(want);
@@ -176,6 +180,7 @@ class TuneRun {
       if (prior_) prior_->observe(asked, results);
       strategy->tell(asked, results);
       rounds_without_news = report_.evaluated.size() == before ? rounds_without_news + 1 : 0;
+      plateau.round_ended(fastest_ok());
     }
     if (!stop_asked()) {
       if (participant_) {
@@ -200,6 +205,15 @@ class TuneRun {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   }
   bool out_of_time() const { return options_.max_seconds > 0 && elapsed() >= options_.max_seconds; }
+
+  // The fastest correct search time so far (infinity before any).
+  double fastest_ok() const {
+    double fastest = std::numeric_limits<double>::infinity();
+    for (const Evaluated& e : report_.evaluated) {
+      if (e.measurement.ok()) fastest = std::min(fastest, e.measurement.time_ms);
+    }
+    return fastest;
+  }
   bool stop_asked() const { return options_.stop != nullptr && options_.stop->load(); }
 
   // Stopped: the search's fastest correct config so far, as the search timed it; no decision.

@@ -127,6 +127,43 @@ TEST(Tune, TournamentRowsKeepTheCompileTimeAndEveryRoundsTime) {
   EXPECT_EQ(winner->measurement.times_ms.size(), report.tournament->rounds.size());
 }
 
+// A device on which every config takes the same time: the search cannot improve on its first round.
+class FlatDevice : public FakeDevice {
+ public:
+  std::vector<Measurement> evaluate(std::span<const Config> batch) override {
+    std::vector<Measurement> out = FakeDevice::evaluate(batch);
+    for (Measurement& m : out) m.time_ms = m.times_ms.front() = 5.0;
+    return out;
+  }
+};
+
+TEST(Tune, PatienceEndsASearchThatStoppedImproving) {
+  auto ts = std::make_unique<TuningSpace>();
+  std::vector<Value> widths;
+  for (std::int64_t w = 1; w <= 40; ++w) widths.push_back(Value(w));
+  ts->space.add("width", enum_fragment(widths, {}, 1));
+  TuneOptions o = options();
+  o.max_evaluations = 30;
+  o.batch_size = 2;
+  o.finishing = false;  // its resets are new configs too
+  FlatDevice without;
+  tune(toy_family(*ts), Problem::parse("n=8,dtype=f32"), without, Device::host_cpu(), nullptr, o);
+  const int searched_without = without.measured;
+  EXPECT_GE(searched_without, 30);  // the whole budget, then the tournament's rounds
+
+  o.patience = 2;
+  o.min_evaluations = 6;
+  FlatDevice with;
+  const TuneReport report =
+      tune(toy_family(*ts), Problem::parse("n=8,dtype=f32"), with, Device::host_cpu(), nullptr, o);
+  // The first round sets the mark; once 6 configs are measured, two flat rounds end the search
+  // (rounds of 2: at most 8).
+  EXPECT_GE(report.evaluated.size(), 6u);
+  EXPECT_LE(report.evaluated.size(), 8u);
+  EXPECT_LT(with.measured, searched_without);
+  EXPECT_TRUE(report.best);  // the tournament still chooses a winner
+}
+
 TEST(Tune, RefusesAFamilyWithoutASpace) {
   Family empty;
   empty.name = "empty";
