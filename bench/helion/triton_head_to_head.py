@@ -3,7 +3,7 @@ matmul with Triton users' 14 configs, a row softmax with 14), on one GPU: each t
 call with a cold Triton cache, then both winners are timed together in paired rounds after an L2
 flush (bench/gpu/peers.py's GraphTimer). One JSON line per kernel; OUT/triton_head_to_head.jsonl.
 
-    python bench/helion/triton_head_to_head.py [--rounds 7] [--budget 30] [--out DIR]
+    python bench/helion/triton_head_to_head.py [--rounds 7] [--budget N (0: until a round finds nothing faster)] [--out DIR]
 """
 import argparse
 import json
@@ -32,7 +32,7 @@ def first_call_seconds(fn) -> float:
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=7)
-    parser.add_argument("--budget", type=int, default=30)
+    parser.add_argument("--budget", type=int, default=0)
     parser.add_argument("--out", default=os.environ.get("OUT", "/tmp"))
     opts = parser.parse_args()
     from peers import GraphTimer

@@ -1,10 +1,12 @@
 """Measuring a batch of configs of a kernel launched from Python (cutune.triton): compile, check
-against the reference outputs, time. On a GPU the time is triton.testing.do_bench's median, which
-clears the L2 cache before every repetition; on the CPU (TRITON_INTERPRET=1) the median of a few
-wall-clock runs."""
+against the reference outputs, time. On a GPU the batch's configs are first compiled together in
+threads (Triton's AsyncCompileMode: its compiler's ptxas runs as a subprocess, so compiles
+overlap), and the time is triton.testing.do_bench's median, which clears the L2 cache before every
+repetition; on the CPU (TRITON_INTERPRET=1) the median of a few wall-clock runs."""
+import os
 import statistics
 import time
-from typing import Callable, List
+from typing import Callable, List, Optional
 
 from . import _host
 
@@ -39,8 +41,10 @@ class BatchMeasurer:
     """Measures batches for one tune: the first config that runs (the core hands the default
     first) gives the reference outputs every other config is compared with."""
 
-    def __init__(self, launch: Callable[[dict], object], outputs: List, tolerance: float):
-        self.launch, self.outputs, self.tolerance = launch, outputs, tolerance
+    def __init__(self, launch: Callable[[dict], object], outputs: List, tolerance: float,
+                 warmup: Optional[Callable[[dict], object]] = None):
+        """warmup(config) compiles a config without launching it (JITFunction.warmup)."""
+        self.launch, self.outputs, self.tolerance, self.warmup = launch, outputs, tolerance, warmup
         self.reference = None
         self.on_gpu = any(getattr(o, "is_cuda", False) for o in outputs)
 
@@ -75,6 +79,28 @@ class BatchMeasurer:
         return _host.ok(time_ms(lambda: self.launch(config), self.on_gpu), compile_s)
 
 
+    def precompile(self, batch: List[dict]) -> None:
+        """Compiles the batch's configs together, so that each measure() finds its kernel built
+        (its compile_s is then what the first launch took). A config that fails to compile here
+        fails again in measure(), where its failure is recorded; a Triton without
+        AsyncCompileMode compiles in measure() as before."""
+        if not self.on_gpu or self.warmup is None or len(batch) < 2:
+            return
+        try:
+            from concurrent.futures import ThreadPoolExecutor
+            from triton.runtime._async_compile import AsyncCompileMode
+        except ImportError:
+            return
+        workers = min(len(batch), os.cpu_count() or 1)
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            with AsyncCompileMode(pool, ignore_errors=True):
+                for config in batch:
+                    try:
+                        self.warmup(config)
+                    except Exception:  # noqa: BLE001  (measure() records it)
+                        pass
+
     def __call__(self, batch: List[dict]) -> List[dict]:
         """One measurement per config of `batch`, in order."""
+        self.precompile(batch)
         return [self.measure(config) for config in batch]

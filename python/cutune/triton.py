@@ -22,6 +22,7 @@ from . import _host
 from ._timing import BatchMeasurer
 
 _LAUNCH_KNOBS = ("num_warps", "num_stages", "num_ctas")
+DEFAULT_BUDGET = 40
 
 
 def _knob(name: str, values: Sequence) -> dict:
@@ -96,9 +97,13 @@ class Autotuned:
         decision = kernel.decision(self.db)
         if decision is None:
             launch = lambda config: self._launch(args, kwargs, grid, config)  # noqa: E731
-            measurer = BatchMeasurer(launch, self._outputs(bound), self.tolerance)
-            result = kernel.tune(measurer, budget=self.budget, seconds=self.seconds, db=self.db,
-                                 batch=8)
+            warmup = lambda config: self._launch(args, kwargs, grid, config, warmup=True)  # noqa
+            measurer = BatchMeasurer(launch, self._outputs(bound), self.tolerance, warmup)
+            # A budget given is used whole; by default the search ends once a round of 8 finds
+            # nothing 1 % faster, after at least 16 configs.
+            budget, patience = (self.budget, 0) if self.budget else (DEFAULT_BUDGET, 1)
+            result = kernel.tune(measurer, budget=budget, seconds=self.seconds, db=self.db,
+                                 batch=8, patience=patience, min_configs=16)
             self.last = (kernel, result)
             decision = result.decision
         if decision is None:
@@ -109,9 +114,11 @@ class Autotuned:
     def _outputs(self, bound: dict) -> list:
         return [bound[n] for n in self.outputs]
 
-    def _launch(self, args, kwargs, grid, config: dict):
+    def _launch(self, args, kwargs, grid, config: dict, warmup: bool = False):
         meta = dict(kwargs, **config)
         g = grid(meta) if callable(grid) else grid
+        if warmup:
+            return self.fn.warmup(*args, grid=g, **meta)
         return self.fn[g](*args, **meta)
 
     def run(self, *args, grid, **kwargs):
@@ -120,13 +127,14 @@ class Autotuned:
 
 def autotune(knobs: Optional[Dict[str, Iterable]] = None, key: Sequence[str] = (), *,
              configs: Optional[List] = None, constraints: Sequence[str] = (),
-             outputs: Sequence[str] = (), default: Optional[dict] = None, budget: int = 40,
+             outputs: Sequence[str] = (), default: Optional[dict] = None, budget: int = 0,
              seconds: float = 0, db=None, tolerance: float = 1e-2, name: Optional[str] = None):
     """The decorator. knobs: name -> values (constexpr arguments, and num_warps / num_stages);
     configs: triton.Config list instead of (or besides) knobs, kept as seeds; constraints:
     expressions over knobs and key arguments ("BLOCK_M <= M"); key: the arguments whose values
     (tensors: shape and dtype) select a tuned config; outputs: tensor arguments compared with
-    the default config's (tolerance: relative); budget: configs measured per tune."""
+    the default config's (tolerance: relative); budget: configs measured per tune (0: until a
+    round finds nothing 1 % faster, at most DEFAULT_BUDGET)."""
     knobs = {k: list(v) for k, v in (knobs or {}).items()}
     seeds = []
     if configs:
