@@ -1,12 +1,12 @@
 // Transfer: what the same family measured elsewhere (other devices, other shapes: the store's rows,
 // imported Kernel Tuner caches, recorded spaces) as a prior of a new tune. Each source of results
-// is one prior: its fastest configs are seeds of the first round, and a classifier fitted on its
-// rows is a prior of the surrogate. A prior is trusted only as far as it ranks this device's own
-// measurements: after every round its weight is the rank correlation between its scores and the
-// measured times of the faster half of what this device measured (clamped at 0), and below 0.5 it
-// has no say. A prior that ranks this device's best configs badly loses its say once they are
-// measured; lfbo never learns from a prior's seeds, so its search is then the cold one, shifted by
-// the seeds it measured.
+// is one prior: a few of its fastest configs are seeds that the tune driver adds to the first
+// round, outside the strategy, so that the search is the cold one plus those seeds whatever the
+// prior is worth here. After every round its weight is the rank correlation between a classifier
+// fitted on its rows and the measured times of the faster half of what this device measured
+// (clamped at 0), for the report; score() and trusted() (weight >= 0.5) are what a surrogate
+// would use, and none does (docs/strategies.md, "Transfer": the weight does not tell a device
+// where the prior misleads from one where it helps within a few rounds).
 #pragma once
 
 #include <cstdint>

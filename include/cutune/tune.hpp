@@ -47,12 +47,11 @@ struct TuneOptions {
   // search's wall time (the tune's time before the tournament).
   double finishing_share = 0.10;
   std::vector<Config> warm_start;  // configs to try first (e.g. winners of nearby shapes)
-  // Results of the same family elsewhere (cutune/transfer.hpp): each source's fastest configs are
-  // seeds (at most prior_seeds_per_source each, prior_seeds in all, every source's best first),
-  // and the source is a prior of the surrogate, weighted as it ranks this device. The first round
-  // measures prior_seeds_first of each source in addition to the strategy's own draws; a source
-  // hands out the rest only while it is trusted after a round. The strategy never sees the seeds:
-  // where no prior is trusted the search is the cold one plus those few.
+  // Results of the same family elsewhere (cutune/transfer.hpp): the first prior_seeds_first of
+  // each source's seed list (drawn from its prior_seeds_per_source fastest configs; prior_seeds in
+  // all) are added to the first round, outside the strategy, which never sees them: with priors
+  // the search is the cold one plus those seeds. Each source is weighted, for the report, by how
+  // it ranks this device's results.
   std::vector<PriorSource> priors;
   std::size_t prior_seeds_per_source = 8;
   std::size_t prior_seeds = 16;

@@ -248,7 +248,7 @@ class TuneRun {
 
   // The prior's seeds the first round had no room for, in rounds of their own, within the budget.
   // The strategy never sees them: where it proposes one later, measure() answers from the report,
-  // so with a prior that has no say the search is the cold one plus the seeds.
+  // so the search is the cold one plus the seeds.
   void measure_prior_seeds(std::size_t batch) {
     while (!prior_seeds_.empty() && report_.evaluated.size() < options_.max_evaluations &&
            !budget_full_ && !stop_asked() && !out_of_time()) {
