@@ -22,7 +22,6 @@
 #include "cutune/heuristics.hpp"
 #include "cutune/measurement.hpp"
 #include "cutune/problem.hpp"
-#include "cutune/transfer.hpp"
 
 namespace cutune {
 
@@ -33,10 +32,6 @@ struct SearchContext {
   std::vector<Config> seeds;  // eligible heuristic seeds and warm-start configs, best first
   std::uint64_t rng_seed = 0;
   std::size_t max_evaluations = 0;  // the budget the driver will enforce, as a hint for schedules
-  // Transfer (cutune/transfer.hpp), empty without priors: configs measured after the seeds in the
-  // first round (never climbed from as seeds are), and the prior the driver keeps weighing.
-  std::vector<Config> prior_seeds = {};
-  std::shared_ptr<TransferPrior> prior = {};
 };
 
 class Strategy {

@@ -1,12 +1,12 @@
 // Transfer: what the same family measured elsewhere (other devices, other shapes: the store's rows,
 // imported Kernel Tuner caches, recorded spaces) as a prior of a new tune. Each source of results
-// is one prior: its fastest configs are seeds of the first round, and a classifier fitted on its
-// rows is a prior of the surrogate. A prior is trusted only as far as it ranks this device's own
-// measurements: after every round its weight is the rank correlation between its scores and the
-// measured times of the faster half of what this device measured (clamped at 0), and below 0.5 it
-// has no say. A prior that ranks this device's best configs badly loses its say once they are
-// measured; lfbo never learns from a prior's seeds, so its search is then the cold one, shifted by
-// the seeds it measured.
+// is one prior: a few of its fastest configs are seeds that the tune driver adds to the first
+// round, outside the strategy, so that the search is the cold one plus those seeds whatever the
+// prior is worth here. After every round its weight is the rank correlation between a classifier
+// fitted on its rows and the measured times of the faster half of what this device measured
+// (clamped at 0), for the report; score() and trusted() (weight >= 0.5) are what a surrogate
+// would use, and none does (docs/strategies.md, "Transfer": the weight does not tell a device
+// where the prior misleads from one where it helps within a few rounds).
 #pragma once
 
 #include <cstdint>
@@ -32,7 +32,7 @@ struct PriorSource {
 struct PriorWeight {
   std::string name = {};
   std::size_t rows = 0;      // results the prior was fitted on
-  std::size_t seeds = 0;     // its fastest configs handed out as first-round seeds
+  std::size_t seeds = 0;     // its fastest configs handed out as seeds
   double weight = 0.0;       // after the last round
   std::size_t observed = 0;  // this device's measurements the weight was judged on
 };
@@ -43,9 +43,13 @@ class TransferPrior {
   // config belongs to another space than the first source's.
   TransferPrior(std::vector<PriorSource> sources, std::uint64_t seed);
 
-  // The first round's seeds: the fastest `per_source` correct configs of each source, interleaved
-  // (every source's best first), without repeats.
-  std::vector<Config> seeds(std::size_t per_source);
+  // The first `count` of each source's seed list, interleaved (every source's first, then every
+  // source's second, ...), without repeats. A source's list is its fastest `per_source` correct
+  // configs, its fastest first and then in turn the one that differs from its nearest predecessor
+  // in the most knobs (the faster of equals): another device's fastest few often share one region,
+  // and the config that carries over to this device may be its sixth (MI250X's on A4000).
+  std::vector<Config> seeds(std::size_t count, std::size_t per_source);
+  std::vector<Config> seeds(std::size_t per_source) { return seeds(per_source, per_source); }
   // This device's measurements so far (every one, each told once); the weights follow them.
   void observe(std::span<const Config> configs, std::span<const Measurement> results);
   // The weighted prior per config, in [0, 1]: sum of weight x P(good) over the trusted sources
@@ -61,6 +65,8 @@ class TransferPrior {
     std::vector<Measurement> results = {};
     std::shared_ptr<GoodConfigModel> model = {};  // null: a single class, nothing to learn
   };
+  // Indices into the source's configs: its seed list (see seeds()).
+  static std::vector<std::size_t> seed_order(const Source& source, std::size_t per_source);
   void reweigh();
 
   std::vector<Source> sources_;

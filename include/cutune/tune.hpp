@@ -54,12 +54,15 @@ struct TuneOptions {
   // search's wall time (the tune's time before the tournament).
   double finishing_share = 0.10;
   std::vector<Config> warm_start;  // configs to try first (e.g. winners of nearby shapes)
-  // Results of the same family elsewhere (cutune/transfer.hpp): each source's fastest configs
-  // join the first round (at most prior_seeds_per_source each, prior_seeds in all, every source's
-  // best first) and the source is a prior of the surrogate, weighted as it ranks this device.
+  // Results of the same family elsewhere (cutune/transfer.hpp): the first prior_seeds_first of
+  // each source's seed list (drawn from its prior_seeds_per_source fastest configs; prior_seeds in
+  // all) are added to the first round, outside the strategy, which never sees them: with priors
+  // the search is the cold one plus those seeds. Each source is weighted, for the report, by how
+  // it ranks this device's results.
   std::vector<PriorSource> priors;
   std::size_t prior_seeds_per_source = 8;
   std::size_t prior_seeds = 16;
+  std::size_t prior_seeds_first = 3;
   std::string tune_id;  // names this run in the store; empty: generated
   // Set (e.g. by a signal handler) to stop: the batch in flight is finished and stored, no more
   // is asked, no tournament runs, and the report holds the search's fastest as `best`, undecided.

@@ -141,9 +141,6 @@ std::size_t QueuedStrategy::offer_seeds() {
   std::size_t queued = 0;
   for (const Config& seed : state_.context().seeds)
     if (offer(seed)) ++queued;
-  // Added to the round, not counted in it: a prior takes none of the cold first round's samples,
-  // so where it is wrong the search still has them.
-  for (const Config& seed : state_.context().prior_seeds) offer(seed);
   return queued;
 }
 

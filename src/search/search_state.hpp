@@ -76,8 +76,7 @@ class QueuedStrategy : public Strategy {
   // in a finite view, the view's remaining configs are enumerated in random order instead, so a
   // search only runs dry once the whole view has been proposed. Returns how many were queued.
   std::size_t offer_random(std::size_t count);
-  // Queues every seed of the context that was never proposed, then its prior seeds; returns how
-  // many seeds (prior seeds not counted).
+  // Queues every seed of the context that was never proposed; returns how many.
   std::size_t offer_seeds();
 
   SearchState state_;

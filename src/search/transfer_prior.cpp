@@ -1,10 +1,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <numeric>
 #include <stdexcept>
 #include <unordered_set>
 
+#include "cutune/space.hpp"
 #include "cutune/transfer.hpp"
 
 namespace cutune {
@@ -43,24 +45,50 @@ TransferPrior::TransferPrior(std::vector<PriorSource> sources, std::uint64_t see
   }
 }
 
-std::vector<Config> TransferPrior::seeds(std::size_t per_source) {
-  std::vector<std::vector<std::size_t>> fastest;
+std::vector<std::size_t> TransferPrior::seed_order(const Source& s, std::size_t per_source) {
+  std::vector<std::size_t> fastest;
+  for (std::size_t i = 0; i < s.results.size(); ++i)
+    if (s.results[i].ok()) fastest.push_back(i);
+  std::stable_sort(fastest.begin(), fastest.end(), [&](std::size_t a, std::size_t b) {
+    return s.results[a].time_ms < s.results[b].time_ms;
+  });
+  if (fastest.size() > per_source) fastest.resize(per_source);
+  const auto knobs_apart = [&](std::size_t a, std::size_t b) {
+    const Config& x = s.configs[a];
+    const Config& y = s.configs[b];
+    std::size_t n = 0;
+    for (std::size_t k = 0; k < x.space().knob_count(); ++k) n += x.at(k) == y.at(k) ? 0 : 1;
+    return n;
+  };
+  // Greedy: next is the one farthest from its nearest predecessor, the faster on ties (the first
+  // pick, with every distance unbounded, is the fastest).
+  std::vector<std::size_t> nearest(fastest.size(), SIZE_MAX);
+  std::vector<bool> taken(fastest.size(), false);
+  std::vector<std::size_t> order;
+  while (order.size() < fastest.size()) {
+    std::size_t pick = SIZE_MAX;
+    for (std::size_t i = 0; i < fastest.size(); ++i)
+      if (!taken[i] && (pick == SIZE_MAX || nearest[i] > nearest[pick])) pick = i;
+    taken[pick] = true;
+    order.push_back(fastest[pick]);
+    for (std::size_t i = 0; i < fastest.size(); ++i)
+      if (!taken[i]) nearest[i] = std::min(nearest[i], knobs_apart(fastest[i], fastest[pick]));
+  }
+  return order;
+}
+
+std::vector<Config> TransferPrior::seeds(std::size_t count, std::size_t per_source) {
+  std::vector<std::vector<std::size_t>> lists;
   for (const Source& s : sources_) {
-    std::vector<std::size_t> order;
-    for (std::size_t i = 0; i < s.results.size(); ++i)
-      if (s.results[i].ok()) order.push_back(i);
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-      return s.results[a].time_ms < s.results[b].time_ms;
-    });
-    if (order.size() > per_source) order.resize(per_source);
-    fastest.push_back(std::move(order));
+    lists.push_back(seed_order(s, per_source));
+    if (lists.back().size() > count) lists.back().resize(count);
   }
   std::vector<Config> out;
   std::unordered_set<std::uint64_t> taken;
-  for (std::size_t rank = 0; rank < per_source; ++rank) {
+  for (std::size_t rank = 0; rank < count; ++rank) {
     for (std::size_t s = 0; s < sources_.size(); ++s) {
-      if (rank >= fastest[s].size()) continue;
-      const Config& config = sources_[s].configs[fastest[s][rank]];
+      if (rank >= lists[s].size()) continue;
+      const Config& config = sources_[s].configs[lists[s][rank]];
       if (taken.insert(config.hash()).second) {
         out.push_back(config);
         ++sources_[s].report.seeds;

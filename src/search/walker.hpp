@@ -28,7 +28,6 @@ class WalkerStrategy : public QueuedStrategy {
     restart_sampled_ = false;
     walker_.reset();
     centres_.clear();
-    hidden_.clear();
   }
 
   // The first refill: the seeds and random configs up to `initial_samples`. False once done.
@@ -67,9 +66,6 @@ class WalkerStrategy : public QueuedStrategy {
     for (Config& neighbour : state_.space().neighbours(w.centre, w.radius)) {
       std::optional<Config> normalized = state_.normalize(std::move(neighbour));
       if (!normalized) continue;
-      // A hidden config met as a neighbour is one the cold walk would measure here: it is this
-      // walk's own from now on.
-      if (hidden_.erase(normalized->hash()) > 0) on_reveal(*normalized);
       if (const std::optional<double> cost = state_.cost(*normalized)) {
         if (*cost < best_cost) {
           best_cost = *cost;
@@ -98,15 +94,6 @@ class WalkerStrategy : public QueuedStrategy {
     }
   }
 
-  // The config is no walker's centre until a walker meets it as a neighbour (a prior's seed:
-  // climbing from it would hold the walk in another device's region; met as a neighbour it is what
-  // the cold walk would have measured there, and on_reveal tells the strategy).
-  virtual void on_reveal(const Config&) {}
-  void hide(const Config& config) {
-    centres_.insert(config.hash());
-    hidden_.insert(config.hash());
-  }
-
   bool restart_sampled_ = false;  // restart candidates measured since the last walker started
   std::optional<Walker> walker_;
 
@@ -120,7 +107,6 @@ class WalkerStrategy : public QueuedStrategy {
 
   bool initialized_ = false;
   std::unordered_set<std::uint64_t> centres_;
-  std::unordered_set<std::uint64_t> hidden_;
 };
 
 }  // namespace cutune::search

@@ -141,8 +141,7 @@ class TuneRun {
                           starting_points(), seed,     options_.max_evaluations};
     if (!options_.priors.empty()) {
       prior_ = std::make_shared<TransferPrior>(options_.priors, seed);
-      context.prior_seeds = legal_prior_seeds();
-      context.prior = prior_;
+      prior_seeds_ = legal_prior_seeds();
     }
     strategy->start(context);
 
@@ -151,20 +150,26 @@ class TuneRun {
             ? options_.batch_size
             : std::max<std::size_t>(2, 2 * std::thread::hardware_concurrency());
     // The default config is measured with the strategy's first batch: one compile latency for
-    // both, not one each.
+    // both, not one each. The prior's seeds take the round's free slots, ahead of the strategy's
+    // draws; those that do not fit are measured in rounds of their own right after it.
     std::vector<Config> first{baseline};
     std::vector<Config> asked;
-    if (const std::size_t room = std::min(batch, options_.max_evaluations); room > 1) {
-      asked = strategy->ask(room - 1);
-      first.insert(first.end(), asked.begin(), asked.end());
-    }
-    const std::vector<Measurement> first_results = measure(first);
-    if (prior_) prior_->observe(first, first_results);
+    const std::size_t room = std::min(batch, options_.max_evaluations);
+    if (room > 1) asked = strategy->ask(room - 1);
+    const std::size_t used = first.size() + asked.size();
+    const std::size_t seeds_now = std::min(room > used ? room - used : 0, prior_seeds_.size());
+    first.insert(first.end(), prior_seeds_.begin(), prior_seeds_.begin() + seeds_now);
+    prior_seeds_.erase(prior_seeds_.begin(), prior_seeds_.begin() + seeds_now);
+    first.insert(first.end(), asked.begin(), asked.end());
+    const std::vector<Measurement> first_results = measure_and_observe(first);
     // Unmeasured only when a stop came while another participant was measuring it.
     if (const auto it = index_by_hash_.find(baseline.hash()); it != index_by_hash_.end()) {
       report_.baseline = report_.evaluated[it->second];
     }
-    if (!asked.empty() && !budget_full_) strategy->tell(asked, std::span(first_results).subspan(1));
+    if (!asked.empty() && !budget_full_) {
+      strategy->tell(asked, std::span(first_results).last(asked.size()));
+    }
+    measure_prior_seeds(batch);
     int rounds_without_news = 0;
     Plateau plateau(options_, fastest_ok());
     while (report_.evaluated.size() < options_.max_evaluations && !out_of_time() &&
@@ -175,9 +180,8 @@ class TuneRun {
       std::vector<Config> asked = strategy->ask(want);
       if (asked.empty()) break;
       const std::size_t before = report_.evaluated.size();
-      const std::vector<Measurement> results = measure(asked);
+      const std::vector<Measurement> results = measure_and_observe(asked);
       if (budget_full_) break;  // the rest were never measured; no ask() follows to need them
-      if (prior_) prior_->observe(asked, results);
       strategy->tell(asked, results);
       rounds_without_news = report_.evaluated.size() == before ? rounds_without_news + 1 : 0;
       plateau.round_ended(fastest_ok());
@@ -239,12 +243,45 @@ class TuneRun {
     }
   }
 
-  // The prior's seeds as this space normalizes them (the strategy hides exactly what it measures),
-  // each once, at most options_.prior_seeds; one that stays illegal here is skipped.
+  // Measures configs; the prior is told what this device measured for the first time (a prior's
+  // seed the strategy proposes again is answered from the report and judged once).
+  std::vector<Measurement> measure_and_observe(const std::vector<Config>& configs) {
+    const std::size_t before = report_.evaluated.size();
+    std::vector<Measurement> results = measure(configs);
+    if (prior_ && report_.evaluated.size() > before) {
+      std::vector<Config> fresh;
+      std::vector<Measurement> fresh_results;
+      for (std::size_t i = before; i < report_.evaluated.size(); ++i) {
+        fresh.push_back(report_.evaluated[i].config);
+        fresh_results.push_back(report_.evaluated[i].measurement);
+      }
+      prior_->observe(fresh, fresh_results);
+    }
+    return results;
+  }
+
+  // The prior's seeds the first round had no room for, in rounds of their own, within the budget.
+  // The strategy never sees them: where it proposes one later, measure() answers from the report,
+  // so the search is the cold one plus the seeds.
+  void measure_prior_seeds(std::size_t batch) {
+    while (!prior_seeds_.empty() && report_.evaluated.size() < options_.max_evaluations &&
+           !budget_full_ && !stop_asked() && !out_of_time()) {
+      const std::size_t count = std::min(
+          {batch, prior_seeds_.size(), options_.max_evaluations - report_.evaluated.size()});
+      const std::vector<Config> round(prior_seeds_.begin(), prior_seeds_.begin() + count);
+      prior_seeds_.erase(prior_seeds_.begin(), prior_seeds_.begin() + count);
+      measure_and_observe(round);
+    }
+    prior_seeds_.clear();
+  }
+
+  // The prior's seeds as this space normalizes them, each once, at most options_.prior_seeds; one
+  // that stays illegal here is skipped.
   std::vector<Config> legal_prior_seeds() {
     std::vector<Config> out;
     std::unordered_set<std::uint64_t> taken;
-    for (const Config& seed : prior_->seeds(options_.prior_seeds_per_source)) {
+    for (const Config& seed :
+         prior_->seeds(options_.prior_seeds_first, options_.prior_seeds_per_source)) {
       if (out.size() == options_.prior_seeds) break;
       try {
         Normalized n = space_.space.normalize(seed, problem_, device_);
@@ -594,6 +631,7 @@ class TuneRun {
   std::string last_wait_;     // what say_waiting() said last
   std::optional<std::string> illegal_default_;  // why the default could not be built legally
   std::shared_ptr<TransferPrior> prior_;        // TuneOptions::priors, weighed as results arrive
+  std::vector<Config> prior_seeds_;             // the prior's seeds not measured yet
 };
 
 }  // namespace

@@ -36,11 +36,12 @@ double reached(const TuneReport& report, const RecordedSpace& target, std::size_
   return target.optimum_ms() / best;
 }
 
-TuneReport tune_on(const RecordedSpace& target, std::vector<PriorSource> priors) {
+TuneReport tune_on(const RecordedSpace& target, std::vector<PriorSource> priors,
+                   std::size_t budget = 25) {
   ReplayEvaluator evaluator(std::shared_ptr<const RecordedSpace>(&target, [](auto*) {}));
   TuneOptions options;
   options.strategy = "lfbo";
-  options.max_evaluations = 25;
+  options.max_evaluations = budget;
   options.batch_size = 32;
   options.finishing = false;
   options.tune_id = "transfer-test";
@@ -64,9 +65,32 @@ TEST(TransferTune, AnAgreeingDevicesResultsRaiseTheFirstRound) {
   EXPECT_GT(reached(warm, *a4000, 25), reached(cold, *a4000, 25));
   ASSERT_EQ(warm.priors.size(), 1u);
   EXPECT_EQ(warm.priors[0].name, mi250x->recording().device_name);
-  EXPECT_EQ(warm.priors[0].seeds, 8u);
+  EXPECT_EQ(warm.priors[0].seeds, 3u);  // prior_seeds_first
   EXPECT_GT(warm.priors[0].observed, 8u);
   EXPECT_TRUE(cold.priors.empty());
+}
+
+// A100's optimum lies where neither other device's does (their seeds reach at most 0.67 of it):
+// the tune with their priors measures the default, their seeds, and then exactly what the cold
+// tune measures, in the same order, as far as the budget reaches.
+TEST(TransferTune, ThePriorsSeedsAreAddedToTheColdSearchNotMixedIntoIt) {
+  const auto a100 = load("A100"), a4000 = load("A4000"), mi250x = load("MI250X");
+  constexpr std::size_t kBudget = 120;
+  const TuneReport cold = tune_on(*a100, {}, kBudget);
+  const TuneReport warm =
+      tune_on(*a100, {prior_from(*a4000, *a100), prior_from(*mi250x, *a100)}, kBudget);
+  std::size_t seeds = 0;
+  for (const PriorWeight& w : warm.priors) seeds += w.seeds;
+  ASSERT_GE(seeds, 4u);  // 3 each, one in both lists
+  ASSERT_EQ(cold.evaluated.size(), kBudget);
+  ASSERT_EQ(warm.evaluated.size(), kBudget);
+  EXPECT_EQ(warm.evaluated[0].config, cold.evaluated[0].config);  // the default
+  for (std::size_t i = 1 + seeds; i < kBudget; ++i) {
+    ASSERT_EQ(warm.evaluated[i].config, cold.evaluated[i - seeds].config)
+        << "evaluation " << i << " of the tune with priors";
+  }
+  // And the priors rank A100 badly: the report says so.
+  for (const PriorWeight& w : warm.priors) EXPECT_LT(w.weight, 0.5) << w.name;
 }
 
 }  // namespace
