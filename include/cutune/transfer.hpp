@@ -4,9 +4,9 @@
 // round, outside the strategy, so that the search is the cold one plus those seeds whatever the
 // prior is worth here. After every round its weight is the rank correlation between a classifier
 // fitted on its rows and the measured times of the faster half of what this device measured
-// (clamped at 0), for the report; score() and trusted() (weight >= 0.5) are what a surrogate
-// would use, and none does (docs/strategies.md, "Transfer": the weight does not tell a device
-// where the prior misleads from one where it helps within a few rounds).
+// (clamped at 0), for the report. No surrogate takes the prior as a score: the weight does not tell
+// a device where the prior misleads from one where it helps within a few rounds
+// (docs/strategies.md, "Transfer").
 #pragma once
 
 #include <cstdint>
@@ -52,10 +52,6 @@ class TransferPrior {
   std::vector<Config> seeds(std::size_t per_source) { return seeds(per_source, per_source); }
   // This device's measurements so far (every one, each told once); the weights follow them.
   void observe(std::span<const Config> configs, std::span<const Measurement> results);
-  // The weighted prior per config, in [0, 1]: sum of weight x P(good) over the trusted sources
-  // (weight >= 0.5), over the sum of their weights when that exceeds 1. Zero while none is trusted.
-  std::vector<double> score(std::span<const Config> configs) const;
-  bool trusted() const;  // some prior's weight is at least 0.5
   std::vector<PriorWeight> weights() const;
 
  private:

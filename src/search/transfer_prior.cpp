@@ -16,10 +16,6 @@ namespace {
 constexpr std::size_t kMinJudged = 8;
 // The classifier of each prior, as lfbo's: "among the fastest 15 %" of the source's results.
 constexpr double kGoodFraction = 0.15;
-// Below this rank correlation a prior has no say in the surrogate. On the convolution recordings
-// A100's priors (its optimum lies where the other devices' do not) rank its faster half at
-// 0.20-0.44 after the first round and 0.05-0.15 at the end; MI250X's prior on A4000 at 0.25-0.56.
-constexpr double kTrusted = 0.5;
 
 }  // namespace
 
@@ -128,25 +124,6 @@ void TransferPrior::reweigh() {
     s.report.observed = seen_.size();
     s.report.weight = s.model ? std::max(0.0, rank_correlation(s.model->score(top), speed)) : 0.0;
   }
-}
-
-std::vector<double> TransferPrior::score(std::span<const Config> configs) const {
-  std::vector<double> out(configs.size(), 0.0);
-  double total = 0.0;
-  for (const Source& s : sources_) {
-    if (!s.model || s.report.weight < kTrusted) continue;
-    total += s.report.weight;
-    const std::vector<double> p = s.model->score(configs);
-    for (std::size_t i = 0; i < out.size(); ++i) out[i] += s.report.weight * p[i];
-  }
-  if (total > 1.0)
-    for (double& x : out) x /= total;
-  return out;
-}
-
-bool TransferPrior::trusted() const {
-  return std::any_of(sources_.begin(), sources_.end(),
-                     [](const Source& s) { return s.model && s.report.weight >= kTrusted; });
 }
 
 std::vector<PriorWeight> TransferPrior::weights() const {
