@@ -166,6 +166,28 @@ void add_gemm_seeds(TuningSpace& ts) {
             return plain_tile(t.tile_m, t.tile_n, t.tile_k, t.stages, t.pingpong);
           },
   });
+  // Ragged sides (M or N not a multiple of 128) at least 1024 long: the large tile in 2x1
+  // clusters, which multicast each B tile to the two CTAs of a cluster. On the H200 it read 0.955
+  // of cuBLASLt at 3000x5000x2000 and 0.900 at 2500x3000x1000, where wave_fit's 128x192 tiles read
+  // 0.761 and small_k's 0.687, the large tile without a cluster 0.784 and 0.690; on aligned sides
+  // the cluster costs 1-2 % (2048x4096x4040: 0.978 against 0.997) (scripts/gpu/gemm-defaults.sh,
+  // docs/perf.md). Above small_k, wave_fit and residue_fit; below the half-tile seeds, which
+  // take the shapes short of a wave.
+  ts.seeds.push_back({
+      .name = "ragged_cluster",
+      .priority = 112,
+      .eligible =
+          [dims](const Problem& p, const Device& d) {
+            const auto [m, n, k] = dims(p);
+            return d.cc_major == 9 && m >= 1024 && n >= 1024 && (m % 128 != 0 || n % 128 != 0);
+          },
+      .propose =
+          [](const Problem&, const Device&) {
+            PartialConfig seed = large_tile(false);
+            seed["cluster_m"] = 2;
+            return seed;
+          },
+  });
 }
 
 }  // namespace cutune

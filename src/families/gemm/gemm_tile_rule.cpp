@@ -16,13 +16,8 @@ bool finer_tiles_fit_better(std::int64_t m, std::int64_t n, int sm_count) {
 }
 
 ResidueTile residue_tile(std::int64_t m, std::int64_t n, int sm_count) {
-  // Depths as the seeds that measured each tile use them (large_square, wave_fit,
-  // partial_wave_narrow); 128x128 takes as many stages of 64 as fit beside two staging boxes per
-  // warp.
-  constexpr ResidueTile kTable[] = {{128, 256, 64, 4, false},
-                                    {128, 192, 64, 4, true},
-                                    {128, 128, 64, 6, false},
-                                    {128, 64, 64, 8, false}};
+  // Depths as the seeds that measured each tile use them (large_square, wave_fit).
+  constexpr ResidueTile kTable[] = {{128, 256, 64, 4, false}, {128, 192, 64, 4, true}};
   ResidueTile best = kTable[0];
   double best_efficiency = -1;
   for (const ResidueTile& tile : kTable) {

@@ -25,10 +25,11 @@ struct ResidueTile {
 };
 
 // A shape with m > 64 whose 128x128 tiles make at least a wave but whose sides are too short for
-// the large-tile seeds (m or n under 1024) has no measured seed. The tile of the table (128x256,
-// 128x192, 128x128, 128x64; the largest first) with the highest wave_efficiency, the larger on a
-// tie: at 1000x2056x1064, 128x64 tiles make exactly two waves (0.95 of the grid in D) where
-// 128x128 tiles make one and 4 tiles over (0.48).
+// the large-tile seeds (m or n under 1024): of the two wide tiles (128x256, 128x192) the one with
+// the higher wave_efficiency, the larger on a tie. Narrower tiles fill such a grid better and
+// still lose: at 1000x2056x1064 on the H200, 128x64 tiles (exactly two waves, 0.95 of the grid in
+// D) read 0.58 of cuBLASLt, 128x128 ones 0.61, 128x192 ones (0.63 of one wave) 0.81 and 128x256
+// ones 0.80 (scripts/gpu/gemm-defaults.sh, docs/perf.md).
 ResidueTile residue_tile(std::int64_t m, std::int64_t n, int sm_count);
 
 // Whether residue_tile() decides the default for this shape (see above).
