@@ -20,23 +20,8 @@ for i in $(seq 1 "$runs"); do
     >"$work/report$i.json" 2>"$work/stderr$i.txt"
   "$tool" show --json --db "$db" >"$work/show$i.json"
   "$tool" export --db "$db" --json "$work/export$i.json" >/dev/null
-  python3 - "$work" "$i" <<'PY' || failures=$((failures + 1))
-import json, sys
-work, i = sys.argv[1], sys.argv[2]
-report = json.load(open(f"{work}/report{i}.json"))
-shown = json.load(open(f"{work}/show{i}.json"))["results"]
-exported = json.load(open(f"{work}/export{i}.json"))["results"]
-winner = report["best"]["config"]
-same = len(shown) == 1 and shown[0]["config"] == winner and exported[0]["config"] == winner
-t = report["tournament"]
-f = t["finalists"][t["winner"]]
-low, high = report["speedup_interval"]
-print(f"{i:<4} {'yes' if same else 'NO':<8} "
-      f"{report['speedup_over_default']:.3f} [{low:.3f}, {high:.3f}]{'':<5} "
-      f"{f['rounds']:<8} {100 * t['share_of_wall_time']:5.1f}%  {len(t['finalists']):<9} "
-      f"{f['role']} {json.dumps(winner, separators=(',', ':'))}")
-sys.exit(0 if same and report["speedup_over_default"] >= 1.0 else 1)
-PY
+  python3 "$root/bench/cpu/deploy_row.py" "$work/report$i.json" "$work/show$i.json" \
+    "$work/export$i.json" "$i" || failures=$((failures + 1))
 done
 echo "runs with the deployed config not the reported winner (or a speedup under 1): $failures"
 exit $(( failures > 0 ))

@@ -28,15 +28,4 @@ held_out="m=48,n=48,k=400;m=96,n=384,k=192;m=160,n=160,k=160;m=384,n=96,k=96"
   | tee "$work/out.txt"
 
 # The bar, from the summary line "... held out: G over N shapes (F failed)".
-python3 - "$work/out.txt" <<'PY'
-import re, sys
-text = open(sys.argv[1]).read()
-m = re.search(r"held out: ([0-9.na]+) over (\d+) shapes \((\d+) failed\)", text)
-if not m:
-    sys.exit("dispatch-check: no summary line")
-geomean, failed = float(m.group(1)), int(m.group(3))
-ok = failed == 0 and geomean >= 0.95
-print(f"\nbar (no held-out pick fails, held-out geomean >= 0.95): "
-      f"{'met' if ok else 'NOT met'} (geomean {geomean:.4f}, {failed} failed)")
-sys.exit(0 if ok else 1)
-PY
+python3 "$root/bench/cpu/dispatch_bar.py" "$work/out.txt"

@@ -62,36 +62,5 @@ echo "=== winners re-timed on GPU 0 from $(elapsed) s"
 CUDA_VISIBLE_DEVICES=0 "$bin/gemm_peer_bench" --problem "$problem" "${configs[@]}" --reps 30 --rounds 7 \
   > "$out/winners.jsonl" 2> "$out/winners.log" || { echo "  gemm_peer_bench failed:"; tail -5 "$out/winners.log"; }
 
-python3 - "$out" "$gpus" "${runs[@]}" <<'EOF' | tee "$out/table.md"
-import json, os, sys
-out, gpus, runs = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
-load = lambda name: json.load(open(os.path.join(out, name)))
-bench = {r["column"]: r for r in map(json.loads, open(os.path.join(out, "winners.jsonl")))
-         if r.get("outcome", "ok") == "ok" and "vs_cublas" in r}
-summary = {"gpus_on_host": gpus, "runs": {}}
-print("| run | GPUs | configs | search s | configs/s | wall s to decision | results per GPU | keys | "
-      "winner | winner / cuBLASLt (GPU 0) |\n|---|---|---|---|---|---|---|---|---|---|")
-for run in runs:
-    report, show = load(run + ".json"), load("show_" + run + ".json")
-    search_s = report["seconds"] - report["tournament"]["seconds"]
-    row = {"devices": len(report["measured_per_device"]), "evaluated": report["evaluated"],
-           "search_s": search_s, "configs_per_s": report["evaluated"] / search_s,
-           "wall_s": report["seconds"], "measured_per_device": report["measured_per_device"],
-           "keys": len(show["results"]), "winner": bench.get(run, {}).get("config"),
-           "winner_vs_cublas": bench.get(run, {}).get("vs_cublas")}
-    summary["runs"][run] = row
-    print(f"| {run} | {row['devices']} | {row['evaluated']} | {search_s:.1f} | {row['configs_per_s']:.2f} | "
-          f"{row['wall_s']:.1f} | {row['measured_per_device']} | {row['keys']} | {row['winner']} | "
-          f"{row['winner_vs_cublas'] or float('nan'):.3f} |")
-one, many = summary["runs"]["one_gpu"], summary["runs"].get("all_gpus")
-if many:
-    summary["throughput_ratio"] = many["configs_per_s"] / one["configs_per_s"]
-    summary["throughput_bar"] = 0.8 * many["devices"]
-    summary["winner_ratio"] = many["winner_vs_cublas"] / one["winner_vs_cublas"]
-    print(f"\nthroughput {summary['throughput_ratio']:.2f}x one GPU (bar {summary['throughput_bar']:.1f}x); "
-          f"N-GPU winner / one-GPU winner, paired on GPU 0: {summary['winner_ratio']:.3f} (bar >= 0.99)")
-else:
-    print(f"\nthis host has {gpus} GPU: the N-GPU tune was not run")
-json.dump(summary, open(os.path.join(out, "summary.json"), "w"), indent=1)
-EOF
+python3 "$root/bench/gpu/multi_gpu_table.py" "$out" "$gpus" "${runs[@]}" | tee "$out/table.md"
 echo "=== done at $(elapsed) s"

@@ -21,23 +21,4 @@ mkdir -p "$out"
 export XDG_CACHE_HOME="$work/cache"  # cold compile cache
 "$bin/cutune" tune "$root/examples/cuda/reduction.json" --budget 30 --db "$work/r.db" --json \
   > "$out/reduction.json" 2> "$out/reduction.log" || { tail -20 "$out/reduction.log"; exit 1; }
-python3 - "$out/reduction.json" <<'PY'
-import json, sys
-report = json.load(open(sys.argv[1]))
-t = report["tournament"]
-r = t["rounds"]
-checks = [
-    ("worker warm-up ran (3..40 rounds)", 3 <= r["warmup_rounds"] <= 40, r["warmup_rounds"]),
-    ("steady state settles on the first config", r["steady_state"].startswith(
-        "untimed rounds until the first config's time"), r["steady_state"]),
-    ("SM clock read every round", all(c for c in r["sm_clock_mhz"]), r["sm_clock_mhz"][:5]),
-    ("every finalist timed", all(f["outcome"] == "ok" for f in t["finalists"]),
-     [f["outcome"] for f in t["finalists"]]),
-    ("winner / default >= 1", report.get("speedup_over_default", 0) >= 1.0,
-     (report.get("speedup_over_default"), report.get("speedup_interval"))),
-]
-for name, ok, seen in checks:
-    print(f"{'PASS' if ok else 'FAIL'}  {name}: {seen}")
-print(f"tournament {t['seconds']:.2f} s, {t['share_of_wall_time'] * 100:.1f} % of the tune")
-sys.exit(0 if all(ok for _, ok, _ in checks) else 1)
-PY
+python3 "$root/bench/gpu/spec_rounds_check.py" "$out/reduction.json"

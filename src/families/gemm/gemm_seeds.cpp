@@ -33,7 +33,7 @@ PartialConfig plain_tile(int tile_m, int tile_n, int tile_k, int stages, bool pi
 }
 
 // 128x256 cooperative tiles without a cluster: 0.4-2.8 % above the same tiles in 2x1 clusters on
-// seven of eight shapes, 0.4 % below on the eighth (docs/perf.md, run 13).
+// seven of eight shapes, 0.4 % below on the eighth on the H200.
 PartialConfig large_tile(bool fast_launch) {
   PartialConfig seed = plain_tile(128, 256, 64, 4, false);
   // The plain seed leaves fast_launch out: a partial seed must complete from the default.
@@ -46,8 +46,8 @@ PartialConfig pingpong_128x192(int stages) { return plain_tile(128, 192, 64, sta
 
 }  // namespace
 
-// Seeds from the H200 measurements in docs/perf.md (Hopper GEMM, runs 6, 9, 12 and 13, the tuned
-// suite). Declaration order is kept stable (tests index it); priority decides default_config().
+// Seeds from the H200's measurements (docs/perf.md: the peer table and issue 28's every-shape
+// table). Declaration order is kept stable (tests index it); priority decides default_config().
 void add_gemm_seeds(TuningSpace& ts) {
   auto dims = [](const Problem& p) {
     return std::array<std::int64_t, 3>{p.get_int("m"), p.get_int("n"), p.get_int("k")};
@@ -68,7 +68,7 @@ void add_gemm_seeds(TuningSpace& ts) {
   // half as tall (or half as wide) make twice as many CTAs. At 128x8192x8192 (64 tiles of 128x128
   // on 132 SMs) 64x128 ping-pong tiles with B multicast over a 2x1 cluster measured 1.057x
   // cuBLASLt and 128x64 cooperative tiles 1.023x, where 128x128 tiles with split_k = 2 (the seed
-  // before) read 0.94x (docs/perf.md, run 9). K is split only while the grid stays within one
+  // before) read 0.94x. K is split only while the grid stays within one
   // wave (split_k_depth lowers it when K is too shallow). Each seed: tile_m x tile_n tiles,
   // `stages` stages of tile_k. The 64x128 tiles take k-steps of 128 in 4 stages: against 8 stages
   // of 64 they measured +3.7 % geomean over six such shapes with L2 flushed (+3 % at
@@ -132,7 +132,7 @@ void add_gemm_seeds(TuningSpace& ts) {
   // well (wave_efficiency, which also counts the part of edge tiles outside D), it measured faster
   // than the large tile in 2x1 clusters: 8192^3 1.048 vs 0.988 of cuBLASLt, 5120x5120x4096 0.955 vs
   // 0.897, 3072x3072x4096 0.976 vs 0.758, 6144x6144x4096 (a tie in waves) 1.021 vs 1.001; where it
-  // fills them worse it was slower: 4096^3 0.891 vs 0.989 (docs/perf.md, run 12). Above
+  // fills them worse it was slower: 4096^3 0.891 vs 0.989. Above
   // fast_launch, below small_k, which keeps k <= 1024.
   ts.seeds.push_back({
       .name = "wave_fit",
@@ -170,9 +170,8 @@ void add_gemm_seeds(TuningSpace& ts) {
   // clusters, which multicast each B tile to the two CTAs of a cluster. On the H200 it read 0.955
   // of cuBLASLt at 3000x5000x2000 and 0.900 at 2500x3000x1000, where wave_fit's 128x192 tiles read
   // 0.761 and small_k's 0.687, the large tile without a cluster 0.784 and 0.690; on aligned sides
-  // the cluster costs 1-2 % (2048x4096x4040: 0.978 against 0.997) (scripts/gpu/gemm-defaults.sh,
-  // docs/perf.md). Above small_k, wave_fit and residue_fit; below the half-tile seeds, which
-  // take the shapes short of a wave.
+  // the cluster costs 1-2 % (2048x4096x4040: 0.978 against 0.997) (docs/perf.md). Above small_k,
+  // wave_fit and residue_fit; below the half-tile seeds, which take the shapes short of a wave.
   ts.seeds.push_back({
       .name = "ragged_cluster",
       .priority = 112,

@@ -29,7 +29,7 @@ struct ResidueTile {
 // the higher wave_efficiency, the larger on a tie. Narrower tiles fill such a grid better and
 // still lose: at 1000x2056x1064 on the H200, 128x64 tiles (exactly two waves, 0.95 of the grid in
 // D) read 0.58 of cuBLASLt, 128x128 ones 0.61, 128x192 ones (0.63 of one wave) 0.81 and 128x256
-// ones 0.80 (scripts/gpu/gemm-defaults.sh, docs/perf.md).
+// ones 0.80 (docs/perf.md).
 ResidueTile residue_tile(std::int64_t m, std::int64_t n, int sm_count);
 
 // Whether residue_tile() decides the default for this shape (see above).

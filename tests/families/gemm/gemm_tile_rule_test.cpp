@@ -56,7 +56,7 @@ TEST(GemmTileRule, WaveEfficiencyCountsIdleSlotsAndEdgeResidue) {
   EXPECT_EQ(gemm::wave_efficiency(3000, 5000, 128, 192, 0), 0.0);
 }
 
-// The measured pairs behind wave_fit (docs/perf.md, run 12): 128x192 ping-pong was faster than the
+// The measured pairs behind wave_fit: 128x192 ping-pong was faster than the
 // large tile at these shapes and slower at 4096^3 and 2048x4096.
 TEST(GemmTileRule, FinerTilesWhereTheyMeasuredFaster) {
   for (const auto& [m, n] : {std::pair{8192, 8192}, {5120, 5120}, {3072, 3072}, {6144, 6144}}) {
