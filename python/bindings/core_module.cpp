@@ -1,6 +1,7 @@
 // cutune._core: the package's functions that need no GPU (python/cutune/__init__.py wraps them).
 // JSON text crosses the boundary; the package turns it into dicts. Long calls release the GIL.
 #include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
 #include <nanobind/stl/function.h>
 #include <nanobind/stl/string.h>
 
@@ -13,6 +14,16 @@ using namespace nb::literals;
 using cutune::python::HostKernel;
 using cutune::python::Lookup;
 using cutune::python::TuneRequest;
+
+// A host array's element type as a spec names it ("f32", "i64", ...); "?" for one no spec has.
+std::string spec_type(nb::dlpack::dtype t) {
+  const char* kind = t.code == static_cast<std::uint8_t>(nb::dlpack::dtype_code::Float)    ? "f"
+                     : t.code == static_cast<std::uint8_t>(nb::dlpack::dtype_code::Int)    ? "i"
+                     : t.code == static_cast<std::uint8_t>(nb::dlpack::dtype_code::UInt)   ? "u"
+                     : t.code == static_cast<std::uint8_t>(nb::dlpack::dtype_code::Bfloat) ? "bf"
+                                                                                           : "?";
+  return std::string(kind) + std::to_string(t.bits);
+}
 
 // A tune's stop request, shared between the Python thread that sets it and the tune reading it.
 struct StopFlag {
@@ -111,5 +122,26 @@ NB_MODULE(_core, m) {
   nb::class_<Lookup>(m, "Lookup")
       .def(nb::init<const std::string&>(), "db"_a)
       .def("get", &Lookup::get, "spec_or_family"_a, "problem"_a,
-           nb::call_guard<nb::gil_scoped_release>());
+           nb::call_guard<nb::gil_scoped_release>())
+      // C-contiguous host arrays (numpy's, or any DLPack producer's); the kernel runs without the
+      // GIL.
+      .def(
+          "run",
+          [](Lookup& self, const std::string& spec_or_family, const std::string& problem,
+             const nb::list& arrays) {
+            std::vector<Lookup::Array> host;
+            for (nb::handle item : arrays) {
+              nb::ndarray<nb::device::cpu, nb::c_contig> a;
+              if (!nb::try_cast(item, a)) {
+                throw std::invalid_argument(
+                    "argument " + std::to_string(host.size()) + " is a " +
+                    nb::cast<std::string>(nb::str(item.type().attr("__name__"))) +
+                    ", not a C-contiguous host array (numpy's)");
+              }
+              host.push_back({a.data(), a.size(), spec_type(a.dtype())});
+            }
+            nb::gil_scoped_release release;
+            self.run(spec_or_family, problem, host);
+          },
+          "spec_or_family"_a, "problem"_a, "arrays"_a);
 }

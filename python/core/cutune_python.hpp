@@ -68,6 +68,19 @@ class Lookup {
   // "default_config"..), "warnings": [..]}. Compiles and loads the kernel the first time.
   std::string get(const std::string& spec_or_family, const std::string& problem);
 
+  // One host array as the binding hands it over: its memory, its length in elements and its
+  // element type as a spec names types ("f32", "f64", "i32", ...).
+  struct Array {
+    void* data;
+    std::size_t elements;
+    std::string type;
+  };
+  // Runs the kernel get() deploys for the problem on `arrays`, in the order of the spec's buffers,
+  // with the problem's scalars. Throws std::invalid_argument naming the buffer whose type or length
+  // does not fit (or the count of arrays), before anything runs.
+  void run(const std::string& spec_or_family, const std::string& problem,
+           const std::vector<Array>& arrays);
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;

@@ -1,5 +1,8 @@
 // cutune.Runtime's lookups of spec families: cutune::Runtime with the spec's CPU family added on
 // first use, the store read-only and no tune (the default config when the key was never tuned).
+#include <fmt/format.h>
+
+#include <cmath>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -18,6 +21,9 @@ struct Lookup::Impl {
   WarningLog warnings;                                       // outlives the runtime
   std::map<std::string, FamilySource, std::less<>> sources;  // by the name the caller gave
   std::optional<Runtime> runtime;
+
+  // The spec's family, added to the runtime on first use.
+  const FamilySource& loaded(const std::string& spec_or_family);
 };
 
 Lookup::Lookup(const std::string& db) : impl_(std::make_unique<Impl>()) {
@@ -26,9 +32,9 @@ Lookup::Lookup(const std::string& db) : impl_(std::make_unique<Impl>()) {
 
 Lookup::~Lookup() = default;
 
-std::string Lookup::get(const std::string& spec_or_family, const std::string& problem_text) {
-  auto found = impl_->sources.find(spec_or_family);
-  if (found == impl_->sources.end()) {
+const FamilySource& Lookup::Impl::loaded(const std::string& spec_or_family) {
+  auto found = sources.find(spec_or_family);
+  if (found == sources.end()) {
     FamilySource source = family_source(spec_or_family);
     if (!source.spec || source.spec->backend != "cpu") {
       throw std::invalid_argument(
@@ -36,10 +42,14 @@ std::string Lookup::get(const std::string& spec_or_family, const std::string& pr
           "' is not a CPU kernel spec file (the GEMM family loads through cutune.gemm; CUDA "
           "spec files are not loaded from Python yet)");
     }
-    impl_->runtime->add_family(cpu_spec_family(*source.spec));
-    found = impl_->sources.emplace(spec_or_family, std::move(source)).first;
+    runtime->add_family(cpu_spec_family(*source.spec));
+    found = sources.emplace(spec_or_family, std::move(source)).first;
   }
-  const FamilySource& source = found->second;
+  return found->second;
+}
+
+std::string Lookup::get(const std::string& spec_or_family, const std::string& problem_text) {
+  const FamilySource& source = impl_->loaded(spec_or_family);
   const Problem problem = problem_for(source, problem_text);
   const Kernel& kernel = impl_->runtime->get(impl_->runtime->query(source.family.name, problem));
   nlohmann::json out{{"family", source.family.name},
@@ -48,6 +58,42 @@ std::string Lookup::get(const std::string& spec_or_family, const std::string& pr
                      {"origin", std::string(to_string(kernel.origin()))}};
   out["warnings"] = impl_->warnings.take();
   return out.dump();
+}
+
+void Lookup::run(const std::string& spec_or_family, const std::string& problem_text,
+                 const std::vector<Array>& arrays) {
+  const FamilySource& source = impl_->loaded(spec_or_family);
+  const Problem problem = problem_for(source, problem_text);
+  const KernelSpec& spec = *source.spec;
+  const std::string where = source.family.name + " " + problem.canonical();
+  if (arrays.size() != spec.buffers.size()) {
+    std::string names;
+    for (const BufferSpec& b : spec.buffers) names += (names.empty() ? "" : ", ") + b.name;
+    throw std::invalid_argument(fmt::format("{}: the kernel takes {} arrays ({}), {} given", where,
+                                            spec.buffers.size(), names, arrays.size()));
+  }
+  const Device host = Device::host_cpu();
+  std::vector<void*> buffers;
+  for (std::size_t i = 0; i < arrays.size(); ++i) {
+    const BufferSpec& b = spec.buffers[i];
+    const auto needed = static_cast<std::size_t>(b.count.evaluate(problem, host));
+    if (arrays[i].type != b.type) {
+      throw std::invalid_argument(fmt::format("{}: buffer '{}' (argument {}) holds {}, given {}",
+                                              where, b.name, i, b.type, arrays[i].type));
+    }
+    if (arrays[i].elements < needed) {
+      throw std::invalid_argument(
+          fmt::format("{}: buffer '{}' (argument {}) needs {} = {} elements, given {}", where,
+                      b.name, i, b.count.text(), needed, arrays[i].elements));
+    }
+    buffers.push_back(arrays[i].data);
+  }
+  std::vector<std::int64_t> scalars;
+  for (const Expression& e : spec.scalars) {
+    scalars.push_back(static_cast<std::int64_t>(std::llround(e.evaluate(problem, host))));
+  }
+  const Kernel& kernel = impl_->runtime->get(impl_->runtime->query(source.family.name, problem));
+  kernel.as<CpuKernel>()(buffers.data(), scalars.data());
 }
 
 }  // namespace cutune::python

@@ -174,6 +174,21 @@ class Runtime:
                 self._lookup = _core.Lookup(self._db)
             return json.loads(self._lookup.get(str(spec_or_family), problem))
 
+    def run(self, spec_or_family: str, problem: str, *arrays) -> None:
+        """Runs the CPU kernel `lookup` deploys for the problem on host arrays: numpy arrays (or any
+        DLPack producer's), C-contiguous, one per buffer of the spec in its order, each of the
+        buffer's element type and at least its length; the problem's scalars are passed as the spec
+        lists them. Outputs are written in place. A wrong count, type or length raises
+        ArgumentError naming the buffer, before anything runs."""
+        call = "Runtime.run"
+        spec_or_family = _check.path(call, "spec_or_family", spec_or_family)
+        problem = _check.text(call, "problem", problem)
+        self.lookup(spec_or_family, problem)  # the spec loaded, its errors as SpecError
+        try:
+            self._lookup.run(str(spec_or_family), problem, list(arrays))
+        except (ValueError, TypeError) as error:  # what was given does not fit the spec's buffers
+            raise ArgumentError(f"{call}: {str(error).splitlines()[0]}") from None
+
     def _runner(self, device: int):
         runner = self._gemm.get(device)
         if runner is None:

@@ -73,6 +73,36 @@ def test_runtime_falls_back_to_the_default_for_an_untuned_problem(tuned):
     assert found["config"]["VEC"] == 8
 
 
+def test_the_tuned_cpu_kernel_runs_on_numpy_arrays(tuned):
+    import numpy as np
+    db, _ = tuned
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((64, 64), dtype=np.float32)
+    b = rng.standard_normal((64, 64), dtype=np.float32)
+    c = np.full((64, 64), np.nan, dtype=np.float32)
+    cutune.Runtime(db=db).run(MATMUL, PROBLEM, a, b, c)  # the spec's buffers: A, B, C
+    np.testing.assert_allclose(c, a @ b, rtol=1e-4, atol=1e-4)
+    # An untuned problem runs the default config, on arrays of its own size.
+    a, b, c = a[:32, :32].copy(), b[:32, :32].copy(), np.zeros((32, 32), dtype=np.float32)
+    cutune.Runtime(db=db).run(MATMUL, "m=32,n=32,k=32", a, b, c)
+    np.testing.assert_allclose(c, a @ b, rtol=1e-4, atol=1e-4)
+
+
+def test_arrays_that_do_not_fit_the_buffers_are_refused_by_name(tuned):
+    import numpy as np
+    db, _ = tuned
+    runtime = cutune.Runtime(db=db)
+    a = np.zeros((64, 64), dtype=np.float32)
+    with pytest.raises(cutune.ArgumentError, match=r"takes 3 arrays \(A, B, C\), 2 given"):
+        runtime.run(MATMUL, PROBLEM, a, a)
+    with pytest.raises(cutune.ArgumentError, match=r"buffer 'B' \(argument 1\) holds f32, given f64"):
+        runtime.run(MATMUL, PROBLEM, a, a.astype(np.float64), a)
+    with pytest.raises(cutune.ArgumentError, match=r"buffer 'C' \(argument 2\) needs m \* n = 4096"):
+        runtime.run(MATMUL, PROBLEM, a, a, a[:8].copy())
+    with pytest.raises(cutune.ArgumentError, match="argument 2 is a list, not a C-contiguous"):
+        runtime.run(MATMUL, PROBLEM, a, a, [0.0] * 4096)
+
+
 @pytest.mark.skipif(not Path(os.environ.get("CUTUNE_CLI", "/nonexistent")).exists(),
                     reason="needs the cutune tool (CUTUNE_CLI)")
 def test_runtime_reads_an_exported_store(tuned, tmp_path):
@@ -148,6 +178,6 @@ def test_ctrl_c_stops_the_tune_and_raises_keyboard_interrupt_with_the_result(tmp
     child.send_signal(signal.SIGINT)
     out, _ = child.communicate()
     report = __import__("json").loads(out.strip().splitlines()[-1])
-    assert report["interrupted"] and report["stopped"]
+    assert report["interrupted"] and report["stopped"], report
     assert report["winner"] is not None  # the best so far
     assert stored() >= report["evaluated"] >= 1
