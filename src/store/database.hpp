@@ -2,8 +2,8 @@
 // through SQL, an SQLite file or a PostgreSQL server. Store's queries are written once, with
 // PostgreSQL's $1.. parameters (the SQLite side renames them ?1..); what differs between the two
 // (opening, transactions and their retries, how errors read, what the catalog is called) lives
-// behind this interface, in sqlite_database.cpp and postgres_database.cpp. Internal to
-// cutune_store.
+// behind this interface, in sqlite_database.cpp and postgres_database.cpp; what the store's own SQL
+// must know of the difference, each database says as its Capabilities. Internal to cutune_store.
 #pragma once
 
 #include <cstdint>
@@ -20,8 +20,6 @@
 #include "cutune/store.hpp"
 
 namespace cutune::store {
-
-enum class Dialect { sqlite, postgresql };
 
 // One parameter or cell: NULL, an integer, a real (NaN binds as NULL) or text.
 using Value = std::variant<std::monostate, std::int64_t, double, std::string>;
@@ -41,6 +39,26 @@ class Rows {
   std::vector<std::vector<Value>> rows_;
 };
 
+// What a database can do, where the store's schema and queries differ by it. The store asks for a
+// capability where it uses one, never which database it is.
+struct Capabilities {
+  // Several processes cooperate on one tune through it: session-level advisory locks
+  // (pg_try_advisory_lock) and connection keepalives, and the tables of that cooperation (claims,
+  // participants). SQLite's store has one participant per tune.
+  bool shared = false;
+  // SELECT ... FOR UPDATE locks the rows it reads until the transaction ends. SQLite has no such
+  // clause; its write transaction already holds the whole file.
+  bool row_locks = false;
+  // A read-only connection may still create TEMP views (of its own, searched before the stored
+  // ones), so a stale stored view can be shadowed by the current rule without writing.
+  bool temp_views_when_read_only = false;
+  // Column types for the schema's kinds of column.
+  std::string_view id_type;         // an integer primary key the database numbers itself
+  std::string_view reference_type;  // an integer that refers to an id
+  std::string_view real_type;       // a double
+  std::string_view instant_type;    // a point in time
+};
+
 // What a transaction may do: read; write rows; or change the schema (serialized with every other
 // participant's schema change).
 enum class Access { read, write, schema };
@@ -49,7 +67,7 @@ class Database {
  public:
   virtual ~Database() = default;
 
-  virtual Dialect dialect() const = 0;
+  virtual const Capabilities& capabilities() const = 0;
   // The file or URL, as errors name it.
   virtual const std::filesystem::path& where() const = 0;
 

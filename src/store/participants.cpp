@@ -9,7 +9,7 @@ namespace store {
 
 Database& shared_database(Store::Impl& impl, std::string_view call) {
   // An SQLite store has one participant per tune; several processes on one file measure alone.
-  if (impl.db->dialect() != Dialect::postgresql) {
+  if (!impl.db->capabilities().shared) {
     impl.fail(
         fmt::format("{}: only a PostgreSQL store (--db postgresql://...) is shared by the "
                     "participants of a tune",

@@ -47,7 +47,17 @@ class PostgresDatabase final : public Database {
     }
   }
 
-  Dialect dialect() const override { return Dialect::postgresql; }
+  // A read-only session may create nothing, not even temporary views.
+  const Capabilities& capabilities() const override {
+    static constexpr Capabilities kPostgres{.shared = true,
+                                            .row_locks = true,
+                                            .temp_views_when_read_only = false,
+                                            .id_type = "BIGSERIAL PRIMARY KEY",
+                                            .reference_type = "BIGINT",
+                                            .real_type = "DOUBLE PRECISION",
+                                            .instant_type = "TIMESTAMPTZ"};
+    return kPostgres;
+  }
   const std::filesystem::path& where() const override { return url_; }
 
   void transaction(Access access, std::string_view doing,

@@ -24,7 +24,7 @@ struct Table {
   std::string_view name;
   std::vector<Column> columns;
   std::string_view constraints = {};
-  bool shared_only = false;  // the cooperation of participants, which only PostgreSQL offers
+  bool shared_only = false;  // the cooperation of participants: a shared database only
 };
 
 // Columns came and went without a version change (schema version 1 holds them all): what a store
@@ -140,37 +140,36 @@ constexpr View kViews[] = {
                    WHERE b.key_id NOT IN (SELECT key_id FROM decisions)))sql"},
 };
 
-std::string_view type_name(Type type, Dialect dialect) {
-  const bool sqlite = dialect == Dialect::sqlite;
+std::string_view type_name(Type type, const Capabilities& can) {
   switch (type) {
     case Type::id:
-      return sqlite ? "INTEGER PRIMARY KEY" : "BIGSERIAL PRIMARY KEY";
+      return can.id_type;
     case Type::reference:
-      return sqlite ? "INTEGER" : "BIGINT";
+      return can.reference_type;
     case Type::integer:
       return "INTEGER";
     case Type::real:
-      return sqlite ? "REAL" : "DOUBLE PRECISION";
+      return can.real_type;
     case Type::text:
       return "TEXT";
     case Type::instant:
-      return sqlite ? "REAL" : "TIMESTAMPTZ";
+      return can.instant_type;
   }
   return "TEXT";
 }
 
-std::string column_text(const Column& c, Dialect dialect) {
-  return fmt::format("{} {}{}{}", c.name, type_name(c.type, dialect), c.required ? " NOT NULL" : "",
+std::string column_text(const Column& c, const Capabilities& can) {
+  return fmt::format("{} {}{}{}", c.name, type_name(c.type, can), c.required ? " NOT NULL" : "",
                      c.references.empty() ? "" : fmt::format(" REFERENCES {}", c.references));
 }
 
-bool wanted(const Table& table, Dialect dialect) {
-  return !table.shared_only || dialect == Dialect::postgresql;
+bool wanted(const Table& table, const Capabilities& can) {
+  return !table.shared_only || can.shared;
 }
 
-std::string create_table(const Table& table, Dialect dialect) {
+std::string create_table(const Table& table, const Capabilities& can) {
   std::vector<std::string> parts;
-  for (const Column& c : table.columns) parts.push_back(column_text(c, dialect));
+  for (const Column& c : table.columns) parts.push_back(column_text(c, can));
   if (!table.constraints.empty()) parts.emplace_back(table.constraints);
   return fmt::format("CREATE TABLE IF NOT EXISTS {}(\n  {});\n", table.name,
                      fmt::join(parts, ",\n  "));
@@ -205,7 +204,7 @@ bool stale(Database& db, const View& v) {
 bool out_of_date(Database& db) {
   const std::vector<std::string> present = db.relations();
   for (const Table& table : tables()) {
-    if (!wanted(table, db.dialect())) continue;
+    if (!wanted(table, db.capabilities())) continue;
     if (!contains(present, table.name)) return true;
     const std::vector<std::string> columns = db.columns(table.name);
     for (const Column& c : table.columns)
@@ -242,9 +241,9 @@ void migrate(Database& db) {
       db.execute(fmt::format("DROP VIEW IF EXISTS {}", v->name));
     const std::vector<std::string> present = db.relations();
     for (const Table& table : tables()) {
-      if (!wanted(table, db.dialect())) continue;
+      if (!wanted(table, db.capabilities())) continue;
       if (!contains(present, table.name)) {
-        db.execute(create_table(table, db.dialect()));
+        db.execute(create_table(table, db.capabilities()));
         continue;
       }
       const std::vector<std::string> columns = db.columns(table.name);
@@ -252,8 +251,8 @@ void migrate(Database& db) {
         if (contains(columns, c.name)) continue;
         if (c.required)
           fail(db, fmt::format("cannot add required column {}.{}", table.name, c.name));
-        db.execute(
-            fmt::format("ALTER TABLE {} ADD COLUMN {}", table.name, column_text(c, db.dialect())));
+        db.execute(fmt::format("ALTER TABLE {} ADD COLUMN {}", table.name,
+                               column_text(c, db.capabilities())));
       }
     }
     db.execute(std::string(kIndexes) + create_views());
@@ -263,7 +262,7 @@ void migrate(Database& db) {
 void create(Database& db) {
   db.transaction(Access::schema, "create", [&] {
     if (!db.relations().empty()) return;  // another process made it between our look and lock
-    db.execute(create_script(db.dialect()));
+    db.execute(create_script(db.capabilities()));
     db.query("INSERT INTO cutune_meta(name, value) VALUES('format', $1), ('schema_version', $2)",
              {std::string(kFormat), std::to_string(kSchemaVersion)});
   });
@@ -290,10 +289,10 @@ void check_meta(Database& db) {
 
 }  // namespace
 
-std::string create_script(Dialect dialect) {
+std::string create_script(const Capabilities& can) {
   std::string script;
   for (const Table& table : tables())
-    if (wanted(table, dialect)) script += create_table(table, dialect);
+    if (wanted(table, can)) script += create_table(table, can);
   return script + std::string(kIndexes) + create_views();
 }
 
@@ -314,7 +313,7 @@ SchemaState prepare_schema(Database& db, OpenMode mode) {
     if (mode == OpenMode::read_write) {
       db.before_writes();
       if (in_transaction(db, Access::read, "open", [&] { return out_of_date(db); })) migrate(db);
-    } else if (db.dialect() == Dialect::sqlite) {
+    } else if (db.capabilities().temp_views_when_read_only) {
       shadow_stale_views(db);
     }
   }

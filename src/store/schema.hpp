@@ -1,4 +1,4 @@
-// The results store's schema, described once (schema.cpp) and rendered for each dialect: the
+// The results store's schema, described once (schema.cpp) and rendered for each database: the
 // tables with their columns' types, the indexes and the views that hold the store's rules. Opening
 // a store checks it, creates it in an empty database, and brings an older one up to date when
 // opened for writing (a table or a nullable column added since, the views re-made, also a view
@@ -24,7 +24,7 @@ struct SchemaState {
 // newer schema, or is empty and opened read_only.
 SchemaState prepare_schema(Database& db, OpenMode mode);
 
-// The whole schema for the dialect, as one script (tables, indexes, views).
-std::string create_script(Dialect dialect);
+// The whole schema for a database that can do `can`, as one script (tables, indexes, views).
+std::string create_script(const Capabilities& can);
 
 }  // namespace cutune::store

@@ -78,7 +78,16 @@ class SqliteDatabase final : public Database {
     sqlite3_busy_timeout(db_.handle(), 10'000);
   }
 
-  Dialect dialect() const override { return Dialect::sqlite; }
+  const Capabilities& capabilities() const override {
+    static constexpr Capabilities kSqlite{.shared = false,
+                                          .row_locks = false,
+                                          .temp_views_when_read_only = true,
+                                          .id_type = "INTEGER PRIMARY KEY",
+                                          .reference_type = "INTEGER",
+                                          .real_type = "REAL",
+                                          .instant_type = "REAL"};
+    return kSqlite;
+  }
   const fs::path& where() const override { return path_; }
 
   [[noreturn]] void fail(std::string_view doing, const sqlite::Error& error) const {

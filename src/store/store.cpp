@@ -120,7 +120,7 @@ std::int64_t Store::Impl::lock_key(const TuningKey& key) {
                         "NOTHING",
                         kKeyColumns),
             key_values(key));
-  const bool row_locks = db->dialect() == store::Dialect::postgresql;
+  const bool row_locks = db->capabilities().row_locks;
   return db
       ->query(fmt::format("SELECT id FROM tuning_keys WHERE family = $1 AND family_version = $2 "
                           "AND problem = $3 AND device = $4 AND toolchain = $5{}",
@@ -388,6 +388,6 @@ std::vector<StoredResult> Store::best_per_key(const KeyFilter& filter) {
   });
 }
 
-bool Store::shared() const { return impl_->db->dialect() == store::Dialect::postgresql; }
+bool Store::shared() const { return impl_->db->capabilities().shared; }
 
 }  // namespace cutune

@@ -1,21 +1,25 @@
 // `cutune report [KEY|TUNE_ID|--last] [--html FILE] [--json]`: one tune's report page, read from
 // the store after the fact, so that it works for a tune recorded on another machine (a GPU tune's
 // store copied here) as for one run here; --json prints the page's facts instead
-// (report_facts.hpp).
+// (cutune/report.hpp).
 #include <fmt/core.h>
 
 #include <memory>
 #include <stdexcept>
 
 #include "command.hpp"
-#include "report_facts.hpp"
-#include "report_page.hpp"
+#include "cutune/report.hpp"
+#include "cutune/tune_record.hpp"
 #include "store_options.hpp"
-#include "tune_record.hpp"
 #include "write_file.hpp"
 
 namespace cutune::cli {
 namespace {
+
+using report::load_tune_record;
+using report::report_facts;
+using report::report_page;
+using report::TuneRecord;
 
 struct ReportOptions {
   std::string selector;

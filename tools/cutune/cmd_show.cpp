@@ -12,15 +12,21 @@
 #include <vector>
 
 #include "command.hpp"
+#include "cutune/failure_text.hpp"
+#include "cutune/report.hpp"
 #include "cutune/store.hpp"
-#include "failure_text.hpp"
-#include "report_facts.hpp"
+#include "cutune/tune_record.hpp"
 #include "store_options.hpp"
 #include "text_fit.hpp"
-#include "tune_record.hpp"
 
 namespace cutune::cli {
 namespace {
+
+using report::config_text;
+using report::first_error_line;
+using report::full_log_path;
+using report::key_json;
+using report::measuring_device;
 
 struct ShowOptions {
   std::string db;

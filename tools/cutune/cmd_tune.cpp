@@ -13,12 +13,12 @@
 #include <optional>
 
 #include "command.hpp"
+#include "cutune/failure_text.hpp"
 #include "cutune/family.hpp"
 #include "cutune/runtime.hpp"
 #include "cutune/store.hpp"
 #include "cutune/tune.hpp"
 #include "cutune/tune_json.hpp"
-#include "failure_text.hpp"
 #include "interrupt.hpp"
 #include "number_options.hpp"
 #include "progress.hpp"
@@ -119,7 +119,7 @@ int run_tune(const TuneArgs& args) {
     if (!e.measurement.ok() && !e.from_store) {
       // Two lines, so that neither a long config nor a long error line hides the other.
       progress.note(fit(fmt::format("  {}: {}", to_string(e.measurement.outcome),
-                                    first_error_line(e.measurement.detail)),
+                                    report::first_error_line(e.measurement.detail)),
                         kOutputColumns));
       progress.note(fit("    " + e.config.to_string(), kOutputColumns));
     }

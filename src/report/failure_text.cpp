@@ -1,8 +1,8 @@
-#include "failure_text.hpp"
+#include "cutune/failure_text.hpp"
 
 #include <vector>
 
-namespace cutune::cli {
+namespace cutune::report {
 namespace {
 
 constexpr std::string_view kLogMarker = "(full log: ";
@@ -57,4 +57,4 @@ std::string full_log_path(std::string_view detail) {
   return std::string(end == std::string_view::npos ? line : line.substr(0, end));
 }
 
-}  // namespace cutune::cli
+}  // namespace cutune::report

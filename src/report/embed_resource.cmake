@@ -1,5 +1,5 @@
 # cmake -DINPUT=file -DOUTPUT=file.cpp -DNAME=function -P embed_resource.cmake: writes a C++ file
-# defining std::string_view cutune::cli::NAME() that returns the input's bytes.
+# defining std::string_view cutune::report::NAME() that returns the input's bytes.
 file(READ "${INPUT}" content)
 set(delimiter "cutune_embed")
 string(FIND "${content}" ")${delimiter}\"" clash)
@@ -15,6 +15,6 @@ foreach(offset RANGE 0 ${length} ${chunk})
   string(APPEND body "R\"${delimiter}(${piece})${delimiter}\"\n")
 endforeach()
 file(WRITE "${OUTPUT}.tmp" "// Generated from ${INPUT} by embed_resource.cmake.\n#include <string_view>\n\
-namespace cutune::cli {\nstd::string_view ${NAME}() {\n  static constexpr char text[] =\n${body};\n\
-  return {text, sizeof text - 1};\n}\n}  // namespace cutune::cli\n")
+namespace cutune::report {\nstd::string_view ${NAME}() {\n  static constexpr char text[] =\n${body};\n\
+  return {text, sizeof text - 1};\n}\n}  // namespace cutune::report\n")
 file(COPY_FILE "${OUTPUT}.tmp" "${OUTPUT}" ONLY_IF_DIFFERENT)

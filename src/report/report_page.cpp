@@ -1,14 +1,15 @@
-#include "report_page.hpp"
+// The tune report page (cutune/report.hpp): the facts as HTML text, the plots as the page's
+// script draws them from the same data.
 
 #include <fmt/core.h>
 
 #include <algorithm>
 #include <cmath>
 
-#include "report_facts.hpp"
+#include "cutune/report.hpp"
 #include "resources.hpp"
 
-namespace cutune::cli {
+namespace cutune::report {
 namespace {
 
 using nlohmann::json;
@@ -212,4 +213,4 @@ std::string report_page(const TuneRecord& r) {
   return html;
 }
 
-}  // namespace cutune::cli
+}  // namespace cutune::report

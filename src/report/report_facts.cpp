@@ -1,12 +1,12 @@
-#include "report_facts.hpp"
-
 #include <fmt/core.h>
 
 #include <algorithm>
 #include <cmath>
 #include <ctime>
 
-namespace cutune::cli {
+#include "cutune/report.hpp"
+
+namespace cutune::report {
 namespace {
 
 using nlohmann::json;
@@ -202,4 +202,4 @@ json report_facts(const TuneRecord& r) {
   return facts;
 }
 
-}  // namespace cutune::cli
+}  // namespace cutune::report

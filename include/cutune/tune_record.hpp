@@ -13,7 +13,7 @@
 
 #include "cutune/store.hpp"
 
-namespace cutune::cli {
+namespace cutune::report {
 
 // A config's first measurement in the tune (a re-timing in the tournament is not a new sample).
 struct Sample {
@@ -71,4 +71,4 @@ std::string config_text(const std::string& config_json);
 // The key as JSON, as every command prints it.
 nlohmann::json key_json(const TuningKey& key);
 
-}  // namespace cutune::cli
+}  // namespace cutune::report

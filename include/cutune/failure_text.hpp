@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-namespace cutune::cli {
+namespace cutune::report {
 
 // The first line that reports an error ("error:", "fatal error:", NVRTC's "error :"), else the
 // first line that is not blank; trimmed. Empty for an empty detail.
@@ -15,4 +15,4 @@ std::string first_error_line(std::string_view detail);
 // empty.
 std::string full_log_path(std::string_view detail);
 
-}  // namespace cutune::cli
+}  // namespace cutune::report

@@ -1,4 +1,4 @@
-#include "tune_record.hpp"
+#include "cutune/tune_record.hpp"
 
 #include <fmt/core.h>
 
@@ -8,10 +8,10 @@
 #include <stdexcept>
 #include <unordered_set>
 
+#include "cutune/failure_text.hpp"
 #include "cutune/timing_summary.hpp"
-#include "failure_text.hpp"
 
-namespace cutune::cli {
+namespace cutune::report {
 namespace {
 
 bool is_hex_prefix(std::string_view text) {
@@ -161,4 +161,4 @@ nlohmann::json key_json(const TuningKey& key) {
           {"device", key.device}, {"toolchain", key.toolchain},           {"hash", key.hash()}};
 }
 
-}  // namespace cutune::cli
+}  // namespace cutune::report

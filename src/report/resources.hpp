@@ -4,10 +4,10 @@
 
 #include <string_view>
 
-namespace cutune::cli {
+namespace cutune::report {
 
 std::string_view chart_js();   // Chart.js, from Debian's libjs-chart.js
 std::string_view report_js();  // report.js: draws the report's plots from its data
 std::string_view report_css();
 
-}  // namespace cutune::cli
+}  // namespace cutune::report

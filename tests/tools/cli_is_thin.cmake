@@ -1,0 +1,23 @@
+# cmake -DROOT=DIR -P cli_is_thin.cmake: the CLI parses and prints (docs/architecture.md). Every
+# file under tools/cutune is at most 300 lines, and none includes a private header of src/: what a
+# command needs beyond its flags and text is a library with a public header.
+cmake_minimum_required(VERSION 3.25)
+file(GLOB sources ${ROOT}/tools/cutune/*)
+set(problems "")
+foreach(file IN LISTS sources)
+  file(RELATIVE_PATH name ${ROOT} ${file})
+  file(STRINGS ${file} lines)
+  list(LENGTH lines count)
+  if(count GREATER 300)
+    string(APPEND problems "\n  ${name}: ${count} lines (300 at most)")
+  endif()
+  file(STRINGS ${file} includes REGEX "^#include \"[a-z_]+/")
+  foreach(line IN LISTS includes)
+    if(NOT line MATCHES "^#include \"cutune/")
+      string(APPEND problems "\n  ${name}: ${line} (a private header of src/)")
+    endif()
+  endforeach()
+endforeach()
+if(problems)
+  message(FATAL_ERROR "tools/cutune is not thin:${problems}")
+endif()
