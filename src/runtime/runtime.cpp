@@ -13,8 +13,8 @@
 
 #include "cutune/dispatch.hpp"
 #include "hash/content_hash.hpp"
-#include "runtime/repair.hpp"
 #include "runtime/winners.hpp"
+#include "space/repair.hpp"
 
 namespace cutune {
 
@@ -229,8 +229,8 @@ struct Runtime::Impl {
     if (!stored) return nullptr;
     std::string why;
     try {
-      runtime::Repaired r = runtime::repaired(
-          f.tuning->space, nlohmann::json::parse(stored->config_json), problem, f.device);
+      Repaired r =
+          repaired(f.tuning->space, nlohmann::json::parse(stored->config_json), problem, f.device);
       if (r.config) return f.load(*r.config, problem, KernelOrigin::store);
       why = r.why;
     } catch (const std::exception& error) {
@@ -247,7 +247,7 @@ struct Runtime::Impl {
     std::string why;
     try {
       const auto& j = family.dispatch->config(family.dispatch->pick(problem));
-      runtime::Repaired r = runtime::repaired(f.tuning->space, j, problem, f.device);
+      Repaired r = repaired(f.tuning->space, j, problem, f.device);
       if (r.config) return f.load(*r.config, problem, KernelOrigin::dispatch);
       why = r.why;
     } catch (const std::exception& error) {
