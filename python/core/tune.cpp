@@ -9,9 +9,9 @@
 #include <stdexcept>
 
 #include "cutune/family.hpp"
-#include "cutune/runtime.hpp"
 #include "cutune/store.hpp"
 #include "cutune/tune_json.hpp"
+#include "cutune/warm_start.hpp"
 #include "cutune_python.hpp"
 #include "tune_session.hpp"
 
@@ -84,8 +84,7 @@ std::string tune_family_json(const Family& family, const Problem& problem,
   options.min_evaluations = request.min_evaluations;
   options.stop = request.stop;
   if (store && request.warm_start) {
-    add_warm_start(options, *store, family, problem, key.device,
-                   RuntimeOptions{}.warm_start_neighbours);
+    add_warm_start(options, *store, family, problem, key.device, kWarmStartNeighbours);
   }
   Store* store_pointer = store ? &*store : nullptr;
   std::atomic<bool> stop = false;

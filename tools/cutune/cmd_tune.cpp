@@ -1,7 +1,7 @@
 // `cutune tune SPEC|FAMILY`: tunes a kernel described by a spec file, or a built-in kernel family
 // (`cutune tune gemm --problem m=2048,n=4096,k=4096,dtype=bf16` on a GPU), and prints the winners.
-// The tune starts from the winners of the nearest shapes already tuned in the store (the runtime's
-// warm start, cutune/runtime.hpp) unless --no-warm-start.
+// The tune starts from the winners of the nearest shapes already tuned in the store (the warm
+// start, cutune/warm_start.hpp) unless --no-warm-start.
 #include <fmt/core.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -14,10 +14,10 @@
 
 #include "command.hpp"
 #include "cutune/family.hpp"
-#include "cutune/runtime.hpp"
 #include "cutune/store.hpp"
 #include "cutune/tune.hpp"
 #include "cutune/tune_json.hpp"
+#include "cutune/warm_start.hpp"
 #include "failure_text.hpp"
 #include "interrupt.hpp"
 #include "number_options.hpp"
@@ -43,7 +43,7 @@ struct TuneArgs {
   std::size_t show = 5;
   bool no_warm_start = false;
   bool no_transfer = false;
-  std::size_t neighbours = RuntimeOptions{}.warm_start_neighbours;
+  std::size_t neighbours = kWarmStartNeighbours;
   std::string devices = "0";
 };
 

@@ -1,4 +1,6 @@
 // Warm start: a new shape's tune begins with the winners of the nearest tuned shapes.
+#include "cutune/warm_start.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -7,7 +9,6 @@
 #include <set>
 #include <tuple>
 
-#include "cutune/runtime.hpp"
 #include "space/log_shape.hpp"
 
 namespace cutune {
