@@ -37,6 +37,7 @@
 #include "cutune/problem.hpp"
 #include "cutune/store.hpp"
 #include "cutune/tune.hpp"
+#include "cutune/warm_start.hpp"
 
 // The CUDA driver API's handle types (cuda.h), so that this header does not need the toolkit.
 struct CUfunc_st;
@@ -157,7 +158,8 @@ struct RuntimeOptions {
   OpenMode store_mode = OpenMode::read_only;  // read_write lets tunes record what they measure
   Policy policy = Policy::default_now;
   TuneOptions tune = {};  // for the tune policies; warm_start is filled from the nearest winners
-  std::size_t warm_start_neighbours = 4;  // winners of the nearest tuned shapes a tune starts from
+  std::size_t warm_start_neighbours =
+      kWarmStartNeighbours;  // winners of the nearest tuned shapes a tune starts from
   // Every problem the runtime recovered from (store unreadable, stored config rejected, tune
   // failed). Empty: printed to stderr as "cutune: ...". Called from any thread.
   std::function<void(const std::string&)> on_warning = {};
@@ -199,75 +201,5 @@ class Runtime {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
-
-// One tuned shape near a problem, and its winner.
-struct NearestWinner {
-  Config config;
-  Problem problem;      // the tuned shape
-  double distance = 0;  // Euclidean, in log2 of the numeric problem arguments
-  double time_ms = 0;
-};
-
-// The winners of the k nearest tuned shapes of one family on one device, nearest first, one per
-// distinct config; `problem` itself is never one of them. A shape counts only when it has the same
-// argument names as `problem` and equal non-numeric arguments (dtype...). Stored configs the space
-// rejects (an older family version) are skipped.
-std::vector<NearestWinner> nearest_winners(Store& store, std::string_view family,
-                                           std::string_view device, const Problem& problem,
-                                           const Space& space, std::size_t k);
-
-// The one warm-start set-up of a tune of `family`'s `problem` measured on `device` (the store
-// key's): the winners of the `neighbours` nearest tuned shapes in `store` (nearest_winners),
-// appended to options.warm_start, and returned. Used by `cutune tune`, the runtime's tunes and
-// compare_warm_start.
-std::vector<NearestWinner> add_warm_start(TuneOptions& options, Store& store, const Family& family,
-                                          const Problem& problem, std::string_view device,
-                                          std::size_t neighbours);
-
-// The one transfer set-up of a tune under `key`: every other key of `family` in `store` (other
-// devices, other shapes) with at least 8 correct results becomes a prior in options.priors, its
-// latest results as configs of the family's space (rows of another space version skipped).
-// Returns what was added (weights 0: the tune weighs them). Used by `cutune tune`.
-std::vector<PriorWeight> add_priors(TuneOptions& options, Store& store, const Family& family,
-                                    const TuningKey& key);
-
-// A tune from the nearest winners against a cold tune of the same shape, same options otherwise.
-struct WarmStartComparison {
-  TuneReport cold;
-  TuneReport warm;
-  std::vector<NearestWinner> neighbours;
-  // The level both runs are measured to: the worse of their best times, or, given a tolerance,
-  // within it of the best time known for the shape.
-  double target_ms = 0;
-  // Evaluations (1-based) and tune seconds each run took to first measure target_ms or better;
-  // a run that never did: its evaluation count and seconds, and reached false.
-  std::size_t cold_evaluations = 0;
-  std::size_t warm_evaluations = 0;
-  double cold_seconds = 0;
-  double warm_seconds = 0;
-  bool cold_reached = true;
-  bool warm_reached = true;
-};
-
-// How compare_warm_start decides the level both runs race to.
-struct WarmStartTarget {
-  // < 0: the worse of the two runs' bests. Else (1 + tolerance) times the best time known for the
-  // shape: the smaller of own_best_ms (0: none) and both runs' best search times (0.02: within 2%
-  // of the shape's best).
-  double tolerance = -1;
-  double own_best_ms = 0;
-  // Record the warm run into `store`, as a tune of the shape would (it then resumes from nothing:
-  // call it only for a shape the store has never tuned).
-  bool record_warm = false;
-};
-
-// Tunes `family`'s `problem` with `evaluator` on `device`, cold first, then warm; the cold run
-// neither reads nor writes `store`'s results for the problem's key, which is used to find
-// neighbours (and to record the warm run when target.record_warm). Throws std::invalid_argument
-// when no tuned neighbour exists.
-WarmStartComparison compare_warm_start(const Family& family, const Problem& problem,
-                                       Evaluator& evaluator, const Device& device, Store& store,
-                                       const TuneOptions& options, std::size_t neighbours,
-                                       const WarmStartTarget& target = {});
 
 }  // namespace cutune

@@ -9,9 +9,9 @@
 #include <stdexcept>
 
 #include "cutune/family.hpp"
-#include "cutune/runtime.hpp"
+#include "cutune/session.hpp"
 #include "cutune/store.hpp"
-#include "cutune/tune_json.hpp"
+#include "cutune/warm_start.hpp"
 #include "cutune_python.hpp"
 #include "tune_session.hpp"
 
@@ -48,31 +48,22 @@ Effort effort_named(const std::string& name) {
   throw std::invalid_argument("effort '" + name + "': expected quick or full");
 }
 
-}  // namespace
-
-std::filesystem::path store_path(const std::string& db) {
-  return db.empty() ? Store::default_path() : std::filesystem::path(db);
+// The package looks for no transfer priors (`cutune tune` does unless --no-transfer).
+TuneSessionOptions session_options(const TuneRequest& request) {
+  TuneSessionOptions options;
+  if (request.store) options.store = store_path(request.db);
+  options.warm_start_neighbours = request.warm_start ? kWarmStartNeighbours : 0;
+  options.transfer = false;
+  return options;
 }
 
-std::string default_store() { return Store::default_path().string(); }
-
-std::string tune_json(const TuneRequest& request) {
-  const FamilySource source = family_source(request.spec_or_family);
-  return tune_family_json(source.family, problem_for(source, request.problem), request);
-}
-
-std::string tune_family_json(const Family& family, const Problem& problem,
-                             const TuneRequest& request) {
-  if (!family.make_evaluator) {
-    throw std::invalid_argument("family " + family.name + " cannot be tuned in this build");
+// Runs the session as the request says: {"report", "decision"}.
+std::string session_json(TuneSession& session, const TuneRequest& request) {
+  if (!session.family().make_evaluator) {
+    throw std::invalid_argument("family " + session.family().name +
+                                " cannot be tuned in this build");
   }
   if (request.budget == 0) throw std::invalid_argument("budget: at least 1 config");
-  FamilyEvaluator target = family.make_evaluator(problem, {});
-  const TuningKey key =
-      family.key(problem, target.evaluator->device_name(), target.evaluator->toolchain());
-  std::optional<Store> store;
-  if (request.store) store = Store::open(store_path(request.db));
-
   TuneOptions options;
   options.strategy = request.strategy;
   options.effort = effort_named(request.effort);
@@ -83,11 +74,6 @@ std::string tune_family_json(const Family& family, const Problem& problem,
   options.patience = request.patience;
   options.min_evaluations = request.min_evaluations;
   options.stop = request.stop;
-  if (store && request.warm_start) {
-    add_warm_start(options, *store, family, problem, key.device,
-                   RuntimeOptions{}.warm_start_neighbours);
-  }
-  Store* store_pointer = store ? &*store : nullptr;
   std::atomic<bool> stop = false;
   TuneCallbacks callbacks;
   if (request.on_progress) {
@@ -107,18 +93,35 @@ std::string tune_family_json(const Family& family, const Problem& problem,
       }
     };
   }
-  const TuneReport report =
-      tune(family, problem, *target.evaluator, target.device, store_pointer, options, callbacks);
+  const TuneReport report = session.run(options, callbacks);
   nlohmann::json decision = winner_json(report);
   // A stopped tune decided nothing: its search's fastest, not an earlier tune's decision.
-  if (store && !report.stopped) {
-    if (const std::optional<Decision> stored = store->decision(key)) {
+  if (Store* store = session.store(); store != nullptr && !report.stopped) {
+    if (const std::optional<Decision> stored = store->decision(session.key())) {
       decision = decision_json(*stored);
     }
   }
-  return nlohmann::json{{"report", tune_report_json(report, key, store_pointer)},
-                        {"decision", decision}}
-      .dump();
+  return nlohmann::json{{"report", session.report_json(report)}, {"decision", decision}}.dump();
+}
+
+}  // namespace
+
+std::filesystem::path store_path(const std::string& db) {
+  return db.empty() ? Store::default_path() : std::filesystem::path(db);
+}
+
+std::string default_store() { return Store::default_path().string(); }
+
+std::string tune_json(const TuneRequest& request) {
+  TuneSession session =
+      tune_session(request.spec_or_family, request.problem, session_options(request));
+  return session_json(session, request);
+}
+
+std::string tune_family_json(const Family& family, const Problem& problem,
+                             const TuneRequest& request) {
+  TuneSession session({.spec = nullptr, .family = family}, problem, session_options(request));
+  return session_json(session, request);
 }
 
 std::string stored_decision_json(const TuningKey& key, const std::string& db) {

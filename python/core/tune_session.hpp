@@ -1,5 +1,6 @@
-// The package's one tune session, shared by cutune.tune (families by name or spec path) and the
-// host families of cutune.helion and cutune.triton: options, store, warm start, tune, decision.
+// The package's tunes, for cutune.tune (families by name or spec path) and the host families of
+// cutune.helion and cutune.triton: a request's options over the one TuneSession (cutune/session.hpp,
+// shared with `cutune tune` and the runtime), and the store's decision.
 #pragma once
 
 #include <filesystem>

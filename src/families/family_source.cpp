@@ -1,11 +1,13 @@
 // The one rule that turns what a user types (a built-in family's name or a kernel spec file's
-// path, and a problem text) into a family and the problem its key is built from: `cutune tune`,
-// `cutune space`, and the Python package all call it, so that one name and one problem mean one
-// key everywhere.
+// path, and a problem text) into a family and the problem its key is built from: `cutune tune` and
+// the Python package (through tune_session) and `cutune space` all call it, so that one name and
+// one problem mean one key everywhere.
 #include <filesystem>
 #include <stdexcept>
+#include <utility>
 
 #include "cutune/family.hpp"
+#include "cutune/session.hpp"
 #include "cutune/spec.hpp"
 
 namespace cutune {
@@ -41,6 +43,13 @@ Problem problem_for(const FamilySource& source, std::string_view text) {
   const Problem overrides = Problem::parse(text);  // kept: the loop reads its arguments
   for (const auto& [name, value] : overrides.args()) problem.set(name, value);
   return family.resolved(problem);
+}
+
+TuneSession tune_session(const std::string& spec_or_family, std::string_view problem,
+                         TuneSessionOptions options) {
+  FamilySource source = family_source(spec_or_family);
+  Problem resolved = problem_for(source, problem);
+  return TuneSession(std::move(source), std::move(resolved), std::move(options));
 }
 
 }  // namespace cutune

@@ -5,7 +5,7 @@
 #include <limits>
 
 #include "cutune/lookup.hpp"
-#include "runtime/log_shape.hpp"
+#include "space/log_shape.hpp"
 
 namespace cutune::lookup {
 namespace {

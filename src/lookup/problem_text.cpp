@@ -4,7 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "runtime/log_shape.hpp"
+#include "space/log_shape.hpp"
 
 namespace cutune::lookup {
 namespace {
@@ -78,7 +78,7 @@ std::optional<std::vector<double>> log_point(const ProblemArgs& args,
   for (const auto& name : names) {
     const auto it = args.find(name);
     if (it == args.end() || !it->second.is_number()) return std::nullopt;
-    point.push_back(runtime::log_feature(it->second.get<double>()));
+    point.push_back(shape::log_feature(it->second.get<double>()));
   }
   return point;
 }

@@ -22,7 +22,7 @@ ProblemArgs parse_problem(std::string_view text);
 // Sorted by name, "name=value" joined by commas; text values unquoted.
 std::string canonical_problem(const ProblemArgs& args);
 
-// log_feature (runtime/log_shape.hpp) of each named numeric argument; nullopt when one is missing
+// log_feature (space/log_shape.hpp) of each named numeric argument; nullopt when one is missing
 // or not a number.
 std::optional<std::vector<double>> log_point(const ProblemArgs& args,
                                              const std::vector<std::string>& names);

@@ -12,9 +12,10 @@
 #include <unordered_map>
 
 #include "cutune/dispatch.hpp"
+#include "cutune/session.hpp"
 #include "hash/content_hash.hpp"
-#include "runtime/repair.hpp"
 #include "runtime/winners.hpp"
+#include "space/repair.hpp"
 
 namespace cutune {
 
@@ -229,8 +230,8 @@ struct Runtime::Impl {
     if (!stored) return nullptr;
     std::string why;
     try {
-      runtime::Repaired r = runtime::repaired(
-          f.tuning->space, nlohmann::json::parse(stored->config_json), problem, f.device);
+      Repaired r =
+          repaired(f.tuning->space, nlohmann::json::parse(stored->config_json), problem, f.device);
       if (r.config) return f.load(*r.config, problem, KernelOrigin::store);
       why = r.why;
     } catch (const std::exception& error) {
@@ -247,7 +248,7 @@ struct Runtime::Impl {
     std::string why;
     try {
       const auto& j = family.dispatch->config(family.dispatch->pick(problem));
-      runtime::Repaired r = runtime::repaired(f.tuning->space, j, problem, f.device);
+      Repaired r = repaired(f.tuning->space, j, problem, f.device);
       if (r.config) return f.load(*r.config, problem, KernelOrigin::dispatch);
       why = r.why;
     } catch (const std::exception& error) {
@@ -283,24 +284,21 @@ struct Runtime::Impl {
     return false;
   }
 
-  // Tunes one problem, warm-started from the nearest tuned shapes. Opens its own store handle
-  // (a Store belongs to one thread); records results only when the runtime's store is writable.
+  // Tunes one problem in a session of its own (cutune/session.hpp), warm-started from the nearest
+  // tuned shapes. The session opens its own store handle (a Store belongs to one thread) and
+  // records results only when the runtime's store is writable.
   std::optional<Config> run_tune(const Family& f, const Problem& problem, std::stop_token stop) {
-    FamilyEvaluator made = f.make_evaluator(problem, {});
-    Evaluator& evaluator = *made.evaluator;
-    const TuningKey key = f.key(problem, evaluator.device_name(), evaluator.toolchain());
-    std::optional<Store> own;
-    if (options.store && !store_error) own = Store::open(*options.store, options.store_mode);
-    TuneOptions tune_options = options.tune;
-    if (own && options.warm_start_neighbours > 0) {
-      add_warm_start(tune_options, *own, f, problem, key.device, options.warm_start_neighbours);
-    }
+    TuneSessionOptions session_options;
+    if (options.store && !store_error) session_options.store = *options.store;
+    session_options.store_mode = options.store_mode;
+    session_options.warm_start_neighbours = options.warm_start_neighbours;
+    session_options.transfer = false;
+    TuneSession session({.spec = nullptr, .family = f}, problem, session_options);
     TuneCallbacks callbacks;
     callbacks.on_progress = [&stop](const TuneProgress&) {
       if (stop.stop_requested()) throw TuneCancelled{};
     };
-    Store* record = own && options.store_mode == OpenMode::read_write ? &*own : nullptr;
-    TuneReport report = tune(f, problem, evaluator, made.device, record, tune_options, callbacks);
+    TuneReport report = session.run(options.tune, callbacks);
     if (!report.best) return std::nullopt;
     return report.best->config;
   }

@@ -1,7 +1,7 @@
 #include "runtime/winners.hpp"
 
 #include "cutune/heuristics.hpp"
-#include "runtime/repair.hpp"
+#include "space/repair.hpp"
 
 namespace cutune::runtime {
 

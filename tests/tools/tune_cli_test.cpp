@@ -11,6 +11,8 @@
 #include <string>
 
 #include "../store/store_testing.hpp"
+#include "cutune/family.hpp"
+#include "cutune/session.hpp"
 #include "cutune/store.hpp"
 
 namespace cutune {
@@ -113,6 +115,38 @@ TEST(TuneCli, MatmulTuneStoresEveryCandidateAndBeatsTheDefault) {
   EXPECT_DOUBLE_EQ(best_row->measurement.time_ms, best_ms);
   EXPECT_EQ(best_row->measurement.outcome, Outcome::ok);
   EXPECT_EQ(store.deployed(key)->config_hash, best_row->config_hash);
+}
+
+// Issue 31: one problem rule. The key `cutune tune` stores a tune under names the problem
+// `cutune space` describes for the same text (here out of order: both canonicalize alike).
+TEST(TuneCli, TuneAndSpaceResolveAProblemTextAlike) {
+  TempDir dir;
+  const std::string spec = fmt::format("{}/cpu/matmul/matmul.json", CUTUNE_EXAMPLES_DIR);
+  const Finished tuned = run_tool(
+      dir, "", fmt::format("tune {} --problem n=64,k=64,m=64 --budget 2 --no-store --json", spec));
+  ASSERT_TRUE(tuned.exited) << tuned.err;
+  ASSERT_EQ(tuned.status, 0) << tuned.err << tuned.out;
+  const Finished space =
+      run_tool(dir, "", fmt::format("space {} --problem n=64,k=64,m=64 --draws 10 --json", spec));
+  ASSERT_EQ(space.status, 0) << space.err;
+  EXPECT_EQ(nlohmann::json::parse(tuned.out).at("key").at("problem"),
+            nlohmann::json::parse(space.out).at("problem"));
+  EXPECT_EQ(nlohmann::json::parse(space.out).at("problem"), "k=64,m=64,n=64");
+}
+
+// A built-in family's missing arguments come from its example, for a tune as for `cutune space`:
+// `cutune tune gemm --problem m=128` tunes the problem `cutune space gemm --problem m=128`
+// describes. The tune's session (cutune/session.hpp) resolves it before any GPU is asked, so this
+// runs on a machine without one.
+TEST(TuneCli, ABuiltInFamilysTuneSessionResolvesAsSpaceDoes) {
+  if (find_family("gemm") == nullptr) GTEST_SKIP() << "no GEMM family in this build";
+  TempDir dir;
+  const Finished space = run_tool(dir, "", "space gemm --problem m=128 --draws 10 --json");
+  ASSERT_EQ(space.status, 0) << space.err;
+  const TuneSession session = tune_session("gemm", "m=128");
+  EXPECT_EQ(session.problem().canonical(), nlohmann::json::parse(space.out).at("problem"));
+  EXPECT_EQ(session.problem().at("m").as_int(), 128);
+  EXPECT_TRUE(session.problem().has("n") && session.problem().has("k"));
 }
 
 #ifdef CUTUNE_FAKE_CUDA_WORKER

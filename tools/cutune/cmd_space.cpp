@@ -7,6 +7,7 @@
 #include "command.hpp"
 #include "cutune/diversity.hpp"
 #include "cutune/family.hpp"
+#include "cutune/session.hpp"
 
 namespace cutune::cli {
 namespace {
@@ -31,11 +32,12 @@ std::string view_size(const Space& space, View view) {
 }
 
 void run_space(const SpaceOptions& options) {
-  // The one rule of `cutune tune` and the Python package (cutune/family.hpp).
-  const FamilySource source = family_source(options.name);
-  const Family& family = source.family;
+  // The family and problem `cutune tune` and the Python package would tune (cutune/session.hpp):
+  // a session that never runs measures nothing and opens no store.
+  const TuneSession session = tune_session(options.name, options.problem);
+  const Family& family = session.family();
   const TuningSpace& ts = *family.tuning;
-  const Problem problem = problem_for(source, options.problem);
+  const Problem& problem = session.problem();
   const DiversityReport report =
       measure_diversity(ts, problem, family.device, options.draws, options.seed);
   // A GPU's figures come from its description (Family::device: a CUDA spec's and the GEMM's before

@@ -1,7 +1,7 @@
 // `cutune tune SPEC|FAMILY`: tunes a kernel described by a spec file, or a built-in kernel family
 // (`cutune tune gemm --problem m=2048,n=4096,k=4096,dtype=bf16` on a GPU), and prints the winners.
-// The tune starts from the winners of the nearest shapes already tuned in the store (the runtime's
-// warm start, cutune/runtime.hpp) unless --no-warm-start.
+// The tune starts from the winners of the nearest shapes already tuned in the store (the warm
+// start, cutune/warm_start.hpp) unless --no-warm-start.
 #include <fmt/core.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -15,10 +15,11 @@
 #include "command.hpp"
 #include "cutune/failure_text.hpp"
 #include "cutune/family.hpp"
-#include "cutune/runtime.hpp"
+#include "cutune/session.hpp"
 #include "cutune/store.hpp"
 #include "cutune/tune.hpp"
 #include "cutune/tune_json.hpp"
+#include "cutune/warm_start.hpp"
 #include "interrupt.hpp"
 #include "number_options.hpp"
 #include "progress.hpp"
@@ -43,7 +44,7 @@ struct TuneArgs {
   std::size_t show = 5;
   bool no_warm_start = false;
   bool no_transfer = false;
-  std::size_t neighbours = RuntimeOptions{}.warm_start_neighbours;
+  std::size_t neighbours = kWarmStartNeighbours;
   std::string devices = "0";
 };
 
@@ -84,26 +85,18 @@ std::vector<int> parse_devices(const std::string& text) {
 std::string signal_name(int signal) { return signal == SIGTERM ? "SIGTERM" : "SIGINT"; }
 
 int run_tune(const TuneArgs& args) {
-  // The one rule of the CLI, the Python package and `cutune space` (cutune/family.hpp); resolved
-  // as the family's runtime resolves it, so that both write and read the same key.
-  const FamilySource source = family_source(args.spec);
-  const Family& family = source.family;
-  const Problem problem = problem_for(source, args.problem);
-  const TuningSpace* space = family.tuning;
-  FamilyEvaluator target = family.make_evaluator(problem, parse_devices(args.devices));
-  const TuningKey key =
-      family.key(problem, target.evaluator->device_name(), target.evaluator->toolchain());
-  std::optional<Store> store;
-  if (!args.no_store) store = Store::open(store_path(args.db));
+  // The one session of the CLI, the Python package and the runtime (cutune/session.hpp): family and
+  // problem by the rule `cutune space` follows, so that both write and read the same key.
+  TuneSessionOptions session_options;
+  session_options.devices = parse_devices(args.devices);
+  if (!args.no_store) session_options.store = store_path(args.db);
+  session_options.warm_start_neighbours = args.no_warm_start ? 0 : args.neighbours;
+  session_options.transfer = !args.no_transfer;
+  TuneSession session = tune_session(args.spec, args.problem, session_options);
+  const Family& family = session.family();
+  const Problem& problem = session.problem();
 
   TuneOptions options;
-  WarmStart warm;
-  warm.enabled = !args.no_warm_start && args.neighbours > 0 && store.has_value();
-  if (warm.enabled) {
-    warm.winners = add_warm_start(options, *store, family, problem, key.device, args.neighbours);
-  }
-  const bool transfer = !args.no_transfer && store.has_value();
-  if (transfer) add_priors(options, *store, family, key);
   options.strategy = args.strategy;
   options.effort = args.effort == "quick" ? Effort::quick : Effort::full;
   options.max_evaluations = args.budget;
@@ -128,14 +121,19 @@ int run_tune(const TuneArgs& args) {
   callbacks.on_wait = [&](const std::string& what) {
     progress.note(fit("  " + what, kOutputColumns));
   };
-  const TuneReport report = tune(family, problem, *target.evaluator, target.device,
-                                 store ? &*store : nullptr, options, callbacks);
+  const TuneReport report = session.run(options, callbacks);
+  const TuningKey& key = session.key();
+  const Store* store = session.store();
+  const bool transfer = session.transfer();
+  WarmStart warm;
+  warm.enabled = session_options.warm_start_neighbours > 0 && store != nullptr;
+  warm.winners = session.warm_start();
   warm.evaluated = count_evaluated(report, warm.winners);
   Comparison comparison{family.flop_count ? family.flop_count(problem) : 0, family.reference_name,
-                        std::nullopt, count_encoder_errors(report, space->space)};
-  if (target.time_reference) comparison.reference = target.time_reference();
+                        std::nullopt, count_encoder_errors(report, family.tuning->space)};
+  if (session.target().time_reference) comparison.reference = session.target().time_reference();
   if (args.json) {
-    nlohmann::json out = tune_report_json(report, key, store ? &*store : nullptr);
+    nlohmann::json out = session.report_json(report);
     out.update(comparison_json(report, comparison));
     out["warm_start"] = warm_start_json(warm);
     out["transfer"]["enabled"] = transfer;

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "cutune/runtime.hpp"
 #include "cutune/tune.hpp"
+#include "cutune/warm_start.hpp"
 
 namespace cutune::cli {
 

@@ -1,8 +1,8 @@
-#include "runtime/log_shape.hpp"
+#include "space/log_shape.hpp"
 
 #include <cmath>
 
-namespace cutune::runtime {
+namespace cutune::shape {
 
 std::vector<std::string> numeric_names(const Problem& problem) {
   std::vector<std::string> names;
@@ -37,4 +37,4 @@ double distance(const std::vector<double>& a, const std::vector<double>& b) {
   return std::sqrt(sum);
 }
 
-}  // namespace cutune::runtime
+}  // namespace cutune::shape

@@ -1,4 +1,6 @@
 // Warm start: a new shape's tune begins with the winners of the nearest tuned shapes.
+#include "cutune/warm_start.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -7,17 +9,16 @@
 #include <set>
 #include <tuple>
 
-#include "cutune/runtime.hpp"
-#include "runtime/log_shape.hpp"
+#include "space/log_shape.hpp"
 
 namespace cutune {
 
 std::vector<NearestWinner> nearest_winners(Store& store, std::string_view family,
                                            std::string_view device, const Problem& problem,
                                            const Space& space, std::size_t k) {
-  const std::vector<std::string> names = runtime::numeric_names(problem);
-  const auto fixed = runtime::fixed_args(problem);
-  const std::vector<double> here = *runtime::log_point(problem, names);
+  const std::vector<std::string> names = shape::numeric_names(problem);
+  const auto fixed = shape::fixed_args(problem);
+  const std::vector<double> here = *shape::log_point(problem, names);
 
   std::vector<NearestWinner> candidates;
   for (const StoredResult& best :
@@ -31,14 +32,14 @@ std::vector<NearestWinner> nearest_winners(Store& store, std::string_view family
     // The shape itself is no neighbour: a tune of it resumes from the store instead, and its own
     // winner would take the place of a neighbour's with the same config.
     if (shape == problem || shape.args().size() != problem.args().size() ||
-        runtime::fixed_args(shape) != fixed) {
+        shape::fixed_args(shape) != fixed) {
       continue;
     }
-    auto there = runtime::log_point(shape, names);
+    auto there = shape::log_point(shape, names);
     if (!there) continue;
     try {
       candidates.push_back({space.from_json(nlohmann::json::parse(best.config_json)),
-                            std::move(shape), runtime::distance(here, *there),
+                            std::move(shape), shape::distance(here, *there),
                             best.measurement.time_ms});
     } catch (const std::exception&) {
       continue;  // a config of another version of the family's space

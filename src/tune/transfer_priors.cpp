@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cutune/runtime.hpp"
+#include "cutune/warm_start.hpp"
 
 namespace cutune {
 

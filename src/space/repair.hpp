@@ -1,6 +1,7 @@
 // A stored or dispatched config (JSON) made legal for one problem by its space's repairs: what the
 // runtime loads, what a dispatch rule hands out, and what a dispatch fit scores and cross-measures
-// on each shape, so that all of them judge a config alike. Internal to cutune_runtime.
+// on each shape, so that all of them judge a config alike. Internal to cutune_space, used by the
+// runtime and dispatch.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -9,7 +10,7 @@
 
 #include "cutune/space.hpp"
 
-namespace cutune::runtime {
+namespace cutune {
 
 struct Repaired {
   std::optional<Config> config;  // legal for the problem; empty when there is none
@@ -23,4 +24,4 @@ struct Repaired {
 Repaired repaired(const Space& space, const nlohmann::json& config, const Problem& problem,
                   const Device& device);
 
-}  // namespace cutune::runtime
+}  // namespace cutune

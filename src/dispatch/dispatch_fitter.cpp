@@ -1,4 +1,4 @@
-#include "runtime/dispatch_fitter.hpp"
+#include "dispatch/dispatch_fitter.hpp"
 
 #include <fmt/format.h>
 
@@ -31,7 +31,7 @@ double geomean(const std::vector<double>& ratios) {
 
 namespace {
 
-// The inverse of runtime::log_feature: tree thresholds in problem units.
+// The inverse of shape::log_feature: tree thresholds in problem units.
 double from_log_feature(double y) { return y >= 0 ? std::exp2(y) - 1.0 : 1.0 - std::exp2(-y); }
 
 }  // namespace

@@ -11,9 +11,9 @@
 #include <optional>
 #include <tuple>
 
-#include "runtime/dispatch_gather.hpp"
-#include "runtime/log_shape.hpp"
-#include "runtime/repair.hpp"
+#include "dispatch/dispatch_gather.hpp"
+#include "space/log_shape.hpp"
+#include "space/repair.hpp"
 
 namespace cutune {
 
@@ -184,7 +184,7 @@ std::size_t Dispatcher::pick(const Problem& problem) const {
           problem.has(name) ? problem.at(name).to_string() : "no such argument"));
     }
   }
-  auto x = runtime::log_point(problem, features_);
+  auto x = shape::log_point(problem, features_);
   if (!x) {
     throw std::invalid_argument(
         fmt::format("dispatch rule of {} needs numeric arguments {}; "
@@ -201,7 +201,7 @@ std::size_t Dispatcher::pick(const Problem& problem) const {
 
 std::optional<Config> Dispatcher::config_for(const Problem& problem, const Space& space,
                                              const Device& device) const {
-  return runtime::repaired(space, config(pick(problem)), problem, device).config;
+  return repaired(space, config(pick(problem)), problem, device).config;
 }
 
 }  // namespace cutune

@@ -10,14 +10,14 @@
 
 #include "cutune/problem.hpp"
 
-namespace cutune::runtime {
+namespace cutune::shape {
 
 // log_feature(x): log2(1 + x) for x >= 0, mirrored below 0; log2 by exponent extraction and the
 // atanh series, in plain arithmetic so that it is constexpr and gives bit-identical results
 // wherever it is compiled. log_feature.inl is the one definition: included here, and copied as
 // text into every generated dispatch header (kLogFeatureSource, made from it by CMake), which must
 // pick exactly what Dispatcher::pick picks.
-#include "runtime/log_feature.inl"
+#include "space/log_feature.inl"
 
 inline bool is_numeric(const Value& v) { return v.is_int() || v.is_double(); }
 
@@ -31,4 +31,4 @@ std::optional<std::vector<double>> log_point(const Problem& problem,
 
 double distance(const std::vector<double>& a, const std::vector<double>& b);
 
-}  // namespace cutune::runtime
+}  // namespace cutune::shape

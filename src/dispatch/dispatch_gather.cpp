@@ -1,12 +1,12 @@
-#include "runtime/dispatch_gather.hpp"
+#include "dispatch/dispatch_gather.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <limits>
 
-#include "runtime/log_shape.hpp"
-#include "runtime/repair.hpp"
+#include "space/log_shape.hpp"
+#include "space/repair.hpp"
 
 namespace cutune::dispatch {
 
@@ -119,10 +119,10 @@ Gathered gather(Store& store, const DispatchOptions& options) {
     if (ranked.empty()) continue;  // nothing ran correctly on this shape
     Problem problem = Problem::parse(problem_text);
     if (fitter.shapes.empty()) {
-      g.features = runtime::numeric_names(problem);
-      g.fixed = runtime::fixed_args(problem);
-    } else if (runtime::numeric_names(problem) != g.features ||
-               runtime::fixed_args(problem) != g.fixed) {
+      g.features = shape::numeric_names(problem);
+      g.fixed = shape::fixed_args(problem);
+    } else if (shape::numeric_names(problem) != g.features ||
+               shape::fixed_args(problem) != g.fixed) {
       throw std::invalid_argument(fmt::format(
           "dispatch: shapes '{}' and '{}' differ in their argument names or in a non-numeric "
           "argument; fit one dispatcher per value (e.g. per dtype)",
@@ -139,7 +139,7 @@ Gathered gather(Store& store, const DispatchOptions& options) {
       fitter.origins[it->second].push_back(shape_index);
     }
     Shape shape;
-    shape.x = *runtime::log_point(problem, g.features);
+    shape.x = *shape::log_point(problem, g.features);
     for (const auto& name : g.features) shape.raw.push_back(problem.at(name).as_double());
     shape.problem = std::move(problem);
     shape.best = candidate_index.at(ranked.front());
@@ -163,9 +163,8 @@ Gathered gather(Store& store, const DispatchOptions& options) {
       std::string hash = fitter.hashes[c];
       if (options.repair_space) {
         // A config the space cannot read (another version of it) is looked up as it stands.
-        const runtime::Repaired r =
-            runtime::repaired(*options.repair_space, fitter.configs[c], fitter.shapes[s].problem,
-                              options.repair_device);
+        const Repaired r = repaired(*options.repair_space, fitter.configs[c],
+                                    fitter.shapes[s].problem, options.repair_device);
         if (r.readable && !r.config) {
           fitter.cells[s][c].state = Cell::State::failed;
           continue;

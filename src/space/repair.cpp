@@ -1,6 +1,6 @@
-#include "runtime/repair.hpp"
+#include "space/repair.hpp"
 
-namespace cutune::runtime {
+namespace cutune {
 
 Repaired repaired(const Space& space, const nlohmann::json& config, const Problem& problem,
                   const Device& device) {
@@ -17,4 +17,4 @@ Repaired repaired(const Space& space, const nlohmann::json& config, const Proble
   return out;
 }
 
-}  // namespace cutune::runtime
+}  // namespace cutune

@@ -5,8 +5,8 @@
 
 #include <string_view>
 
-namespace cutune::runtime {
+namespace cutune::dispatch {
 
 extern const std::string_view kLogFeatureSource;
 
-}  // namespace cutune::runtime
+}  // namespace cutune::dispatch

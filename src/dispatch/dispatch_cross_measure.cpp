@@ -4,8 +4,8 @@
 
 #include <set>
 
-#include "runtime/dispatch_gather.hpp"
-#include "runtime/repair.hpp"
+#include "dispatch/dispatch_gather.hpp"
+#include "space/repair.hpp"
 
 namespace cutune {
 
@@ -32,7 +32,7 @@ std::size_t cross_measure(
       if (!options.remeasure && fitter.cells[s][c].state != dispatch::Cell::State::unknown) {
         continue;
       }
-      runtime::Repaired r = runtime::repaired(space, fitter.configs[c], problem, device);
+      Repaired r = repaired(space, fitter.configs[c], problem, device);
       if (!r.config) {
         record(fitter.hashes[c], fitter.configs[c].dump(),
                {.outcome = Outcome::invalid_config, .detail = "for this shape: " + r.why});

@@ -7,7 +7,7 @@
 
 #include "cppgen/cpp_writer.hpp"
 #include "cutune/dispatch.hpp"
-#include "runtime/log_feature_source.hpp"
+#include "dispatch/log_feature_source.hpp"
 
 namespace cutune {
 
@@ -126,7 +126,7 @@ std::string Dispatcher::cpp_header(std::string_view cpp_namespace) const {
     emit_tree(out, tree_, 0, params, 2);
     out += "}\n\n";
   } else {
-    out += std::string(runtime::kLogFeatureSource) + "\n";
+    out += std::string(dispatch::kLogFeatureSource) + "\n";
     out += fmt::format("inline constexpr int kPointCount = {};\n", points_.size());
     out += fmt::format("inline constexpr double kPoints[kPointCount][{}] = {{\n", features_.size());
     for (const auto& p : points_) out += fmt::format("    {{{}}},\n", fmt::join(p.x, ", "));

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "runtime/dispatch_fitter.hpp"
+#include "dispatch/dispatch_fitter.hpp"
 
 namespace cutune::dispatch {
 
