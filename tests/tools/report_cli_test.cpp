@@ -226,8 +226,13 @@ TEST_F(ReportOfRealTunes, PageOfTheFaultsTuneExplainsEveryFailure) {
   expect_config_on(text_of(dom, "winner"), R"({"MODE": "fast"})");
   EXPECT_NE(text_of(dom, "sureness").find("the default is deployed"), std::string::npos);
   const std::string failures = text_of(dom, "failures");
-  for (const char* reason : {"compile_error", "compile_timeout", "crash", "hang", "wrong_result"})
+  for (const char* reason : {"compile_error", "crash", "hang", "wrong_result"})
     EXPECT_NE(failures.find(reason), std::string::npos) << reason << " in " << failures;
+  // The endless compile is a compile_timeout; on a machine so loaded that it never got half its
+  // limit in CPU, the evaluator gives no verdict on it (src/eval/starvation.hpp): transient.
+  EXPECT_TRUE(failures.find("compile_timeout") != std::string::npos ||
+              failures.find("transient") != std::string::npos)
+      << failures;
   // The compile error's first error line (the static_assert's message), and its log's path.
   EXPECT_NE(failures.find("error: static assertion failed: this mode does not compile"),
             std::string::npos)
