@@ -14,11 +14,16 @@ in cutune). A config the recording
 lacks was illegal for the original tuner: a restriction keeps Kernel Tuner off it, as cutune's
 space drops it before it costs an evaluation.
 
-cutune runs `cutune bench-strategies` (the tune driver, --batch as given) over the same files;
-its strategies ignore the budget, so one run of the largest budget gives every smaller one.
+cutune runs `cutune bench-strategies` (the tune driver, --batch as given) over the same files,
+once per repeat (--seed r --repeats 1); its strategies ignore the budget, so one run of the
+largest budget gives every smaller one.
 
-Prints one table: mean fraction of the optimum over spaces and repeats at each budget, cutune's
-strategies first, then each Kernel Tuner strategy as it finishes, then Kernel Tuner's best.
+Prints one table: at each budget, mean ± standard error of the per-repeat score (the mean over
+the spaces of repeat r's fraction of the optimum; the spaces are fixed, so the error is the
+seeds'), cutune's strategies first, then each Kernel Tuner strategy as it finishes, then Kernel
+Tuner's best at each budget, then the first cutune strategy minus that best in standard errors of
+the difference, sqrt(se_a^2 + se_b^2): unpaired, since seed r of cutune and of Kernel Tuner
+share nothing.
 
   .venv-kernel-tuner/bin/python bench/search/kernel_tuner_compare.py data/spaces \\
       --cutune build/release/bin/cutune [--budgets 25,50,100,200] [--repeats 10] [--batch 32]
@@ -110,21 +115,46 @@ def distinct_prefix(results, keys, budget):
     return out
 
 
+def mean_se(xs):
+    """Mean and standard error (sample standard deviation / sqrt(n)); se 0 for one value."""
+    n = len(xs)
+    mean = sum(xs) / n
+    if n < 2:
+        return mean, 0.0
+    return mean, (sum((x - mean) ** 2 for x in xs) / (n - 1) / n) ** 0.5
+
+
+def margin_in_se(a, b):
+    """(mean(a) - mean(b)) / sqrt(se_a^2 + se_b^2), a and b independent samples."""
+    (ma, sa), (mb, sb) = mean_se(a), mean_se(b)
+    se = (sa * sa + sb * sb) ** 0.5
+    return (ma - mb) / se if se > 0 else float("inf") if ma > mb else 0.0
+
+
+def cell(xs):
+    mean, se = mean_se(xs)
+    return f"{mean:.4f} ± {se:.4f}".rjust(17)
+
+
 def run_cutune(binary, inputs, budgets, repeats, batch, strategies):
-    out = tempfile.mkdtemp(prefix="cutune-compare-")
-    subprocess.run([binary, "bench-strategies", *inputs, "--budget", str(max(budgets)),
-                    "--repeats", str(repeats), "--batch", str(batch), "--strategies",
-                    ",".join(strategies), "--out", out], check=True, stdout=subprocess.DEVNULL)
-    curves = {}  # strategy -> space -> mean curve
-    with open(os.path.join(out, "strategy_curves.csv")) as f:
-        for row in csv.DictReader(f):
-            curves.setdefault(row["strategy"], {}).setdefault(row["space"], []).append(
-                float(row["mean_fraction_of_optimum"]))
-    table = {}
-    for name in strategies:
-        spaces = curves[name]
-        table["cutune " + name] = [
-            sum(curve[b - 1] for curve in spaces.values()) / len(spaces) for b in budgets]
+    """strategy -> one list a budget of per-repeat scores (mean over spaces)."""
+    table = {"cutune " + name: [[] for _ in budgets] for name in strategies}
+    for seed in range(repeats):
+        out = tempfile.mkdtemp(prefix="cutune-compare-")
+        subprocess.run([binary, "bench-strategies", *inputs, "--budget", str(max(budgets)),
+                        "--repeats", "1", "--seed", str(seed), "--batch", str(batch),
+                        "--strategies", ",".join(strategies), "--out", out],
+                       check=True, stdout=subprocess.DEVNULL)
+        curves = {}  # strategy -> space -> curve
+        with open(os.path.join(out, "strategy_curves.csv")) as f:
+            for row in csv.DictReader(f):
+                curves.setdefault(row["strategy"], {}).setdefault(row["space"], []).append(
+                    float(row["mean_fraction_of_optimum"]))
+        for name in strategies:
+            spaces = curves[name]
+            for i, b in enumerate(budgets):
+                table["cutune " + name][i].append(
+                    sum(curve[b - 1] for curve in spaces.values()) / len(spaces))
     return table
 
 
@@ -146,47 +176,53 @@ def main():
     spaces = cache_files(args.spaces)
     table = run_cutune(args.cutune, args.spaces, budgets, args.repeats, args.batch,
                        args.ours.split(","))
-    head = "".join(f"{'@' + str(b):>9}" for b in budgets)
+    head = "".join(f"{'@' + str(b):>17}" for b in budgets)
     print(f"{len(spaces)} spaces x {args.repeats} repeats; cutune at batch {args.batch}; "
-          "mean fraction of the optimum")
+          "fraction of the optimum, mean ± standard error over repeats of the mean over spaces")
     print(f"{'strategy':<38}{head}")
     for name, row in table.items():
-        print(f"{name:<38}" + "".join(f"{x:>9.4f}" for x in row), flush=True)
+        print(f"{name:<38}" + "".join(cell(xs) for xs in row), flush=True)
     lead_name = "cutune " + args.ours.split(",")[0]
     lead = table[lead_name]
     scratch = tempfile.mkdtemp(prefix="kt-compare-")
-    best = [0.0] * len(budgets)
+    best = [None] * len(budgets)  # per budget: (name, per-repeat scores) of the highest mean
     finished = 0
     for strategy in args.strategies.split(","):
         started = time.time()
         row = []
         try:
             for budget in budgets:
-                fractions = []
-                for label, doc in spaces:
-                    for seed in range(args.repeats):
+                scores = []
+                for seed in range(args.repeats):
+                    fractions = []
+                    for label, doc in spaces:
                         # Kernel Tuner appends to its cache file: each run gets a fresh copy.
                         path = os.path.join(scratch, "cache.json")
                         with open(path, "w") as f:
                             json.dump(doc, f)
                         fractions.append(run_kernel_tuner(kt, doc, path, strategy, budget, seed))
-                row.append(sum(fractions) / len(fractions))
+                    scores.append(sum(fractions) / len(fractions))
+                row.append(scores)
         except Exception as error:  # a strategy that breaks inside Kernel Tuner loses its row only
             print(f"{'kernel_tuner ' + strategy:<38} failed at budget {budget}, {label}, seed "
                   f"{seed}: {type(error).__name__}: {error}", flush=True)
             continue
-        best = [max(a, b) for a, b in zip(best, row)]
+        best = [b if b and mean_se(b[1])[0] >= mean_se(xs)[0] else (strategy, xs)
+                for b, xs in zip(best, row)]
         finished += 1
         # Rows appear as they finish (some strategies take minutes), each with its run time.
-        print(f"{'kernel_tuner ' + strategy:<38}" + "".join(f"{x:>9.4f}" for x in row)
+        print(f"{'kernel_tuner ' + strategy:<38}" + "".join(cell(xs) for xs in row)
               + f"   ({time.time() - started:.0f} s)", flush=True)
     if finished == 0:
         print("no Kernel Tuner strategy finished: nothing to compare")
         return
-    print(f"{'kernel_tuner best':<38}" + "".join(f"{x:>9.4f}" for x in best))
-    ahead = all(a > b for a, b in zip(lead, best))
-    print(f"\n{lead_name} ahead of every Kernel Tuner strategy that finished ({finished}), at "
-          f"every budget: {'yes' if ahead else 'no'}")
+    print(f"{'kernel_tuner best':<38}" + "".join(cell(xs) for _, xs in best))
+    print("  (" + ", ".join(f"@{b} {name}" for b, (name, _) in zip(budgets, best)) + ")")
+    margins = [margin_in_se(a, xs) for a, (_, xs) in zip(lead, best)]
+    print(f"{lead_name + ' minus best, in se':<38}" + "".join(f"{m:>17.1f}" for m in margins))
+    ahead = all(m >= 2 for m in margins)
+    print(f"\n{lead_name} ahead of every Kernel Tuner strategy that finished ({finished}) by at "
+          f"least two standard errors at every budget: {'yes' if ahead else 'no'}")
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
-"""kernel_tuner_compare.py scores Kernel Tuner's distinct configs, as cutune counts evaluations."""
+"""kernel_tuner_compare.py scores Kernel Tuner's distinct configs, as cutune counts evaluations,
+and gives each mean its standard error and a margin in standard errors."""
 import importlib.util
 import sys
 
@@ -18,4 +19,11 @@ results = [
 first3 = compare.distinct_prefix(results, keys, 3)
 assert [(r["x"], r["y"]) for r in first3] == [(1, 1), (2, 1), (3, 1)], first3
 assert len(compare.distinct_prefix(results, keys, 10)) == 4
+
+mean, se = compare.mean_se([1.0, 2.0, 3.0, 4.0])  # sample sd sqrt(5/3), over sqrt(4)
+assert mean == 2.5 and abs(se - (5 / 3) ** 0.5 / 2) < 1e-12, (mean, se)
+assert compare.mean_se([0.7]) == (0.7, 0.0)
+# means 2.5 and 1.5, each se sqrt(5/3)/2: difference 1 over sqrt(2 * 5/12)
+margin = compare.margin_in_se([1.0, 2.0, 3.0, 4.0], [0.0, 1.0, 2.0, 3.0])
+assert abs(margin - 1 / (10 / 12) ** 0.5) < 1e-12, margin
 print("ok")
