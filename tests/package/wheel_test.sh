@@ -5,8 +5,9 @@
 # namespace where every file of the apt packages whose libraries the wheel carries a copy of (and
 # of their -dev packages: headers, pkg-config files) is covered by an empty file, and the
 # repository's build folders and environments are empty folders. Left visible, as on any machine
-# the wheel is for: the manylinux baseline (glibc, libstdc++, libgcc_s, zlib) and the C++ compiler
-# with every package it depends on, which the CPU backend runs to compile candidates.
+# the wheel is for: the manylinux baseline (glibc, libstdc++, libgcc_s, zlib), the C++ compiler
+# with every package it depends on (the CPU backend compiles candidates with it) and what the
+# interpreter itself loads for ctypes.
 # Runs as root (CI) or as a user (a user namespace maps it to root inside).
 #   wheel_test.sh REPOSITORY
 set -euo pipefail
@@ -36,7 +37,7 @@ while read -r name; do
   dpkg -S "*/$name" | sed -E 's/^([^:, ]+)(:[^ :]+)?: /\1 /' ||
     { echo "wheel_test: no apt package installed $name" >&2; exit 1; }
 done < "$work/grafted.txt" > "$work/libraries.txt"  # package path
-for package in $(cut -d' ' -f1 "$work/libraries.txt" | sort -u); do
+cut -d' ' -f1 "$work/libraries.txt" | sort -u | while read -r package; do
   echo "$package"
   apt-cache rdepends --installed "$package" | sed -n 's/^ *\([^ ]*-dev\)$/\1/p'
 done | sort -u > "$work/packages.txt"
@@ -64,6 +65,7 @@ cp "$root"/examples/cpu/matmul/*.json "$root"/examples/cpu/matmul/*.cpp "$work/s
 # environment (no CUTUNE_* variable, no LD_LIBRARY_PATH) from a folder outside the repository.
 namespace=(unshare --mount)
 [[ "$(id -u)" == 0 ]] || namespace+=(--map-root-user)
+# shellcheck disable=SC2016  # the inner script expands its own arguments
 "${namespace[@]}" bash -euo pipefail -c '
   work="$1" root="$2"; shift 2
   while read -r f; do mount --bind "$work/empty" "$f"; done < "$work/hidden-files.txt"
@@ -77,5 +79,5 @@ namespace=(unshare --mount)
   cd "$work"
   exec env -i PATH=/usr/bin:/bin HOME="$work/home" "$work/venv/bin/python" \
     "$root/tests/package/wheel_tune.py" "$work/spec/matmul.json" "$work/store.db" "$@"
-'  wheel_test "$work" "$root" "${hidden_libraries[@]}"
+' wheel_test "$work" "$root" "${hidden_libraries[@]}"
 echo "wheel_test: the wheel tuned a CPU kernel with ${#hidden_libraries[@]} system libraries hidden"
