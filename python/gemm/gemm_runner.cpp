@@ -9,6 +9,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "cutune/family.hpp"
 #include "cutune/gemm.hpp"
 #include "cutune_python_gemm.hpp"
 #include "warning_log.hpp"
@@ -57,6 +58,10 @@ struct Events {
   }
 };
 
+// By the one problem rule, as `cutune tune gemm --problem` reads it ("m=128" keeps the example's
+// n, k and dtype).
+Problem gemm_problem(const std::string& text) { return problem_for(family_source("gemm"), text); }
+
 }  // namespace
 
 struct GemmRunner::Impl {
@@ -68,7 +73,7 @@ struct GemmRunner::Impl {
 
   const GemmRuntimeKernel& kernel(const GemmShape& shape) {
     if (auto found = kernels.find(shape); found != kernels.end()) return *found->second;
-    const Kernel& loaded = runtime->get("gemm", Problem::parse(problem_text(shape)));
+    const Kernel& loaded = runtime->get("gemm", gemm_problem(problem_text(shape)));
     const auto* gemm = &loaded.as<GemmRuntimeKernel>();
     kernels.emplace(shape, gemm);
     return *gemm;
@@ -99,7 +104,7 @@ void GemmRunner::launch(const GemmShape& shape, std::uint64_t a, std::uint64_t b
 std::string GemmRunner::describe(const GemmShape& shape) { return describe(problem_text(shape)); }
 
 std::string GemmRunner::describe(const std::string& problem) {
-  const KernelQuery query = impl_->runtime->query("gemm", Problem::parse(problem));
+  const KernelQuery query = impl_->runtime->query("gemm", gemm_problem(problem));
   const auto& kernel = impl_->runtime->get(query).as<GemmRuntimeKernel>();
   nlohmann::json out{{"family", "gemm"},
                      {"problem", query.problem().canonical()},
