@@ -73,7 +73,9 @@ class CountingEvaluator : public Evaluator {
 Run run_one(const BenchSpace& space, const std::string& strategy_name, Effort effort,
             std::uint64_t seed, const StrategyBenchOptions& bench) {
   const std::size_t budget = bench.budget;
-  CountingEvaluator evaluator(space, bench);
+  FamilyEvaluator target{.evaluator = std::make_unique<CountingEvaluator>(space, bench),
+                         .device = {}};
+  const auto& evaluator = static_cast<const CountingEvaluator&>(*target.evaluator);
   Store store = Store::in_memory();
   // The recorded space as a family of its own (the key's device and toolchain: the recording's).
   Family family;
@@ -95,7 +97,7 @@ Run run_one(const BenchSpace& space, const std::string& strategy_name, Effort ef
   // The curve is the search's; the finishing pass would measure configs past the budget. The
   // tournament stays (replayed times cost nothing) so the driver is the one tunes run.
   options.finishing = false;
-  const TuneReport report = tune(family, {}, evaluator, {}, &store, options);
+  const TuneReport report = tune(family, {}, target, &store, options);
   std::vector<Measurement> measurements;
   for (const Evaluated& e : report.evaluated) measurements.push_back(e.measurement);
   Run run;
