@@ -48,12 +48,13 @@ Effort effort_named(const std::string& name) {
   throw std::invalid_argument("effort '" + name + "': expected quick or full");
 }
 
-// The package looks for no transfer priors (`cutune tune` does unless --no-transfer).
+// The package's tunes start as `cutune tune` does: warm start and transfer priors, each with its
+// opt-out.
 TuneSessionOptions session_options(const TuneRequest& request) {
   TuneSessionOptions options;
   if (request.store) options.store = store_path(request.db);
   options.warm_start_neighbours = request.warm_start ? kWarmStartNeighbours : 0;
-  options.transfer = false;
+  options.transfer = request.transfer;
   return options;
 }
 

@@ -45,6 +45,22 @@ def tuned(tmp_path_factory):
     return db, result
 
 
+def test_a_tune_takes_another_shapes_results_as_priors_unless_told_not_to(tmp_path):
+    # As `cutune tune` does (and --no-transfer turns off): one tune session for both.
+    db = tmp_path / "transfer.db"
+    cutune.tune(MATMUL, problem="m=32,n=64,k=64", budget=12, seed=1, db=db, effort="quick",
+                progress=False)
+    report, _ = cutune.tune(MATMUL, problem=PROBLEM, budget=4, seed=1, db=db, effort="quick",
+                            warm_start=False, progress=False)
+    assert report["transfer"]["enabled"] is True
+    priors = report["transfer"]["priors"]
+    assert [p["source"].split(" on ")[0] for p in priors] == ["k=64,m=32,n=64"]
+    assert priors[0]["rows"] >= 8 and priors[0]["seeds"] >= 1
+    alone, _ = cutune.tune(MATMUL, problem="m=64,n=32,k=64", budget=4, seed=1, db=db,
+                           effort="quick", warm_start=False, transfer=False, progress=False)
+    assert alone["transfer"] == {"enabled": False, "priors": []}
+
+
 def test_tune_measures_and_decides(tuned):
     db, (report, decision) = tuned
     assert report["key"]["family"] == "cpu_matmul"

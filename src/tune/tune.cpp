@@ -636,12 +636,17 @@ class TuneRun {
 
 }  // namespace
 
-TuneReport tune(const Family& family, const Problem& problem, Evaluator& evaluator,
-                const Device& device, Store* store, const TuneOptions& options,
-                const TuneCallbacks& callbacks) {
+TuneReport tune(const Family& family, const Problem& problem, FamilyEvaluator& target, Store* store,
+                const TuneOptions& options, const TuneCallbacks& callbacks) {
   if (family.tuning == nullptr) {
     throw std::invalid_argument(fmt::format("tune: family '{}' has no tuning space", family.name));
   }
+  if (!target.evaluator) {
+    throw std::invalid_argument(
+        fmt::format("tune: family '{}' was given no evaluator", family.name));
+  }
+  Evaluator& evaluator = *target.evaluator;
+  const Device& device = target.device;
   const TuningSpace& space = *family.tuning;
   // Once per tune, before the default config is even built: no candidate could run it.
   if (std::vector<std::string> errors = problem_errors(space, problem, device); !errors.empty()) {
