@@ -74,6 +74,14 @@ def test_tune_measures_and_decides(tuned):
           f"{decision['speedup_over_default']} x the default")
 
 
+def test_a_tune_without_a_store_names_its_winner_as_the_store_does(tuned):
+    import re
+    _, (_, stored) = tuned
+    alone = cutune.tune(MATMUL, problem=PROBLEM, budget=2, store=False, progress=False)
+    for decision in (stored, alone.decision):
+        assert re.fullmatch("[0-9a-f]{16}", decision["winner_hash"]), decision
+
+
 def test_runtime_loads_the_tuned_winner(tuned):
     db, result = tuned
     found = cutune.Runtime(db=db).lookup(MATMUL, PROBLEM)
