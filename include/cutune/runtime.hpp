@@ -34,6 +34,7 @@
 #include "cutune/evaluator.hpp"
 #include "cutune/family.hpp"
 #include "cutune/heuristics.hpp"
+#include "cutune/lookup.hpp"
 #include "cutune/problem.hpp"
 #include "cutune/store.hpp"
 #include "cutune/tune.hpp"
@@ -204,5 +205,11 @@ class Runtime {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+// For a program that reads `cutune export --json` with the lookup-only LookupTable: options that
+// answer an untuned shape as Runtime does, the nearest tuned shape's config repaired by its
+// family's space, else the family's default_config. A family not given keeps its configs as tuned
+// and has no default. Fallbacks are printed unless on_fallback is set. Throws nothing.
+LookupOptions family_lookup_options(std::vector<Family> families);
 
 }  // namespace cutune

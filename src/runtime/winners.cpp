@@ -1,6 +1,9 @@
 #include "runtime/winners.hpp"
 
+#include <memory>
+
 #include "cutune/heuristics.hpp"
+#include "cutune/runtime.hpp"
 #include "space/repair.hpp"
 
 namespace cutune::runtime {
@@ -59,3 +62,19 @@ Chosen choose(const LookupTable& table, const Family& family, const Problem& pro
 }
 
 }  // namespace cutune::runtime
+
+namespace cutune {
+
+LookupOptions family_lookup_options(std::vector<Family> families) {
+  auto owned = std::make_shared<const std::vector<Family>>(std::move(families));
+  LookupOptions options = runtime::lookup_options([owned](std::string_view name) -> const Family* {
+    for (const Family& family : *owned) {
+      if (family.name == name) return &family;
+    }
+    return nullptr;
+  });
+  options.on_fallback = {};
+  return options;
+}
+
+}  // namespace cutune

@@ -1,7 +1,8 @@
 // The one rule for a shape never tuned (cutune/lookup.hpp), asked of every reader of stored or
 // exported winners: cutune::Runtime over the store, cutune::Runtime over the exported file (what
 // Python's Runtime("best.json") runs; Runtime(db) runs the first), and the lookup-only LookupTable
-// over that same export, given the family's space as a deploying program would give it. All
+// over that same export, given the family as a deploying program would give it
+// (family_lookup_options). All
 // three give the same config and origin, and the same warning saying which.
 #include <fstream>
 #include <optional>
@@ -44,20 +45,9 @@ Answer from_runtime(RuntimeOptions options, std::int64_t n) {
 
 Answer from_lookup_table(const std::filesystem::path& file, std::int64_t n) {
   const TuningSpace& tuning = *scale_spec().tuning;
-  const Device device = Device::host_cpu();
   std::string warning;
-  LookupOptions options;
+  LookupOptions options = family_lookup_options({scale_family()});
   options.on_fallback = [&warning](const LookupEvent& e) { warning = e.message; };
-  options.repair = [&](const std::string&, const nlohmann::json& config,
-                       const std::string& problem) -> std::optional<nlohmann::json> {
-    Normalized fixed =
-        tuning.space.normalize(tuning.space.from_json(config), Problem::parse(problem), device);
-    if (!fixed.config) return std::nullopt;
-    return fixed.config->to_json();
-  };
-  options.default_config = [&](const std::string&, const std::string& problem) {
-    return default_config(tuning, Problem::parse(problem), device).to_json();
-  };
   const auto table = LookupTable::load(file, options);
   const LookupAnswer& answer = table.find(
       table.prepare("test_scale", scale_problem(n).canonical(), scale_family().device_key));
