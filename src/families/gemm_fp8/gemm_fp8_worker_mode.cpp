@@ -8,8 +8,8 @@
 // product itself, independent of any fp8 kernel. Per candidate: its library loaded once, D
 // poisoned, one launch, the guards and the normwise relative error against the reference (in
 // bf16), then the worker's timing loop and more checks, as the bf16 family's mode.
-#include <cmath>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -17,6 +17,7 @@
 
 #include "backend/cuda/worker_host.hpp"
 #include "gemm_fp8/gemm_fp8_cublas.hpp"
+#include "gemm_fp8/gemm_fp8_inputs.hpp"
 #include "gemm_fp8/gemm_fp8_launch.hpp"
 #include "gemm_fp8/gemm_fp8_protocol.hpp"
 
@@ -26,50 +27,11 @@ namespace {
 namespace proto = cuda::protocol;
 using namespace cuda::worker;
 
-float decode_e4m3(std::uint8_t bits) {
-  const int exponent = (bits >> 3) & 0xf;
-  const int mantissa = bits & 0x7;
-  const float magnitude = exponent == 0 ? std::ldexp(mantissa / 8.0f, -6)
-                                        : std::ldexp(1.0f + mantissa / 8.0f, exponent - 7);
-  return (bits & 0x80) != 0 ? -magnitude : magnitude;
-}
-
-// Exponent fields 4..11: 2^-3 to 1.875 * 2^4.
-std::vector<std::uint8_t> random_e4m3(std::uint64_t count, Random& rng) {
-  std::vector<std::uint8_t> out(count);
-  for (std::uint8_t& value : out) {
-    const std::uint64_t r = rng.next();
-    value = static_cast<std::uint8_t>((r & 0x80) | ((4 + (r >> 8) % 8) << 3) | ((r >> 16) & 7));
-  }
-  return out;
-}
-
-std::vector<float> random_scales(std::uint64_t count, Random& rng) {
-  std::vector<float> out(count);
-  for (float& s : out)
-    s = std::ldexp(1.0f + static_cast<float>(rng.next() % 1024) / 1024.0f,
-                   -4 + static_cast<int>(rng.next() % 6));
-  return out;
-}
-
 template <typename T>
 DeviceBuffer upload(const std::vector<T>& values) {
   DeviceBuffer buffer(values.size() * sizeof(T));
   check(cuMemcpyHtoD(buffer.pointer, values.data(), buffer.bytes), "cuMemcpyHtoD");
   return buffer;
-}
-
-// Dequantizes a rows x k operand whose element (r, kk) is scaled by scale(r, kk).
-template <typename Scale>
-std::vector<float> dequantized(const std::vector<std::uint8_t>& q, std::int64_t rows,
-                               std::int64_t k, Scale scale) {
-  std::vector<float> out(q.size());
-  for (std::int64_t r = 0; r < rows; ++r) {
-    for (std::int64_t kk = 0; kk < k; ++kk) {
-      out[r * k + kk] = decode_e4m3(q[r * k + kk]) * scale(r, kk);
-    }
-  }
-  return out;
 }
 
 struct Operands {
@@ -78,7 +40,8 @@ struct Operands {
   DeviceBuffer a, b, scale_a, scale_b;
   GuardedBuffer d;
   std::vector<std::byte> expected;  // the reference, rounded to bf16
-  std::unique_ptr<LtGemm> cublas;   // the fp8 yardstick
+  std::unique_ptr<LtGemm> cublas;   // the fp8 yardstick, unless cuBLASLt refused the scaling:
+  std::string cublas_refused;       // why
 };
 
 class Fp8Mode : public Mode {
@@ -92,8 +55,13 @@ class Fp8Mode : public Mode {
     reply.id = request.id;
     reply.sm_clock_start_mhz = host_.sm_clock_mhz();
     if (request.cublas_only) {
-      host_.time([&] { run_cublas(); }, request.timing, reply);
-      reply.outcome = "ok";
+      // cuBLASLt is checked as a candidate is: a scale layout it reads otherwise shows here.
+      if (!operands_.cublas) {
+        reply.outcome = "launch_error";
+        reply.detail = operands_.cublas_refused;
+      } else if (judge([&] { run_cublas(); }, request, reply)) {
+        host_.time([&] { run_cublas(); }, request.timing, reply);
+      }
     } else if (std::optional<Fp8Launch> launch = check_candidate(request, reply);
                launch && request.time) {
       host_.time([&] { launch->launch(host_.stream()); }, request.timing, reply);
@@ -118,7 +86,37 @@ class Fp8Mode : public Mode {
                           operands_.scale_a.pointer, operands_.scale_b.pointer, host_.stream());
   }
 
-  // Launches once and compares with the reference; the launch when the outcome is "ok".
+  // Runs `once` into a poisoned D and compares D with the reference: true when it is within the
+  // request's tolerance ("ok"), else false with the reply's outcome and detail saying why.
+  bool judge(const std::function<void()>& once, const proto::Fp8Request& request,
+             proto::MeasureReply& reply) {
+    check(cuMemsetD8Async(operands_.d.pointer, 0xff, operands_.d.bytes, host_.stream()),
+          "cuMemsetD8Async");
+    operands_.d.poison(host_.stream());
+    once();
+    check(cuStreamSynchronize(host_.stream()), "candidate");
+    std::string damage = operands_.d.damage("D");
+    std::vector<std::byte> got(operands_.d.bytes);
+    check(cuMemcpyDtoH(got.data(), operands_.d.pointer, got.size()), "cuMemcpyDtoH");
+    const Comparison result = compare(got, operands_.expected, proto::Dtype::bf16,
+                                      static_cast<std::uint64_t>(operands_.problem.m) *
+                                          static_cast<std::uint64_t>(operands_.problem.n));
+    reply.max_rel_error = result.max_rel_error;
+    const double limit = request.tolerance >= 0 ? request.tolerance : proto::kFp8Tolerance;
+    if (damage.empty() && result.problem.empty() && result.max_rel_error <= limit) {
+      reply.outcome = "ok";
+      return true;
+    }
+    reply.outcome = "wrong_result";
+    reply.detail = !damage.empty() ? damage
+                   : !result.problem.empty()
+                       ? "D: " + result.problem
+                       : "D: relative error " + std::to_string(result.max_rel_error) +
+                             " above tolerance " + std::to_string(limit);
+    return false;
+  }
+
+  // Loads, launches once and judges the candidate; its launch when the outcome is "ok".
   std::optional<Fp8Launch> check_candidate(const proto::Fp8Request& request,
                                            proto::MeasureReply& reply) {
     try {
@@ -127,29 +125,7 @@ class Fp8Mode : public Mode {
                        {operands_.a.pointer, operands_.b.pointer, operands_.d.pointer,
                         operands_.scale_a.pointer, operands_.scale_b.pointer},
                        host_.report().sm_count);
-      check(cuMemsetD8Async(operands_.d.pointer, 0xff, operands_.d.bytes, host_.stream()),
-            "cuMemsetD8Async");
-      operands_.d.poison(host_.stream());
-      launch.launch(host_.stream());
-      check(cuStreamSynchronize(host_.stream()), "candidate");
-      std::string damage = operands_.d.damage("D");
-      std::vector<std::byte> got(operands_.d.bytes);
-      check(cuMemcpyDtoH(got.data(), operands_.d.pointer, got.size()), "cuMemcpyDtoH");
-      const Comparison result = compare(got, operands_.expected, proto::Dtype::bf16,
-                                        static_cast<std::uint64_t>(operands_.problem.m) *
-                                            static_cast<std::uint64_t>(operands_.problem.n));
-      reply.max_rel_error = result.max_rel_error;
-      const double limit = request.tolerance >= 0 ? request.tolerance : proto::kFp8Tolerance;
-      if (damage.empty() && result.problem.empty() && result.max_rel_error <= limit) {
-        reply.outcome = "ok";
-        return launch;
-      }
-      reply.outcome = "wrong_result";
-      reply.detail = !damage.empty() ? damage
-                     : !result.problem.empty()
-                         ? "D: " + result.problem
-                         : "D: relative error " + std::to_string(result.max_rel_error) +
-                               " above tolerance " + std::to_string(limit);
+      if (judge([&] { launch.launch(host_.stream()); }, request, reply)) return launch;
     } catch (const CudaError&) {
       throw;
     } catch (const std::exception& error) {  // a bad name, a refused problem or launch
@@ -174,37 +150,20 @@ class Fp8Mode : public Mode {
                                   std::to_string(r.id) + ": a non-positive dimension");
     }
     Random rng(r.seed);
-    const auto a = random_e4m3(static_cast<std::uint64_t>(p.m * p.k), rng);
-    const auto b = random_e4m3(static_cast<std::uint64_t>(p.n * p.k), rng);
-    const std::int64_t k_blocks = (p.k + 127) / 128;
-    const std::int64_t n_blocks = (p.n + 127) / 128;
-    const std::uint64_t a_scales = p.scaling == Scaling::tensor    ? 1
-                                   : p.scaling == Scaling::row_col ? p.m
-                                                                   : k_blocks * p.m;
-    const std::uint64_t b_scales = p.scaling == Scaling::tensor    ? 1
-                                   : p.scaling == Scaling::row_col ? p.n
-                                                                   : k_blocks * n_blocks;
-    const auto sa = random_scales(a_scales, rng);
-    const auto sb = random_scales(b_scales, rng);
-    // Where gemm_fp8_abi.hpp puts the scale of element (row, kk) of A and (column, kk) of B.
-    const auto a_index = [&](std::int64_t row, std::int64_t kk) -> std::size_t {
-      if (p.scaling == Scaling::tensor) return 0;
-      return p.scaling == Scaling::row_col ? row : (kk / 128) * p.m + row;
-    };
-    const auto b_index = [&](std::int64_t column, std::int64_t kk) -> std::size_t {
-      if (p.scaling == Scaling::tensor) return 0;
-      return p.scaling == Scaling::row_col ? column : (kk / 128) * n_blocks + column / 128;
-    };
+    const auto next = [&rng] { return rng.next(); };
+    const auto a = random_e4m3(static_cast<std::uint64_t>(p.m * p.k), next);
+    const auto b = random_e4m3(static_cast<std::uint64_t>(p.n * p.k), next);
+    const ScaleLayout layout(p);
+    const auto sa = random_scales(layout.a_count(), next);
+    const auto sb = random_scales(layout.b_count(), next);
     operands_.a = upload(a);
     operands_.b = upload(b);
     operands_.scale_a = upload(sa);
     operands_.scale_b = upload(sb);
     operands_.d = GuardedBuffer(static_cast<std::size_t>(p.m * p.n) * 2);
     {
-      const DeviceBuffer fa =
-          upload(dequantized(a, p.m, p.k, [&](auto row, auto kk) { return sa[a_index(row, kk)]; }));
-      const DeviceBuffer fb = upload(
-          dequantized(b, p.n, p.k, [&](auto column, auto kk) { return sb[b_index(column, kk)]; }));
+      const DeviceBuffer fa = upload(dequantized(a, p.m, p.k, sa, layout, true));
+      const DeviceBuffer fb = upload(dequantized(b, p.n, p.k, sb, layout, false));
       DeviceBuffer fd(static_cast<std::size_t>(p.m * p.n) * sizeof(float));
       check(cuCtxSynchronize(), "cuCtxSynchronize");
       LtGemm(p, LtGemm::Kind::fp32).run(fa.pointer, fb.pointer, fd.pointer, 0, 0, host_.stream());
@@ -217,7 +176,11 @@ class Fp8Mode : public Mode {
         std::memcpy(operands_.expected.data() + 2 * i, &bits, 2);
       }
     }
-    operands_.cublas = std::make_unique<LtGemm>(p, LtGemm::Kind::fp8_scaled);
+    try {
+      operands_.cublas = std::make_unique<LtGemm>(p, LtGemm::Kind::fp8_scaled);
+    } catch (const std::runtime_error& error) {  // a scaling this cuBLASLt lacks
+      operands_.cublas_refused = error.what();
+    }
     operands_.key = key;
   }
 
