@@ -12,7 +12,7 @@ torch.randn scaled to fill e4m3's range; scales are drawn in [2^-4, 4). Each col
 checked against the fp32 product of the dequantized operands: max|D - ref| / max|ref| under TOL
 (1e-2, the worker's kFp8Tolerance); a column that fails is reported with its error, not timed.
 Timing is peers.py's GraphTimer (an L2 flush before each launch, CUDA events, one-launch graph
-replays), ROUNDS rounds of REPS each, every ratio paired to scaled_mm within its round.
+replays; plain launches for a column a graph cannot capture, marked COLUMN_not_captured), ROUNDS rounds of REPS each, every ratio paired to scaled_mm within its round.
 
 Environment: SHAPES (MxNxK,...), SCALINGS (tensor,row_col,block), FP8_LIBRARIES (JSON lines of
 bench/gpu/gemm_fp8_library: problem, column, config, library), FP8_TUNED (the same, column
@@ -78,6 +78,14 @@ class CutuneFp8:
             raise RuntimeError(f"cutune fp8 launch: cudaError {code}")
 
 
+class Launches:
+    """A column CUDA graphs cannot capture, replayed as plain launches (GraphTimer.time calls
+    replay())."""
+
+    def __init__(self, fn):
+        self.replay = fn
+
+
 def operands(m, n, k, scaling):
     """A, B (e4m3), the scales as the cutune ABI lays them out, and the fp32 reference."""
     fp8 = torch.float8_e4m3fn
@@ -140,9 +148,15 @@ def measure(shape, scaling, libraries, timer, reps, rounds, tol):
             row[f"{column}_error"] = error(out, ref)
             if not row[f"{column}_error"] <= tol:
                 continue
-            graphs[column] = GraphTimer.capture(fn)
         except Exception as exc:
             row[f"{column}_unavailable"] = repr(exc)[:300]
+            continue
+        try:
+            graphs[column] = GraphTimer.capture(fn)
+        except Exception as exc:  # timed as plain launches instead, and said so
+            torch.cuda.synchronize()
+            row[f"{column}_not_captured"] = repr(exc)[:300]
+            graphs[column] = Launches(fn)
     times = {column: [] for column in graphs}
     names = list(graphs)
     for r in range(rounds if names else 0):
