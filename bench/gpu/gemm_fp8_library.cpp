@@ -8,6 +8,7 @@
 // `default` is default_config on an H200 (132 SMs), column "default"; a config name
 // (gemm_fp8::to_string) or a JSON object of knobs (as `cutune show --json` prints a winner) is
 // column "tuned". Exits 1 when a config does not compile.
+#include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -58,7 +59,10 @@ int main(int argc, char** argv) {
     const Problem problem = resolve_gemm_fp8_problem(Problem::parse(problem_text));
     const gemm_fp8::Fp8Problem shape = to_fp8_problem(problem);
     const auto space = make_gemm_fp8_space();
-    Fp8Compiler compiler(shape.scaling);
+    // Run ahead of a GPU call, often on a busy build machine: no candidate waits on it.
+    GemmCompileOptions options;
+    options.time_limit = std::chrono::minutes(30);
+    Fp8Compiler compiler(shape.scaling, options);
     int status = 0;
     for (const std::string& name : names) {
       const gemm_fp8::Fp8Config config =
