@@ -93,35 +93,20 @@ if [[ "${1:-run}" == bundle ]]; then
   make_plans
   precompile
   rm -rf "$plans"
-  # One archive of what the GPU machine cannot build, so that a call carries .device/defaults
-  # alone (the bundle and the headers together exceed what a call may carry unpacked).
-  (cd "$root" && tar -cf - build/gemm-tune-bundle third_party/cutlass/include) |
-    xz -T0 -6 > "$cache/../carry.tar.xz"
+  pack_carry "$cache/../carry.tar.xz"
   du -sh "$cache/.."
   exit 0
 fi
 
-if [[ ! -x "$bin/gemm_peer_bench" && -f "$cache/../carry.tar.xz" ]]; then
-  (cd "$root" && tar -xJf "$cache/../carry.tar.xz")
-fi
+unpack_carry "$cache/../carry.tar.xz" "$bin/gemm_peer_bench"
 out="${OUT:-$root/build/gemm-defaults/out}"
 work="$(mktemp -d /tmp/gemm-defaults.XXXXXX)"
 mkdir -p "$out"
 start_clock "${LIMIT:-440}"
-[[ -x "$bin/gemm_peer_bench" ]] || { echo "gemm-defaults.sh: no $bin (carry .device/defaults)" >&2; exit 1; }
-require_nvcc gemm-defaults.sh
-export LD_LIBRARY_PATH="$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-add_cublaslt_path
-export_gemm_environment gemm-defaults.sh "$bin"
-mkdir -p "$cache" && export XDG_CACHE_HOME="$cache"
-# The carried cubins are keyed by the CUTLASS path they were compiled with: reach the headers
-# through that path (a link to this checkout, as carry.sh links the build folder).
-built_at="$(cat "$cache/../built-at.txt" 2> /dev/null || echo "$root")"
-if [[ "$built_at" != "$root" && ! -e "$built_at" ]]; then
-  mkdir -p "$(dirname "$built_at")" && ln -sfn "$root" "$built_at"
-fi
-[[ -d "$built_at/third_party/cutlass/include/cute" ]] &&
-  export CUTUNE_CUTLASS_INCLUDE="$built_at/third_party/cutlass/include"
+enter_gemm_carry gemm-defaults.sh "$bin/gemm_peer_bench" "$cache"  # carry .device/defaults
+# The carried cubins are keyed by the CUTLASS path they were compiled with (as carry.sh links the
+# build folder).
+reach_built_at "$cache/../built-at.txt"
 echo "=== plans and precompile from $(elapsed) s"
 make_plans
 precompile

@@ -43,13 +43,15 @@ if [[ "$mode" == bundle ]]; then
   build="${BUILD_DIR:-$root/build/gemmtune}"
   cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release > /dev/null
   ninja -C "$build" -j"$(nproc)" cutune cutune-cuda-worker cutune-nvrtc bench_runtime_cuda \
-    bench_runtime_shapes test_runtime_gemm_gpu gemm_peer_bench graph_timer_check cutune_gemm_capi
+    bench_runtime_shapes test_runtime_gemm_gpu gemm_peer_bench graph_timer_check cutune_gemm_capi \
+    gemm_fp8_library
   rm -rf "$bundle"
   mkdir -p "$bundle/bin" "$bundle/lib"
   cp "$build/bin/cutune" "$build/bin/cutune-cuda-worker" "$build/bin/cutune-nvrtc" \
     "$build/bench/runtime/bench_runtime_cuda" \
     "$build/bench/runtime/bench_runtime_shapes" "$build/tests/families/gemm/test_runtime_gemm_gpu" \
-    "$build/bench/gpu/gemm_peer_bench" "$build/bench/gpu/graph_timer_check" "$bundle/bin/"
+    "$build/bench/gpu/gemm_peer_bench" "$build/bench/gpu/graph_timer_check" \
+    "$build/bench/gpu/gemm_fp8_library" "$bundle/bin/"
   cp "$build/lib/libcutune_gemm_capi.so" "$bundle/lib/"  # needs only the driver
   bundle_libraries "$bundle/lib" "$bundle"/bin/*
   du -sh "$bundle"

@@ -123,3 +123,42 @@ build_python_package() {
     echo "CMake build done at $(elapsed) s"
   fi
 }
+
+# pack_carry ARCHIVE: build/gemm-tune-bundle and the CUTLASS headers as one xz archive, so that a
+# call carries one folder (the two together exceed what a call may carry unpacked);
+# unpack_carry ARCHIVE on the GPU machine, unless the bundle is there already (BIN/TOOL given).
+pack_carry() {
+  (cd "$root" && tar -cf - build/gemm-tune-bundle third_party/cutlass/include) | xz -T0 -6 > "$1"
+}
+unpack_carry() {
+  if [[ ! -x "$2" && -f "$1" ]]; then
+    (cd "$root" && tar -xJf "$1")
+  fi
+}
+
+# reach_built_at FILE: a carried compile cache is keyed by the absolute CUTLASS path it was
+# compiled with, which the bundle step wrote to FILE: link that path to this checkout and reach
+# the headers through it.
+reach_built_at() {
+  local built_at
+  built_at="$(cat "$1" 2> /dev/null || echo "$root")"
+  if [[ "$built_at" != "$root" && ! -e "$built_at" ]]; then
+    mkdir -p "$(dirname "$built_at")" && ln -sfn "$root" "$built_at"
+  fi
+  if [[ -d "$built_at/third_party/cutlass/include/cute" ]]; then
+    export CUTUNE_CUTLASS_INCLUDE="$built_at/third_party/cutlass/include"
+  fi
+}
+
+# enter_gemm_carry NAME TOOL CACHE: on the GPU machine, for a script whose bundle was carried
+# ($bundle, unpacked by unpack_carry): exits unless TOOL, one of its binaries, is there; then the
+# toolkit, the bundle's libraries, cuBLASLt, the GEMM kernels' environment, and CACHE as the
+# compile cache (XDG_CACHE_HOME).
+enter_gemm_carry() {
+  [[ -x "$2" ]] || { echo "$1: no $2 (carry the bundle)" >&2; exit 1; }
+  require_nvcc "$1"
+  export LD_LIBRARY_PATH="$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  add_cublaslt_path
+  export_gemm_environment "$1" "$(dirname "$2")"
+  mkdir -p "$3" && export XDG_CACHE_HOME="$3"
+}

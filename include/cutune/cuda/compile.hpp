@@ -32,6 +32,10 @@ struct CompileRequest {
   // NVRTC only: template instantiations to emit, e.g. "matmul<64, 4>" or "matmul<TILE, 4>"
   // (macros from `defines` expand); CompileResult::symbol maps them to entry symbols.
   std::vector<std::string> name_expressions;
+  // nvcc only: a shared library (host code and the device code it launches, -shared -fPIC)
+  // instead of a cubin, for kernels whose launch parameters need host code of the same
+  // instantiation (CUTLASS's). CompileResult::cubin is then the library's path.
+  bool shared_library = false;
 };
 
 // transient: the machine stopped the compile (killed from outside, no space or memory), retried
@@ -48,6 +52,7 @@ inline Outcome outcome_of(CompileStatus status) {
 struct CompileResult {
   CompileStatus status = CompileStatus::error;
   std::filesystem::path cubin;                       // inside the cache; set when ok
+                                                     // (a .so with shared_library)
   std::map<std::string, std::string> lowered_names;  // name expression -> entry symbol
   std::string log;                                   // compiler messages; for a failure, why
   std::filesystem::path log_file;                    // where a failed compile's log is kept
@@ -75,7 +80,9 @@ class CubinCompiler {
   CubinCompiler(const CubinCompiler&) = delete;
   CubinCompiler& operator=(const CubinCompiler&) = delete;
 
-  // Queues a compile and returns at once; identical requests share one compile.
+  // Queues a compile and returns at once; identical requests share one compile. Throws
+  // std::invalid_argument for a request nvcc cannot serve (name expressions) or NVRTC cannot (a
+  // shared library).
   std::shared_future<CompileResult> submit(const CompileRequest& request);
   CompileResult compile(const CompileRequest& request) { return submit(request).get(); }
 

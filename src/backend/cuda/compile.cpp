@@ -112,7 +112,12 @@ struct CubinCompiler::State {
   std::vector<std::string> command(const CompileRequest& request, const fs::path& source) const {
     std::vector<std::string> argv;
     if (request.compiler == CompilerKind::nvcc) {
-      argv = {options.nvcc, "-cubin", "-arch=" + request.arch, "-o", "{output}"};
+      argv = {options.nvcc, "-arch=" + request.arch, "-o", "{output}"};
+      if (request.shared_library) {
+        argv.insert(argv.begin() + 1, {"-shared", "-Xcompiler", "-fPIC"});
+      } else {
+        argv.insert(argv.begin() + 1, "-cubin");
+      }
     } else {
       argv = {options.nvrtc_helper.string(), source.string(), "{output}", "--name",
               request.source_name};
@@ -221,6 +226,7 @@ std::string CubinCompiler::cache_key(const CompileRequest& request) {
   for (const auto& [name, value] : request.defines) hash.field("-D").field(name).field(value);
   for (const auto& option : request.options) hash.field("option").field(option);
   for (const auto& expression : request.name_expressions) hash.field("name").field(expression);
+  if (request.shared_library) hash.field("shared-library");
   for (const auto& dir : request.include_dirs) hash.field("-I").field(fs::absolute(dir).string());
   std::set<fs::path> seen;
   hash_headers(request.source, {}, request.include_dirs, seen, hash);
@@ -235,8 +241,11 @@ std::shared_future<CompileResult> CubinCompiler::submit(const CompileRequest& re
   // The compilers read the source from a file named by its contents.
   fs::path source = state_->sources_dir / (hash::ContentHash().field(request.source).hex() + ".cu");
   if (!fs::exists(source)) eval::write_atomically(source, request.source);
-  eval::CompileRequest job{state_->command(request, source), cache_key(request), ".cubin",
-                           state_->options.time_limit};
+  if (request.shared_library && request.compiler != CompilerKind::nvcc) {
+    throw std::invalid_argument(request.source_name + ": a shared library needs nvcc");
+  }
+  eval::CompileRequest job{state_->command(request, source), cache_key(request),
+                           request.shared_library ? ".so" : ".cubin", state_->options.time_limit};
   auto raw = state_->pool.submit(std::move(job));
   return std::async(std::launch::deferred,
                     [state = state_.get(), request, source, raw] {

@@ -63,14 +63,55 @@ std::string version_of(const std::string& text) {
   return hash::StoredVersionHash().field(text).hex();
 }
 
-Measurement failed_compile(const cuda::CompileResult& result) {
+}  // namespace
+
+Measurement compile_failure_measurement(const cuda::CompileResult& result) {
   Measurement m;
   m.outcome = cuda::outcome_of(result.status);
   m.detail = eval::compile_failure_detail(result.log, result.log_file, result.cached);
   return m;
 }
 
-}  // namespace
+std::unique_ptr<cuda::CubinCompiler> gemm_family_compiler(GemmCompileOptions& options) {
+  if (options.cutlass_include.empty()) {
+    options.cutlass_include =
+        from_environment("CUTUNE_CUTLASS_INCLUDE", CUTUNE_CUTLASS_INCLUDE_DIR);
+  }
+  if (!fs::exists(options.cutlass_include / "cute")) {
+    throw std::runtime_error("no CUTLASS headers in " + options.cutlass_include.string() +
+                             " (set CUTUNE_CUTLASS_INCLUDE)");
+  }
+  if (options.cache_dir.empty()) options.cache_dir = eval::default_cache_dir("cuda");
+  cuda::CubinCompiler::Options compile;
+  compile.cache_dir = options.cache_dir;
+  compile.jobs = options.jobs;
+  compile.time_limit = options.time_limit;
+  compile.nvcc = options.nvcc;
+  return std::make_unique<cuda::CubinCompiler>(compile);
+}
+
+GemmWorkers start_gemm_workers(const GemmEvaluatorOptions& options, const std::string& family) {
+  cuda::DeviceWorkerPool::Options workers;
+  workers.devices = options.devices;
+  workers.worker = options.worker;
+  workers.watchdog = options.watchdog;
+  GemmWorkers out;
+  out.pool = std::make_unique<cuda::DeviceWorkerPool>(workers);
+  out.report = out.pool->identical_devices();
+  if (out.report.cc_major != 9 || out.report.cc_minor != 0) {
+    throw std::runtime_error(family + " needs an sm_90 GPU; the worker found " + out.device_name());
+  }
+  return out;
+}
+
+Device GemmWorkers::device() const {
+  return Device{
+      report.name, report.cc_major, report.cc_minor, report.smem_optin_bytes, report.sm_count, 0};
+}
+
+std::string GemmWorkers::device_name() const {
+  return cuda::protocol::device_key(report.name, report.cc_major, report.cc_minor);
+}
 
 struct GemmCompiler::State {
   GemmCompileOptions options;
@@ -82,23 +123,9 @@ struct GemmCompiler::State {
 GemmCompiler::GemmCompiler(const Problem& problem, GemmCompileOptions options)
     : state_(std::make_unique<State>()) {
   options.source = source_path(options);
-  if (options.cutlass_include.empty()) {
-    options.cutlass_include =
-        from_environment("CUTUNE_CUTLASS_INCLUDE", CUTUNE_CUTLASS_INCLUDE_DIR);
-  }
-  if (!fs::exists(options.cutlass_include / "cute")) {
-    throw std::runtime_error("no CUTLASS headers in " + options.cutlass_include.string() +
-                             " (set CUTUNE_CUTLASS_INCLUDE)");
-  }
-  if (options.cache_dir.empty()) options.cache_dir = eval::default_cache_dir("cuda");
+  state_->compiler = gemm_family_compiler(options);
   state_->problem = checked_problem(problem);
   state_->source_text = compiled_text(options.source);
-  cuda::CubinCompiler::Options compile;
-  compile.cache_dir = options.cache_dir;
-  compile.jobs = options.jobs;
-  compile.time_limit = options.time_limit;
-  compile.nvcc = options.nvcc;
-  state_->compiler = std::make_unique<cuda::CubinCompiler>(compile);
   state_->options = std::move(options);
 }
 
@@ -149,11 +176,17 @@ proto::GemmRequest gemm_request(const gemm::GemmProblem& p, const GemmEvaluatorO
   r.b_layout = gemm::to_string(p.b_layout);
   r.seed = options.seed;
   r.tolerance = options.tolerance;
-  r.timing.budget_ms = options.budget_ms * scale;
-  r.timing.min_reps = options.min_reps;
-  r.timing.max_reps = options.max_reps * scale;
-  r.timing.flush_l2 = p.timing == gemm::Timing::flushed;
+  r.timing = gemm_timing(options, scale, p.timing);
   return r;
+}
+
+proto::Timing gemm_timing(const GemmEvaluatorOptions& options, int scale, gemm::Timing regime) {
+  proto::Timing timing;
+  timing.budget_ms = options.budget_ms * scale;
+  timing.min_reps = options.min_reps;
+  timing.max_reps = options.max_reps * scale;
+  timing.flush_l2 = regime == gemm::Timing::flushed;
+  return timing;
 }
 
 struct GemmEvaluator::Impl {
@@ -190,7 +223,7 @@ struct GemmEvaluator::Impl {
       }
       const cuda::CompileResult compiled = compiler.submit(configs[i]).get();
       if (!compiled.ok()) {
-        out.checks[i] = failed_compile(compiled);
+        out.checks[i] = compile_failure_measurement(compiled);
         continue;
       }
       r.candidates.push_back({compiled.cubin.string(), gemm::to_string(config)});
@@ -233,7 +266,7 @@ struct GemmEvaluator::Impl {
       const cuda::CompileResult& compiled = compiles[i].get();
       Measurement m;
       if (!compiled.ok()) {
-        m = failed_compile(compiled);
+        m = compile_failure_measurement(compiled);
       } else {
         proto::GemmRequest r = request(scale);
         r.cubin = compiled.cubin.string();
@@ -250,16 +283,9 @@ struct GemmEvaluator::Impl {
 
 GemmEvaluator::GemmEvaluator(const Problem& problem, GemmEvaluatorOptions options)
     : impl_(std::make_unique<Impl>(problem, std::move(options))) {
-  cuda::DeviceWorkerPool::Options workers;
-  workers.devices = impl_->options.devices;
-  workers.worker = impl_->options.worker;
-  workers.watchdog = impl_->options.watchdog;
-  impl_->workers = std::make_unique<cuda::DeviceWorkerPool>(workers);
-  impl_->report = impl_->workers->identical_devices();
-  if (impl_->report.cc_major != 9 || impl_->report.cc_minor != 0) {
-    throw std::runtime_error("the Hopper GEMM family needs an sm_90 GPU; the worker found " +
-                             device_name());
-  }
+  GemmWorkers started = start_gemm_workers(impl_->options, "the Hopper GEMM family");
+  impl_->workers = std::move(started.pool);
+  impl_->report = started.report;
 }
 
 GemmEvaluator::~GemmEvaluator() = default;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "cutune/cuda/compile.hpp"
+#include "cutune/cuda/device_worker_pool.hpp"
 #include "cutune/evaluator.hpp"
 #include "cutune/gemm_types.hpp"
 #include "cutune/problem.hpp"
@@ -54,6 +55,27 @@ std::string gemm_source_version(const GemmCompileOptions& options = {});
 // here, so the tune times candidates in the regime its problem (and store key) names.
 cuda::protocol::GemmRequest gemm_request(const gemm::GemmProblem& problem,
                                          const GemmEvaluatorOptions& options, int scale);
+
+// What the GEMM families' evaluators (this one and gemm_fp8's) share.
+// The CUDA backend's compiler for a GEMM family's kernel, with `options` completed in place: the
+// CUTLASS headers (else $CUTUNE_CUTLASS_INCLUDE, else this build's) and the cache folder. Throws
+// std::runtime_error when the headers are missing.
+std::unique_ptr<cuda::CubinCompiler> gemm_family_compiler(GemmCompileOptions& options);
+// A compile that failed, as its candidate's Measurement.
+Measurement compile_failure_measurement(const cuda::CompileResult& result);
+// How a request of a problem timed `regime` is timed under `options`: the timing budget and most
+// repetitions times `scale`, L2 flushed before each launch unless back to back.
+cuda::protocol::Timing gemm_timing(const GemmEvaluatorOptions& options, int scale,
+                                   gemm::Timing regime);
+// One device worker per device of `options`, all the same sm_90 GPU, and what they report.
+// Throws std::runtime_error when none starts or (naming `family`) the device is not sm_90.
+struct GemmWorkers {
+  std::unique_ptr<cuda::DeviceWorkerPool> pool;
+  cuda::protocol::DeviceReport report;
+  Device device() const;  // what constraints and seeds see
+  std::string device_name() const;
+};
+GemmWorkers start_gemm_workers(const GemmEvaluatorOptions& options, const std::string& family);
 
 class GemmEvaluator : public Evaluator {
  public:

@@ -274,7 +274,9 @@ Problem gemm_problem(std::int64_t m, std::int64_t n, std::int64_t k, std::string
   return Problem({{"m", m}, {"n", n}, {"k", k}, {"dtype", std::move(dtype)}});
 }
 
-Problem resolve_gemm_problem(const Problem& problem) {
+Problem resolve_gemm_family_problem(const Problem& problem, const std::string& family,
+                                    const std::string& field, const std::string& fallback,
+                                    const ProblemErrors& errors) {
   auto args = problem.args();
   // Flushed timing is the default and stays unnamed, so that the keys of tunes made before the
   // option existed are the keys of flushed tunes now.
@@ -284,16 +286,18 @@ Problem resolve_gemm_problem(const Problem& problem) {
     args.erase(timing);
   }
   Problem out(std::move(args));
-  if (!out.has("dtype")) out.set("dtype", Value(std::string("bf16")));
+  if (!out.has(field)) out.set(field, Value(fallback));
   // The device's shared memory does not change what problems the kernel runs: the default
   // description will do.
-  const std::vector<std::string> reasons = gemm_problem_errors(out, Device{});
-  if (!reasons.empty()) {
-    std::string text;
-    for (const auto& reason : reasons) text += (text.empty() ? "" : "; ") + reason;
-    throw std::invalid_argument("gemm problem " + out.canonical() + ": " + text);
+  if (const std::vector<std::string> reasons = errors(out, Device{}); !reasons.empty()) {
+    throw std::invalid_argument(family + " problem " + out.canonical() + ": " +
+                                gemm::joined(reasons));
   }
   return out;
+}
+
+Problem resolve_gemm_problem(const Problem& problem) {
+  return resolve_gemm_family_problem(problem, "gemm", "dtype", "bf16", gemm_problem_errors);
 }
 
 gemm::GemmProblem to_gemm_problem(const Problem& problem) {

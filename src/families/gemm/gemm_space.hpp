@@ -3,8 +3,10 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "cutune/heuristics.hpp"
 #include "gemm/gemm_problem.hpp"
@@ -26,6 +28,15 @@ Problem gemm_problem(std::int64_t m, std::int64_t n, std::int64_t k, std::string
 // results by (timing=flushed dropped: it is the default). Throws std::invalid_argument naming what
 // the kernel cannot run (a missing or unsupported argument, k or n not a multiple of 8).
 Problem resolve_gemm_problem(const Problem& problem);
+
+// Why a family's kernel cannot run a problem at all (TuningSpace::problem_errors).
+using ProblemErrors = std::function<std::vector<std::string>(const Problem&, const Device&)>;
+// The resolve of the GEMM families: `field` set to `fallback` where the problem lacks it and
+// timing=flushed (the default) dropped, then checked by `errors`. Throws std::invalid_argument
+// "FAMILY problem CANONICAL: REASONS".
+Problem resolve_gemm_family_problem(const Problem& problem, const std::string& family,
+                                    const std::string& field, const std::string& fallback,
+                                    const ProblemErrors& errors);
 gemm::GemmProblem to_gemm_problem(const Problem& problem);
 gemm::GemmConfig to_gemm_config(const Config& config);
 

@@ -283,7 +283,7 @@ TEST(FamilyTable, FindsTheGemmFamilyOnceAndNamesTheKnownOnes) {
   EXPECT_EQ(gemm, find_family("gemm"));
   EXPECT_EQ(gemm->tuning, find_family("gemm")->tuning);
   EXPECT_EQ(find_family("gemv"), nullptr);
-  EXPECT_EQ(family_names(), (std::vector<std::string>{"gemm"}));
+  EXPECT_EQ(family_names(), (std::vector<std::string>{"gemm", "gemm_fp8"}));
   EXPECT_EQ(gemm->example_problem.canonical(), "dtype=bf16,k=4096,m=2048,n=4096");
   // The key's version is the hash of what nvcc compiles, as the compiler reports it.
   EXPECT_EQ(gemm->version, gemm_source_version());

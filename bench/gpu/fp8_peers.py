@@ -1,0 +1,232 @@
+"""The fp8 GEMM peer table's columns (scripts/gpu/fp8-table.sh): per shape and scaling, in one
+process on the same tensors, timer and check:
+
+  scaled_mm         torch._scaled_mm (cuBLASLt), no fast accumulation: per-tensor scales (tensor),
+                    per-row x per-column (row_col), and DeepSeek-V3's 1x128 / 128x128 blocks
+                    (block) where this torch has the blockwise recipes on sm_90
+  cutune_default    the family's default_config (its library, loaded with ctypes)
+  cutune_tuned      the tune's winner, where FP8_TUNED names one for the shape and scaling
+
+A is m x k e4m3 row-major, B n x k e4m3 row-major (x @ W.T with W the weight), D bf16. Inputs are
+torch.randn scaled to fill e4m3's range; scales are drawn in [2^-4, 4). Each column is first
+checked against the fp32 product of the dequantized operands: max|D - ref| / max|ref| under TOL
+(1e-2, the worker's kFp8Tolerance); a column that fails is reported with its error, not timed.
+Timing is peers.py's GraphTimer (an L2 flush before each launch, CUDA events, one-launch graph
+replays; plain launches for a column a graph cannot capture, marked COLUMN_not_captured), ROUNDS rounds of REPS each, every ratio paired to scaled_mm within its round.
+
+Environment: SHAPES (MxNxK,...), SCALINGS (tensor,row_col,block), FP8_LIBRARIES (JSON lines of
+bench/gpu/gemm_fp8_library: problem, column, config, library), FP8_TUNED (the same, column
+"tuned"), REPS (30), ROUNDS (3), TOL, DEADLINE (epoch seconds: shapes after it are skipped), OUT
+(folder for fp8_peers.jsonl). Prints one JSON line per shape and scaling. With `--table FILE`,
+prints the markdown table of a run's fp8_peers.jsonl instead.
+"""
+import ctypes
+import json
+import os
+import statistics
+import sys
+import time
+
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+os.environ["PEERS"] = "cublas"  # peers.py imports Helion at import time unless told otherwise
+from peers import GraphTimer, error  # noqa: E402
+
+SCALE_BLOCK = 128
+ABI_VERSION = 1  # CUTUNE_GEMM_FP8_ABI_VERSION (src/families/gemm_fp8/gemm_fp8_abi.hpp)
+SCALING_IDS = {"tensor": 0, "row_col": 1, "block": 2}
+
+
+class Args(ctypes.Structure):
+    """CutuneGemmFp8Args, field for field."""
+    _fields_ = [("abi_version", ctypes.c_int), ("scaling", ctypes.c_int),
+                ("m", ctypes.c_longlong), ("n", ctypes.c_longlong), ("k", ctypes.c_longlong),
+                ("a", ctypes.c_void_p), ("b", ctypes.c_void_p), ("d", ctypes.c_void_p),
+                ("scale_a", ctypes.c_void_p), ("scale_b", ctypes.c_void_p),
+                ("sm_count", ctypes.c_int)]
+
+
+class CutuneFp8:
+    """One config's library prepared on one problem's tensors; call() enqueues it."""
+
+    def __init__(self, library, scaling, a, b, d, scale_a, scale_b):
+        lib = ctypes.CDLL(library, mode=os.RTLD_LOCAL)
+        lib.cutune_gemm_fp8_workspace.restype = ctypes.c_ulonglong
+        lib.cutune_gemm_fp8_workspace.argtypes = [ctypes.POINTER(Args)]
+        lib.cutune_gemm_fp8_prepare.restype = ctypes.c_void_p
+        lib.cutune_gemm_fp8_prepare.argtypes = [ctypes.POINTER(Args), ctypes.c_void_p,
+                                                ctypes.c_char_p, ctypes.c_int]
+        lib.cutune_gemm_fp8_launch.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+        self.lib = lib
+        m, k = a.shape
+        self.args = Args(ABI_VERSION, SCALING_IDS[scaling], m, b.shape[0], k, a.data_ptr(),
+                         b.data_ptr(), d.data_ptr(), scale_a.data_ptr(), scale_b.data_ptr(),
+                         torch.cuda.get_device_properties(0).multi_processor_count)
+        size = lib.cutune_gemm_fp8_workspace(ctypes.byref(self.args))
+        self.workspace = torch.empty(max(int(size), 1), dtype=torch.uint8, device="cuda")
+        reason = ctypes.create_string_buffer(256)
+        self.handle = lib.cutune_gemm_fp8_prepare(ctypes.byref(self.args),
+                                                  self.workspace.data_ptr(), reason, 256)
+        if not self.handle:
+            raise RuntimeError(f"{library}: {reason.value.decode()}")
+
+    def __call__(self):
+        code = self.lib.cutune_gemm_fp8_launch(ctypes.c_void_p(self.handle),
+                                               ctypes.c_void_p(torch.cuda.current_stream().cuda_stream))
+        if code != 0:
+            raise RuntimeError(f"cutune fp8 launch: cudaError {code}")
+
+
+class Launches:
+    """A column CUDA graphs cannot capture, replayed as plain launches (GraphTimer.time calls
+    replay())."""
+
+    def __init__(self, fn):
+        self.replay = fn
+
+
+def operands(m, n, k, scaling):
+    """A, B (e4m3), the scales as the cutune ABI lays them out, and the fp32 reference."""
+    fp8 = torch.float8_e4m3fn
+    a = (torch.randn(m, k, device="cuda") * 64).clamp(-448, 448).to(fp8)
+    b = (torch.randn(n, k, device="cuda") * 64).clamp(-448, 448).to(fp8)
+    kb, nb = -(-k // SCALE_BLOCK), -(-n // SCALE_BLOCK)
+    shapes = {"tensor": ((1,), (1,)), "row_col": ((m,), (n,)), "block": ((kb, m), (kb, nb))}[scaling]
+    scale_a, scale_b = (torch.exp2(torch.rand(s, device="cuda") * 6 - 4) for s in shapes)
+    if scaling == "tensor":
+        sa, sb = scale_a, scale_b
+    elif scaling == "row_col":
+        sa, sb = scale_a[:, None], scale_b[:, None]
+    else:  # per (row, k-block) of A, per (128 columns, k-block) of B
+        sa = scale_a.t().repeat_interleave(SCALE_BLOCK, dim=1)[:, :k]
+        sb = scale_b.t().repeat_interleave(SCALE_BLOCK, 0)[:n].repeat_interleave(SCALE_BLOCK, 1)[:, :k]
+    ref = (a.float() * sa) @ (b.float() * sb).t()
+    return a, b, scale_a, scale_b, ref
+
+
+def scaled_mm(a, b, scale_a, scale_b, scaling):
+    """torch._scaled_mm's call for the scaling, with its own scale shapes."""
+    if scaling == "tensor":
+        sa, sb = scale_a.reshape(()), scale_b.reshape(())
+    elif scaling == "row_col":
+        sa, sb = scale_a[:, None], scale_b[None, :]
+    else:  # torch's blockwise recipes: A (m, k/128) outer-dim-major, B (k/128, n/128) likewise
+        sa, sb = scale_a.t(), scale_b
+    return lambda: torch._scaled_mm(a, b.t(), sa, sb, out_dtype=torch.bfloat16)
+
+
+def measure(shape, scaling, libraries, timer, reps, rounds, tol):
+    m, n, k = shape
+    row = {"shape": f"{m}x{n}x{k}", "scaling": scaling, "tolerance": tol}
+    a, b, scale_a, scale_b, ref = operands(m, n, k, scaling)
+    columns = {}
+    try:
+        columns["scaled_mm"] = scaled_mm(a, b, scale_a, scale_b, scaling)
+    except Exception as exc:  # a recipe this torch lacks is reported, not fatal
+        row["scaled_mm_unavailable"] = repr(exc)[:300]
+    outputs = {}
+    for column, entry in libraries.items():
+        d = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
+        try:
+            run = CutuneFp8(entry["library"], scaling, a, b, d, scale_a, scale_b)
+        except Exception as exc:
+            row[f"{column}_unavailable"] = repr(exc)[:300]
+            continue
+        row[f"{column}_config"] = entry["config"]
+        columns[column] = run
+        outputs[column] = d
+    graphs = {}
+    for column, fn in list(columns.items()):
+        try:
+            if column == "scaled_mm":
+                out = fn()
+            else:
+                fn()
+                out = outputs[column]
+            torch.cuda.synchronize()
+            row[f"{column}_error"] = error(out, ref)
+            if not row[f"{column}_error"] <= tol:
+                continue
+        except Exception as exc:
+            row[f"{column}_unavailable"] = repr(exc)[:300]
+            continue
+        try:
+            graphs[column] = GraphTimer.capture(fn)
+        except Exception as exc:  # timed as plain launches instead, and said so
+            torch.cuda.synchronize()
+            row[f"{column}_not_captured"] = repr(exc)[:300]
+            graphs[column] = Launches(fn)
+    times = {column: [] for column in graphs}
+    names = list(graphs)
+    for r in range(rounds if names else 0):
+        for column in names[r % len(names):] + names[:r % len(names)]:  # rotated each round
+            times[column].append(statistics.median(timer.time(graphs[column], reps)))
+    for column, values in times.items():
+        row[f"{column}_ms"] = statistics.median(values)
+        row[f"{column}_tflops"] = 2e-9 * m * n * k / row[f"{column}_ms"]
+        if "scaled_mm" in times and column != "scaled_mm":
+            ratios = [s / c for s, c in zip(times["scaled_mm"], values)]
+            row[f"{column}_vs_scaled_mm"] = statistics.median(ratios)
+    return row
+
+
+def table(path):
+    """Markdown of fp8_peers.jsonl: a row per shape and scaling, and per scaling the geomean and
+    the lowest of each cutune column's ratio to scaled_mm (the issue's bars: tuned >= 1.05x
+    geomean, no shape under 0.95x; default >= 0.95x everywhere)."""
+    rows = [json.loads(line) for line in open(path)]
+    columns = ("cutune_default", "cutune_tuned")
+    lines = ["| shape | scaling | scaled_mm TFLOP/s | default / scaled_mm | tuned / scaled_mm | "
+             "errors (scaled_mm, default, tuned) |", "|---|---|---|---|---|---|"]
+    for r in rows:
+        cells = [f"{r.get(c + '_vs_scaled_mm', float('nan')):.3f}" for c in columns]
+        errors = ", ".join(f"{r.get(c + '_error', float('nan')):.1e}"
+                           for c in ("scaled_mm",) + columns)
+        lines.append(f"| {r['shape']} | {r['scaling']} | {r.get('scaled_mm_tflops', float('nan')):.0f}"
+                     f" | {cells[0]} | {cells[1]} | {errors} |")
+    lines.append("")
+    for scaling in sorted({r["scaling"] for r in rows}):
+        for column in columns:
+            ratios = [r[column + "_vs_scaled_mm"] for r in rows
+                      if r["scaling"] == scaling and column + "_vs_scaled_mm" in r]
+            if ratios:
+                geomean = statistics.geometric_mean(ratios)
+                lines.append(f"{scaling} {column}: geomean {geomean:.3f}, lowest {min(ratios):.3f} "
+                             f"over {len(ratios)} shapes")
+    return "\n".join(lines)
+
+
+def main():
+    if sys.argv[1:2] == ["--table"]:
+        print(table(sys.argv[2]))
+        return
+    shapes = [tuple(int(x) for x in s.split("x")) for s in os.environ["SHAPES"].split(",") if s]
+    scalings = os.environ.get("SCALINGS", "tensor,row_col,block").split(",")
+    libraries = {}  # (problem text, column) -> {"config", "library"}
+    for variable in ("FP8_LIBRARIES", "FP8_TUNED"):
+        path = os.environ.get(variable)
+        if path and os.path.exists(path):
+            for line in open(path):
+                entry = json.loads(line)
+                if "library" in entry:
+                    libraries.setdefault(entry["problem"], {})[f"cutune_{entry['column']}"] = entry
+    timer = GraphTimer("driver")
+    GraphTimer.ramp()
+    deadline = float(os.environ.get("DEADLINE", "inf"))
+    out = os.environ.get("OUT", ".")
+    with open(os.path.join(out, "fp8_peers.jsonl"), "a") as sink:
+        for shape in shapes:
+            for scaling in scalings:
+                if time.time() > deadline:
+                    continue
+                problem = f"k={shape[2]},m={shape[0]},n={shape[1]},scaling={scaling}"
+                row = measure(shape, scaling, libraries.get(problem, {}), timer,
+                              int(os.environ.get("REPS", "30")), int(os.environ.get("ROUNDS", "3")),
+                              float(os.environ.get("TOL", "1e-2")))
+                print(json.dumps(row), flush=True)
+                sink.write(json.dumps(row) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,89 @@
+// The library path of an fp8 GEMM config, compiled if the cache lacks it (nvcc, no GPU): what
+// scripts/gpu/fp8-table.sh precompiles on the build machine and what bench/gpu/fp8_peers.py loads
+// with ctypes. Prints one JSON line per config: problem, config name, library path, or the
+// compile's failure.
+//
+//   gemm_fp8_library --problem m=..,n=..,k=..,scaling=.. [--config default | NAME | JSON]...
+//
+// `default` is default_config on an H200 (132 SMs), column "default"; a config name
+// (gemm_fp8::to_string) or a JSON object of knobs (as `cutune show --json` prints a winner) is
+// column "tuned". Exits 1 when a config does not compile.
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "cutune/heuristics.hpp"
+#include "gemm_fp8/gemm_fp8_compiler.hpp"
+#include "gemm_fp8/gemm_fp8_space.hpp"
+
+namespace {
+
+// A winner as `cutune show --json` prints it: {"tile_m": 128, ..., "schedule": "cooperative"}.
+cutune::gemm_fp8::Fp8Config from_json(const std::string& text) {
+  const auto knobs = nlohmann::json::parse(text);
+  cutune::gemm_fp8::Fp8Config c;
+  c.tile_m = knobs.at("tile_m").get<int>();
+  c.tile_n = knobs.at("tile_n").get<int>();
+  c.tile_k = knobs.at("tile_k").get<int>();
+  c.stages = knobs.at("stages").get<int>();
+  c.cluster_m = knobs.at("cluster_m").get<int>();
+  c.cluster_n = knobs.at("cluster_n").get<int>();
+  c.schedule = cutune::gemm_fp8::parse_schedule(knobs.at("schedule").get<std::string>());
+  c.raster = knobs.at("raster").get<std::string>() == "along_m" ? cutune::gemm::Raster::along_m
+                                                                : cutune::gemm::Raster::along_n;
+  c.swizzle = knobs.at("swizzle").get<int>();
+  return c;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace cutune;
+  std::string problem_text;
+  std::vector<std::string> names;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string flag = argv[i];
+    if (flag == "--problem") {
+      problem_text = argv[i + 1];
+    } else if (flag == "--config") {
+      names.emplace_back(argv[i + 1]);
+    } else {
+      std::cerr << "gemm_fp8_library: unknown flag " << flag << " (--problem, --config)\n";
+      return 64;
+    }
+  }
+  try {
+    const Problem problem = resolve_gemm_fp8_problem(Problem::parse(problem_text));
+    const gemm_fp8::Fp8Problem shape = to_fp8_problem(problem);
+    const auto space = make_gemm_fp8_space();
+    // Run ahead of a GPU call, often on a busy build machine: no candidate waits on it.
+    GemmCompileOptions options;
+    options.time_limit = std::chrono::minutes(30);
+    Fp8Compiler compiler(shape.scaling, options);
+    int status = 0;
+    for (const std::string& name : names) {
+      const gemm_fp8::Fp8Config config =
+          name == "default" ? to_fp8_config(default_config(*space, problem, Device::h200()))
+          : !name.empty() && name.front() == '{' ? from_json(name)
+                                                 : gemm_fp8::parse_config(name);
+      const cuda::CompileResult result = compiler.submit(config).get();
+      nlohmann::json line{{"problem", problem.canonical()},
+                          {"column", name == "default" ? "default" : "tuned"},
+                          {"config", gemm_fp8::to_string(config)}};
+      if (result.ok()) {
+        line["library"] = result.cubin.string();
+      } else {
+        line["error"] = result.log.substr(0, 2000);
+        status = 1;
+      }
+      std::cout << line.dump() << std::endl;
+    }
+    return status;
+  } catch (const std::exception& error) {
+    std::cerr << "gemm_fp8_library: " << error.what() << "\n";
+    return 64;
+  }
+}

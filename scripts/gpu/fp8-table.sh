@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# Issue 29's table in one GPU call: the fp8 GEMM family (src/families/gemm_fp8) against
+# torch._scaled_mm (cuBLASLt) per shape and scaling, in one process on the same tensors
+# (bench/gpu/fp8_peers.py): per-tensor and per-row x column scales on the extended shape list
+# (bench/gpu/gemm_shapes.txt; shapes whose k is not a multiple of 16 are out of fp8's reach), and
+# DeepSeek-V3's 1x128 / 128x128 block scaling on its projections (N x K as DeepGEMM benchmarks
+# them) at 128, 1024 and 4096 tokens. Columns: scaled_mm, cutune's default_config, and cutune's
+# tuned winner on TUNE_PROBLEMS (`cutune tune gemm_fp8`, cuBLASLt fp8 timed in the same worker).
+#
+#   scripts/gpu/fp8-table.sh bundle   here: build/gemm-tune-bundle (gemm-tune.sh bundle, which
+#                                     holds gemm_fp8_library), every default's library compiled
+#                                     ahead into .device/fp8/cache (nvcc, no GPU: 30-60 s each on
+#                                     two cores) with their paths in .device/fp8/libraries.jsonl,
+#                                     and .device/fp8/carry.tar.xz (the bundle and the CUTLASS
+#                                     headers)
+#   scripts/gpu/fp8-table.sh          on the H200, carrying .device/fp8 only
+#
+# Expected wall time on the H200 under 7 minutes, bounded by LIMIT (420 s): tunes until TUNE_STOP
+# (200 s; their configs compile there, 16 cores), then fp8_peers.py until PEERS_STOP (400 s).
+# Environment: TUNE_PROBLEMS (problem texts separated by ';'), TUNE_BUDGET (12), REPS (30),
+# ROUNDS (3), OUT (build/fp8-table/out).
+set -uo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+# shellcheck source=scripts/gpu/lib.sh
+source "$root/scripts/gpu/lib.sh"
+bundle="$root/build/gemm-tune-bundle"
+bin="$bundle/bin"
+carry="$root/.device/fp8"
+cache="$carry/cache"  # XDG_CACHE_HOME: the compile cache under cutune/cuda
+# DeepSeek-V3's GEMMs (N x K): q_a + kv_a fused, q_b, kv_b, o_proj, an expert's gate + up, down.
+deepseek_nk="2112x7168 24576x1536 32768x512 7168x16384 4096x7168 7168x2048"
+tokens="128 1024 4096"
+IFS=, read -r -a extended <<< "$(python3 "$root/bench/gpu/gemm_shapes.py")"
+deepseek=()
+for m in $tokens; do
+  for nk in $deepseek_nk; do deepseek+=("${m}x$nk"); done
+done
+IFS=';' read -r -a tune_problems <<< "${TUNE_PROBLEMS:-m=2048,n=4096,k=4096,scaling=tensor;m=16,n=8192,k=8192,scaling=row_col;m=4096,n=7168,k=2048,scaling=block}"
+
+# problems: every (shape, scaling) of the table as a problem text, one a line.
+problems() {
+  local shape m n k
+  for shape in "${extended[@]}"; do
+    IFS=x read -r m n k <<< "$shape"
+    (( k % 16 == 0 && n % 16 == 0 )) || continue  # torch._scaled_mm's alignment, and fp8 TMA's
+    echo "k=$k,m=$m,n=$n,scaling=tensor"
+    echo "k=$k,m=$m,n=$n,scaling=row_col"
+  done
+  for shape in "${deepseek[@]}"; do
+    IFS=x read -r m n k <<< "$shape"
+    echo "k=$k,m=$m,n=$n,scaling=block"
+  done
+}
+
+# libraries OUTPUT: each problem's default_config library, compiled in parallel (or found in the
+# cache), as gemm_fp8_library's JSON lines.
+libraries() {
+  problems | xargs -P "$(nproc)" -I{} "$bin/gemm_fp8_library" --problem {} --config default \
+    > "$1" 2> "$1.log"
+}
+
+if [[ "${1:-run}" == bundle ]]; then
+  set -e
+  BUILD_DIR="${BUILD_DIR:-$root/build/release}" "$root/scripts/gpu/gemm-tune.sh" bundle > /dev/null
+  mkdir -p "$cache"
+  export XDG_CACHE_HOME="$cache"
+  export_gemm_environment fp8-table.sh "$bin"
+  echo "$root" > "$carry/built-at.txt"  # the cache keys name the CUTLASS folder's path
+  libraries "$carry/libraries.jsonl"
+  pack_carry "$carry/carry.tar.xz"
+  du -sh "$carry"
+  exit 0
+fi
+
+unpack_carry "$carry/carry.tar.xz" "$bin/gemm_fp8_library"
+out="${OUT:-$root/build/fp8-table/out}"
+work="$(mktemp -d /tmp/fp8-table.XXXXXX)"
+mkdir -p "$out"
+start_clock "${LIMIT:-420}"
+enter_gemm_carry fp8-table.sh "$bin/gemm_fp8_library" "$cache"  # carry .device/fp8
+export CUTUNE_GEMM_FP8_SOURCE="$root/src/families/gemm_fp8/device/hopper_gemm_fp8.cu"
+reach_built_at "$carry/built-at.txt"
+record_gpu "$out/gpu.txt"
+# The carried libraries, or (a cache that misses) compiled here.
+libraries "$work/libraries.jsonl"
+touch "$work/tuned.jsonl"
+for problem in "${tune_problems[@]}"; do
+  (( $(elapsed) < ${TUNE_STOP:-200} )) || break
+  tag="$(echo "$problem" | tr ',=' '_-')"
+  echo "=== tune $problem from $(elapsed) s"
+  timeout "$(remaining 150)" "$bin/cutune" tune gemm_fp8 --problem "$problem" --db "$work/$tag.db" \
+    --budget "${TUNE_BUDGET:-12}" --json > "$out/tune_$tag.json" 2> "$out/tune_$tag.log" ||
+    { echo "  tune failed: $(tail -1 "$out/tune_$tag.log")"; continue; }
+  winner="$("$bin/cutune" show --db "$work/$tag.db" --json |
+    python3 -c 'import json, sys; print(json.dumps(json.load(sys.stdin)["results"][0]["config"]))')"
+  "$bin/gemm_fp8_library" --problem "$problem" --config "$winner" >> "$work/tuned.jsonl"
+done
+echo "=== fp8_peers.py from $(elapsed) s"
+run_peers() {  # SCALINGS SHAPE...
+  local scalings=$1
+  shift
+  SHAPES="$(IFS=,; echo "$*")" SCALINGS="$scalings" FP8_LIBRARIES="$work/libraries.jsonl" \
+    FP8_TUNED="$work/tuned.jsonl" OUT="$out" REPS="${REPS:-30}" ROUNDS="${ROUNDS:-3}" \
+    DEADLINE=$(( clock_start + ${PEERS_STOP:-400} )) \
+    timeout "$(remaining 400)" python3 "$root/bench/gpu/fp8_peers.py" >> "$out/peers.log" 2>&1 ||
+    echo "  fp8_peers.py stopped: $(tail -1 "$out/peers.log")"
+}
+run_peers block "${deepseek[@]}"
+run_peers tensor,row_col "${extended[@]}"
+echo "=== done at $(elapsed) s"
+python3 "$root/bench/gpu/fp8_peers.py" --table "$out/fp8_peers.jsonl" | tee "$out/table.md"
+tar -czf "$work/fp8-table-logs.tgz" -C "$out" . && mv "$work/fp8-table-logs.tgz" "$out/"
+find "$out" -mindepth 1 -maxdepth 1 ! -name 'table.md' ! -name 'fp8-table-logs.tgz' -exec rm -rf {} +
+rm -rf "$work"

@@ -1,0 +1,43 @@
+// The fp8 family's check inputs on the host: seeded e4m3 operands and scales laid out as
+// gemm_fp8_abi.hpp says, and their dequantization, whose fp32 product is the reference every
+// config (and cuBLASLt) is checked against (gemm_fp8_worker_mode.cpp). Plain C++, no CUDA, so
+// that the layout and the decoding are tested on any machine. Nothing here throws.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "gemm_fp8/gemm_fp8_problem.hpp"
+
+namespace cutune::gemm_fp8 {
+
+// The value of an e4m3 byte (OCP FP8: bias 7, subnormals, 0x7f and 0xff NaN, no infinity).
+float decode_e4m3(std::uint8_t bits);
+
+// `count` e4m3 values of either sign with exponent fields 4..11: magnitudes 2^-3 to 30, every
+// mantissa, never zero; `next` draws 64 random bits.
+std::vector<std::uint8_t> random_e4m3(std::uint64_t count,
+                                      const std::function<std::uint64_t()>& next);
+// `count` scales in [2^-4, 4), as amax-derived scales fall.
+std::vector<float> random_scales(std::uint64_t count, const std::function<std::uint64_t()>& next);
+
+// Where the scale of an element lives in the scale_a and scale_b arrays of gemm_fp8_abi.hpp.
+struct ScaleLayout {
+  Scaling scaling = Scaling::tensor;
+  std::int64_t m = 0, n = 0, k_blocks = 0, n_blocks = 0;
+
+  explicit ScaleLayout(const Fp8Problem& problem);
+  std::size_t a_count() const;
+  std::size_t b_count() const;
+  std::size_t a_index(std::int64_t row, std::int64_t kk) const;     // element (row, kk) of A
+  std::size_t b_index(std::int64_t column, std::int64_t kk) const;  // element (column, kk) of B
+};
+
+// A rows x k operand (row-major e4m3) times its scales, in fp32; `a_side` picks A's indices.
+std::vector<float> dequantized(const std::vector<std::uint8_t>& values, std::int64_t rows,
+                               std::int64_t k, const std::vector<float>& scales,
+                               const ScaleLayout& layout, bool a_side);
+
+}  // namespace cutune::gemm_fp8

@@ -1,0 +1,186 @@
+#include "gemm_fp8/gemm_fp8_problem.hpp"
+
+#include <array>
+#include <cstdio>
+#include <stdexcept>
+#include <utility>
+
+namespace cutune::gemm_fp8 {
+namespace {
+
+using Named = std::pair<const char*, int>;
+
+// "knob = value is not in {a, b}" when `value` is not one of `legal`.
+template <int N>
+void require_one_of(std::vector<std::string>& out, const Named& knob, const int (&legal)[N]) {
+  if (rules::one_of(knob.second, legal)) return;
+  std::string set;
+  for (int value : legal) set += (set.empty() ? "" : ", ") + std::to_string(value);
+  out.push_back(std::string(knob.first) + " = " + std::to_string(knob.second) + " is not in {" +
+                set + "}");
+}
+
+constexpr std::array<std::pair<Schedule, const char*>, 4> kScheduleNames{{
+    {Schedule::cooperative, "cooperative"},
+    {Schedule::pingpong, "pingpong"},
+    {Schedule::cooperative_fast_accum, "cooperative_fast_accum"},
+    {Schedule::pingpong_fast_accum, "pingpong_fast_accum"},
+}};
+// The same schedules in config names.
+constexpr std::array<const char*, 4> kScheduleTags{"coop", "ping", "coopfa", "pingfa"};
+
+constexpr std::array<std::pair<Scaling, const char*>, 3> kScalingNames{{
+    {Scaling::tensor, "tensor"},
+    {Scaling::row_col, "row_col"},
+    {Scaling::block, "block"},
+}};
+
+}  // namespace
+
+int shared_memory_bytes(const Fp8Config& c, Scaling scaling) {
+  return rules::shared_bytes(c.tile_m, c.tile_n, c.tile_k, c.stages, static_cast<int>(scaling));
+}
+
+int accumulators_per_thread(const Fp8Config& c, Scaling scaling) {
+  return rules::accumulators_per_thread(c.tile_m, c.tile_n, static_cast<int>(c.schedule),
+                                        static_cast<int>(scaling));
+}
+
+std::vector<std::string> violations(const Fp8Config& c, const Fp8Problem& p,
+                                    int shared_memory_per_block) {
+  std::vector<std::string> out;
+  require_one_of(out, {"tile_m", c.tile_m}, rules::kTileM);
+  require_one_of(out, {"tile_n", c.tile_n}, rules::kTileN);
+  require_one_of(out, {"tile_k", c.tile_k}, rules::kTileK);
+  require_one_of(out, {"cluster_m", c.cluster_m}, rules::kClusterExtent);
+  require_one_of(out, {"cluster_n", c.cluster_n}, rules::kClusterExtent);
+  require_one_of(out, {"swizzle", c.swizzle}, rules::kSwizzle);
+  if (c.stages < rules::kMinStages || c.stages > rules::kMaxStages) {
+    out.push_back("stages = " + std::to_string(c.stages) + " is not in " +
+                  std::to_string(rules::kMinStages) + ".." + std::to_string(rules::kMaxStages));
+  }
+  if (!out.empty()) return out;  // the rules below assume legal knob values
+
+  const int schedule = static_cast<int>(c.schedule);
+  if (!rules::is_pingpong(schedule) && c.tile_m < 128) {
+    out.push_back("schedule = " + to_string(c.schedule) +
+                  " needs tile_m >= 128 (two warpgroups of 64+ rows), got tile_m = " +
+                  std::to_string(c.tile_m));
+  }
+  if (p.scaling == Scaling::block && rules::is_fast_accum(schedule)) {
+    out.push_back("schedule = " + to_string(c.schedule) +
+                  " does not promote per k-block: scaling = block takes cooperative or pingpong");
+  }
+  if (p.scaling == Scaling::block && c.tile_n % rules::kScaleBlock != 0) {
+    out.push_back("tile_n = " + std::to_string(c.tile_n) +
+                  " is not a multiple of 128, the scale block of scaling = block");
+  }
+  const int scaling = static_cast<int>(p.scaling);
+  if (const int acc = accumulators_per_thread(c, p.scaling);
+      acc > rules::max_accumulators(scaling)) {
+    out.push_back("tile " + std::to_string(c.tile_m) + "x" + std::to_string(c.tile_n) + " needs " +
+                  std::to_string(acc) + " fp32 accumulators per consumer thread, more than " +
+                  std::to_string(rules::max_accumulators(scaling)));
+  }
+  if (const int bytes = shared_memory_bytes(c, p.scaling); bytes > shared_memory_per_block) {
+    out.push_back("stages = " + std::to_string(c.stages) + " needs " + std::to_string(bytes) +
+                  " bytes of shared memory, more than the " +
+                  std::to_string(shared_memory_per_block) + " available");
+  }
+  if (p.m <= 0 || p.n <= 0 || p.k <= 0) {
+    out.push_back("problem " + std::to_string(p.m) + "x" + std::to_string(p.n) + "x" +
+                  std::to_string(p.k) + " has a non-positive dimension");
+  }
+  // TMA needs 16-byte aligned rows: 16 fp8 elements of A and B, 8 bf16 of D.
+  if (p.k % 16 != 0) out.push_back("k = " + std::to_string(p.k) + " is not a multiple of 16");
+  if (p.n % 8 != 0) out.push_back("n = " + std::to_string(p.n) + " is not a multiple of 8");
+  if (p.scaling == Scaling::block && p.k % rules::kScaleBlock != 0) {
+    out.push_back("k = " + std::to_string(p.k) +
+                  " is not a multiple of 128, the scale block of scaling = block");
+  }
+  return out;
+}
+
+std::string to_string(Scaling scaling) {
+  for (const auto& [value, name] : kScalingNames) {
+    if (value == scaling) return name;
+  }
+  return "tensor";
+}
+
+Scaling parse_scaling(const std::string& name) {
+  for (const auto& [value, text] : kScalingNames) {
+    if (name == text) return value;
+  }
+  throw std::invalid_argument("gemm_fp8 problem scaling '" + name +
+                              "' is not tensor, row_col or block");
+}
+
+std::string to_string(Schedule schedule) {
+  return kScheduleNames[static_cast<int>(schedule)].second;
+}
+
+Schedule parse_schedule(const std::string& name) {
+  for (const auto& [value, text] : kScheduleNames) {
+    if (name == text) return value;
+  }
+  throw std::invalid_argument("gemm_fp8 schedule '" + name +
+                              "' is not cooperative, pingpong, cooperative_fast_accum or "
+                              "pingpong_fast_accum");
+}
+
+std::vector<std::string> compile_defines(const Fp8Config& c, Scaling scaling) {
+  auto define = [](const char* name, int value) {
+    return std::string(name) + "=" + std::to_string(value);
+  };
+  return {define("CUTUNE_TILE_M", c.tile_m),
+          define("CUTUNE_TILE_N", c.tile_n),
+          define("CUTUNE_TILE_K", c.tile_k),
+          define("CUTUNE_STAGES", c.stages),
+          define("CUTUNE_CLUSTER_M", c.cluster_m),
+          define("CUTUNE_CLUSTER_N", c.cluster_n),
+          define("CUTUNE_SCHEDULE", static_cast<int>(c.schedule)),
+          define("CUTUNE_RASTER", static_cast<int>(c.raster)),
+          define("CUTUNE_SWIZZLE", c.swizzle),
+          define("CUTUNE_SCALING", static_cast<int>(scaling))};
+}
+
+std::string to_string(const Fp8Config& c) {
+  return std::to_string(c.tile_m) + "x" + std::to_string(c.tile_n) + "x" +
+         std::to_string(c.tile_k) + "_s" + std::to_string(c.stages) + "_c" +
+         std::to_string(c.cluster_m) + "x" + std::to_string(c.cluster_n) + "_" +
+         kScheduleTags[static_cast<int>(c.schedule)] + "_r" +
+         (c.raster == gemm::Raster::along_m ? "m" : "n") + std::to_string(c.swizzle);
+}
+
+Fp8Config parse_config(const std::string& name) {
+  Fp8Config c;
+  char tag[7] = {};
+  char raster = 0;
+  int consumed = -1;
+  const int fields = std::sscanf(name.c_str(), "%dx%dx%d_s%d_c%dx%d_%6[a-z]_r%c%d%n", &c.tile_m,
+                                 &c.tile_n, &c.tile_k, &c.stages, &c.cluster_m, &c.cluster_n, tag,
+                                 &raster, &c.swizzle, &consumed);
+  if (fields != 9 || consumed != static_cast<int>(name.size())) {
+    throw std::invalid_argument("gemm_fp8 config name '" + name +
+                                "' does not match TMxTNxTK_sS_cCMxCN_{coop|ping|coopfa|pingfa}_"
+                                "r{m|n}W");
+  }
+  std::size_t schedule = 0;
+  while (schedule < kScheduleTags.size() && std::string(tag) != kScheduleTags[schedule]) {
+    ++schedule;
+  }
+  if (schedule == kScheduleTags.size()) {
+    throw std::invalid_argument("gemm_fp8 config name '" + name + "': schedule '" + tag +
+                                "' is not coop, ping, coopfa or pingfa");
+  }
+  c.schedule = static_cast<Schedule>(schedule);
+  if (raster != 'm' && raster != 'n') {
+    throw std::invalid_argument("gemm_fp8 config name '" + name + "': raster '" +
+                                std::string(1, raster) + "' is neither m nor n");
+  }
+  c.raster = raster == 'm' ? gemm::Raster::along_m : gemm::Raster::along_n;
+  return c;
+}
+
+}  // namespace cutune::gemm_fp8

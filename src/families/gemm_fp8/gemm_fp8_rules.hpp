@@ -1,0 +1,95 @@
+// The fp8 GEMM family's legal knob values, limits and shared-memory estimate: the ONE definition
+// that the host rules (gemm_fp8_problem.cpp) and the kernel's static_asserts
+// (device/hopper_gemm_fp8.cu) both read, so that every config the space can draw is one the kernel
+// compiles. Plain constexpr C++17 without headers: the tuner's compiler prepends this text to the
+// kernel source (gemm_fp8_compiler.cpp), hence the classic include guard. Nothing here throws.
+#ifndef CUTUNE_GEMM_FP8_RULES_HPP
+#define CUTUNE_GEMM_FP8_RULES_HPP
+
+namespace cutune::gemm_fp8::rules {
+
+inline constexpr int kTileM[] = {64, 128, 256};
+inline constexpr int kTileN[] = {64, 128, 192, 256};
+// fp8 wgmma consumes k in steps of 32; a 128-deep k-block is one 128-byte swizzle row of fp8 and
+// one scale block of the block-scaled mode.
+inline constexpr int kTileK[] = {128};
+inline constexpr int kClusterExtent[] = {1, 2};
+inline constexpr int kMinStages = 2;
+inline constexpr int kMaxStages = 12;
+// CUTLASS's persistent scheduler takes swizzle widths that are powers of two up to 8.
+inline constexpr int kSwizzle[] = {1, 2, 4, 8};
+
+// Scaling modes (problem field "scaling"): D = bf16(sum_k A*B * scales).
+inline constexpr int kScalingTensor = 0;  // one scale_a and one scale_b
+inline constexpr int kScalingRowCol = 1;  // scale_a[m] per row of A, scale_b[n] per column of B
+inline constexpr int kScalingBlock = 2;   // DeepSeek-V3: A per 1x128, B per 128x128 block
+inline constexpr int kScaleBlock = 128;   // the block edge of kScalingBlock (k, and n for B)
+
+// Kernel schedules (knob "schedule"): the fast-accumulation ones accumulate in the tensor core's
+// own reduced-precision fp32 and never promote, so the block-scaled mode, which scales each
+// k-block's partial sums, takes only the first two.
+inline constexpr int kCooperative = 0;
+inline constexpr int kPingpong = 1;
+inline constexpr int kCooperativeFastAccum = 2;
+inline constexpr int kPingpongFastAccum = 3;
+
+constexpr bool is_pingpong(int schedule) {
+  return schedule == kPingpong || schedule == kPingpongFastAccum;
+}
+constexpr bool is_fast_accum(int schedule) {
+  return schedule == kCooperativeFastAccum || schedule == kPingpongFastAccum;
+}
+
+// The opt-in shared memory limit of one block on sm_90 (227 KiB).
+inline constexpr int kSharedMemoryPerBlock = 232448;
+// What the epilogue takes at most beside the mainloop's stages: bf16 D staged through shared
+// memory for its TMA store (two 128x32 subtiles per warpgroup pair) with the pipeline's barriers,
+// rounded up; the row and column scales travel in registers, not shared memory.
+inline constexpr int kEpilogueBytes = 32 * 1024;
+// fp32 accumulators one consumer thread may hold (the block-scaled mode holds a second set for
+// the k-block being promoted, counted in accumulators_per_thread).
+inline constexpr int kMaxAccumulatorsPerThread = 128;
+inline constexpr int kBlockScaledMaxAccumulators = 192;
+
+template <int N>
+constexpr bool one_of(int value, const int (&legal)[N]) {
+  for (int candidate : legal) {
+    if (candidate == value) return true;
+  }
+  return false;
+}
+
+// One stage of the mainloop: the fp8 tiles of A and B (one byte an element), its two barriers,
+// and with block scaling the tile's scales of A (tile_m floats) and of B (one per 128 columns),
+// each buffer rounded up to 128 bytes.
+constexpr int stage_bytes(int tile_m, int tile_n, int tile_k, int scaling) {
+  const int scales = scaling == kScalingBlock ? 4 * (tile_m + tile_n / kScaleBlock) + 256 : 0;
+  return (tile_m + tile_n) * tile_k + 16 + scales;
+}
+
+constexpr int shared_bytes(int tile_m, int tile_n, int tile_k, int stages, int scaling) {
+  return stages * stage_bytes(tile_m, tile_n, tile_k, scaling) + kEpilogueBytes;
+}
+
+// The most stages that fit the shared memory limit, or 0 when not even kMinStages do.
+constexpr int deepest_stages(int tile_m, int tile_n, int tile_k, int scaling, int limit) {
+  for (int stages = kMaxStages; stages >= kMinStages; --stages) {
+    if (shared_bytes(tile_m, tile_n, tile_k, stages, scaling) <= limit) return stages;
+  }
+  return 0;
+}
+
+// fp32 values per consumer thread: a warpgroup's 128 threads hold its rows x tile_n results (half
+// the tile's rows in the cooperative schedule, all of them in ping-pong), twice with block scaling.
+constexpr int accumulators_per_thread(int tile_m, int tile_n, int schedule, int scaling) {
+  const int one = (is_pingpong(schedule) ? tile_m : tile_m / 2) * tile_n / 128;
+  return scaling == kScalingBlock ? 2 * one : one;
+}
+
+constexpr int max_accumulators(int scaling) {
+  return scaling == kScalingBlock ? kBlockScaledMaxAccumulators : kMaxAccumulatorsPerThread;
+}
+
+}  // namespace cutune::gemm_fp8::rules
+
+#endif  // CUTUNE_GEMM_FP8_RULES_HPP

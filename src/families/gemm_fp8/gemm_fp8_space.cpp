@@ -1,0 +1,223 @@
+#include "gemm_fp8/gemm_fp8_space.hpp"
+
+#include <array>
+#include <iterator>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include "gemm/gemm_space.hpp"
+#include "gemm_fp8/gemm_fp8_seeds.hpp"
+
+namespace cutune {
+namespace {
+
+namespace rules = gemm_fp8::rules;
+using gemm_fp8::Fp8Config;
+using gemm_fp8::Fp8Problem;
+using gemm_fp8::Scaling;
+using gemm_fp8::Schedule;
+
+template <int N>
+std::vector<Value> legal_values(const int (&legal)[N]) {
+  return std::vector<Value>(std::begin(legal), std::end(legal));
+}
+
+// The knobs in Fp8Config's order; their positions in the space are resolved once, so that
+// constraints read values by index.
+enum Knob {
+  kTileMKnob,
+  kTileNKnob,
+  kTileKKnob,
+  kStagesKnob,
+  kClusterMKnob,
+  kClusterNKnob,
+  kScheduleKnob,
+  kRasterKnob,
+  kSwizzleKnob,
+  kKnobCount
+};
+constexpr std::array<const char*, kKnobCount> kKnobNames{"tile_m",   "tile_n",    "tile_k",
+                                                         "stages",   "cluster_m", "cluster_n",
+                                                         "schedule", "raster",    "swizzle"};
+
+struct Fp8Knobs {
+  std::array<std::size_t, kKnobCount> at{};
+
+  explicit Fp8Knobs(const Space& s) {
+    for (std::size_t knob = 0; knob < at.size(); ++knob) at[knob] = s.index_of(kKnobNames[knob]);
+  }
+
+  Fp8Config read(const Config& c) const {
+    auto integer = [&](Knob knob) { return static_cast<int>(c.at(at[knob]).as_int()); };
+    const bool along_m = c.at(at[kRasterKnob]).as_string() == "along_m";
+    return {integer(kTileMKnob),
+            integer(kTileNKnob),
+            integer(kTileKKnob),
+            integer(kStagesKnob),
+            integer(kClusterMKnob),
+            integer(kClusterNKnob),
+            gemm_fp8::parse_schedule(c.at(at[kScheduleKnob]).as_string()),
+            along_m ? gemm::Raster::along_m : gemm::Raster::along_n,
+            integer(kSwizzleKnob)};
+  }
+};
+
+Scaling scaling_of(const Problem& p) {
+  return p.has("scaling") ? gemm_fp8::parse_scaling(p.at("scaling").as_string()) : Scaling::tensor;
+}
+
+int smem_budget(const Device& device) {
+  return device.smem_per_block > 0 ? static_cast<int>(device.smem_per_block)
+                                   : rules::kSharedMemoryPerBlock;
+}
+
+// One constraint per rule of gemm_fp8_problem.cpp's violations(), each with the repair that moves
+// the fewest knobs; `holds` reads the config and the problem's scaling.
+void add_constraint(Space& space, const Fp8Knobs& k, std::string name,
+                    bool (*holds)(const Fp8Config&, Scaling, int),
+                    void (*repair)(Fp8Config&, Scaling, int)) {
+  space.constrain({
+      .name = std::move(name),
+      .holds = [k, holds](
+                   const Config& c, const Problem& p,
+                   const Device& d) { return holds(k.read(c), scaling_of(p), smem_budget(d)); },
+      .repair =
+          [k, repair](Config& c, const Problem& p, const Device& d) {
+            Fp8Config g = k.read(c);
+            repair(g, scaling_of(p), smem_budget(d));
+            c.set(k.at[kTileMKnob], g.tile_m);
+            c.set(k.at[kTileNKnob], g.tile_n);
+            c.set(k.at[kStagesKnob], g.stages);
+            c.set(k.at[kScheduleKnob], gemm_fp8::to_string(g.schedule));
+          },
+  });
+}
+
+int schedule_id(const Fp8Config& g) { return static_cast<int>(g.schedule); }
+
+// The ping-pong schedule with the same accumulation.
+void to_pingpong(Fp8Config& g) {
+  g.schedule =
+      rules::is_fast_accum(schedule_id(g)) ? Schedule::pingpong_fast_accum : Schedule::pingpong;
+}
+
+void add_constraints(Space& space, const Fp8Knobs& k) {
+  add_constraint(
+      space, k, "block_scaling_promotes",
+      [](const Fp8Config& g, Scaling s, int) {
+        return s != Scaling::block || !rules::is_fast_accum(schedule_id(g));
+      },
+      [](Fp8Config& g, Scaling, int) {
+        g.schedule =
+            rules::is_pingpong(schedule_id(g)) ? Schedule::pingpong : Schedule::cooperative;
+      });
+  add_constraint(
+      space, k, "cooperative_needs_tile_m_128",
+      [](const Fp8Config& g, Scaling, int) {
+        return rules::is_pingpong(schedule_id(g)) || g.tile_m >= 128;
+      },
+      // Keeps the tile; a 64-row tile runs as one warpgroup per tile.
+      [](Fp8Config& g, Scaling, int) { to_pingpong(g); });
+  add_constraint(
+      space, k, "block_scaling_tile_n",
+      [](const Fp8Config& g, Scaling s, int) {
+        return s != Scaling::block || g.tile_n % rules::kScaleBlock == 0;
+      },
+      [](Fp8Config& g, Scaling, int) { g.tile_n = g.tile_n < 256 ? 128 : 256; });
+  add_constraint(
+      space, k, "register_budget",
+      [](const Fp8Config& g, Scaling s, int) {
+        return gemm_fp8::accumulators_per_thread(g, s) <=
+               rules::max_accumulators(static_cast<int>(s));
+      },
+      // Narrows the tile (to 128 columns, the scale block), then shortens it.
+      [](Fp8Config& g, Scaling s, int) {
+        const int limit = rules::max_accumulators(static_cast<int>(s));
+        if (g.tile_n > 128) g.tile_n = 128;
+        while (gemm_fp8::accumulators_per_thread(g, s) > limit && g.tile_m > 64) g.tile_m /= 2;
+        if (g.tile_m < 128) to_pingpong(g);
+      });
+  add_constraint(
+      space, k, "shared_memory",
+      [](const Fp8Config& g, Scaling s, int budget) {
+        return gemm_fp8::shared_memory_bytes(g, s) <= budget;
+      },
+      [](Fp8Config& g, Scaling s, int budget) {
+        g.stages = rules::deepest_stages(g.tile_m, g.tile_n, g.tile_k, static_cast<int>(s), budget);
+      });
+  space.constrain({
+      .name = "cluster_fits_tile_grid",
+      // A cluster wider than the grid of output tiles would hold CTAs with nothing to compute.
+      .holds =
+          [k](const Config& c, const Problem& p, const Device&) {
+            const Fp8Config g = k.read(c);
+            return g.cluster_m <= gemm::ceil_div(p.get_int("m"), g.tile_m) &&
+                   g.cluster_n <= gemm::ceil_div(p.get_int("n"), g.tile_n);
+          },
+      .repair =
+          [k](Config& c, const Problem& p, const Device&) {
+            const Fp8Config g = k.read(c);
+            if (g.cluster_m > gemm::ceil_div(p.get_int("m"), g.tile_m))
+              c.set(k.at[kClusterMKnob], 1);
+            if (g.cluster_n > gemm::ceil_div(p.get_int("n"), g.tile_n))
+              c.set(k.at[kClusterNKnob], 1);
+          },
+  });
+}
+
+std::vector<std::string> fp8_problem_errors(const Problem& problem, const Device& device) {
+  Fp8Problem shape;
+  try {
+    shape = to_fp8_problem(problem);
+  } catch (const std::exception& e) {  // a missing or unsupported argument
+    return {e.what()};
+  }
+  // The default config runs every scaling: what the rules report is the problem's.
+  return gemm_fp8::violations(Fp8Config{}, shape, smem_budget(device));
+}
+
+}  // namespace
+
+std::unique_ptr<TuningSpace> make_gemm_fp8_space() {
+  auto ts = std::make_unique<TuningSpace>();
+  Space& space = ts->space;
+  space.add("tile_m", enum_fragment(legal_values(rules::kTileM), {}, 128))
+      .add("tile_n", enum_fragment(legal_values(rules::kTileN), {}, 128))
+      .add("tile_k", enum_fragment(legal_values(rules::kTileK), {}, 128))
+      .add("stages", integer_fragment(rules::kMinStages, rules::kMaxStages, 1, 4))
+      .add("cluster_m", power_of_two_fragment(1, 2, 1))
+      .add("cluster_n", power_of_two_fragment(1, 2, 1))
+      .add("schedule", enum_fragment({"cooperative", "pingpong", "cooperative_fast_accum",
+                                      "pingpong_fast_accum"}))
+      .add("raster", enum_fragment({"along_m", "along_n"}, {}, "along_n"))
+      .add("swizzle", enum_fragment(legal_values(rules::kSwizzle), {}, 1));
+  add_constraints(space, Fp8Knobs(space));
+  add_gemm_fp8_seeds(*ts);
+  ts->problem_errors = fp8_problem_errors;
+  return ts;
+}
+
+Problem gemm_fp8_problem(std::int64_t m, std::int64_t n, std::int64_t k, std::string scaling) {
+  return Problem({{"m", m}, {"n", n}, {"k", k}, {"scaling", std::move(scaling)}});
+}
+
+Problem resolve_gemm_fp8_problem(const Problem& problem) {
+  return resolve_gemm_family_problem(problem, "gemm_fp8", "scaling", "tensor", fp8_problem_errors);
+}
+
+gemm_fp8::Fp8Problem to_fp8_problem(const Problem& problem) {
+  Fp8Problem g;
+  g.m = problem.get_int("m");
+  g.n = problem.get_int("n");
+  g.k = problem.get_int("k");
+  g.scaling = scaling_of(problem);
+  if (problem.has("timing")) g.timing = gemm::parse_timing(problem.at("timing").as_string());
+  return g;
+}
+
+gemm_fp8::Fp8Config to_fp8_config(const Config& config) {
+  return Fp8Knobs(config.space()).read(config);
+}
+
+}  // namespace cutune

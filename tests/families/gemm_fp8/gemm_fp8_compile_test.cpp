@@ -1,0 +1,93 @@
+// Compiles device/hopper_gemm_fp8.cu with the real nvcc for sm_90a through the family's own
+// compiler (as a tune would), for the default of each scaling and each kernel schedule, and loads
+// every library: the four entry points of gemm_fp8_abi.hpp must be there. No GPU is needed (the
+// library's CUDA runtime looks for the driver only when first called).
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "cutune/heuristics.hpp"
+#include "gemm_fp8/gemm_fp8_abi.hpp"
+#include "gemm_fp8/gemm_fp8_compiler.hpp"
+#include "gemm_fp8/gemm_fp8_space.hpp"
+
+namespace cutune {
+namespace {
+
+using gemm_fp8::Fp8Config;
+using gemm_fp8::Scaling;
+using gemm_fp8::Schedule;
+
+void compiles_and_loads(const Fp8Config& config, Scaling scaling) {
+  SCOPED_TRACE(gemm_fp8::to_string(config) + " " + gemm_fp8::to_string(scaling));
+  ASSERT_TRUE(gemm_fp8::violations(config, {4096, 4096, 4096, scaling}).empty());
+  GemmCompileOptions options;
+  options.nvcc = CUTUNE_NVCC;
+  options.cache_dir = CUTUNE_GEMM_FP8_TEST_CACHE;
+  options.jobs = 1;  // CUTLASS instantiations are heavy; the test machine is small
+  options.time_limit = std::chrono::minutes(30);  // a busy shared machine
+  Fp8Compiler compiler(scaling, options);
+  const cuda::CompileResult result = compiler.submit(config).get();
+  ASSERT_TRUE(result.ok()) << result.log;
+  EXPECT_EQ(result.cubin.extension(), ".so");
+  void* library = dlopen(result.cubin.c_str(), RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(library, nullptr) << dlerror();
+  for (const char* symbol : {CUTUNE_GEMM_FP8_WORKSPACE_SYMBOL, CUTUNE_GEMM_FP8_PREPARE_SYMBOL,
+                             CUTUNE_GEMM_FP8_LAUNCH_SYMBOL, CUTUNE_GEMM_FP8_RELEASE_SYMBOL}) {
+    EXPECT_NE(dlsym(library, symbol), nullptr) << symbol;
+  }
+  // A problem of another scaling is refused before any CUDA call.
+  CutuneGemmFp8Args args{};
+  args.abi_version = CUTUNE_GEMM_FP8_ABI_VERSION;
+  args.scaling = (static_cast<int>(scaling) + 1) % 3;
+  char error[128] = {};
+  const auto prepare =
+      reinterpret_cast<CutuneGemmFp8PrepareFn>(dlsym(library, CUTUNE_GEMM_FP8_PREPARE_SYMBOL));
+  EXPECT_EQ(prepare(&args, nullptr, error, sizeof error), nullptr);
+  EXPECT_STREQ(error, "the library was compiled for another scaling");
+}
+
+Fp8Config default_of(Scaling scaling) {
+  const auto ts = make_gemm_fp8_space();
+  const Problem p = gemm_fp8_problem(4096, 4096, 4096, gemm_fp8::to_string(scaling));
+  return to_fp8_config(default_config(*ts, p, Device::h200()));
+}
+
+TEST(Fp8Compile, TheDefaultOfEachScaling) {
+  for (Scaling s : {Scaling::tensor, Scaling::row_col, Scaling::block}) {
+    compiles_and_loads(default_of(s), s);
+  }
+}
+
+TEST(Fp8Compile, EachScheduleWithClustersAndRaster) {
+  Fp8Config pingpong;
+  pingpong.tile_m = 64;
+  pingpong.stages = 8;
+  pingpong.schedule = Schedule::pingpong;
+  compiles_and_loads(pingpong, Scaling::tensor);
+
+  Fp8Config fast;
+  fast.tile_n = 256;
+  fast.schedule = Schedule::cooperative_fast_accum;
+  fast.cluster_n = 2;
+  compiles_and_loads(fast, Scaling::row_col);
+
+  Fp8Config fast_pingpong;
+  fast_pingpong.tile_m = 64;
+  fast_pingpong.tile_n = 256;
+  fast_pingpong.schedule = Schedule::pingpong_fast_accum;
+  fast_pingpong.cluster_m = 2;
+  fast_pingpong.raster = gemm::Raster::along_m;
+  fast_pingpong.swizzle = 4;
+  compiles_and_loads(fast_pingpong, Scaling::tensor);
+
+  Fp8Config block_pingpong = pingpong;
+  block_pingpong.stages = 7;
+  block_pingpong.cluster_m = 2;
+  compiles_and_loads(block_pingpong, Scaling::block);
+}
+
+}  // namespace
+}  // namespace cutune

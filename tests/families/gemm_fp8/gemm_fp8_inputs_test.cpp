@@ -1,0 +1,89 @@
+// The check's host-side inputs (gemm_fp8_inputs.hpp): e4m3 decoding, the range of the seeded
+// values, and the scale layout of gemm_fp8_abi.hpp, on which the reference product rests.
+#include "gemm_fp8/gemm_fp8_inputs.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+
+namespace cutune::gemm_fp8 {
+namespace {
+
+TEST(Fp8Inputs, DecodesE4m3) {
+  EXPECT_EQ(decode_e4m3(0x38), 1.0f);                  // exponent 7 (the bias), mantissa 0
+  EXPECT_EQ(decode_e4m3(0xb8), -1.0f);                 // the sign bit
+  EXPECT_EQ(decode_e4m3(0x7e), 448.0f);                // the largest finite value
+  EXPECT_EQ(decode_e4m3(0x01), std::ldexp(1.0f, -9));  // the smallest subnormal
+  EXPECT_EQ(decode_e4m3(0x3c), 1.5f);
+  EXPECT_TRUE(std::isnan(decode_e4m3(0x7f)));
+  EXPECT_TRUE(std::isnan(decode_e4m3(0xff)));
+}
+
+TEST(Fp8Inputs, SeededValuesSpanTheirRangeAndNeverVanish) {
+  std::uint64_t state = 1;
+  const auto next = [&state] {  // any 64-bit stream will do; SplitMix64's step
+    std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  };
+  float smallest = 1e9f, largest = 0;
+  int negative = 0;
+  for (std::uint8_t bits : random_e4m3(20000, next)) {
+    const float v = decode_e4m3(bits);
+    ASSERT_TRUE(std::isfinite(v));
+    smallest = std::min(smallest, std::fabs(v));
+    largest = std::max(largest, std::fabs(v));
+    negative += v < 0;
+  }
+  EXPECT_EQ(smallest, 0.125f);
+  EXPECT_EQ(largest, 30.0f);
+  EXPECT_GT(negative, 9000);
+  EXPECT_LT(negative, 11000);
+  for (float s : random_scales(5000, next)) {
+    EXPECT_GE(s, 1.0f / 16);
+    EXPECT_LT(s, 4.0f);
+  }
+}
+
+TEST(Fp8Inputs, ScalesLieWhereTheAbiSays) {
+  const ScaleLayout tensor({300, 520, 1000, Scaling::tensor});
+  EXPECT_EQ(tensor.a_count(), 1u);
+  EXPECT_EQ(tensor.b_index(519, 999), 0u);
+
+  const ScaleLayout row_col({300, 520, 1000, Scaling::row_col});
+  EXPECT_EQ(row_col.a_count(), 300u);
+  EXPECT_EQ(row_col.b_count(), 520u);
+  EXPECT_EQ(row_col.a_index(7, 999), 7u);
+  EXPECT_EQ(row_col.b_index(519, 0), 519u);
+
+  // Block: scale_a[k/128][m], scale_b[k/128][ceil(n/128)]; 1024 / 128 = 8 k-blocks, n: 5 blocks.
+  const ScaleLayout block({300, 520, 1024, Scaling::block});
+  EXPECT_EQ(block.a_count(), 8u * 300);
+  EXPECT_EQ(block.b_count(), 8u * 5);
+  EXPECT_EQ(block.a_index(7, 127), 7u);
+  EXPECT_EQ(block.a_index(7, 128), 300u + 7);
+  EXPECT_EQ(block.b_index(127, 1023), 7u * 5);
+  EXPECT_EQ(block.b_index(519, 256), 2u * 5 + 4);
+}
+
+TEST(Fp8Inputs, DequantizationScalesEachElementByItsBlock) {
+  const ScaleLayout block({1, 256, 256, Scaling::block});
+  const std::vector<std::uint8_t> ones(256, 0x38);  // 1.0 each
+  // B is 256 x 256: two column blocks by two k-blocks, scales 1, 2 (k-block 0), 4, 8 (k-block 1).
+  std::vector<std::uint8_t> b(256 * 256, 0x38);
+  const std::vector<float> b_scales{1, 2, 4, 8};
+  const std::vector<float> db = dequantized(b, 256, 256, b_scales, block, false);
+  EXPECT_EQ(db[0 * 256 + 0], 1);    // column 0, k 0
+  EXPECT_EQ(db[200 * 256 + 0], 2);  // column block 1
+  EXPECT_EQ(db[0 * 256 + 200], 4);  // k-block 1
+  EXPECT_EQ(db[200 * 256 + 200], 8);
+  const std::vector<float> a_scales{3, 5};
+  const std::vector<float> da = dequantized(ones, 1, 256, a_scales, block, true);
+  EXPECT_EQ(da[127], 3);
+  EXPECT_EQ(da[128], 5);
+}
+
+}  // namespace
+}  // namespace cutune::gemm_fp8

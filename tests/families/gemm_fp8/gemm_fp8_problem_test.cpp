@@ -1,0 +1,124 @@
+// The fp8 family's rules, names and defines (gemm_fp8_problem.hpp): what the space's constraints,
+// the compiler and the worker read.
+#include "gemm_fp8/gemm_fp8_problem.hpp"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+namespace cutune::gemm_fp8 {
+namespace {
+
+Fp8Problem shape(std::int64_t m, std::int64_t n, std::int64_t k, Scaling s = Scaling::tensor) {
+  return {m, n, k, s};
+}
+
+TEST(Fp8Rules, TheDefaultConfigRunsEveryScaling) {
+  for (Scaling s : {Scaling::tensor, Scaling::row_col, Scaling::block}) {
+    EXPECT_TRUE(violations(Fp8Config{}, shape(4096, 4096, 4096, s)).empty()) << to_string(s);
+  }
+}
+
+TEST(Fp8Rules, EachRuleNamesItsKnobAndLegalValues) {
+  Fp8Config c;
+  c.tile_k = 64;
+  c.swizzle = 3;
+  const auto illegal = violations(c, shape(128, 128, 128));
+  ASSERT_EQ(illegal.size(), 2u);
+  EXPECT_EQ(illegal[0], "tile_k = 64 is not in {128}");
+  EXPECT_EQ(illegal[1], "swizzle = 3 is not in {1, 2, 4, 8}");
+
+  Fp8Config cooperative_short;
+  cooperative_short.tile_m = 64;
+  EXPECT_NE(gemm::joined(violations(cooperative_short, shape(128, 128, 128))).find("tile_m >= 128"),
+            std::string::npos);
+
+  Fp8Config fast;
+  fast.schedule = Schedule::cooperative_fast_accum;
+  EXPECT_TRUE(violations(fast, shape(128, 128, 128)).empty());
+  EXPECT_NE(gemm::joined(violations(fast, shape(128, 128, 128, Scaling::block))).find("promote"),
+            std::string::npos);
+
+  Fp8Config odd_n;
+  odd_n.tile_n = 192;
+  EXPECT_TRUE(violations(odd_n, shape(128, 192, 128)).empty());
+  EXPECT_NE(
+      gemm::joined(violations(odd_n, shape(128, 192, 128, Scaling::block))).find("tile_n = 192"),
+      std::string::npos);
+}
+
+TEST(Fp8Rules, RegistersAndSharedMemoryBound) {
+  Fp8Config wide;
+  wide.tile_n = 256;  // 128x256 cooperative: 128 accumulators, the limit
+  EXPECT_EQ(accumulators_per_thread(wide, Scaling::tensor), 128);
+  EXPECT_TRUE(violations(wide, shape(256, 256, 256)).empty());
+  // Block scaling holds a second set: 256 is over its limit.
+  EXPECT_EQ(accumulators_per_thread(wide, Scaling::block), 256);
+  EXPECT_FALSE(violations(wide, shape(256, 256, 256, Scaling::block)).empty());
+  // 4 stages of 48 KiB and the epilogue fit in 227 KiB; 5 do not.
+  wide.stages = 4;
+  EXPECT_LE(shared_memory_bytes(wide, Scaling::tensor), rules::kSharedMemoryPerBlock);
+  wide.stages = 5;
+  EXPECT_NE(gemm::joined(violations(wide, shape(256, 256, 256))).find("stages = 5 needs"),
+            std::string::npos);
+  EXPECT_EQ(
+      rules::deepest_stages(128, 256, 128, rules::kScalingTensor, rules::kSharedMemoryPerBlock), 4);
+}
+
+TEST(Fp8Rules, ProblemsThatTmaCannotAddressAreRefused) {
+  EXPECT_NE(gemm::joined(violations(Fp8Config{}, shape(7, 100, 128))).find("n = 100"),
+            std::string::npos);
+  EXPECT_NE(gemm::joined(violations(Fp8Config{}, shape(7, 128, 40))).find("k = 40"),
+            std::string::npos);
+  EXPECT_TRUE(violations(Fp8Config{}, shape(7, 128, 144)).empty());  // any m; k in 16s
+  EXPECT_NE(
+      gemm::joined(violations(Fp8Config{}, shape(7, 128, 144, Scaling::block))).find("k = 144"),
+      std::string::npos);
+}
+
+TEST(Fp8Names, ConfigNamesRoundTrip) {
+  Fp8Config c;
+  c.tile_m = 64;
+  c.tile_n = 256;
+  c.stages = 7;
+  c.cluster_m = 2;
+  c.schedule = Schedule::pingpong_fast_accum;
+  c.raster = gemm::Raster::along_m;
+  c.swizzle = 4;
+  EXPECT_EQ(to_string(c), "64x256x128_s7_c2x1_pingfa_rm4");
+  const Fp8Config back = parse_config(to_string(c));
+  EXPECT_EQ(to_string(back), to_string(c));
+  EXPECT_EQ(back.schedule, Schedule::pingpong_fast_accum);
+  EXPECT_EQ(parse_config("128x128x128_s4_c1x1_coop_rn1").schedule, Schedule::cooperative);
+  EXPECT_THROW(parse_config("128x128x128_s4_c1x1_fast_rn1"), std::invalid_argument);
+  EXPECT_THROW(parse_config("128x128x128_s4_c1x1_coop_rn1_k1"), std::invalid_argument);
+  EXPECT_THROW(parse_config("128x128x128_s4_c1x1_coop_rx1"), std::invalid_argument);
+}
+
+TEST(Fp8Names, ScalingsAndSchedulesParseAndNameTheLegalOnes) {
+  EXPECT_EQ(parse_scaling("row_col"), Scaling::row_col);
+  EXPECT_EQ(to_string(Scaling::block), "block");
+  try {
+    parse_scaling("per_token");
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "gemm_fp8 problem scaling 'per_token' is not tensor, row_col or block");
+  }
+  EXPECT_EQ(parse_schedule("cooperative_fast_accum"), Schedule::cooperative_fast_accum);
+  EXPECT_THROW(parse_schedule("warp_specialized"), std::invalid_argument);
+}
+
+TEST(Fp8Defines, EveryKnobAndTheScalingReachTheKernel) {
+  Fp8Config c;
+  c.schedule = Schedule::pingpong;
+  c.tile_m = 64;
+  const auto defines = compile_defines(c, Scaling::block);
+  const std::vector<std::string> want{
+      "CUTUNE_TILE_M=64",   "CUTUNE_TILE_N=128",  "CUTUNE_TILE_K=128", "CUTUNE_STAGES=4",
+      "CUTUNE_CLUSTER_M=1", "CUTUNE_CLUSTER_N=1", "CUTUNE_SCHEDULE=1", "CUTUNE_RASTER=1",
+      "CUTUNE_SWIZZLE=1",   "CUTUNE_SCALING=2"};
+  EXPECT_EQ(defines, want);
+}
+
+}  // namespace
+}  // namespace cutune::gemm_fp8

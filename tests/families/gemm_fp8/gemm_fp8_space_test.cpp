@@ -1,0 +1,124 @@
+// The fp8 GEMM space on an H200: every config it draws and repairs satisfies the kernel's own
+// rules in each scaling, the seeds propose by shape and scaling, and the family's problems
+// resolve as the store keys them.
+#include "gemm_fp8/gemm_fp8_space.hpp"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <stdexcept>
+
+#include "cutune/diversity.hpp"
+#include "cutune/family.hpp"
+#include "gemm_fp8/gemm_fp8_compiler.hpp"
+
+namespace cutune {
+namespace {
+
+class Fp8SpaceTest : public ::testing::Test {
+ protected:
+  std::unique_ptr<TuningSpace> ts = make_gemm_fp8_space();
+  const Space& space = ts->space;
+  Device device = Device::h200();
+
+  std::string default_name(const Problem& p) {
+    return gemm_fp8::to_string(to_fp8_config(default_config(*ts, p, device)));
+  }
+  std::vector<std::string> seeds(const Problem& p) {
+    std::vector<std::string> out;
+    for (const HeuristicSeed* s : eligible_seeds(*ts, p, device)) out.push_back(s->name);
+    return out;
+  }
+};
+
+TEST_F(Fp8SpaceTest, EveryNormalizedConfigSatisfiesTheKernelsOwnRules) {
+  for (const char* scaling : {"tensor", "row_col", "block"}) {
+    for (const Problem& p :
+         {gemm_fp8_problem(4096, 4096, 4096, scaling), gemm_fp8_problem(128, 7168, 2048, scaling),
+          gemm_fp8_problem(64, 256, 512, scaling)}) {
+      Rng rng(7);
+      std::set<std::uint64_t> distinct;
+      for (int i = 0; i < 400; ++i) {
+        const Normalized n = space.normalize(space.draw(rng), p, device);
+        ASSERT_TRUE(n.config) << p.canonical() << ": " << n.failure;
+        ASSERT_EQ(gemm::joined(gemm_fp8::violations(to_fp8_config(*n.config), to_fp8_problem(p))),
+                  "")
+            << p.canonical() << " " << n.config->to_string();
+        distinct.insert(n.config->hash());
+      }
+      // Block scaling leaves two tiles (128x128 cooperative, 64x128 ping-pong) and two schedules:
+      // about 320 configs in all, fewer where M is one tile; the others several thousand.
+      EXPECT_GE(distinct.size(), std::string(scaling) == "block" ? 100u : 290u) << p.canonical();
+      for (const Config& seed : seed_configs(*ts, p, device)) {
+        EXPECT_TRUE(gemm_fp8::violations(to_fp8_config(seed), to_fp8_problem(p)).empty())
+            << seed.to_string();
+      }
+    }
+  }
+}
+
+TEST_F(Fp8SpaceTest, BlockScalingNeverDrawsAFastAccumulationScheduleOrANarrowTile) {
+  const Problem p = gemm_fp8_problem(4096, 7168, 2048, "block");
+  Rng rng(3);
+  for (int i = 0; i < 300; ++i) {
+    const gemm_fp8::Fp8Config c =
+        to_fp8_config(*space.normalize(space.draw(rng), p, device).config);
+    EXPECT_FALSE(gemm_fp8::rules::is_fast_accum(static_cast<int>(c.schedule)));
+    EXPECT_EQ(c.tile_n % 128, 0);
+  }
+}
+
+TEST_F(Fp8SpaceTest, DefaultRuleBySizeAndScaling) {
+  // 4096^2: 128x256 tiles fill their waves as well as any (0.97, wave_efficiency); the deepest
+  // pipeline that fits, accurate accumulation.
+  EXPECT_EQ(default_name(gemm_fp8_problem(4096, 4096, 4096)), "128x256x128_s4_c1x1_coop_rn1");
+  // 8192^2: 128x192 tiles fill the last wave better (0.985 against 0.970).
+  EXPECT_EQ(default_name(gemm_fp8_problem(8192, 8192, 8192, "row_col")),
+            "128x192x128_s4_c1x1_coop_rn1");
+  // Block scaling's register budget leaves 128x128.
+  EXPECT_EQ(default_name(gemm_fp8_problem(8192, 8192, 8192, "block")),
+            "128x128x128_s5_c1x1_coop_rn1");
+  // Decoding-sized M and grids short of a wave: 64-row ping-pong tiles.
+  EXPECT_EQ(default_name(gemm_fp8_problem(16, 7168, 2048)), "64x128x128_s8_c1x1_ping_rn1");
+  EXPECT_EQ(default_name(gemm_fp8_problem(128, 2112, 7168, "block")),
+            "64x128x128_s7_c1x1_ping_rn1");
+}
+
+TEST_F(Fp8SpaceTest, FastAccumulationIsSeededButNeverTheDefault) {
+  EXPECT_EQ(seeds(gemm_fp8_problem(4096, 4096, 4096)),
+            (std::vector<std::string>{"wave_tile", "fast_accum"}));
+  EXPECT_EQ(seeds(gemm_fp8_problem(64, 4096, 4096, "row_col")),
+            (std::vector<std::string>{"short_tile", "wave_tile", "fast_accum"}));
+  EXPECT_EQ(seeds(gemm_fp8_problem(4096, 4096, 4096, "block")),
+            (std::vector<std::string>{"wave_tile"}));
+  const auto configs = seed_configs(*ts, gemm_fp8_problem(4096, 4096, 4096), device);
+  ASSERT_EQ(configs.size(), 2u);
+  EXPECT_EQ(gemm_fp8::to_string(to_fp8_config(configs[1])), "128x256x128_s4_c1x1_coopfa_rn1");
+}
+
+TEST_F(Fp8SpaceTest, ProblemsResolveAsTheStoreKeysThem) {
+  EXPECT_EQ(
+      resolve_gemm_fp8_problem(Problem::parse("m=16,n=7168,k=2048,timing=flushed")).canonical(),
+      "k=2048,m=16,n=7168,scaling=tensor");
+  EXPECT_EQ(resolve_gemm_fp8_problem(Problem::parse("m=16,n=7168,k=2048,scaling=block,"
+                                                    "timing=back_to_back"))
+                .canonical(),
+            "k=2048,m=16,n=7168,scaling=block,timing=back_to_back");
+  EXPECT_THROW(resolve_gemm_fp8_problem(Problem::parse("m=16,n=7168,k=2000,scaling=block")),
+               std::invalid_argument);
+  EXPECT_THROW(resolve_gemm_fp8_problem(Problem::parse("m=16,n=7168,k=2048,scaling=mx")),
+               std::invalid_argument);
+  EXPECT_EQ(problem_errors(*ts, Problem::parse("m=64,n=64"), device).size(), 1u);
+}
+
+TEST(Fp8FamilyTable, TheFamilyIsBuiltInWithItsSourceVersion) {
+  const Family* fp8 = find_family("gemm_fp8");
+  ASSERT_NE(fp8, nullptr);
+  EXPECT_EQ(fp8->version, gemm_fp8_source_version());
+  EXPECT_EQ(fp8->example_problem.canonical(), "k=4096,m=2048,n=4096,scaling=tensor");
+  EXPECT_EQ(fp8->reference_name, "cuBLASLt fp8");
+  EXPECT_EQ(fp8->flop_count(fp8->example_problem), 2.0 * 2048 * 4096 * 4096);
+}
+
+}  // namespace
+}  // namespace cutune
