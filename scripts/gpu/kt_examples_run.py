@@ -5,7 +5,7 @@ and prints its best time as JSON: the Kernel Tuner side of scripts/gpu/kt-exampl
 
 The script runs as written, in its own folder, up to its first tune_kernel() call (the one
 `cutune import-kt` reads); that call gets strategy random_sample with max_fevals BUDGET and the
-CUDA backend LANG (cupy or nvcuda: installable from PyPI, unlike pycuda's build), and the script
+CUDA backend LANG (nvcuda, whose cuda-python installs from PyPI, unlike pycuda), and the script
 stops there.
 """
 import json
@@ -26,7 +26,7 @@ def main():
     original = kernel_tuner.interface.tune_kernel
 
     def tune_first_call(*args, **kwargs):
-        if kwargs.get("lang") in (None, "CUDA", "cupy", "nvcuda"):
+        if str(kwargs.get("lang", "CUDA")).lower() in ("cuda", "cupy", "nvcuda"):
             kwargs["lang"] = lang
         kwargs["strategy"] = "random_sample"
         kwargs["strategy_options"] = {"max_fevals": budget}

@@ -1,5 +1,6 @@
 // A Kernel Tuner tune script -> a cutune spec (cutune/kernel_tuner.hpp): the tune_kernel() call's
 // arguments mapped onto the spec's arguments, constants, check and launch.
+#include <cctype>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -59,6 +60,39 @@ ordered launch_of(const std::map<std::string, json>& grid_div, const json& probl
   return launch;
 }
 
+// Each knob's default set to the first config in Kernel Tuner's order (the first knob varying
+// slowest) that every restriction allows, so that the spec's default config is legal; the first
+// values stay when none is found among the first million.
+void legal_defaults(ordered& knob_list, const json& restrictions) {
+  std::vector<kt::PyNodePtr> tests;
+  for (const json& text : restrictions) tests.push_back(kt::parse_python(text.get<std::string>()));
+  std::vector<std::size_t> at(knob_list.size(), 0);
+  for (int tried = 0; tried < 1000000; ++tried) {
+    json names = json::object();
+    for (std::size_t k = 0; k < at.size(); ++k) {
+      names[knob_list[k].at("name").get<std::string>()] = knob_list[k].at("choices")[at[k]];
+    }
+    bool legal = true;
+    for (const auto& test : tests) {
+      try {
+        const json holds = kt::evaluate_python(test, names);
+        legal = legal && holds.is_number() && holds.get<double>() != 0;
+      } catch (const kt::PythonError&) {
+        return;  // a restriction this reader cannot evaluate: the loader will judge it
+      }
+    }
+    if (legal) {
+      for (std::size_t k = 0; k < at.size(); ++k) {
+        knob_list[k]["default"] = knob_list[k].at("choices")[at[k]];
+      }
+      return;
+    }
+    std::size_t k = at.size();  // the next config: the last knob varies fastest
+    while (k > 0 && ++at[k - 1] == knob_list[k - 1].at("choices").size()) at[--k] = 0;
+    if (k == 0) return;
+  }
+}
+
 }  // namespace
 
 KtScriptSpec spec_from_kt_script(std::string_view script, const KtImportOptions& options,
@@ -86,9 +120,11 @@ KtScriptSpec spec_from_kt_script(std::string_view script, const KtImportOptions&
     return c.value(it->second, name);
   };
 
-  const std::string lang = keyword("lang").value_or(json("CUDA")).get<std::string>();
-  const bool cpu = lang == "C";
-  if (!cpu && lang != "CUDA" && lang != "cupy" && lang != "nvcuda") {
+  // Kernel Tuner compares its lang case-blind.
+  std::string lang = keyword("lang").value_or(json("CUDA")).get<std::string>();
+  for (char& ch : lang) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  const bool cpu = lang == "c";
+  if (!cpu && lang != "cuda" && lang != "cupy" && lang != "nvcuda") {
     c.fail("lang=\"" + lang + "\": cutune imports CUDA and C kernels");
   }
   for (const char* refused : {"texmem_args", "smem_args", "defines", "block_size_names"}) {
@@ -168,6 +204,7 @@ KtScriptSpec spec_from_kt_script(std::string_view script, const KtImportOptions&
           {{"name", "restriction_" + std::to_string(i + 1)},
            {"expr", c.expression(list[i], "restriction " + std::to_string(i + 1))}});
     }
+    legal_defaults(spec["knobs"], list);
   }
 
   kt::add_arguments(spec, args, c, cpu, options, out.notes);

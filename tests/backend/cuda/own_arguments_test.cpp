@@ -2,13 +2,15 @@
 // the kernel's order and types, a __constant__ symbol with the buffer that fills it (a buffer
 // the kernel never sees travels hidden), the grid from Kernel Tuner's grid_div, and a reference
 // kernel with its own config and launch. NVRTC compiles the real kernels (non-extern "C" names
-// too); the stand-in worker echoes the request it got.
+// too); the stand-in worker echoes the request it got. Then a tune script imported as Kernel
+// Tuner users bring them.
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "cutune/cuda.hpp"
+#include "cutune/kernel_tuner.hpp"
 #include "cutune/spec.hpp"
 #include "test_support.hpp"
 
@@ -100,6 +102,32 @@ TEST(CudaOwnArguments, TheWorkerGetsTheKernelsParametersConstantsAndReferenceLau
             std::string::npos);
   EXPECT_NE(request.at("reference").at("kernel").get<std::string>().find("echo_naive"),
             std::string::npos);
+}
+
+// Kernel Tuner's way in (issue 32): the CUDA tune script of tests/kt/data, imported by import-kt,
+// compiles for the GPU with nvcc and with NVRTC (the compiler an import names), reference and
+// candidates alike.
+TEST(CudaOwnArguments, AnImportedTuneScriptCompilesWithNvccAndNvrtc) {
+  const std::filesystem::path script =
+      std::filesystem::path(CUTUNE_KT_TEST_DATA) / "cuda_blur/tune_blur.py";
+  for (const char* compiler : {"nvcc", "nvrtc"}) {
+    TempDir dir(std::string("imported-") + compiler);
+    nlohmann::ordered_json imported =
+        spec_from_kt_script(cuda::testing::read_text(script), {}, script.string()).spec;
+    ASSERT_EQ(imported.at("compile").at("compiler"), "nvrtc");
+    imported["compile"]["compiler"] = compiler;
+    std::ofstream(dir.path() / "spec.json") << imported.dump(2);
+    const KernelSpec spec = load_spec(dir.path() / "spec.json");
+    // The constructor compiles the run_kernel reference (blur_naive) first.
+    CudaEvaluator evaluator(spec, {}, cuda::testing::stand_in_options(dir));
+    const auto& space = spec.tuning->space;
+    const std::vector<Config> batch = {
+        space.default_config(),
+        space.complete({{"block_size_x", 128}, {"block_size_y", 8}, {"tile_size_y", 4}})};
+    for (const auto& result : evaluator.compile(batch)) {
+      EXPECT_TRUE(result.ok()) << compiler << ": " << result.log;
+    }
+  }
 }
 
 }  // namespace
