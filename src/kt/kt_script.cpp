@@ -93,25 +93,11 @@ void legal_defaults(ordered& knob_list, const json& restrictions) {
   }
 }
 
-}  // namespace
-
-KtScriptSpec spec_from_kt_script(std::string_view script, const KtImportOptions& options,
-                                 std::string_view origin) {
-  kt::ScriptScope scope;
-  for (const char* module : {"numpy.", "np."}) {
-    for (const char* dtype : {"float16", "float32", "float64", "int8", "int16", "int32", "int64",
-                              "uint8", "uint16", "uint32", "uint64", "complex64", "complex128"}) {
-      scope.names[std::string(module) + dtype] = std::string(dtype);
-    }
-    scope.names[std::string(module) + "pi"] = 3.141592653589793;
-  }
-  kt::ScriptCall found;
-  try {
-    found = kt::run_tune_script(script, origin, scope);
-  } catch (const kt::PythonError& error) {
-    throw KernelTunerError(error.what());
-  }
-  Context c{std::string(origin) + ":" + std::to_string(found.line), scope};
+// The spec of the tune_kernel() call `found`, which the script's statements before it bound
+// `scope` for.
+KtScriptSpec spec_of_call(const kt::ScriptCall& found, const kt::ScriptScope& scope,
+                          const KtImportOptions& options, std::string_view origin,
+                          const Context& c) {
   auto args = named_arguments(*found.call, c);
   KtScriptSpec out;
   auto keyword = [&](const std::string& name) -> std::optional<json> {
@@ -247,6 +233,32 @@ KtScriptSpec spec_from_kt_script(std::string_view script, const KtImportOptions&
   }
   spec["compile"] = {{"compiler", cpu ? "g++" : "nvrtc"}, {"flags", flags}};
   return out;
+}
+
+}  // namespace
+
+KtScriptSpec spec_from_kt_script(std::string_view script, const KtImportOptions& options,
+                                 std::string_view origin) {
+  kt::ScriptScope scope;
+  for (const char* module : {"numpy.", "np."}) {
+    for (const char* dtype : {"float16", "float32", "float64", "int8", "int16", "int32", "int64",
+                              "uint8", "uint16", "uint32", "uint64", "complex64", "complex128"}) {
+      scope.names[std::string(module) + dtype] = std::string(dtype);
+    }
+    scope.names[std::string(module) + "pi"] = 3.141592653589793;
+  }
+  kt::ScriptCall found;
+  try {
+    found = kt::run_tune_script(script, origin, scope);
+  } catch (const kt::PythonError& error) {
+    throw KernelTunerError(error.what());
+  }
+  const Context c{std::string(origin) + ":" + std::to_string(found.line), scope};
+  try {
+    return spec_of_call(found, scope, options, origin, c);
+  } catch (const json::exception& error) {  // a value of another type than Kernel Tuner takes
+    c.fail(std::string("unexpected value: ") + error.what());
+  }
 }
 
 }  // namespace cutune

@@ -523,7 +523,20 @@ CpuEvaluator::CpuEvaluator(const KernelSpec& spec, Problem problem, CpuOptions o
   // left to the tune.
   const Config config = spec.tuning->space.default_config();
   const auto compiled = impl.pool.submit(impl.request(impl.kernel, config)).get();
-  if (compiled.status != eval::CompileResult::Status::ok) return;
+  if (compiled.status != eval::CompileResult::Status::ok) {
+    // Through a call shim a misspelt entry is a compile error, the same for every config.
+    // (g++ quotes it in ASCII, or in typographic quotes under a UTF-8 locale)
+    const bool undeclared =
+        compiled.log.find(spec.entry + "' was not declared") != std::string::npos ||
+        compiled.log.find(spec.entry + "\u2019 was not declared") != std::string::npos;
+    if (!spec.arguments.empty() && undeclared) {
+      throw std::invalid_argument(fmt::format(
+          "{}: entry '{}': the kernel {} declares no function of that name (checked on the "
+          "default config)",
+          spec.path.string(), spec.entry, spec.source.string()));
+    }
+    return;
+  }
   impl.setup_compiles.emplace(compiled.key_hash, compiled.wall_s);  // the reference's, if it was
   const auto [replied, outcome, detail] = impl.probe(compiled.output, impl.kernel.symbol);
   if (replied && outcome == "launch_error" && detail.rfind("no symbol", 0) == 0) {

@@ -84,5 +84,33 @@ TEST(CpuOwnArguments, ScalarOfAnotherTypeIsNotTheSameCall) {
   std::filesystem::remove_all(dir);
 }
 
+// A misspelt entry fails to compile through the shim for every config alike: the evaluator says
+// so before any budget is spent.
+TEST(CpuOwnArguments, AMisspeltEntryIsOneErrorBeforeTheTune) {
+  std::string text;
+  {
+    std::ifstream in(data / "masked_axpby.json");
+    text.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const std::string entry = R"("entry": "masked_axpby")";
+  text.replace(text.find(entry), entry.size(), R"("entry": "masked_axpbyy")");
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("cutune-own-arguments-entry-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::filesystem::copy_file(data / "masked_axpby.c", dir / "masked_axpby.c");
+  const KernelSpec spec = parse_spec(text, dir / "masked_axpby.json");
+  CpuOptions options;
+  options.cache_dir = dir / "objects";
+  try {
+    CpuEvaluator evaluator(spec, spec.resolve({}), options);
+    ADD_FAILURE() << "no error";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_NE(std::string(error.what()).find("entry 'masked_axpbyy'"), std::string::npos)
+        << error.what();
+  }
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace cutune
