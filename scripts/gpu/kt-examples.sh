@@ -71,6 +71,8 @@ case "${1:-}" in
     require_nvcc kt-examples
     add_cublaslt_path
     export CUTUNE_CUDA_WORKER="$bin/cutune-cuda-worker"
+    # The libraries carry.sh bundles beside the build (the GPU image lacks the Debian packages).
+    export LD_LIBRARY_PATH="$bin/../devlib:$bin/../lib:${LD_LIBRARY_PATH:-}"
     [[ -x "$work/venv/bin/python" ]] || {
       python3 -m venv "$work/venv"
       "$work/venv/bin/pip" install --no-index --find-links "$wheels" \
