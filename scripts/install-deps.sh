@@ -5,9 +5,10 @@
 # Without options: what building and running cutune needs (compilers, libraries, the CUTLASS
 # headers). --test adds what only the tests need: a PostgreSQL server (shared-store tests),
 # Chromium (the report page's browser test), clang-format, the Python package's test environment
-# (.venv-python) and Kernel Tuner (.venv-kernel-tuner, for its simulation-mode check of cutune's
-# exports). --kernel-tuner makes .venv-kernel-tuner alone (bench/search/kernel_tuner_compare.py).
-# Kernel Tuner and its dependencies are pinned (bench/search/requirements-kernel-tuner.txt).
+# (.venv-python), the wheel's tools (.venv-wheel) and Kernel Tuner (.venv-kernel-tuner, for its
+# simulation-mode check of cutune's exports). --kernel-tuner makes .venv-kernel-tuner alone
+# (bench/search/kernel_tuner_compare.py). Kernel Tuner and its dependencies are pinned
+# (bench/search/requirements-kernel-tuner.txt).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 tests=false
@@ -66,5 +67,7 @@ fi
 if $tests; then
   # The Python package's build and test environment (.venv-python, pinned; scripts/python-test.sh).
   "$here/scripts/python-test.sh" --setup
+  # The wheel's build and repair tools (.venv-wheel, pinned; scripts/wheel.sh, test package_wheel).
+  "$here/scripts/wheel.sh" --setup
 fi
 echo "dependencies ready"

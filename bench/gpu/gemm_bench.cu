@@ -1,6 +1,7 @@
 // Benchmarks compiled configurations of the Hopper GEMM family against cuBLASLt in the same
 // process: each configuration is first checked against cuBLAS on fresh random inputs with a
-// poisoned output, then timed with CUDA events around single launches, L2 flushed before each.
+// poisoned output, then timed with CUDA events around single launches, L2 flushed before each (the
+// worker's timing, backend/cuda/launch_timer.hpp).
 // Per shape, the fastest few and the default are then re-timed in rounds alternating with cuBLAS.
 //
 //   gemm_bench defines CONFIGS DTYPE LAYOUT
@@ -42,6 +43,7 @@
 #include "gemm/gemm_cublas.hpp"
 #include "gemm/gemm_launch.hpp"
 #include "gemm/gemm_problem.hpp"
+#include "launch_timer.hpp"
 
 namespace {
 
@@ -50,7 +52,6 @@ using cutune::gemm::DType;
 using cutune::gemm::GemmConfig;
 using cutune::gemm::GemmProblem;
 
-constexpr std::size_t kFlushBytes = 256u << 20;  // several times the 60 MB L2
 constexpr int kCublasAlgorithms = 8;
 constexpr int kWarmups = 3;
 // The sweep's best few (and the default) are timed again, in rounds alternating with cuBLAS, so
@@ -195,32 +196,19 @@ T* device_alloc(std::size_t count) {
   return static_cast<T*>(pointer);
 }
 
-// Times `launch` with events around each launch and the L2 flushed before each; the median.
+// Times `launch` by the worker's one timing (backend/cuda/launch_timer.hpp: the L2 flushed before
+// each launch, events around the launch) after kWarmups untimed launches; the median. The stream
+// is waited on here, so that a fault or hang is reported with the candidate it belongs to.
 class Timer {
  public:
-  explicit Timer(cudaStream_t stream) : stream_(stream) {
-    flush_ = device_alloc<std::uint8_t>(kFlushBytes);
-  }
-  ~Timer() { cudaFree(flush_); }
+  explicit Timer(cudaStream_t stream) : stream_(stream), timer_(stream) {}
 
   double median_ms(const std::function<void()>& launch, int reps, const std::string& context) {
     for (int i = 0; i < kWarmups; ++i) launch();
     synchronize(stream_, context);
-    std::vector<cudaEvent_t> events(2 * reps);
-    for (auto& event : events) check_runtime(cudaEventCreate(&event), "cudaEventCreate");
-    for (int i = 0; i < reps; ++i) {
-      check_runtime(cudaMemsetAsync(flush_, i & 0xff, kFlushBytes, stream_), "flush");
-      check_runtime(cudaEventRecord(events[2 * i], stream_), "cudaEventRecord");
-      launch();
-      check_runtime(cudaEventRecord(events[2 * i + 1], stream_), "cudaEventRecord");
-    }
+    timer_.enqueue(launch, reps, /*flush=*/true);
     synchronize(stream_, context);
-    std::vector<float> times(reps);
-    for (int i = 0; i < reps; ++i) {
-      check_runtime(cudaEventElapsedTime(&times[i], events[2 * i], events[2 * i + 1]),
-                    "cudaEventElapsedTime");
-    }
-    for (auto& event : events) cudaEventDestroy(event);
+    std::vector<double> times = timer_.elapsed(reps);
     std::sort(times.begin(), times.end());
     last_spread_ = (times.back() - times.front()) / times[reps / 2];
     return times[reps / 2];
@@ -230,7 +218,7 @@ class Timer {
 
  private:
   cudaStream_t stream_;
-  std::uint8_t* flush_ = nullptr;
+  cutune::cuda::worker::LaunchTimer timer_;
   double last_spread_ = 0;
 };
 

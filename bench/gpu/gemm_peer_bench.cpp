@@ -245,7 +245,7 @@ int run(const Args& args) {
   for (int round = 0; round < args.rounds; ++round) {
     double cublas_ms = 0;
     for (Column& column : columns) {
-      const std::vector<float> times = timer.time(*column.graph, args.reps, args.method);
+      const std::vector<double> times = timer.time(*column.graph, args.reps, args.method);
       column.times.insert(column.times.end(), times.begin(), times.end());
       const double round_ms = bench::median({times.begin(), times.end()});
       if (&column == &columns[0]) cublas_ms = round_ms;

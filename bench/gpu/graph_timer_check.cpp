@@ -79,7 +79,7 @@ int run(const std::vector<std::string>& shapes) {
         if (!errors[i].empty() || zeros != (round >= kRounds)) continue;
         try {
           const bool ex = std::string(methods[i].first) == "gemm_ex";
-          const std::vector<float> sample =
+          const std::vector<double> sample =
               timer.time(ex ? gemm_ex_launch : launch, kReps, methods[i].second);
           times[i].insert(times[i].end(), sample.begin(), sample.end());
         } catch (const std::exception& error) {

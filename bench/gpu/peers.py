@@ -6,11 +6,13 @@ through libcutune_gemm_capi with ctypes, bench/gpu/cutune_gemm.py: the same tens
 as the others, so its ratio to torch needs no cross-harness assumption), row-major A (M x K) times B
 (K x N; LAYOUT=1: B is N x K and the product is A @ B.T, x @ W.T), in bf16 or fp16 (DTYPE).
 
-Timed close to the tuner's worker and gemm_peer_bench (bench/gpu/graph_timer.hpp): a fill of twice
-the L2 before each launch to flush it (FLUSH=driver, the default: the worker's own 32-bit driver
-memset; FLUSH=torch: torch's fill_, a kernel after which a GEMM ran 2.2 % slower, docs/perf.md issue
-14), CUDA events around the launch, after a clock ramp; but each
-launch is a replay of a one-launch CUDA graph, because Python enqueues a Triton or Helion launch
+Timed by the same policy as the tuner's worker, gemm_bench, gemm_peer_bench and the Python GEMM
+module, whose one timing library is src/backend/cuda/launch_timer.hpp (torch times the peers here):
+a fill of twice the L2 before each timed launch to flush it (FLUSH=driver, the default: the
+library's own 32-bit driver memset, a new word each repetition; FLUSH=torch: torch's fill_, a
+kernel after which a GEMM ran 2.2 % slower, docs/perf.md issue 14), CUDA events around the launch
+alone, after the library's ramp (the launch timed by this same method for 2 s, the times dropped);
+but each launch is a replay of a one-launch CUDA graph, because Python enqueues a Triton or Helion launch
 more slowly than the flush runs (the replay is within 1 us of a plain launch for cuBLASLt in C++). ROUNDS rounds each time every peer REPS times, so that each ratio to cuBLAS is
 paired within a round: compare peers by those ratios, not by absolute times, which move by up to
 20 % with the card's state. Each peer's output is checked against an fp32
@@ -117,13 +119,15 @@ class GraphTimer:
         torch.cuda.synchronize()
         return [start.elapsed_time(end) for start, end in events]
 
-    @staticmethod
-    def ramp(seconds=2.0):
+    def ramp(self, seconds=2.0):
+        """The library's ramp: a launch timed by this method (flushed) in rounds of 30 for
+        `seconds`, the times dropped, so that the clocks have ramped and the card is in the state
+        the timed rounds keep it in (back-to-back launches leave it in another)."""
         x = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
+        graph = self.capture(lambda: x @ x)
         stop = time.time() + seconds
         while time.time() < stop:
-            x @ x
-        torch.cuda.synchronize()
+            self.time(graph, 30)
 
 
 def error(out, ref):

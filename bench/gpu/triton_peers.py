@@ -7,7 +7,7 @@ weight: any strides)."""
 import torch
 
 # (BLOCK_M, BLOCK_N, BLOCK_K, stages, warps): the tutorial's eight configs for CUDA and six larger
-# ones that Hopper favours, as the peer table has run them since 2026-12-03.
+# ones that Hopper favours: the list a Triton user's @triton.autotune would sweep.
 TUTORIAL_CONFIGS = [(128, 256, 64, 3, 8), (64, 256, 32, 4, 4), (128, 128, 32, 4, 4), (128, 64, 32, 4, 4),
                     (64, 128, 32, 4, 4), (128, 32, 32, 4, 4), (64, 32, 32, 5, 2), (32, 64, 32, 5, 2),
                     (128, 256, 64, 4, 8), (256, 128, 64, 3, 8), (128, 128, 64, 4, 4), (128, 128, 64, 3, 8),

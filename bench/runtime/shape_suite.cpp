@@ -134,13 +134,12 @@ int run(const Args& args) {
     const cutune::Problem problem = target.resolved(given);
     if (out_of_time(problem)) continue;
     cutune::FamilyEvaluator made = target.make_evaluator(problem, {});
-    cutune::Evaluator& evaluator = *made.evaluator;
     device = made.device;
     const cutune::TuningKey key =
-        target.key(problem, evaluator.device_name(), evaluator.toolchain());
+        target.key(problem, made.evaluator->device_name(), made.evaluator->toolchain());
     cutune::TuneOptions warm = options;
     cutune::add_warm_start(warm, store, target, problem, key.device, args.neighbours);
-    const auto report = cutune::tune(target, problem, evaluator, device, &store, warm);
+    const auto report = cutune::tune(target, problem, made, &store, warm);
     const double base = report.baseline && report.baseline->measurement.ok()
                             ? report.baseline->measurement.time_ms
                             : NAN;
@@ -163,9 +162,9 @@ int run(const Args& args) {
   for (const cutune::Problem& given : held_out_shapes) {
     const cutune::Problem problem = target.resolved(given);
     cutune::FamilyEvaluator made = target.make_evaluator(problem, {});
-    const auto c = cutune::compare_warm_start(target, problem, *made.evaluator, made.device, store,
-                                              options, args.neighbours,
-                                              {.tolerance = args.tolerance, .record_warm = true});
+    const auto c =
+        cutune::compare_warm_start(target, problem, made, store, options, args.neighbours,
+                                   {.tolerance = args.tolerance, .record_warm = true});
     // A run that never got there counts one evaluation past its budget.
     auto count = [](std::size_t n, bool reached) {
       return reached ? fmt::format("{}", n) : fmt::format(">{}", n);

@@ -33,6 +33,7 @@ struct DiversityReport {
   std::vector<std::string> seed_errors;     // eligible seeds that cannot be used, and why
   std::vector<std::string> drop_reasons;    // the first few, for the reader
   std::string default_config;               // default_config(problem, device) as JSON text
+  std::vector<std::string> seed_configs;    // the usable seeds' configs (seed_configs) as JSON
   std::string default_error;                // why there is none, when there is none
 
   nlohmann::json to_json() const;

@@ -96,6 +96,10 @@ struct Family {
   // The vendor reference a report compares with, and the work of one run for rates (empty: none).
   std::string reference_name;
   std::function<double(const Problem&)> flop_count;
+  // A config's short name for tables and scripts (the GEMM's "128x256x64_s4_c2x1_coop_rn8_k1",
+  // which its benchmarks take); empty: the family has none. Throws ConfigError for a config of
+  // another space.
+  std::function<std::string(const Config&)> config_name;
 
   // Resolves `problem` (resolve, when given).
   Problem resolved(const Problem& problem) const { return resolve ? resolve(problem) : problem; }

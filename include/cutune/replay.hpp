@@ -63,6 +63,11 @@ struct Recording {
 // Throws RecordingError (file and place named) on unreadable, malformed or unsupported input.
 Recording read_recording(const std::filesystem::path& path);
 
+// Equal for two recordings of the same measurements (one space in two formats, or one file found
+// twice): a content hash, 32 hex digits, of every entry's values and result, in any entry order.
+// Throws only std::bad_alloc.
+std::string measurements_fingerprint(const Recording& recording);
+
 // A recording as a tuning space: one enum fragment per knob (every recorded value searchable) and
 // one constraint, "recorded", that holds only for configurations present in the recording. The
 // recording never names the kernel's restrictions, only their effect (the configurations it lacks),

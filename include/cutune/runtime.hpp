@@ -162,6 +162,9 @@ struct RuntimeOptions {
   TuneOptions tune = {};  // for the tune policies; warm_start is filled from the nearest winners
   std::size_t warm_start_neighbours =
       kWarmStartNeighbours;  // winners of the nearest tuned shapes a tune starts from
+  // A tune's transfer priors: the family's results on other devices and shapes in the store, as
+  // `cutune tune` looks for them (TuneSessionOptions::transfer); false: `--no-transfer`.
+  bool transfer = true;
   // Every problem the runtime recovered from (store unreadable, stored config rejected, tune
   // failed). Empty: printed to stderr as "cutune: ...". Called from any thread.
   std::function<void(const std::string&)> on_warning = {};

@@ -66,8 +66,9 @@ class TuneSession {
   const std::vector<NearestWinner>& warm_start() const { return warm_start_; }
   bool transfer() const { return transfer_; }
 
-  // What `cutune tune --json` prints of the tune itself (tune_report_json under the session's key,
-  // with the store's decision when it has one).
+  // What `cutune tune --json` and the Python package report of the tune itself (tune_report_json
+  // under the session's key, with the store's decision when it has one), and whether it looked for
+  // transfer priors ("transfer": {"enabled", "priors"}).
   nlohmann::json report_json(const TuneReport& report) const;
 
  private:

@@ -149,15 +149,15 @@ class UnsupportedProblem : public std::invalid_argument {
 };
 
 // The one driver of every search (`cutune tune`, the runtime's tunes, bench-strategies): tunes
-// `problem` (resolved: Family::resolved) in `family`'s space, measuring with `evaluator` (made by
-// the family, or any other for the same problem) on `device` (what constraints and seeds see:
-// FamilyEvaluator::device), and keeps every result in `store` (none: nullptr) under the family's
-// key, family.key(problem, evaluator.device_name(), evaluator.toolchain()).
-// Throws UnsupportedProblem for a problem the space rejects, and otherwise only for misuse (a
-// family without a space, an unknown strategy name); every candidate failure lands in the report.
-// Any thread; `store` belongs to the calling thread for the tune's duration.
-TuneReport tune(const Family& family, const Problem& problem, Evaluator& evaluator,
-                const Device& device, Store* store, const TuneOptions& options,
-                const TuneCallbacks& callbacks = {});
+// `problem` (resolved: Family::resolved) in `family`'s space with `target`, the family's evaluator
+// bundle (Family::make_evaluator, or any other for the same problem): its evaluator measures, its
+// device is what constraints and seeds see. Every result is kept in `store` (none: nullptr) under
+// the family's key, family.key(problem, evaluator's device_name(), toolchain()).
+// Throws UnsupportedProblem for a problem the space rejects, std::invalid_argument for a bundle
+// without an evaluator, and otherwise only for misuse (a family without a space, an unknown
+// strategy name); every candidate failure lands in the report.
+// Any thread; `store` and `target` belong to the calling thread for the tune's duration.
+TuneReport tune(const Family& family, const Problem& problem, FamilyEvaluator& target, Store* store,
+                const TuneOptions& options, const TuneCallbacks& callbacks = {});
 
 }  // namespace cutune

@@ -25,7 +25,7 @@ struct Sample {
 };
 
 struct ValueTimes {
-  std::string value;          // the knob's value as value_text() writes it
+  std::string value;          // the knob's value as config_text() writes it
   std::vector<double> times;  // the correct samples' times with that value
   double median_ms = 0;
 };
@@ -63,9 +63,9 @@ struct TuneRecord {
 // Throws std::invalid_argument naming the selector when none or several keys match.
 TuneRecord load_tune_record(Store& store, std::string_view selector);
 
-// A knob's value for people: a string without its quotes, anything else as JSON text.
-std::string value_text(const nlohmann::json& value);
-// A config's JSON object as "knob=value, ..." (value_text), shorter than JSON and as exact.
+// A config's JSON object as "knob=value, ..." (a string value without its quotes, anything else as
+// JSON text), shorter than JSON and as exact. Throws nlohmann::json::parse_error for text that is
+// not JSON.
 std::string config_text(const std::string& config_json);
 
 // The key as JSON, as every command prints it.

@@ -82,12 +82,12 @@ struct WarmStartTarget {
   bool record_warm = false;
 };
 
-// Tunes `family`'s `problem` with `evaluator` on `device`, cold first, then warm; the cold run
-// neither reads nor writes `store`'s results for the problem's key, which is used to find
-// neighbours (and to record the warm run when target.record_warm). Throws std::invalid_argument
-// when no tuned neighbour exists.
+// Tunes `family`'s `problem` with `evaluator` (the family's bundle, as tune() takes it), cold
+// first, then warm; the cold run neither reads nor writes `store`'s results for the problem's key,
+// which is used to find neighbours (and to record the warm run when target.record_warm). Throws
+// std::invalid_argument when no tuned neighbour exists.
 WarmStartComparison compare_warm_start(const Family& family, const Problem& problem,
-                                       Evaluator& evaluator, const Device& device, Store& store,
+                                       FamilyEvaluator& evaluator, Store& store,
                                        const TuneOptions& options, std::size_t neighbours,
                                        const WarmStartTarget& target = {});
 

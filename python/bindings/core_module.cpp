@@ -38,7 +38,7 @@ NB_MODULE(_core, m) {
       "tune_json",
       [](std::string spec_or_family, std::string problem, std::string strategy, std::string effort,
          std::size_t budget, double seconds, std::uint64_t seed, std::string db, bool store,
-         bool warm_start, const StopFlag* stop, nb::handle progress) {
+         bool warm_start, bool transfer, const StopFlag* stop, nb::handle progress) {
         TuneRequest request{std::move(spec_or_family),
                             std::move(problem),
                             std::move(strategy),
@@ -51,6 +51,7 @@ NB_MODULE(_core, m) {
                             warm_start,
                             /*batch=*/0,
                             stop != nullptr ? &stop->flag : nullptr};
+        request.transfer = transfer;
         // The callback runs Python: with the GIL, and its exception stops the tune and is raised
         // when the tune returns.
         std::exception_ptr raised;
@@ -71,7 +72,7 @@ NB_MODULE(_core, m) {
         return out;
       },
       "spec_or_family"_a, "problem"_a, "strategy"_a, "effort"_a, "budget"_a, "seconds"_a, "seed"_a,
-      "db"_a, "store"_a, "warm_start"_a, "stop"_a.none() = nb::none(),
+      "db"_a, "store"_a, "warm_start"_a, "transfer"_a, "stop"_a.none() = nb::none(),
       "progress"_a.none() = nb::none(), nb::call_guard<nb::gil_scoped_release>());
   // What cutune.tune() sets on SIGINT while a tune runs in another thread.
   nb::class_<StopFlag>(m, "StopFlag").def(nb::init<>()).def("set", [](StopFlag& stop) {
@@ -84,7 +85,7 @@ NB_MODULE(_core, m) {
       [](std::string spec, std::string origin, std::string problem, std::string device,
          std::string toolchain, std::string strategy, std::string effort, std::size_t budget,
          double seconds, std::uint64_t seed, std::string db, bool store, bool warm_start,
-         std::size_t batch, std::size_t patience, std::size_t min_evaluations,
+         bool transfer, std::size_t batch, std::size_t patience, std::size_t min_evaluations,
          cutune::python::MeasureText measure, cutune::python::NormalizeText normalize) {
         HostKernel kernel{std::move(spec), std::move(origin), std::move(problem), std::move(device),
                           std::move(toolchain)};
@@ -101,12 +102,13 @@ NB_MODULE(_core, m) {
                             batch};
         request.patience = patience;
         request.min_evaluations = min_evaluations;
+        request.transfer = transfer;
         return cutune::python::host_tune_json(kernel, request, std::move(measure),
                                               std::move(normalize));
       },
       "spec"_a, "origin"_a, "problem"_a, "device"_a, "toolchain"_a, "strategy"_a, "effort"_a,
-      "budget"_a, "seconds"_a, "seed"_a, "db"_a, "store"_a, "warm_start"_a, "batch"_a, "patience"_a,
-      "min_evaluations"_a, "measure"_a, "normalize"_a.none(),
+      "budget"_a, "seconds"_a, "seed"_a, "db"_a, "store"_a, "warm_start"_a, "transfer"_a, "batch"_a,
+      "patience"_a, "min_evaluations"_a, "measure"_a, "normalize"_a.none(),
       nb::call_guard<nb::gil_scoped_release>());
   m.def(
       "host_decision_json",

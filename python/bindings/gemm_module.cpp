@@ -109,13 +109,11 @@ NB_MODULE(_gemm, m) {
           "problem"_a)
       .def(
           "time_launches",
-          [](GemmRunner& runner, const Tensor& a, const Tensor& b, const Tensor& d,
-             const Tensor& flush, int repetitions, std::uintptr_t stream) {
-            const std::uint64_t flush_bytes = flush.nbytes();
+          [](GemmRunner& runner, const Tensor& a, const Tensor& b, const Tensor& d, int repetitions,
+             std::uintptr_t stream, bool flush) {
             return runner.time_launches(shape_of(runner, a, b, d), address(a), address(b),
-                                        address(d), address(flush), flush_bytes, repetitions,
-                                        stream);
+                                        address(d), flush, repetitions, stream);
           },
-          "a"_a.noconvert(), "b"_a.noconvert(), "out"_a.noconvert(), "flush"_a.noconvert(),
-          "repetitions"_a, "stream"_a, nb::call_guard<nb::gil_scoped_release>());
+          "a"_a.noconvert(), "b"_a.noconvert(), "out"_a.noconvert(), "repetitions"_a, "stream"_a,
+          "flush"_a = true, nb::call_guard<nb::gil_scoped_release>());
 }

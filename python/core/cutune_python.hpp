@@ -44,6 +44,9 @@ struct TuneRequest {
   // TuneOptions::patience and min_evaluations: end the search once it stops improving; 0: never.
   std::size_t patience = 0;
   std::size_t min_evaluations = 0;
+  // The family's results on other devices and shapes in the store as transfer priors, as
+  // `cutune tune` looks for them (TuneSessionOptions::transfer); false: `--no-transfer`.
+  bool transfer = true;
 };
 
 // The store cutune uses when given none: $CUTUNE_DB, else the user's cache folder.

@@ -36,24 +36,19 @@ nlohmann::json decision_json(const Decision& d) {
 // Without a store the report's winner is the decision.
 nlohmann::json winner_json(const TuneReport& report) {
   if (!report.best) return nullptr;
-  return {{"winner_hash", std::to_string(report.best->config.hash())},
+  return {{"winner_hash", report.best->config.hash_hex()},
           {"config", report.best->config.to_json()},
           {"speedup_over_default", report.speedup() ? nlohmann::json(*report.speedup()) : nullptr},
           {"time_ms", report.best->measurement.time_ms}};
 }
 
-Effort effort_named(const std::string& name) {
-  if (name == "quick") return Effort::quick;
-  if (name == "full") return Effort::full;
-  throw std::invalid_argument("effort '" + name + "': expected quick or full");
-}
-
-// The package looks for no transfer priors (`cutune tune` does unless --no-transfer).
+// The package's tunes start as `cutune tune` does: warm start and transfer priors, each with its
+// opt-out.
 TuneSessionOptions session_options(const TuneRequest& request) {
   TuneSessionOptions options;
   if (request.store) options.store = store_path(request.db);
   options.warm_start_neighbours = request.warm_start ? kWarmStartNeighbours : 0;
-  options.transfer = false;
+  options.transfer = request.transfer;
   return options;
 }
 
@@ -66,7 +61,7 @@ std::string session_json(TuneSession& session, const TuneRequest& request) {
   if (request.budget == 0) throw std::invalid_argument("budget: at least 1 config");
   TuneOptions options;
   options.strategy = request.strategy;
-  options.effort = effort_named(request.effort);
+  options.effort = effort_from_string(request.effort);
   options.max_evaluations = request.budget;
   options.max_seconds = request.seconds;
   options.seed = request.seed;

@@ -65,11 +65,13 @@ def space(spec_or_family: str, problem: str = "", *, draws: int = 300, seed: int
 
 def tune(spec_or_family: str, problem: str = "", *, budget: int = 60, strategy: str = "default",
          db=None, seconds: float = 0, seed: int = 0, effort: str = "full", store: bool = True,
-         warm_start: bool = True, progress=None) -> TuneResult:
+         warm_start: bool = True, transfer: bool = True, progress=None) -> TuneResult:
     """Tunes `spec_or_family` for `problem` (as space() takes them) and returns (report, decision).
 
     budget: configs measured; seconds: wall-time budget (0: none); db: the store's path (None: the
-    default store); store=False keeps nothing. progress: a callable given a cutune.Progress after
+    default store); store=False keeps nothing. warm_start=False: no start from the nearest tuned
+    shapes' winners; transfer=False: no transfer priors from the family's results on other devices
+    and shapes (as `cutune tune --no-transfer`). progress: a callable given a cutune.Progress after
     every measured config and as the tournament starts (raising in it stops the tune and the error
     is raised here); None draws a bar on stderr when it is a terminal; False shows nothing. Blocks
     for the whole tune (the GIL is released but for the callback)."""
@@ -78,7 +80,8 @@ def tune(spec_or_family: str, problem: str = "", *, budget: int = 60, strategy: 
             _check.text(call, "strategy", strategy), _check.text(call, "effort", effort, ("quick", "full")),
             _check.integer(call, "budget", budget, 1), _check.number(call, "seconds", seconds),
             _check.integer(call, "seed", seed), "" if db is None else _check.path(call, "db", db),
-            _check.flag(call, "store", store), _check.flag(call, "warm_start", warm_start))
+            _check.flag(call, "store", store), _check.flag(call, "warm_start", warm_start),
+            _check.flag(call, "transfer", transfer))
     bar = TerminalBar() if progress is None and sys.stderr.isatty() else None
     show = bar if bar is not None else progress if callable(progress) else None
     if progress is not None and progress is not False and not callable(progress):

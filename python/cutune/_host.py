@@ -86,12 +86,13 @@ class HostKernel:
     def tune(self, measure: Callable[[list], list], normalize: Optional[Callable] = None, *,
              budget: int = 40, seconds: float = 0, effort: str = "quick", strategy: str = "default",
              seed: int = 0, db=None, store: bool = True, warm_start: bool = True,
-             batch: int = 0, patience: int = 0, min_configs: int = 0) -> TuneResult:
+             transfer: bool = True, batch: int = 0, patience: int = 0,
+             min_configs: int = 0) -> TuneResult:
         """Tunes: `measure(configs) -> measurements` (ok() / failed() each), `normalize(config)
         -> config or None`; batch: configs per round (0: the core's default); patience: end the
         search once that many rounds in a row, after min_configs, did not make the fastest config
-        1 % faster (0: use the whole budget). Exceptions raised
-        by either end the tune and are raised here, with every result measured before them
+        1 % faster (0: use the whole budget); warm_start and transfer as cutune.tune's. Exceptions
+        raised by either end the tune and are raised here, with every result measured before them
         stored."""
         def measure_text(text: str) -> str:
             return json.dumps(measure(json.loads(text)))
@@ -101,7 +102,8 @@ class HostKernel:
 
         text = _core.host_tune_json(*self._fields(), strategy, effort, int(budget), float(seconds),
                                     int(seed), _db(db), bool(store), bool(warm_start),
-                                    int(batch), int(patience), int(min_configs), measure_text,
+                                    bool(transfer), int(batch), int(patience), int(min_configs),
+                                    measure_text,
                                     normalize_text if normalize else None)
         out = json.loads(text)
         return tune_result(out)  # typed, as cutune.tune's

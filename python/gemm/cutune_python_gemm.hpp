@@ -44,12 +44,12 @@ class GemmRunner {
   // or of a problem text's ("m=128,n=256,k=64,dtype=bf16", as `cutune tune gemm --problem`).
   std::string describe(const GemmShape& shape);
   std::string describe(const std::string& problem);
-  // The kernel's time in ms for each of `repetitions` launches, each between two events after a
-  // 32-bit memset of `flush_bytes` at `flush` to the repetition's index (the tune's worker times
-  // so: docs/gpu.md), on `stream`.
+  // The kernel's time in ms for each of `repetitions` launches on `stream`, by the tune's worker's
+  // one timing (backend/cuda/launch_timer.hpp): events around each launch, the L2 flushed before
+  // each unless `flush` is false. Throws std::runtime_error naming a driver call that failed.
   std::vector<double> time_launches(const GemmShape& shape, std::uint64_t a, std::uint64_t b,
-                                    std::uint64_t d, std::uint64_t flush, std::uint64_t flush_bytes,
-                                    int repetitions, std::uintptr_t stream);
+                                    std::uint64_t d, bool flush, int repetitions,
+                                    std::uintptr_t stream);
 
  private:
   struct Impl;

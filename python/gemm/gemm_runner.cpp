@@ -9,8 +9,10 @@
 #include <optional>
 #include <stdexcept>
 
+#include "cutune/family.hpp"
 #include "cutune/gemm.hpp"
 #include "cutune_python_gemm.hpp"
+#include "launch_timer.hpp"
 #include "warning_log.hpp"
 
 namespace cutune::python {
@@ -42,20 +44,9 @@ std::string problem_text(const GemmShape& s) {
                      s.b_transposed ? ",b_layout=n_by_k" : "");
 }
 
-// Stream-ordered timing: events around each launch.
-struct Events {
-  CUevent start = nullptr, stop = nullptr;
-  Events(const Events&) = delete;
-  Events& operator=(const Events&) = delete;
-  Events() {
-    check(cuEventCreate(&start, CU_EVENT_DEFAULT), "cuEventCreate");
-    check(cuEventCreate(&stop, CU_EVENT_DEFAULT), "cuEventCreate");
-  }
-  ~Events() {
-    cuEventDestroy(start);
-    cuEventDestroy(stop);
-  }
-};
+// By the one problem rule, as `cutune tune gemm --problem` reads it ("m=128" keeps the example's
+// n, k and dtype).
+Problem gemm_problem(const std::string& text) { return problem_for(family_source("gemm"), text); }
 
 }  // namespace
 
@@ -65,10 +56,12 @@ struct GemmRunner::Impl {
   WarningLog warnings;  // outlives the runtime
   std::optional<Runtime> runtime;
   std::map<GemmShape, const GemmRuntimeKernel*> kernels;
+  // The worker's one timing (backend/cuda/launch_timer.hpp), for the stream it was made on.
+  std::unique_ptr<cuda::worker::LaunchTimer> timer;
 
   const GemmRuntimeKernel& kernel(const GemmShape& shape) {
     if (auto found = kernels.find(shape); found != kernels.end()) return *found->second;
-    const Kernel& loaded = runtime->get("gemm", Problem::parse(problem_text(shape)));
+    const Kernel& loaded = runtime->get("gemm", gemm_problem(problem_text(shape)));
     const auto* gemm = &loaded.as<GemmRuntimeKernel>();
     kernels.emplace(shape, gemm);
     return *gemm;
@@ -84,6 +77,7 @@ GemmRunner::GemmRunner(const std::string& db, int device) : impl_(std::make_uniq
 
 GemmRunner::~GemmRunner() {
   impl_->kernels.clear();
+  impl_->timer.reset();    // frees its flush buffer while the context lives
   impl_->runtime.reset();  // unloads the modules while the context lives
   CUdevice device = 0;
   if (cuDeviceGet(&device, impl_->device) == CUDA_SUCCESS) cuDevicePrimaryCtxRelease(device);
@@ -99,7 +93,7 @@ void GemmRunner::launch(const GemmShape& shape, std::uint64_t a, std::uint64_t b
 std::string GemmRunner::describe(const GemmShape& shape) { return describe(problem_text(shape)); }
 
 std::string GemmRunner::describe(const std::string& problem) {
-  const KernelQuery query = impl_->runtime->query("gemm", Problem::parse(problem));
+  const KernelQuery query = impl_->runtime->query("gemm", gemm_problem(problem));
   const auto& kernel = impl_->runtime->get(query).as<GemmRuntimeKernel>();
   nlohmann::json out{{"family", "gemm"},
                      {"problem", query.problem().canonical()},
@@ -111,33 +105,18 @@ std::string GemmRunner::describe(const std::string& problem) {
 }
 
 std::vector<double> GemmRunner::time_launches(const GemmShape& shape, std::uint64_t a,
-                                              std::uint64_t b, std::uint64_t d, std::uint64_t flush,
-                                              std::uint64_t flush_bytes, int repetitions,
-                                              std::uintptr_t stream_handle) {
+                                              std::uint64_t b, std::uint64_t d, bool flush,
+                                              int repetitions, std::uintptr_t stream_handle) {
   const GemmRuntimeKernel& kernel = impl_->kernel(shape);
   const auto stream = reinterpret_cast<CUstream>(stream_handle);
   const gemm::GemmOperands operands{a, b, d, 0};
   kernel.launch(stream, operands);  // prepares the launch outside the timed loop
-  std::vector<Events> events(static_cast<std::size_t>(std::max(repetitions, 0)));
-  unsigned rep = 0;
-  for (Events& e : events) {
-    // The worker's flush, call for call (src/backend/cuda/worker_main.cpp): which memset runs
-    // before the kernel moves its time by about 2 % (docs/perf.md, issue 14).
-    if (flush != 0) {
-      check(cuMemsetD32Async(flush, rep++, flush_bytes / 4, stream), "cuMemsetD32Async");
-    }
-    check(cuEventRecord(e.start, stream), "cuEventRecord");
-    kernel.launch(stream, operands);
-    check(cuEventRecord(e.stop, stream), "cuEventRecord");
+  if (!impl_->timer || impl_->timer->stream() != stream) {
+    impl_->timer.reset();
+    impl_->timer = std::make_unique<cuda::worker::LaunchTimer>(stream);
   }
-  check(cuStreamSynchronize(stream), "cuStreamSynchronize");
-  std::vector<double> ms;
-  for (const Events& e : events) {
-    float elapsed = 0;
-    check(cuEventElapsedTime(&elapsed, e.start, e.stop), "cuEventElapsedTime");
-    ms.push_back(elapsed);
-  }
-  return ms;
+  return impl_->timer->time([&] { kernel.launch(stream, operands); }, std::max(repetitions, 0),
+                            flush);
 }
 
 }  // namespace cutune::python

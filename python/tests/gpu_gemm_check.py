@@ -32,7 +32,7 @@ _driver.cuMemsetD32Async.argtypes = [ctypes.c_uint64, ctypes.c_uint, ctypes.c_si
 
 def worker_flush(buffer):
     """The tune's worker's flush before repetition `rep`, call for call: a 32-bit memset of twice
-    the L2 to the repetition's index (src/backend/cuda/worker_main.cpp). torch's zero_() is another
+    the L2 to the repetition's index (src/backend/cuda/launch_timer.hpp). torch's zero_() is another
     kernel, and the GEMM after it ran 2.2 % slower (docs/perf.md, issue 14)."""
     stream = torch.cuda.current_stream().cuda_stream
 
@@ -143,12 +143,12 @@ def main():
     out = torch.empty_like(c)
     python_call = lambda: runtime.gemm(a, b, out=out)  # noqa: E731
     event_times(python_call, flush, 20)  # warm-up, clock ramp
-    runner.time_launches(a, b, out, buffer, 20, stream)
+    runner.time_launches(a, b, out, 20, stream)
     samples = {name: [] for name in ("python", "cpp", "torch", "python_zero_flush")}
     for _ in range(5):
         samples["python"] += event_times(python_call, flush, 100)
         torch.cuda._sleep(PRELOAD_CYCLES)
-        samples["cpp"] += runner.time_launches(a, b, out, buffer, 100, stream)
+        samples["cpp"] += runner.time_launches(a, b, out, 100, stream)
         samples["torch"] += event_times(lambda: torch.matmul(a, b, out=out), flush, 100)
         samples["python_zero_flush"] += event_times(python_call, torch_flush(buffer), 100)
     for name, values in samples.items():

@@ -45,6 +45,22 @@ def tuned(tmp_path_factory):
     return db, result
 
 
+def test_a_tune_takes_another_shapes_results_as_priors_unless_told_not_to(tmp_path):
+    # As `cutune tune` does (and --no-transfer turns off): one tune session for both.
+    db = tmp_path / "transfer.db"
+    cutune.tune(MATMUL, problem="m=32,n=64,k=64", budget=12, seed=1, db=db, effort="quick",
+                progress=False)
+    report, _ = cutune.tune(MATMUL, problem=PROBLEM, budget=4, seed=1, db=db, effort="quick",
+                            warm_start=False, progress=False)
+    assert report["transfer"]["enabled"] is True
+    priors = report["transfer"]["priors"]
+    assert [p["source"].split(" on ")[0] for p in priors] == ["k=64,m=32,n=64"]
+    assert priors[0]["rows"] >= 8 and priors[0]["seeds"] >= 1
+    alone, _ = cutune.tune(MATMUL, problem="m=64,n=32,k=64", budget=4, seed=1, db=db,
+                           effort="quick", warm_start=False, transfer=False, progress=False)
+    assert alone["transfer"] == {"enabled": False, "priors": []}
+
+
 def test_tune_measures_and_decides(tuned):
     db, (report, decision) = tuned
     assert report["key"]["family"] == "cpu_matmul"
@@ -56,6 +72,14 @@ def test_tune_measures_and_decides(tuned):
     assert decision is not None and decision["config"] == report["best"]["config"]
     print(f"winner: {decision['config']} at {report['best']['time_ms']:.4f} ms, "
           f"{decision['speedup_over_default']} x the default")
+
+
+def test_a_tune_without_a_store_names_its_winner_as_the_store_does(tuned):
+    import re
+    _, (_, stored) = tuned
+    alone = cutune.tune(MATMUL, problem=PROBLEM, budget=2, store=False, progress=False)
+    for decision in (stored, alone.decision):
+        assert re.fullmatch("[0-9a-f]{16}", decision["winner_hash"]), decision
 
 
 def test_runtime_loads_the_tuned_winner(tuned):

@@ -43,7 +43,7 @@ if [[ "$mode" == bundle ]]; then
   bundle_libraries "$bundle/lib" "$bundle"/bin/*
   cat > "$root/.device/dispatch/run.sh" <<'RUN'
 #!/usr/bin/env bash
-# Issue 19 (helper dispatch): GEMM launch table for every config kind, then dispatch and warm
+# GEMM launch table for every config kind, then dispatch and warm
 # start over the 25-shape GEMM suite. Run from the repository root with .device and
 # third_party/cutlass/include carried. Expected wall time: about 5 minutes (at most 330 s).
 exec scripts/gpu/dispatch-bench.sh run

@@ -10,14 +10,16 @@
 # $CUTLASS or third_party/cutlass/include under the current folder.
 #
 # Builds ("labels"): main = main's kernel (`git show main:...`, with main's gemm_rules.hpp); every
-# other label is this tree's kernel with the label's TEMPORARY switches (label_defines). A config
-# is built for the labels its entry names ("CONFIG@label"; a bare CONFIG is main only). To A/B a
-# change, make it on a branch behind a switch and build the bundle there.
+# other label is this tree's kernel with the label's TEMPORARY switches (label_defines). Every
+# label builds every config ("CONFIG@label"). To A/B a change, make it on a branch behind a switch
+# and build the bundle there.
+# The configs come from the space: each suite shape times its default config and its seeds'
+# configs, as `cutune space gemm --problem ... --json` names them (build/release's cutune, when the
+# bundle is built), so that the A/B follows the seeds as they change.
 # Every candidate (config@label) is first checked against cuBLAS on a ragged 1000x2056x1064 (bf16
-# and fp16, both B layouts), then each suite shape times its
-# configs (the shape's default_config and the best known) in rounds alternating with cuBLAS (L2
-# flushed before each launch, medians). A candidate that faults or hangs is reported and dropped,
-# and the rest rerun. The table of ratios to cuBLAS per label and shape comes last.
+# and fp16, both B layouts), then each suite shape times its configs in rounds alternating with
+# cuBLAS (L2 flushed before each launch, medians). A candidate that faults or hangs is reported and
+# dropped, and the rest rerun. The table of ratios to cuBLAS per label and shape comes last.
 set -euo pipefail
 
 mode="${1:-}"
@@ -26,37 +28,29 @@ mode="${1:-}"
 # is this tree's.
 labels=(main)
 declare -A label_defines=([main]="")
-large=128x256x64_s4_c2x1_coop_rn8_k1
-# The large tile without a cluster against the 2x1 cluster, on the shapes the fast_launch seed
-# owns: the 1x1 tile wins on seven of eight, and is the seeds' config.
-single=128x256x64_s4_c1x1_coop_rn8_k1
-single12=128x256x64_s4_c1x1_coop_rn12_k1
-declare -A shape_configs=(
-  [2048x4096x4096]="${large}_pdl $large $single $single12"
-  [4096x4096x4096]="${large}_pdl $single $single12"
-  [1024x8192x8192]="${large}_pdl $single $single12"
-  [4096x14336x4096]="${large}_pdl $single $single12"
-  [4096x6144x4096]="${large}_pdl $single $single12"
-  [1024x4096x4096]="${large}_pdl $single $single12"
-  [4096x4096x14336]="${large}_pdl $single $single12"
-  [2048x8192x8192]="${large}_pdl $single $single12"
-  # The other suite shapes' defaults (128x8192x8192: the partial_wave seed's).
-  [128x8192x8192]="64x128x128_s4_c2x1_ping_rn8_k1"
-  [8192x8192x8192]="128x192x64_s4_c1x1_ping_rn8_k1 $single"
-  [8192x8192x1024]="128x192x64_s5_c1x1_ping_rn8_k1"
-)
 # Timed in this order, until RUN_BUDGET seconds have passed.
 shapes=(2048x4096x4096 4096x4096x4096 1024x8192x8192 4096x14336x4096 4096x6144x4096 1024x4096x4096
   4096x4096x14336 2048x8192x8192 128x8192x8192 8192x8192x8192 8192x8192x1024)
-# The check's configs in fp16 and layout 1: one per epilogue path (two staging boxes, one box,
-# split-K's fp32 slices, 64-row ping-pong tiles) and the candidate.
-check_configs="$large 128x192x64_s5_c1x1_ping_rn8_k1 128x128x64_s6_c1x1_ping_rn8_k2
-  64x128x128_s4_c2x1_ping_rn8_k1 $single"
+# Checked in fp16 and layout 1 too, beside every shape's default: one config per epilogue path of
+# the kernel (two staging boxes, one box, split-K's fp32 slices, 64-row ping-pong tiles). Named
+# here because they cover the kernel's code paths, whichever configs the seeds choose.
+epilogue_paths="128x256x64_s4_c2x1_coop_rn8_k1 128x192x64_s5_c1x1_ping_rn8_k1
+  128x128x64_s6_c1x1_ping_rn8_k2 64x128x128_s4_c2x1_ping_rn8_k1"
 
-# "CONFIG@label" per line: a bare name is main's build.
-with_label() { sed '/@/!s/$/@main/'; }
-all_configs() {
-  for s in "${shapes[@]}"; do tr ' ' '\n' <<< "${shape_configs[$s]}"; done | grep . | with_label | sort -u
+# A shape's configs ("MxNxK"), from the space: its default config's name, then its seeds'.
+space_configs() {  # cutune shape
+  local m n k
+  IFS=x read -r m n k <<< "$2"
+  "$1" space gemm --problem "m=$m,n=$n,k=$k" --draws 1 --json |
+    jq -r '.default_config_name // empty, .seed_config_names[]' | awk '!seen[$0]++'
+}
+# Every config read for every label: "CONFIG@label" per line.
+for_labels() {
+  local config label
+  while read -r config; do
+    [[ -n "$config" ]] || continue
+    for label in "${labels[@]}"; do echo "$config@$label"; done
+  done
 }
 
 build() {
@@ -74,6 +68,13 @@ build() {
     git -C "$root" show "main:src/families/gemm/$header" > "$dir/main/$header"
   done
   cp "${BASH_SOURCE[0]}" "$dir/gemm-ab.sh"
+  # Each shape's configs, from this tree's space: configs/SHAPE.txt, one name a line.
+  local cutune="$root/build/release/bin/cutune" shape
+  mkdir -p "$dir/configs"
+  for shape in "${shapes[@]}"; do
+    space_configs "$cutune" "$shape" > "$dir/configs/$shape.txt"
+    [[ -s "$dir/configs/$shape.txt" ]] || { echo "gemm-ab.sh: no configs for $shape" >&2; exit 1; }
+  done
   # The bench (this tree's host side) and graph_timer.hpp's methods side by side: `cmake --build
   # --preset release --target gemm_bench graph_timer_check` builds them first.
   cp "$root/build/release/bench/gpu/gemm_bench" "$dir/"
@@ -104,11 +105,17 @@ RUN
       echo "$dtype$layout/$name.cubin $source $defines ${label_defines[$label]}"
     done >> "$jobs"
   }
-  # shellcheck disable=SC2046
-  add_jobs bf16 0 $(all_configs)
+  # bf16, layout 0: every shape's configs (timed and checked) and the epilogue paths; the other
+  # combinations (checked only): the epilogue paths and every shape's default (its first line).
+  local timed checked
+  timed=$({ cat "$dir"/configs/*.txt; tr -s ' ' '\n' <<< "$epilogue_paths"; } | sort -u | for_labels)
+  checked=$({ head -qn1 "$dir"/configs/*.txt; tr -s ' ' '\n' <<< "$epilogue_paths"; } | sort -u |
+    for_labels)
+  # shellcheck disable=SC2086
+  add_jobs bf16 0 $timed
   for combo in "bf16 1" "fp16 0" "fp16 1"; do
-    # shellcheck disable=SC2046,SC2086
-    add_jobs $combo $(tr -s ' \n' '\n' <<< "$check_configs" | with_label)
+    # shellcheck disable=SC2086
+    add_jobs $combo $checked
   done
   rm -f "$dir/names.tmp"
   mkdir -p "$dir/cubins/bf160" "$dir/cubins/bf161" "$dir/cubins/fp160" "$dir/cubins/fp161"
@@ -126,7 +133,9 @@ RUN
   du -sh "$dir"
 }
 
-# Compiles every cubin of DIR/jobs.txt not yet in DIR/cubins, all cores at once.
+# Compiles every cubin of DIR/jobs.txt not yet in DIR/cubins, all cores at once (sh expands the
+# single-quoted program's variables).
+# shellcheck disable=SC2016
 compile_missing() {  # dir cutlass
   local dir=$1
   export cutlass=$2
@@ -182,7 +191,8 @@ run() {
   echo "--- checks against cuBLAS, 1000x2056x1064 (wrong/error/skip lines, if any)"
   for combo in bf16:0 bf16:1 fp16:0 fp16:1; do
     local dtype=${combo%:*} layout=${combo#*:}
-    ls "$bundle/cubins/$dtype$layout" | sed -n 's/\.cubin$//p' > "$OUT/check_$dtype$layout.txt"
+    find "$bundle/cubins/$dtype$layout" -name '*.cubin' -printf '%f\n' | sed 's/\.cubin$//' | sort \
+      > "$OUT/check_$dtype$layout.txt"
     bench_run "check_$dtype$layout" "$bundle/cubins/$dtype$layout" "$OUT/check_$dtype$layout.txt" \
       1000x2056x1064 "$dtype" "$layout" 3 1
     echo "check $dtype layout $layout: $(grep -c '^ok ' "$OUT/check_$dtype$layout.log" || true) ok," \
@@ -200,7 +210,7 @@ run() {
       echo "$shape: skipped, past RUN_BUDGET (${RUN_BUDGET:-250} s)"
       continue
     fi
-    tr ' ' '\n' <<< "${shape_configs[$shape]}" | grep . | with_label > "$OUT/time_$shape.txt"
+    for_labels < "$bundle/configs/$shape.txt" > "$OUT/time_$shape.txt"
     bench_run "time_$shape" "$bundle/cubins/bf160" "$OUT/time_$shape.txt" "$shape" bf16 0 30 7
     echo "$shape done at $(( $(date +%s) - start )) s"
   done

@@ -14,6 +14,11 @@
 namespace cutune::report {
 namespace {
 
+// A knob's value for people: a string without its quotes, anything else as JSON text.
+std::string value_text(const nlohmann::json& value) {
+  return value.is_string() ? value.get<std::string>() : value.dump();
+}
+
 bool is_hex_prefix(std::string_view text) {
   return text.size() >= 4 && text.find_first_not_of("0123456789abcdef") == std::string_view::npos;
 }
@@ -141,10 +146,6 @@ TuneRecord load_tune_record(Store& store, std::string_view selector) {
   record.effects = effects_of(record.samples);
   record.failures = group_failures(record.samples);
   return record;
-}
-
-std::string value_text(const nlohmann::json& value) {
-  return value.is_string() ? value.get<std::string>() : value.dump();
 }
 
 std::string config_text(const std::string& config_json) {

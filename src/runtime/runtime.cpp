@@ -285,14 +285,15 @@ struct Runtime::Impl {
   }
 
   // Tunes one problem in a session of its own (cutune/session.hpp), warm-started from the nearest
-  // tuned shapes. The session opens its own store handle (a Store belongs to one thread) and
-  // records results only when the runtime's store is writable.
+  // tuned shapes and with the store's transfer priors, as `cutune tune` starts. The session opens
+  // its own store handle (a Store belongs to one thread) and records results only when the
+  // runtime's store is writable.
   std::optional<Config> run_tune(const Family& f, const Problem& problem, std::stop_token stop) {
     TuneSessionOptions session_options;
     if (options.store && !store_error) session_options.store = *options.store;
     session_options.store_mode = options.store_mode;
     session_options.warm_start_neighbours = options.warm_start_neighbours;
-    session_options.transfer = false;
+    session_options.transfer = options.transfer;
     TuneSession session({.spec = nullptr, .family = f}, problem, session_options);
     TuneCallbacks callbacks;
     callbacks.on_progress = [&stop](const TuneProgress&) {

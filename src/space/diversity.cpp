@@ -56,7 +56,9 @@ DiversityReport measure_diversity(const TuningSpace& ts, const Problem& problem,
   for (const HeuristicSeed* s : eligible_seeds(ts, problem, device)) {
     report.eligible_seeds.push_back(s->name);
   }
-  seed_configs(ts, problem, device, &report.seed_errors);
+  for (const Config& config : seed_configs(ts, problem, device, &report.seed_errors)) {
+    report.seed_configs.push_back(config.to_string());
+  }
   try {
     report.default_config = default_config(ts, problem, device).to_string();
   } catch (const std::exception& e) {
@@ -84,8 +86,12 @@ nlohmann::json DiversityReport::to_json() const {
                       {"constraints", constraints},
                       {"problem_errors", problem_errors},
                       {"eligible_seeds", eligible_seeds},
+                      {"seed_configs", nlohmann::json::array()},
                       {"seed_errors", seed_errors},
                       {"drop_reasons", drop_reasons}};
+  for (const std::string& config : seed_configs) {
+    j["seed_configs"].push_back(nlohmann::json::parse(config));
+  }
   if (default_error.empty()) {
     j["default_config"] = nlohmann::json::parse(default_config);
   } else {

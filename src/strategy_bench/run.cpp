@@ -7,7 +7,7 @@
 #include "cutune/evaluator.hpp"
 #include "cutune/store.hpp"
 #include "cutune/strategy_metrics.hpp"
-#include "search/simulated_clock.hpp"
+#include "simulated_clock.hpp"
 
 namespace cutune::strategy_bench {
 namespace {
@@ -22,7 +22,7 @@ class CountingEvaluator : public Evaluator {
     ++calls;
     configs += batch.size();
     std::vector<Measurement> results = replay_.evaluate(batch);
-    std::vector<search::ConfigCost> costs;
+    std::vector<ConfigCost> costs;
     for (std::size_t i = 0; i < batch.size(); ++i) costs.push_back(cost(batch[i], results[i]));
     for (double t : clock_.charge(costs)) finished_s.push_back(t);
     return results;
@@ -44,13 +44,13 @@ class CountingEvaluator : public Evaluator {
  private:
   // A config absent from the recording costs nothing (no tuner would have run it); a failed
   // compile never reaches the device.
-  search::ConfigCost cost(const Config& config, const Measurement& m) const {
+  ConfigCost cost(const Config& config, const Measurement& m) const {
     const RecordedEntry* entry = space_.recorded->find(config);
     if (entry == nullptr) return {};
     const auto pick = [](double forced, double recorded, double fallback) {
       return forced > 0 ? forced : !std::isnan(recorded) ? recorded : fallback;
     };
-    search::ConfigCost c;
+    ConfigCost c;
     c.compile_s = pick(options_.compile_s, entry->compile_s, space_.fallback_compile_s);
     const bool compiled =
         m.outcome != Outcome::compile_error && m.outcome != Outcome::compile_timeout;
@@ -62,7 +62,7 @@ class CountingEvaluator : public Evaluator {
   const BenchSpace& space_;
   const StrategyBenchOptions& options_;
   ReplayEvaluator replay_;
-  search::SimulatedClock clock_;
+  SimulatedClock clock_;
 };
 
 }  // namespace
@@ -73,7 +73,9 @@ class CountingEvaluator : public Evaluator {
 Run run_one(const BenchSpace& space, const std::string& strategy_name, Effort effort,
             std::uint64_t seed, const StrategyBenchOptions& bench) {
   const std::size_t budget = bench.budget;
-  CountingEvaluator evaluator(space, bench);
+  FamilyEvaluator target{.evaluator = std::make_unique<CountingEvaluator>(space, bench),
+                         .device = {}};
+  const auto& evaluator = static_cast<const CountingEvaluator&>(*target.evaluator);
   Store store = Store::in_memory();
   // The recorded space as a family of its own (the key's device and toolchain: the recording's).
   Family family;
@@ -95,7 +97,7 @@ Run run_one(const BenchSpace& space, const std::string& strategy_name, Effort ef
   // The curve is the search's; the finishing pass would measure configs past the budget. The
   // tournament stays (replayed times cost nothing) so the driver is the one tunes run.
   options.finishing = false;
-  const TuneReport report = tune(family, {}, evaluator, {}, &store, options);
+  const TuneReport report = tune(family, {}, target, &store, options);
   std::vector<Measurement> measurements;
   for (const Evaluated& e : report.evaluated) measurements.push_back(e.measurement);
   Run run;

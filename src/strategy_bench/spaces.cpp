@@ -8,7 +8,6 @@
 
 #include "bench_data.hpp"
 #include "cutune/strategy_metrics.hpp"
-#include "hash/content_hash.hpp"
 
 namespace cutune::strategy_bench {
 namespace {
@@ -27,23 +26,6 @@ std::string label_of(const fs::path& file) {
   }
   const std::string folder = file.parent_path().filename().string();
   return folder.empty() ? stem : folder + "/" + stem;
-}
-
-// Equal for two files that record the same measurements (one space in two formats).
-hash::Digest128 fingerprint(const Recording& recording) {
-  std::vector<std::string> rows;
-  rows.reserve(recording.entries.size());
-  for (const auto& entry : recording.entries) {
-    std::string row;
-    for (const auto& v : entry.values) row += v.to_string() + ",";
-    row += entry.measurement.ok() ? fmt::format("{}", entry.measurement.time_ms)
-                                  : std::string(to_string(entry.measurement.outcome));
-    rows.push_back(std::move(row));
-  }
-  std::sort(rows.begin(), rows.end());
-  hash::ContentHash hash;
-  for (const std::string& row : rows) hash.field(row);
-  return hash.digest();
 }
 
 bool same_knobs(const Recording& a, const Recording& b) {
@@ -91,11 +73,11 @@ std::vector<fs::path> collect_files(const std::vector<std::string>& inputs) {
 std::vector<BenchSpace> load_spaces(const std::vector<fs::path>& files, std::size_t budget,
                                     const Note& note) {
   std::vector<BenchSpace> spaces;
-  std::map<hash::Digest128, std::string> seen;
+  std::map<std::string, std::string> seen;
   for (const fs::path& file : files) {
     auto recorded = load_recorded_space(file);
     const std::string label = label_of(file);
-    const auto [it, fresh] = seen.emplace(fingerprint(recorded->recording()), label);
+    const auto [it, fresh] = seen.emplace(measurements_fingerprint(recorded->recording()), label);
     if (!fresh) {
       note(fmt::format("skipping {}: the same recording as {}", label, it->second));
       continue;

@@ -1,8 +1,57 @@
+#include <cmath>
 #include <string>
 
 #include "cutune/tune_json.hpp"
 
 namespace cutune {
+
+namespace {
+
+// JSON has no NaN: an unknown number is null.
+nlohmann::json number(double x) { return std::isnan(x) ? nlohmann::json() : nlohmann::json(x); }
+
+}  // namespace
+
+nlohmann::json finalists_json(const TournamentResult& result) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const Finalist& f : result.finalists) {
+    out.push_back({{"config_hash", f.config.hash_hex()},
+                   {"config", f.config.to_json()},
+                   {"role", to_string(f.role)},
+                   {"outcome", to_string(f.measurement.outcome)},
+                   {"detail", f.measurement.ok() ? std::string() : f.measurement.detail},
+                   {"time_ms", number(f.measurement.time_ms)},
+                   {"ratio", number(f.vs_default.median)},
+                   {"ratio_low", number(f.vs_default.low)},
+                   {"ratio_high", number(f.vs_default.high)},
+                   {"rounds", f.vs_default.rounds},
+                   {"vs_reference",
+                    {{"ratio", number(f.vs_reference.median)},
+                     {"low", number(f.vs_reference.low)},
+                     {"high", number(f.vs_reference.high)},
+                     {"rounds", f.vs_reference.rounds}}}});
+  }
+  return out;
+}
+
+nlohmann::json rounds_json(const TournamentResult& result) {
+  nlohmann::json clocks = nlohmann::json::array();
+  nlohmann::json power = nlohmann::json::array();
+  nlohmann::json reference = nlohmann::json::array();
+  for (const TimedRound& round : result.rounds) {
+    reference.push_back(number(round.reference_ms));
+    clocks.push_back(number(round.sm_clock_mhz));
+    power.push_back(number(round.power_w));
+  }
+  return {{"rounds", result.rounds.size()},
+          {"warmup_rounds", result.warmup_rounds},
+          {"steady_state", result.steady_state},
+          {"seconds", result.seconds},
+          {"sm_clock_mhz", clocks},
+          {"power_w", power},
+          {"reference_ms", reference},
+          {"finishing", result.finishing}};
+}
 
 // When the search first measured a config within `tolerance` of the winner, both as the search
 // measured them: re-timing runs longer and may read another clock, so its times are not the bar.

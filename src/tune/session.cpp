@@ -29,7 +29,7 @@ TuneReport TuneSession::run(TuneOptions options, const TuneCallbacks& callbacks)
   transfer_ = options_.transfer && store_.has_value();
   if (transfer_) add_priors(options, *store_, family, *key_);
   Store* record = store_ && options_.store_mode == OpenMode::read_write ? &*store_ : nullptr;
-  return tune(family, problem_, evaluator, target_->device, record, options, callbacks);
+  return tune(family, problem_, *target_, record, options, callbacks);
 }
 
 const TuningKey& TuneSession::key() const {
@@ -43,7 +43,9 @@ FamilyEvaluator& TuneSession::target() {
 }
 
 nlohmann::json TuneSession::report_json(const TuneReport& report) const {
-  return tune_report_json(report, key(), store_ ? &*store_ : nullptr);
+  nlohmann::json out = tune_report_json(report, key(), store_ ? &*store_ : nullptr);
+  out["transfer"]["enabled"] = transfer_;
+  return out;
 }
 
 }  // namespace cutune

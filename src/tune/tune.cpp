@@ -31,54 +31,6 @@ std::optional<double> TuneReport::speedup() const {
 
 namespace {
 
-// JSON has no NaN: an unknown number is null.
-nlohmann::json number(double x) { return std::isnan(x) ? nlohmann::json() : nlohmann::json(x); }
-
-}  // namespace
-
-nlohmann::json finalists_json(const TournamentResult& result) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const Finalist& f : result.finalists) {
-    out.push_back({{"config_hash", f.config.hash_hex()},
-                   {"config", f.config.to_json()},
-                   {"role", to_string(f.role)},
-                   {"outcome", to_string(f.measurement.outcome)},
-                   {"detail", f.measurement.ok() ? std::string() : f.measurement.detail},
-                   {"time_ms", number(f.measurement.time_ms)},
-                   {"ratio", number(f.vs_default.median)},
-                   {"ratio_low", number(f.vs_default.low)},
-                   {"ratio_high", number(f.vs_default.high)},
-                   {"rounds", f.vs_default.rounds},
-                   {"vs_reference",
-                    {{"ratio", number(f.vs_reference.median)},
-                     {"low", number(f.vs_reference.low)},
-                     {"high", number(f.vs_reference.high)},
-                     {"rounds", f.vs_reference.rounds}}}});
-  }
-  return out;
-}
-
-nlohmann::json rounds_json(const TournamentResult& result) {
-  nlohmann::json clocks = nlohmann::json::array();
-  nlohmann::json power = nlohmann::json::array();
-  nlohmann::json reference = nlohmann::json::array();
-  for (const TimedRound& round : result.rounds) {
-    reference.push_back(number(round.reference_ms));
-    clocks.push_back(number(round.sm_clock_mhz));
-    power.push_back(number(round.power_w));
-  }
-  return {{"rounds", result.rounds.size()},
-          {"warmup_rounds", result.warmup_rounds},
-          {"steady_state", result.steady_state},
-          {"seconds", result.seconds},
-          {"sm_clock_mhz", clocks},
-          {"power_w", power},
-          {"reference_ms", reference},
-          {"finishing", result.finishing}};
-}
-
-namespace {
-
 std::string unsupported_message(const Problem& problem, const std::vector<std::string>& errors) {
   std::string text = "the space cannot run problem " + problem.canonical() + ":";
   for (const std::string& error : errors) text += "\n  " + error;
@@ -636,12 +588,17 @@ class TuneRun {
 
 }  // namespace
 
-TuneReport tune(const Family& family, const Problem& problem, Evaluator& evaluator,
-                const Device& device, Store* store, const TuneOptions& options,
-                const TuneCallbacks& callbacks) {
+TuneReport tune(const Family& family, const Problem& problem, FamilyEvaluator& target, Store* store,
+                const TuneOptions& options, const TuneCallbacks& callbacks) {
   if (family.tuning == nullptr) {
     throw std::invalid_argument(fmt::format("tune: family '{}' has no tuning space", family.name));
   }
+  if (!target.evaluator) {
+    throw std::invalid_argument(
+        fmt::format("tune: family '{}' was given no evaluator", family.name));
+  }
+  Evaluator& evaluator = *target.evaluator;
+  const Device& device = target.device;
   const TuningSpace& space = *family.tuning;
   // Once per tune, before the default config is even built: no candidate could run it.
   if (std::vector<std::string> errors = problem_errors(space, problem, device); !errors.empty()) {

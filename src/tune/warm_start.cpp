@@ -93,22 +93,22 @@ double best_search_time(const TuneReport& report) {
 }  // namespace
 
 WarmStartComparison compare_warm_start(const Family& family, const Problem& problem,
-                                       Evaluator& evaluator, const Device& device, Store& store,
+                                       FamilyEvaluator& evaluator, Store& store,
                                        const TuneOptions& options, std::size_t neighbours,
                                        const WarmStartTarget& target) {
   WarmStartComparison out;
   TuneOptions cold = options;
   cold.warm_start.clear();
   TuneOptions warm = cold;
-  const std::string on = evaluator.device_name();
+  const std::string on = evaluator.evaluator->device_name();
   out.neighbours = add_warm_start(warm, store, family, problem, on, neighbours);
   if (out.neighbours.empty()) {
     throw std::invalid_argument(fmt::format(
         "warm start of {} for {}: the store holds no other tuned shape of this family on {}",
         family.name, problem.canonical(), on));
   }
-  out.cold = tune(family, problem, evaluator, device, nullptr, cold);
-  out.warm = tune(family, problem, evaluator, device, target.record_warm ? &store : nullptr, warm);
+  out.cold = tune(family, problem, evaluator, nullptr, cold);
+  out.warm = tune(family, problem, evaluator, target.record_warm ? &store : nullptr, warm);
 
   // Search times, not re-timed ones: the question is when each search first found that level.
   const double cold_best = best_search_time(out.cold), warm_best = best_search_time(out.warm);

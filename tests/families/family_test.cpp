@@ -49,7 +49,7 @@ TEST(Family, TheWorkedExampleTunesAndStoresUnderItsKey) {
   options.max_evaluations = 2;
   options.retime_top = 1;
   options.strategy = "random";
-  const TuneReport report = tune(f, problem, *made.evaluator, made.device, &store, options);
+  const TuneReport report = tune(f, problem, made, &store, options);
   ASSERT_TRUE(report.best.has_value());
   const auto keys = store.keys({.family = "test_scale"});
   ASSERT_EQ(keys.size(), 1u);

@@ -99,5 +99,28 @@ TEST(KtCli, ExportsOneKeyInKernelTunersFormatsAndEveryRowAsCsv) {
   EXPECT_NE(csv.find(",\"fast, \"\"quoted\"\"\",compile_error,,"), std::string::npos) << csv;
 }
 
+#ifdef CUTUNE_TEST_GEMM
+// A built-in family's --problem is read by the one problem rule: gemm's "m=64" is the key of m=64
+// with the example's n, k and dtype, as `cutune tune gemm --problem m=64` stores it.
+TEST(KtCli, ExportReadsABuiltInFamilysProblemByItsRule) {
+  TempDir dir;
+  {
+    Store store = Store::open(dir / "results.db");
+    StoredResult r;
+    r.key = {"gemm", "v1", "dtype=bf16,k=4096,m=64,n=4096", "NVIDIA H200 sm_90", "nvcc 13"};
+    r.config_hash = "c1";
+    r.config_json = json{{"tile_m", 128}}.dump();
+    r.measurement.outcome = Outcome::ok;
+    r.measurement.time_ms = 0.5;
+    store.record(r);
+  }
+  const CommandResult r =
+      cutune(fmt::format("export --db {} --family gemm --problem m=64 --csv {}",
+                         (dir / "results.db").string(), (dir / "gemm.csv").string()));
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("wrote 1 measurement(s) of 1 key(s)"), std::string::npos) << r.output;
+}
+#endif
+
 }  // namespace
 }  // namespace cutune::testing

@@ -43,7 +43,8 @@ TEST(KernelTunerRoundTrip, RecordedCacheImportedReplayedExportedIsTheSame) {
 
   // Replayed: every config through tune(), results in a store.
   const auto recorded = load_recorded_space(path);
-  ReplayEvaluator evaluator(recorded);
+  FamilyEvaluator target{std::make_unique<ReplayEvaluator>(recorded), {}};
+  const Evaluator& evaluator = *target.evaluator;
   Store store = Store::open(dir / "results.db");
   const Problem problem = Problem::parse("size_x=4096,size_y=4096");
   TuneOptions options;
@@ -55,7 +56,7 @@ TEST(KernelTunerRoundTrip, RecordedCacheImportedReplayedExportedIsTheSame) {
   family.name = spec.name;
   family.version = spec.version;
   family.tuning = &recorded->tuning_space();
-  tune(family, problem, evaluator, {}, &store, options);
+  tune(family, problem, target, &store, options);
   const TuningKey key = family.key(problem, evaluator.device_name(), evaluator.toolchain());
 
   // Exported, with the spec's knob order and choices (as `cutune export --spec` does).

@@ -79,14 +79,15 @@ TEST(WarmStart, ComparisonReportsWhenEachRunReachedACommonLevel) {
   const Problem problem = scale_problem(50000);
   CpuOptions cpu;
   cpu.cache_dir = CUTUNE_RUNTIME_TEST_CACHE;
-  CpuEvaluator evaluator(scale_spec(), problem, cpu);
-  const TuningKey key = family.key(problem, evaluator.device_name(), evaluator.toolchain());
+  FamilyEvaluator evaluator{std::make_unique<CpuEvaluator>(scale_spec(), problem, cpu),
+                            Device::host_cpu()};
+  const TuningKey key =
+      family.key(problem, evaluator.evaluator->device_name(), evaluator.evaluator->toolchain());
   TuneOptions options;
   options.max_evaluations = 4;
   options.retime_top = 1;
   options.strategy = "random";
-  const auto comparison =
-      compare_warm_start(family, problem, evaluator, Device::host_cpu(), store, options, 2);
+  const auto comparison = compare_warm_start(family, problem, evaluator, store, options, 2);
   ASSERT_EQ(comparison.neighbours.size(), 1u);
   ASSERT_GE(comparison.warm.evaluated.size(), 2u);
   EXPECT_EQ(comparison.warm.evaluated[1].config, scale_config(1024, 8));  // right after the default
@@ -99,9 +100,8 @@ TEST(WarmStart, ComparisonReportsWhenEachRunReachedACommonLevel) {
   EXPECT_EQ(store.measurement_count(key), 0);
   // A shape with no tuned neighbour cannot be compared.
   auto empty = Store::open(dir / "empty.db");
-  EXPECT_THROW(
-      (void)compare_warm_start(family, problem, evaluator, Device::host_cpu(), empty, options, 2),
-      std::invalid_argument);
+  EXPECT_THROW((void)compare_warm_start(family, problem, evaluator, empty, options, 2),
+               std::invalid_argument);
 }
 
 }  // namespace

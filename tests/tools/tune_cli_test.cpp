@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <set>
 #include <string>
 
@@ -147,6 +148,26 @@ TEST(TuneCli, ABuiltInFamilysTuneSessionResolvesAsSpaceDoes) {
   EXPECT_EQ(session.problem().canonical(), nlohmann::json::parse(space.out).at("problem"));
   EXPECT_EQ(session.problem().at("m").as_int(), 128);
   EXPECT_TRUE(session.problem().has("n") && session.problem().has("k"));
+}
+
+// `cutune space --json` gives a shape's default config and its seeds' configs, and for the GEMM
+// the family's names of them, which its benchmarks build by (scripts/gpu/gemm-ab.sh).
+TEST(TuneCli, SpaceJsonNamesTheDefaultAndTheSeedsConfigs) {
+  if (find_family("gemm") == nullptr) GTEST_SKIP() << "no GEMM family in this build";
+  TempDir dir;
+  const Finished space = run_tool(dir, "", "space gemm --problem m=2048 --draws 10 --json");
+  ASSERT_EQ(space.status, 0) << space.err;
+  const nlohmann::json j = nlohmann::json::parse(space.out);
+  const std::regex name(R"(\d+x\d+x\d+_s\d+_c\d+x\d+_(coop|ping)_r[mn]\d+_k\d+(_pdl)?)");
+  EXPECT_TRUE(std::regex_match(j.at("default_config_name").get<std::string>(), name)) << j;
+  ASSERT_FALSE(j.at("seed_configs").empty()) << j;
+  ASSERT_EQ(j.at("seed_config_names").size(), j.at("seed_configs").size());
+  for (const auto& seed : j.at("seed_config_names")) {
+    EXPECT_TRUE(std::regex_match(seed.get<std::string>(), name)) << seed;
+  }
+  // The default is the first usable seed's config (default_config), under the same name.
+  EXPECT_EQ(j.at("seed_configs").at(0), j.at("default_config"));
+  EXPECT_EQ(j.at("seed_config_names").at(0), j.at("default_config_name"));
 }
 
 #ifdef CUTUNE_FAKE_CUDA_WORKER

@@ -101,8 +101,8 @@ struct TuneSize {
 
 TuneReport tune_on(const std::string& db, const std::string& tune_id, const TuneSize& run = {}) {
   Store store = Store::open(db);
-  SleepingReplay evaluator(recorded(), run.scale);
-  return tune(convolution(run.version), {}, evaluator, {}, &store, options(tune_id, run.budget));
+  FamilyEvaluator evaluator{std::make_unique<SleepingReplay>(recorded(), run.scale), {}};
+  return tune(convolution(run.version), {}, evaluator, &store, options(tune_id, run.budget));
 }
 
 // Starts a participant in a process of its own; it writes its report's counts to `summary`.

@@ -95,6 +95,7 @@ class DriftingDevice : public Evaluator {
 // v = 0 is the default (slow); v = 1 is truly fastest, v = 2 and 3 within 5 % and 8 % of it.
 const std::vector<double> kTrueMs{1.5, 1.00, 1.05, 1.08, 1.4, 1.6, 1.7, 1.8, 1.9, 2.0};
 
+using testing::TestEvaluator;
 using testing::toy_family;
 
 TEST(Tournament, CrownsTheTrulyFastestThroughDriftAndOutliersWhereSequentialRetimingDoesNot) {
@@ -108,10 +109,9 @@ TEST(Tournament, CrownsTheTrulyFastestThroughDriftAndOutliersWhereSequentialReti
   int tournament_right = 0;
   int sequential_right = 0;
   for (std::uint64_t seed = 1; seed <= 100; ++seed) {
-    DriftingDevice device(kTrueMs, seed);
+    TestEvaluator<DriftingDevice> device(kTrueMs, seed);
     options.seed = seed;
-    const TuneReport report =
-        tune(toy_family(ts), problem, device, Device::host_cpu(), nullptr, options);
+    const TuneReport report = tune(toy_family(ts), problem, device.bundle, nullptr, options);
     ASSERT_TRUE(report.best && report.tournament);
     tournament_right += report.best->config.get_int("v") == 1;
     // The rule before the tournament, on the same search results: the top three by search time
@@ -122,7 +122,7 @@ TEST(Tournament, CrownsTheTrulyFastestThroughDriftAndOutliersWhereSequentialReti
     });
     std::vector<Config> top;
     for (std::size_t i = 0; i < 3; ++i) top.push_back(ranked[i].config);
-    const std::vector<Measurement> retimed = device.retime(top);
+    const std::vector<Measurement> retimed = device->retime(top);
     const auto fastest = std::min_element(
         retimed.begin(), retimed.end(),
         [](const Measurement& a, const Measurement& b) { return a.time_ms < b.time_ms; });
@@ -159,9 +159,8 @@ TEST(Tournament, TheFinishingPassResetsTheKnobsThatDoNotPayToTheDefault) {
   options.max_evaluations = 2;  // the default, then the warm start: fast, with extra = 2
   options.warm_start = {ts.space.complete({{"fast", Value(1)}, {"extra", Value(2)}})};
   options.finishing_share = 1e6;  // the in-process search takes microseconds
-  QuietDevice device;
-  const TuneReport report =
-      tune(toy_family(ts), problem, device, Device::host_cpu(), nullptr, options);
+  TestEvaluator<QuietDevice> device;
+  const TuneReport report = tune(toy_family(ts), problem, device.bundle, nullptr, options);
   ASSERT_TRUE(report.best && report.tournament);
   EXPECT_EQ(report.best->config.get_int("fast"), 1);
   EXPECT_EQ(report.best->config.get_int("extra"), 0);  // reset: as fast, and the default's
@@ -169,8 +168,7 @@ TEST(Tournament, TheFinishingPassResetsTheKnobsThatDoNotPayToTheDefault) {
   EXPECT_DOUBLE_EQ(*report.speedup(), 2.0);
 
   options.finishing = false;
-  const TuneReport unfinished =
-      tune(toy_family(ts), problem, device, Device::host_cpu(), nullptr, options);
+  const TuneReport unfinished = tune(toy_family(ts), problem, device.bundle, nullptr, options);
   EXPECT_EQ(unfinished.best->config.get_int("extra"), 2);
 }
 

@@ -38,7 +38,9 @@ double reached(const TuneReport& report, const RecordedSpace& target, std::size_
 
 TuneReport tune_on(const RecordedSpace& target, std::vector<PriorSource> priors,
                    std::size_t budget = 25) {
-  ReplayEvaluator evaluator(std::shared_ptr<const RecordedSpace>(&target, [](auto*) {}));
+  FamilyEvaluator evaluator{std::make_unique<ReplayEvaluator>(
+                                std::shared_ptr<const RecordedSpace>(&target, [](auto*) {})),
+                            {}};
   TuneOptions options;
   options.strategy = "lfbo";
   options.max_evaluations = budget;
@@ -52,7 +54,7 @@ TuneReport tune_on(const RecordedSpace& target, std::vector<PriorSource> priors,
   family.name = std::string("recorded");
   family.version = std::string("1");
   family.tuning = &target.tuning_space();
-  return tune(family, {}, evaluator, {}, nullptr, options);
+  return tune(family, {}, evaluator, nullptr, options);
 }
 
 TEST(TransferTune, AnAgreeingDevicesResultsRaiseTheFirstRound) {

@@ -54,6 +54,7 @@ std::unique_ptr<TuningSpace> make_space() {
   return ts;
 }
 
+using testing::TestEvaluator;
 using testing::toy_family;
 
 TuneOptions options() {
@@ -68,9 +69,9 @@ TuneOptions options() {
 TEST(Tune, RefusesAProblemTheSpaceCannotRunBeforeMeasuring) {
   const auto ts = make_space();
   const Problem problem = Problem::parse("n=7,dtype=f16");
-  FakeDevice device;
+  TestEvaluator<FakeDevice> device;
   try {
-    tune(toy_family(*ts), problem, device, Device::host_cpu(), nullptr, options());
+    tune(toy_family(*ts), problem, device.bundle, nullptr, options());
     FAIL() << "the tune ran a problem its space rejects";
   } catch (const UnsupportedProblem& e) {
     EXPECT_EQ(e.errors(), (std::vector<std::string>{"n = 7 is odd", "dtype 'f16' is not f32"}));
@@ -79,16 +80,15 @@ TEST(Tune, RefusesAProblemTheSpaceCannotRunBeforeMeasuring) {
     EXPECT_NE(what.find("n = 7 is odd"), std::string::npos) << what;
     EXPECT_NE(what.find("dtype 'f16' is not f32"), std::string::npos) << what;
   }
-  EXPECT_EQ(device.measured, 0);  // not even the default config
+  EXPECT_EQ(device->measured, 0);  // not even the default config
 }
 
 TEST(Tune, TunesAProblemTheSpaceAccepts) {
   const auto ts = make_space();
   const Problem problem = Problem::parse("n=8,dtype=f32");
-  FakeDevice device;
-  const TuneReport report =
-      tune(toy_family(*ts), problem, device, Device::host_cpu(), nullptr, options());
-  EXPECT_GE(device.measured, 4);
+  TestEvaluator<FakeDevice> device;
+  const TuneReport report = tune(toy_family(*ts), problem, device.bundle, nullptr, options());
+  EXPECT_GE(device->measured, 4);
   ASSERT_TRUE(report.best);
   EXPECT_EQ(report.best->config.get_int("width"), 1);
 }
@@ -96,10 +96,9 @@ TEST(Tune, TunesAProblemTheSpaceAccepts) {
 TEST(Tune, StoresUnderTheFamilysKeyOfTheEvaluatorsDeviceAndToolchain) {
   const auto ts = make_space();
   const Problem problem = Problem::parse("n=8,dtype=f32");
-  FakeDevice device;
+  TestEvaluator<FakeDevice> device;
   Store store = Store::in_memory();
-  const TuneReport report =
-      tune(toy_family(*ts), problem, device, Device::host_cpu(), &store, options());
+  const TuneReport report = tune(toy_family(*ts), problem, device.bundle, &store, options());
   ASSERT_TRUE(report.best);
   const std::vector<TuningKey> keys = store.keys({});
   ASSERT_EQ(keys.size(), 1u);
@@ -112,10 +111,10 @@ TEST(Tune, StoresUnderTheFamilysKeyOfTheEvaluatorsDeviceAndToolchain) {
 // times are the rounds' (one per round).
 TEST(Tune, TournamentRowsKeepTheCompileTimeAndEveryRoundsTime) {
   const auto ts = make_space();
-  FakeDevice device;
+  TestEvaluator<FakeDevice> device;
   Store store = Store::in_memory();
-  const TuneReport report = tune(toy_family(*ts), Problem::parse("n=8,dtype=f32"), device,
-                                 Device::host_cpu(), &store, options());
+  const TuneReport report =
+      tune(toy_family(*ts), Problem::parse("n=8,dtype=f32"), device.bundle, &store, options());
   ASSERT_TRUE(report.tournament);
   const std::vector<StoredResult> latest = store.latest_results(store.keys({}).at(0));
   const auto winner = std::find_if(latest.begin(), latest.end(), [&](const StoredResult& r) {
@@ -146,32 +145,31 @@ TEST(Tune, PatienceEndsASearchThatStoppedImproving) {
   o.max_evaluations = 30;
   o.batch_size = 2;
   o.finishing = false;  // its resets are new configs too
-  FlatDevice without;
-  tune(toy_family(*ts), Problem::parse("n=8,dtype=f32"), without, Device::host_cpu(), nullptr, o);
-  const int searched_without = without.measured;
+  TestEvaluator<FlatDevice> without;
+  tune(toy_family(*ts), Problem::parse("n=8,dtype=f32"), without.bundle, nullptr, o);
+  const int searched_without = without->measured;
   EXPECT_GE(searched_without, 30);  // the whole budget, then the tournament's rounds
 
   o.patience = 2;
   o.min_evaluations = 6;
-  FlatDevice with;
+  TestEvaluator<FlatDevice> with;
   const TuneReport report =
-      tune(toy_family(*ts), Problem::parse("n=8,dtype=f32"), with, Device::host_cpu(), nullptr, o);
+      tune(toy_family(*ts), Problem::parse("n=8,dtype=f32"), with.bundle, nullptr, o);
   // The first round sets the mark; once 6 configs are measured, two flat rounds end the search
   // (rounds of 2: at most 8).
   EXPECT_GE(report.evaluated.size(), 6u);
   EXPECT_LE(report.evaluated.size(), 8u);
-  EXPECT_LT(with.measured, searched_without);
+  EXPECT_LT(with->measured, searched_without);
   EXPECT_TRUE(report.best);  // the tournament still chooses a winner
 }
 
 TEST(Tune, RefusesAFamilyWithoutASpace) {
   Family empty;
   empty.name = "empty";
-  FakeDevice device;
-  EXPECT_THROW(
-      tune(empty, Problem::parse("n=8,dtype=f32"), device, Device::host_cpu(), nullptr, options()),
-      std::invalid_argument);
-  EXPECT_EQ(device.measured, 0);
+  TestEvaluator<FakeDevice> device;
+  EXPECT_THROW(tune(empty, Problem::parse("n=8,dtype=f32"), device.bundle, nullptr, options()),
+               std::invalid_argument);
+  EXPECT_EQ(device->measured, 0);
 }
 
 // A recorded space that lacks each knob's first value: the default is one failed evaluation (never
@@ -184,9 +182,9 @@ TEST(Tune, AnIllegalDefaultIsOneFailedEvaluationNotAnAbort) {
                                  .holds = [first](const Config& c, const Problem&, const Device&) {
                                    return c.get_int("width") != first;
                                  }});
-  FakeDevice device;
-  const TuneReport report = tune(toy_family(*ts), Problem::parse("n=8,dtype=f32"), device,
-                                 Device::host_cpu(), nullptr, options());
+  TestEvaluator<FakeDevice> device;
+  const TuneReport report =
+      tune(toy_family(*ts), Problem::parse("n=8,dtype=f32"), device.bundle, nullptr, options());
   ASSERT_EQ(report.evaluated.size(), 4u);  // the illegal default and the three legal widths
   EXPECT_EQ(report.evaluated.front().measurement.outcome, Outcome::invalid_config);
   EXPECT_NE(report.evaluated.front().measurement.detail.find("recorded"), std::string::npos)

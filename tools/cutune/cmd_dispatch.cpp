@@ -69,15 +69,14 @@ void run_dispatch(const DispatchArgs& options) {
   auto store = Store::open(path, OpenMode::read_only);
   // The space that repairs candidates: the spec's, else the built-in family's of that name.
   DispatchOptions fit = options.fit;
-  std::optional<KernelSpec> spec;
-  std::optional<Family> family;
-  if (!options.spec_path.empty()) {
-    spec = load_spec(options.spec_path);
-    family = spec_family(*spec);
-  } else if (const auto names = family_names();
-             std::find(names.begin(), names.end(), fit.family) != names.end()) {
-    family = *find_family(fit.family);  // builds the table: throws when its sources are missing
+  std::optional<FamilySource> source;
+  if (const auto names = family_names();
+      !options.spec_path.empty() ||
+      std::find(names.begin(), names.end(), fit.family) != names.end()) {
+    // A built-in family builds the table: throws when its sources are missing.
+    source = family_source(options.spec_path.empty() ? fit.family : options.spec_path);
   }
+  const Family* family = source ? &source->family : nullptr;
   if (family) {
     if (family->name != fit.family) {
       throw std::invalid_argument("dispatch: --spec is family '" + family->name + "', not '" +
@@ -100,8 +99,6 @@ void run_dispatch(const DispatchArgs& options) {
   if (!options.header_path.empty()) write_file(options.header_path, header);
   print_report(dispatcher);
 }
-
-namespace {}  // namespace
 
 void add_dispatch_command(CLI::App& app) {
   auto* command = app.add_subcommand(

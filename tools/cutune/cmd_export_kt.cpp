@@ -1,8 +1,10 @@
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <fstream>
 #include <stdexcept>
 
+#include "cutune/family.hpp"
 #include "cutune/kernel_tuner.hpp"
 #include "cutune/problem.hpp"
 #include "export_kt.hpp"
@@ -33,6 +35,19 @@ KtExportInfo info_from_spec(const std::string& path) {
   return info;
 }
 
+// The keys' problem, by the one problem rule where the family is known (a --spec, or a built-in
+// --family: gemm's "m=2048,n=4096,k=4096" is its key's problem with the example's dtype); as
+// written otherwise, as the store cannot rebuild a spec family from its name.
+std::string wanted_problem(const KeyFilter& filter, const KtExportArgs& args) {
+  if (args.problem.empty()) return "";
+  const std::string source = args.spec.empty() ? filter.family : args.spec;
+  const auto names = family_names();
+  if (!args.spec.empty() || std::find(names.begin(), names.end(), source) != names.end()) {
+    return problem_for(family_source(source), args.problem).canonical();
+  }
+  return Problem::parse(args.problem).canonical();
+}
+
 }  // namespace
 
 void add_kt_export_options(CLI::App& command, KtExportArgs& args) {
@@ -46,7 +61,7 @@ void add_kt_export_options(CLI::App& command, KtExportArgs& args) {
 void export_kt(const std::string& db, const KeyFilter& filter, const KtExportArgs& args) {
   auto store = Store::open(store_path(db), OpenMode::read_only);
   std::vector<TuningKey> keys;
-  const std::string problem = args.problem.empty() ? "" : Problem::parse(args.problem).canonical();
+  const std::string problem = wanted_problem(filter, args);
   for (const TuningKey& key : store.keys(filter)) {
     if (problem.empty() || key.problem == problem) keys.push_back(key);
   }

@@ -50,6 +50,17 @@ void run_space(const SpaceOptions& options) {
     j["device"] = family.device.canonical();
     j["device_is_description"] = described;
     j["seed"] = options.seed;
+    // The family's short names of those configs, as its benchmarks take them
+    // (scripts/gpu/gemm-ab.sh builds the seeds' and the default's kernels by them).
+    if (family.config_name) {
+      if (report.default_error.empty()) {
+        j["default_config_name"] = family.config_name(ts.space.from_json(j["default_config"]));
+      }
+      j["seed_config_names"] = nlohmann::json::array();
+      for (const nlohmann::json& config : j["seed_configs"]) {
+        j["seed_config_names"].push_back(family.config_name(ts.space.from_json(config)));
+      }
+    }
     fmt::print("{}\n", j.dump(2));
     return;
   }

@@ -136,7 +136,6 @@ int run_tune(const TuneArgs& args) {
     nlohmann::json out = session.report_json(report);
     out.update(comparison_json(report, comparison));
     out["warm_start"] = warm_start_json(warm);
-    out["transfer"]["enabled"] = transfer;
     if (report.stopped) out["stopped_by"] = signal_name(interrupt.signal());
     fmt::print("{}\n", out.dump(2));
   } else {

@@ -24,6 +24,7 @@
 #include <iostream>
 #include <limits>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -31,6 +32,7 @@
 #include "cutune/cuda/worker_protocol.hpp"
 #include "cutune/timing_summary.hpp"
 #include "kernel_launch.hpp"
+#include "launch_timer.hpp"
 #include "worker_host.hpp"
 
 namespace proto = cutune::cuda::protocol;
@@ -105,8 +107,7 @@ class Worker : public Host {
     check(cuStreamCreate(&stream_, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
     report_ = describe();
     clock_ = std::make_unique<SmClock>(report_.pci_bus_id);
-    flush_ =
-        DeviceBuffer(static_cast<std::size_t>(2 * std::max<std::int64_t>(report_.l2_bytes, 1)));
+    timer_.emplace(stream_);  // its flush: twice this device's L2
   }
 
   const proto::DeviceReport& report() const override { return report_; }
@@ -441,48 +442,15 @@ class Worker : public Host {
     return pointers;
   }
 
-  CUevent event(std::size_t i) {
-    while (events_.size() <= i) {
-      CUevent created;
-      check(cuEventCreate(&created, CU_EVENT_DEFAULT), "cuEventCreate");
-      events_.push_back(created);
-    }
-    return events_[i];
-  }
-
-  float elapsed_ms(std::size_t start, std::size_t end) {
-    float ms = 0;
-    check(cuEventElapsedTime(&ms, event(start), event(end)), "cuEventElapsedTime");
-    return ms;
-  }
-
-  // Enqueues `reps` timed repetitions; in a graph, events must be external record nodes.
-  void enqueue_reps(const std::function<void()>& launch_once, int reps, bool flush, bool in_graph) {
-    auto record = [&](std::size_t i) {
-      check(in_graph ? cuEventRecordWithFlags(event(i), stream_, CU_EVENT_RECORD_EXTERNAL)
-                     : cuEventRecord(event(i), stream_),
-            "cuEventRecord");
-    };
-    for (int rep = 0; rep < reps; ++rep) {
-      if (flush) {
-        check(
-            cuMemsetD32Async(flush_.pointer, static_cast<unsigned>(rep), flush_.bytes / 4, stream_),
-            "cuMemsetD32Async");
-      }
-      record(2 * rep);
-      launch_once();
-      record(2 * rep + 1);
-    }
-  }
-
+  // The timed repetitions in one graph, so that the host's launch rate is not timed.
   bool run_graph(const std::function<void()>& launch_once, int reps, bool flush) {
-    for (int i = 0; i < 2 * reps; ++i) event(i);
+    timer_->reserve(reps);
     if (cuStreamBeginCapture(stream_, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL) != CUDA_SUCCESS) {
       return false;
     }
     bool captured = true;
     try {
-      enqueue_reps(launch_once, reps, flush, true);
+      timer_->enqueue(launch_once, reps, flush, true);
     } catch (const std::exception&) {
       captured = false;
     }
@@ -509,12 +477,12 @@ class Worker : public Host {
       sync("warm-up");
     } while (milliseconds_since(warm_start) < timing.warmup_ms);
     // A first estimate, in a warm L2, sizes the repetitions to the budget.
-    check(cuEventRecord(event(0), stream_), "cuEventRecord");
     constexpr int kProbes = 3;
-    for (int i = 0; i < kProbes; ++i) launch_once();
-    check(cuEventRecord(event(1), stream_), "cuEventRecord");
+    timer_->enqueue_span([&] {
+      for (int i = 0; i < kProbes; ++i) launch_once();
+    });
     sync("warm-up");
-    double estimate_ms = std::max(1e-4, static_cast<double>(elapsed_ms(0, 1)) / kProbes);
+    double estimate_ms = std::max(1e-4, timer_->span_ms() / kProbes);
     int reps = static_cast<int>(std::ceil(timing.budget_ms / estimate_ms));
     reps = std::clamp(reps, std::max(1, timing.min_reps), std::max(1, timing.max_reps));
 
@@ -525,12 +493,10 @@ class Worker : public Host {
         timing.graph == "on" || (timing.graph == "auto" && estimate_ms < kLaunchGapMs);
     reply.graph = want_graph && run_graph(launch_once, reps, timing.flush_l2);
     if (!reply.graph) {
-      enqueue_reps(launch_once, reps, timing.flush_l2, false);
+      timer_->enqueue(launch_once, reps, timing.flush_l2);
       sync("timed repetitions");
     }
-    std::vector<double> samples;
-    for (int rep = 0; rep < reps; ++rep) samples.push_back(elapsed_ms(2 * rep, 2 * rep + 1));
-    const cutune::TimingSummary summary = cutune::summarize_timings(std::move(samples));
+    const cutune::TimingSummary summary = cutune::summarize_timings(timer_->elapsed(reps));
     summary.copy_to(reply);
   }
 
@@ -539,10 +505,9 @@ class Worker : public Host {
   CUstream stream_ = nullptr;
   proto::DeviceReport report_;
   std::unique_ptr<SmClock> clock_;
-  DeviceBuffer flush_;
+  std::optional<LaunchTimer> timer_;  // the one timing (launch_timer.hpp), made in the context
   Workspace workspace_;
   std::map<std::string, CUmodule> modules_;
-  std::vector<CUevent> events_;
   std::vector<std::array<std::byte, 8>> scalars_;
 };
 

@@ -27,6 +27,7 @@ Family gemm_tuning_family(GemmEvaluatorOptions options) {
     return made;
   };
   f.reference_name = "cuBLASLt";
+  f.config_name = [](const Config& config) { return gemm::to_string(to_gemm_config(config)); };
   f.flop_count = [](const Problem& problem) {
     const gemm::GemmProblem shape = to_gemm_problem(problem);
     return 2.0 * static_cast<double>(shape.m) * static_cast<double>(shape.n) *

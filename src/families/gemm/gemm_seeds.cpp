@@ -73,7 +73,7 @@ void add_gemm_seeds(TuningSpace& ts) {
   // `stages` stages of tile_k. The 64x128 tiles take k-steps of 128 in 4 stages: against 8 stages
   // of 64 they measured +3.7 % geomean over six such shapes with L2 flushed (+3 % at
   // 128x8192x8192, +20 % at 256x8192x8192, within 2 % where K is split) and +12 % launched back to
-  // back without a flush, as a decoding model calls them (docs/perf.md, 2026-12-04).
+  // back without a flush, as a decoding model calls them.
   const auto half_tiles = [dims](std::string name, int priority, int tile_m, int tile_n, int tile_k,
                                  int stages, int cluster_m, const char* schedule) {
     return HeuristicSeed{

@@ -30,7 +30,9 @@ TuneReport tune_faults(unsigned devices) {
   CpuOptions options;
   options.cache_dir = dir / "objects";
   options.devices = devices;
-  CpuEvaluator evaluator(spec, problem, options);
+  FamilyEvaluator target{std::make_unique<CpuEvaluator>(spec, problem, options),
+                         Device::host_cpu()};
+  const Evaluator& evaluator = *target.evaluator;
   auto store = Store::open(dir / "results.db");
   Family family;  // the spec's, as spec_family (src/families) makes it
   family.name = spec.name;
@@ -42,7 +44,7 @@ TuneReport tune_faults(unsigned devices) {
   tune_options.max_evaluations = 40;
   tune_options.retime_top = 2;
 
-  auto report = tune(family, problem, evaluator, Device::host_cpu(), &store, tune_options);
+  auto report = tune(family, problem, target, &store, tune_options);
 
   // Every mode, its outcome, and words its detail must hold.
   const std::map<std::string, std::pair<Outcome, std::string>> expected{

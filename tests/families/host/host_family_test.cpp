@@ -86,7 +86,7 @@ TEST(HostFamily, TunesThroughTheHostWithItsNormalizeAsTheLastRepair) {
   TuneOptions options;
   options.max_evaluations = 40;
   options.batch_size = 8;
-  const TuneReport report = tune(f, problem, *made.evaluator, made.device, &store, options);
+  const TuneReport report = tune(f, problem, made, &store, options);
   ASSERT_TRUE(report.best.has_value());
   // The search handed the host each config once (the tournament's rounds time finalists again),
   // and every one is a config its framework runs as given.

@@ -1,13 +1,13 @@
 // The simulated clock of bench-strategies: compiles share P slots, benchmarks share one device,
 // and a call ends when its last benchmark does.
-#include "search/simulated_clock.hpp"
+#include "simulated_clock.hpp"
 
 #include <gtest/gtest.h>
 
 #include <stdexcept>
 #include <vector>
 
-namespace cutune::search {
+namespace cutune::strategy_bench {
 namespace {
 
 TEST(SimulatedClock, CompilesShareTheSlotsAndBenchmarksTheDevice) {
@@ -33,4 +33,4 @@ TEST(SimulatedClock, ABusyDeviceQueuesBenchmarksAndAFailedCompileSkipsIt) {
 }
 
 }  // namespace
-}  // namespace cutune::search
+}  // namespace cutune::strategy_bench

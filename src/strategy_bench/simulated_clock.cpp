@@ -6,7 +6,7 @@
 #include <queue>
 #include <stdexcept>
 
-namespace cutune::search {
+namespace cutune::strategy_bench {
 
 SimulatedClock::SimulatedClock(std::size_t compile_slots) : slots_(compile_slots) {
   if (slots_ == 0) throw std::invalid_argument("the simulated clock needs at least one slot");
@@ -42,4 +42,4 @@ std::vector<double> SimulatedClock::charge(std::span<const ConfigCost> batch) {
   return done;
 }
 
-}  // namespace cutune::search
+}  // namespace cutune::strategy_bench

@@ -9,7 +9,7 @@
 #include <span>
 #include <vector>
 
-namespace cutune::search {
+namespace cutune::strategy_bench {
 
 struct ConfigCost {
   double compile_s = 0.0;
@@ -30,4 +30,4 @@ class SimulatedClock {
   double now_ = 0.0;
 };
 
-}  // namespace cutune::search
+}  // namespace cutune::strategy_bench
