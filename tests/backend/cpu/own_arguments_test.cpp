@@ -29,7 +29,8 @@ TEST(CpuOwnArguments, MixedScalarKernelTunesAgainstItsReferenceInTheSameFile) {
   const Problem problem = spec.resolve({});
   CpuOptions options;
   options.cache_dir = dir / "objects";
-  CpuEvaluator evaluator(spec, problem, options);
+  FamilyEvaluator target{std::make_unique<CpuEvaluator>(spec, problem, options),
+                         Device::host_cpu()};
   auto store = Store::open(dir / "results.db");
   Family family;
   family.name = spec.name;
@@ -40,8 +41,7 @@ TEST(CpuOwnArguments, MixedScalarKernelTunesAgainstItsReferenceInTheSameFile) {
   tune_options.max_evaluations = 8;
   tune_options.retime_top = 0;
 
-  const TuneReport report =
-      tune(family, problem, evaluator, Device::host_cpu(), &store, tune_options);
+  const TuneReport report = tune(family, problem, target, &store, tune_options);
 
   ASSERT_EQ(report.evaluated.size(), 8u);
   for (const Evaluated& e : report.evaluated) {
