@@ -1,9 +1,10 @@
 // Kernel Tuner interoperability (docs/kernel-tuner.md): cutune specs from Kernel Tuner
 // descriptions, and a tune's stored results in Kernel Tuner's formats and as CSV.
 //
-// Import: a T1 input file (ConfigurationSpace + KernelSpecification), a `tune_params` dict in
-// Python syntax with `restrictions` strings, or the header of a Kernel Tuner cache file, become a
-// cutune spec (JSON, docs/spec-format.md) for the CUDA backend: one enum knob per tunable
+// Import: a tune script (Python: the tune_kernel() call, CUDA or C), a T1 input file
+// (ConfigurationSpace + KernelSpecification), a `tune_params` dict in Python syntax with
+// `restrictions` strings, or the header of a Kernel Tuner cache file, become a cutune spec (JSON,
+// docs/spec-format.md); the last three for the CUDA backend: one enum knob per tunable
 // parameter, one constraint per restriction (Python translated into the spec's expressions), the
 // problem size as problem arguments size_x, size_y, size_z, and the launch shape Kernel Tuner
 // would use (block from block_size_x/y/z, grid = ceil(size / product of the grid divisors)).
@@ -40,6 +41,9 @@ struct KtImportOptions {
   // Empty: block_size_x / block_size_y / block_size_z when that knob exists (Kernel Tuner's
   // defaults).
   std::vector<std::vector<std::string>> grid_div = {{}, {}, {}};
+  // Tune scripts: a reference function (CPU) or kernel (CUDA) in the kernel's source that
+  // computes the outputs whose `answer` the script computes in Python.
+  std::string reference = {};
 };
 
 // A T1 input document (Kernel Tuner's schema T1 1.0.0).
@@ -57,6 +61,22 @@ nlohmann::ordered_json spec_from_kt_tune_params(std::string_view tune_params,
 // tune_params). The cache records no restrictions: only their effect (configs it lacks).
 nlohmann::ordered_json spec_from_kt_cache(const nlohmann::json& cache,
                                           const KtImportOptions& options, std::string_view origin);
+
+// A Kernel Tuner tune script (Python), read without running Python: its statements up to the
+// first tune_kernel() call (docs/kernel-tuner.md says which), whose arguments become the spec:
+// `arguments` (numpy arrays and scalars in order with their dtypes) the spec's buffers and
+// arguments, `cmem_args` its constants, `grid_div_x/y/z` and problem_size its launch, `answer`
+// its check (a run_kernel() reference kernel, or --reference for answers computed in Python),
+// `lang="C"` the CPU backend. Throws KernelTunerError naming the script and the line.
+struct KtScriptSpec {
+  nlohmann::ordered_json spec;
+  // The kernel source when the script holds it as text (to be written where spec["source"]
+  // says); empty when the spec names the script's source file (relative to the script's folder).
+  std::string source_text;
+  std::vector<std::string> notes;  // what the spec leaves out, for the user to read
+};
+KtScriptSpec spec_from_kt_script(std::string_view script, const KtImportOptions& options,
+                                 std::string_view origin);
 
 // What the export of one key needs besides the store's rows.
 struct KtExportInfo {

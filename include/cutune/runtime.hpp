@@ -58,7 +58,9 @@ enum class Policy {
 };
 
 // A CPU kernel of a spec: its entry point in a loaded shared object, with the CPU backend's ABI
-// (buffers and scalars in the spec's order, see cutune/cpu.hpp).
+// (buffers and scalars in the spec's order, see cutune/cpu.hpp). For a spec with `arguments` the
+// entry is the generated call shim: `buffers[i]` points at the kernel's i-th parameter's value (a
+// buffer's pointer, or a scalar of its type), `scalars` unused.
 class CpuKernel final : public Kernel {
  public:
   using Entry = void (*)(void** buffers, const std::int64_t* scalars);

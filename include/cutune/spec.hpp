@@ -66,19 +66,48 @@ enum class BufferFill { random, zero };  // inputs only: seeded non-zero random 
 
 struct BufferSpec {
   std::string name;
-  std::string type;  // "f64", "f32", "f16", "bf16", "i32", "i64", "u32"
+  std::string type;  // "f64", "f32", "f16", "bf16", "i32", "i64", "u32", "u8"
   Expression count;  // elements, over problem arguments
   BufferRole role = BufferRole::input;
   BufferFill fill = BufferFill::random;
 };
 
+// One parameter of the kernel, in the kernel's own order: a buffer (its pointer, whatever the
+// kernel calls the element type: a float2* is an f32 buffer of twice the elements) or a scalar
+// passed by value in its own type.
+struct ArgumentSpec {
+  std::string name;  // the buffer's name, or the scalar's (for messages)
+  int buffer = -1;   // index into KernelSpec::buffers; -1: a scalar
+  std::string type;  // scalars: "i32", "i64", "u32", "u64", "f32", "f64"
+  Expression value;  // scalars: over problem arguments; integers are rounded
+};
+
+// A CUDA __constant__ symbol the worker fills before every launch (Kernel Tuner's cmem_args):
+// with the contents of an input buffer, or with literal values of `type`.
+struct ConstantSpec {
+  std::string symbol;
+  int buffer = -1;             // index into KernelSpec::buffers; -1: `values`
+  std::string type;            // with values: a buffer type
+  std::vector<double> values;  // converted to `type`
+};
+
+// CUDA launch shape, each an expression over knobs and problem arguments.
+struct LaunchSpec {
+  std::array<Expression, 3> grid;
+  std::array<Expression, 3> block;
+  std::array<Expression, 3> cluster;
+  Expression shared_memory;  // dynamic shared memory, bytes
+};
+
 // How outputs are checked: against a reference kernel (its own source and entry point, same
-// ABI), or against the spec's own kernel compiled with a reference config.
+// parameters), or against the spec's own kernel compiled with a reference config.
 struct CheckSpec {
   std::filesystem::path source;  // reference kernel source (absolute); empty: the kernel's
-  std::string entry;             // reference entry point; empty with reference_config
+  std::string entry;             // reference entry point; empty: reference_config of the kernel
+  // With an entry: the definitions the reference compiles with (default: the default config's).
   std::optional<PartialConfig> reference_config;
-  double tolerance = -1;  // normwise relative error; negative: the dtype default
+  std::optional<LaunchSpec> launch;  // cuda, with an entry: its own (default: the kernel's)
+  double tolerance = -1;             // normwise relative error; negative: the dtype default
 };
 
 struct CompileSpec {
@@ -97,14 +126,6 @@ struct TimingSpec {
   double timeout_s = 10;    // watchdog per candidate: check and timing together
 };
 
-// CUDA launch shape, each an expression over knobs and problem arguments.
-struct LaunchSpec {
-  std::array<Expression, 3> grid;
-  std::array<Expression, 3> block;
-  std::array<Expression, 3> cluster;
-  Expression shared_memory;  // dynamic shared memory, bytes
-};
-
 struct KernelSpec {
   std::filesystem::path path;  // the spec file
   std::string name;
@@ -118,6 +139,10 @@ struct KernelSpec {
   std::vector<std::string> problem_order;
   std::vector<Expression> scalars;  // int64 values passed to the kernel, over problem arguments
   std::vector<BufferSpec> buffers;
+  // The kernel's parameters in its own order and types. Empty: the fixed ABI (buffers, then
+  // `scalars` as 64-bit integers; on the CPU the two arrays of docs/spec-format.md).
+  std::vector<ArgumentSpec> arguments;
+  std::vector<ConstantSpec> constants;  // cuda only
   std::optional<CheckSpec> check;
   CompileSpec compile;
   TimingSpec timing;

@@ -2,7 +2,9 @@
 // first use, the store read-only and no tune (the default config when the key was never tuned).
 #include <fmt/format.h>
 
+#include <array>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -92,8 +94,22 @@ void Lookup::run(const std::string& spec_or_family, const std::string& problem_t
   for (const Expression& e : spec.scalars) {
     scalars.push_back(static_cast<std::int64_t>(std::llround(e.evaluate(problem, host))));
   }
+  // A spec with `arguments`: the call shim takes a pointer to each parameter's value.
+  std::vector<std::array<std::byte, 8>> values(spec.arguments.size());
+  std::vector<void*> parameters;
+  for (std::size_t i = 0; i < spec.arguments.size(); ++i) {
+    const ArgumentSpec& a = spec.arguments[i];
+    const auto put = [&](auto value) { std::memcpy(values[i].data(), &value, sizeof value); };
+    const double v = a.buffer >= 0 ? 0 : a.value.evaluate(problem, host);
+    if (a.buffer >= 0) put(buffers[static_cast<std::size_t>(a.buffer)]);
+    if (a.type == "f32") put(static_cast<float>(v));
+    if (a.type == "f64") put(v);
+    if (a.type == "i32" || a.type == "u32") put(static_cast<std::uint32_t>(std::llround(v)));
+    if (a.type == "i64" || a.type == "u64") put(static_cast<std::int64_t>(std::llround(v)));
+    parameters.push_back(values[i].data());
+  }
   const Kernel& kernel = impl_->runtime->get(impl_->runtime->query(source.family.name, problem));
-  kernel.as<CpuKernel>()(buffers.data(), scalars.data());
+  kernel.as<CpuKernel>()(parameters.empty() ? buffers.data() : parameters.data(), scalars.data());
 }
 
 }  // namespace cutune::python

@@ -127,6 +127,28 @@ def test_arrays_that_do_not_fit_the_buffers_are_refused_by_name(tuned):
         runtime.run(MATMUL, PROBLEM, a, a, [0.0] * 4096)
 
 
+OWN_ARGUMENTS = str(REPOSITORY / "tests" / "backend" / "cpu" / "data" / "masked_axpby.json")
+
+
+def test_a_kernel_with_its_own_parameters_runs_on_numpy_arrays(tmp_path):
+    """A spec with `arguments` (a C kernel's own parameter list: pointers and i32, f32, i64, f64
+    scalars in its order): tuned, then called with its buffers in the spec's order, the scalars
+    coming from the spec."""
+    import numpy as np
+    db = tmp_path / "tunes.db"
+    cutune.tune(OWN_ARGUMENTS, budget=8, strategy="exhaustive", seed=1, db=db, effort="quick")
+    n, m = 1000, 7
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal(n).astype(np.float32)
+    w = rng.standard_normal(m)
+    mask = rng.integers(0, 4, n).astype(np.uint8)
+    out = np.zeros(n, dtype=np.float32)
+    cutune.Runtime(db=db).run(OWN_ARGUMENTS, "n=1000,m=7", out, x, w, mask)
+    i = np.arange(n)
+    expected = np.where(mask & 1, (0.5 * x - 2.0 * w[i % m]).astype(np.float32), x)
+    np.testing.assert_allclose(out, expected, rtol=1e-6)
+
+
 @pytest.mark.skipif(not Path(os.environ.get("CUTUNE_CLI", "/nonexistent")).exists(),
                     reason="needs the cutune tool (CUTUNE_CLI)")
 def test_runtime_reads_an_exported_store(tuned, tmp_path):

@@ -1,8 +1,10 @@
 // Evaluating the Python slice (value lists of tune_params) and writing it as spec expressions.
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "kt/python_expression.hpp"
 
@@ -10,7 +12,10 @@ namespace cutune::kt {
 namespace {
 
 using json = nlohmann::json;
-using Scope = std::map<std::string, json>;
+// The names bound, and the caller's hooks.
+struct Scope : std::map<std::string, json> {
+  const PythonHooks* hooks = nullptr;
+};
 
 [[noreturn]] void fail(const std::string& what) { throw PythonError("Python: " + what); }
 
@@ -68,9 +73,51 @@ bool truthy(const json& v) {
   return !v.is_null();
 }
 
+json builtin(const PyNode& n, const std::vector<json>& args);
+
 json call(const PyNode& n, Scope& scope) {
   std::vector<json> args;
-  for (const auto& child : n.children) args.push_back(evaluate(*child, scope));
+  std::vector<std::string> keywords;
+  for (std::size_t i = 0; i < n.children.size(); ++i) {
+    json value = evaluate(*n.children[i], scope);
+    const std::string keyword = i < n.ops.size() ? n.ops[i] : "";
+    if (keyword == "*" && value.is_array()) {  // f(*sizes)
+      for (json& item : value) {
+        args.push_back(std::move(item));
+        keywords.emplace_back();
+      }
+      continue;
+    }
+    args.push_back(std::move(value));
+    keywords.push_back(keyword);
+  }
+  const bool positional =
+      std::all_of(keywords.begin(), keywords.end(), [](const auto& k) { return k.empty(); });
+  static const std::set<std::string> builtins{"range", "list",  "len", "abs",
+                                              "int",   "float", "min", "max"};
+  if (positional && builtins.contains(n.text)) {
+    try {
+      return builtin(n, args);
+    } catch (const PythonError&) {
+      if (!scope.hooks || !scope.hooks->call) throw;
+    }
+  }
+  if (scope.hooks && scope.hooks->call) {
+    // f.read(): a method of a bound name, read as one dotted name by the parser.
+    const auto dot = n.text.rfind('.');
+    if (dot != std::string::npos && scope.contains(n.text.substr(0, dot))) {
+      args.insert(args.begin(), scope.at(n.text.substr(0, dot)));
+      keywords.insert(keywords.begin(), "");
+      if (auto value = scope.hooks->call(n.text.substr(dot), args, keywords)) return *value;
+      fail("unsupported method " + n.text + "()");
+    }
+    if (auto value = scope.hooks->call(n.text, args, keywords)) return *value;
+  }
+  if (!positional) fail(n.text + "() takes no keyword arguments here");
+  return builtin(n, args);
+}
+
+json builtin(const PyNode& n, const std::vector<json>& args) {
   if (n.text == "range") {
     if (args.empty() || args.size() > 3) fail("range takes 1 to 3 arguments");
     for (const auto& a : args) {
@@ -94,6 +141,7 @@ json call(const PyNode& n, Scope& scope) {
                                        : json(std::fabs(number_of(args[0])));
   }
   if (n.text == "int" && args.size() == 1) return static_cast<long long>(number_of(args[0]));
+  if (n.text == "float" && args.size() == 1) return number_of(args[0]);
   if ((n.text == "min" || n.text == "max") && !args.empty()) {
     const std::vector<json> items =
         args.size() == 1 && args[0].is_array() ? args[0].get<std::vector<json>>() : args;
@@ -123,8 +171,13 @@ json evaluate(const PyNode& n, Scope& scope) {
       if (n.text == "not") return truth(!truthy(v));
       return v.is_number_integer() ? json(-v.get<long long>()) : json(-number_of(v));
     }
-    case PyNode::Kind::binary:
-      return arithmetic(n.text, evaluate(*n.children[0], scope), evaluate(*n.children[1], scope));
+    case PyNode::Kind::binary: {
+      const json a = evaluate(*n.children[0], scope), b = evaluate(*n.children[1], scope);
+      if ((a.is_object() || b.is_object()) && scope.hooks && scope.hooks->arithmetic) {
+        if (auto value = scope.hooks->arithmetic(n.text, a, b)) return *value;
+      }
+      return arithmetic(n.text, a, b);
+    }
     case PyNode::Kind::compare: {
       json left = evaluate(*n.children[0], scope);
       for (std::size_t i = 0; i < n.ops.size(); ++i) {
@@ -158,6 +211,10 @@ json evaluate(const PyNode& n, Scope& scope) {
     case PyNode::Kind::index: {
       const json list = evaluate(*n.children[0], scope);
       const json at = evaluate(*n.children[1], scope);
+      if (list.is_object() && at.is_string()) {
+        if (!list.contains(at.get<std::string>())) fail("no key " + at.dump());
+        return list.at(at.get<std::string>());
+      }
       if (!list.is_array() || !at.is_number_integer()) fail("bad subscript " + at.dump());
       long long i = at.get<long long>();
       if (i < 0) i += static_cast<long long>(list.size());
@@ -201,6 +258,7 @@ std::string spec_text(const PyNode& n) {
     case PyNode::Kind::number:
       return n.value.dump();
     case PyNode::Kind::name:
+      if (n.text.find('.') != std::string::npos) fail("attribute access (" + n.text + ")");
       return n.text;
     case PyNode::Kind::unary:
       return (n.text == "not" ? "!(" : "-(") + spec_text(*n.children[0]) + ")";
@@ -256,8 +314,9 @@ std::string spec_text(const PyNode& n) {
 
 }  // namespace
 
-json evaluate_python(const PyNodePtr& node, const json& names) {
+json evaluate_python(const PyNodePtr& node, const json& names, const PythonHooks& hooks) {
   Scope scope;
+  scope.hooks = &hooks;
   for (const auto& [name, value] : names.items()) scope[name] = value;
   return evaluate(*node, scope);
 }

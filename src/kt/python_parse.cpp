@@ -117,9 +117,21 @@ class Parser {
   }
   PyNodePtr power() {
     PyNodePtr base = atom();
-    while (take("[")) {  // subscript: ProblemSize[0]
-      base = make({.kind = PyNode::Kind::index, .children = {base, expression()}});
-      expect("]");
+    for (;;) {
+      if (take("[")) {  // subscript: ProblemSize[0]
+        base = make({.kind = PyNode::Kind::index, .children = {base, expression()}});
+        expect("]");
+      } else if (take(".")) {  // a method of a value: x.astype(numpy.float32)
+        const std::string method = word();
+        expect("(");
+        PyNode call{.kind = PyNode::Kind::call, .text = "." + method};
+        call.children.push_back(base);
+        call.ops.push_back("");
+        arguments(call);
+        base = make(std::move(call));
+      } else {
+        break;
+      }
     }
     // `**` binds tighter than unary minus on its left and is right-associative.
     if (take("**")) return binary(PyNode::Kind::binary, "**", base, unary());
@@ -129,10 +141,22 @@ class Parser {
     skip_space();
     if (pos_ >= text_.size()) fail("unexpected end");
     const char c = text_[pos_];
-    if (take("(")) {
+    if (take("(")) {  // parentheses, or a tuple (read as a list)
+      if (take(")")) return make({.kind = PyNode::Kind::list});
       PyNodePtr inner = expression();
-      expect(")");
-      return inner;
+      if (!take(",")) {
+        expect(")");
+        return inner;
+      }
+      PyNode tuple{.kind = PyNode::Kind::list, .children = {inner}};
+      while (!take(")")) {
+        tuple.children.push_back(expression());
+        if (!take(",")) {
+          expect(")");
+          break;
+        }
+      }
+      return make(std::move(tuple));
     }
     if (take("[")) return list();
     if (take("{")) return dict();
@@ -144,27 +168,64 @@ class Parser {
     }
     if (std::isdigit(static_cast<unsigned char>(c)) || c == '.') return number();
     if (word_char(c)) {
-      const std::size_t start = pos_;
-      while (pos_ < text_.size() && word_char(text_[pos_])) ++pos_;
-      const std::string name(text_.substr(start, pos_ - start));
+      std::string name = word();
       if (name == "True" || name == "False") {
         return make({.kind = PyNode::Kind::number, .value = name == "True" ? 1 : 0});
       }
+      if (name == "None") return make({.kind = PyNode::Kind::number, .value = nullptr});
       if (name == "lambda" || name == "for" || name == "if") fail("unexpected '" + name + "'");
+      // A dotted name (numpy.random.randn, numpy.float32) is one name; a method of a value is
+      // read by power().
+      while (pos_ + 1 < text_.size() && text_[pos_] == '.' &&
+             std::isalpha(static_cast<unsigned char>(text_[pos_ + 1]))) {
+        ++pos_;
+        name += "." + word();
+      }
       if (take("(")) {
         PyNode call{.kind = PyNode::Kind::call, .text = name};
-        if (!take(")")) {
-          do call.children.push_back(expression());
-          while (take(","));
-          expect(")");
-        }
+        arguments(call);
         return make(std::move(call));
       }
-      skip_space();
-      if (pos_ < text_.size() && text_[pos_] == '.') fail("attribute access is not supported");
       return make({.kind = PyNode::Kind::name, .text = name});
     }
     fail(std::string("unexpected '") + c + "'");
+  }
+  std::string word() {
+    skip_space();
+    const std::size_t start = pos_;
+    while (pos_ < text_.size() && word_char(text_[pos_])) ++pos_;
+    if (start == pos_) fail("expected a name");
+    return std::string(text_.substr(start, pos_ - start));
+  }
+  // A call's arguments after its '(': positional, `*splat` (ops "*") and keyword=value (ops the
+  // keyword), up to the closing ')'.
+  void arguments(PyNode& call) {
+    while (!take(")")) {
+      std::string keyword;
+      if (take("**")) fail("'**' arguments are not supported");
+      if (take("*")) {
+        keyword = "*";
+      } else {
+        skip_space();
+        const std::size_t start = pos_;
+        while (pos_ < text_.size() && word_char(text_[pos_])) ++pos_;
+        std::size_t after = pos_;
+        while (after < text_.size() && text_[after] == ' ') ++after;
+        if (pos_ > start && after < text_.size() && text_[after] == '=' &&
+            (after + 1 >= text_.size() || text_[after + 1] != '=')) {
+          keyword = std::string(text_.substr(start, pos_ - start));
+          pos_ = after + 1;
+        } else {
+          pos_ = start;
+        }
+      }
+      call.children.push_back(expression());
+      call.ops.push_back(keyword);
+      if (!take(",")) {
+        expect(")");
+        return;
+      }
+    }
   }
   PyNodePtr list() {
     PyNode node{.kind = PyNode::Kind::list};
@@ -206,15 +267,19 @@ class Parser {
   }
   // A string literal; `raw` for r'...', whose backslashes are all kept.
   PyNodePtr string(bool raw = false) {
-    const char quote = text_[pos_++];
+    const char quote = text_[pos_];
+    const std::string_view closing = text_.substr(pos_, 3) == std::string(3, quote)
+                                         ? text_.substr(pos_, 3)
+                                         : text_.substr(pos_, 1);
+    pos_ += closing.size();
     const std::size_t start = pos_;
-    while (pos_ < text_.size() && text_[pos_] != quote) {
+    while (pos_ < text_.size() && text_.substr(pos_, closing.size()) != closing) {
       if (text_[pos_] == '\\' && pos_ + 1 < text_.size()) ++pos_;  // an escaped quote
       ++pos_;
     }
     if (pos_ >= text_.size()) fail("unterminated string");
     const std::string_view body = text_.substr(start, pos_ - start);
-    ++pos_;
+    pos_ += closing.size();
     std::string out;
     try {
       out = raw ? std::string(body) : python_unescape(body);

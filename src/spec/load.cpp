@@ -9,164 +9,20 @@
 #include "expression.hpp"
 #include "hash/content_hash.hpp"
 #include "json_locations.hpp"
+#include "reader.hpp"
+#include "sections.hpp"
 
 namespace cutune {
 namespace {
 
-using Json = nlohmann::ordered_json;
 using spec::child_pointer;
+using spec::join;
+using spec::Json;
+using spec::Node;
+using spec::Reader;
 
 const std::set<std::string, std::less<>> buffer_types{"f64", "f32", "f16", "bf16",
-                                                      "i32", "i64", "u32"};
-
-std::string join(const auto& items) {
-  std::string out;
-  for (const auto& item : items) out += (out.empty() ? "" : ", ") + std::string(item);
-  return out;
-}
-
-// A value of the document with its JSON pointer, for reading it and for blaming it.
-struct Node {
-  const Json& json;
-  std::string pointer;
-};
-
-class Reader {
- public:
-  Reader(std::string_view text, std::filesystem::path origin)
-      : origin_(std::move(origin)), locations_(text) {}
-
-  [[noreturn]] void fail(const Node& node, const std::string& what) const {
-    fail(node.pointer, what);
-  }
-  [[noreturn]] void fail(const std::string& pointer, const std::string& what) const {
-    auto at = locations_.find(pointer);
-    std::string where = pointer.empty() ? "" : pointer.substr(1) + ": ";
-    throw SpecError(origin_.string() + ":" + std::to_string(at.line) + ":" +
-                    std::to_string(at.column) + ": " + where + what);
-  }
-
-  // Checks that node is an object whose members are all in `allowed`; `context` qualifies the
-  // complaint about another member ("for a knob of kind enum").
-  void expect_object(const Node& node, std::initializer_list<std::string_view> allowed) const {
-    expect_members(node, std::vector<std::string_view>(allowed), "");
-  }
-  void expect_members(const Node& node, const std::vector<std::string_view>& allowed,
-                      const std::string& context) const {
-    if (!node.json.is_object()) fail(node, "expected an object, got " + describe(node.json));
-    for (const auto& [key, value] : node.json.items()) {
-      if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
-        fail(child_pointer(node.pointer, key),
-             "unknown field '" + key + "'" + context + " (expected one of: " + join(allowed) + ")");
-      }
-    }
-  }
-  static std::optional<Node> member(const Node& node, std::string_view key) {
-    auto found = node.json.find(key);
-    if (found == node.json.end()) return std::nullopt;
-    return Node{*found, child_pointer(node.pointer, key)};
-  }
-  Node require(const Node& node, std::string_view key) const {
-    auto found = member(node, key);
-    if (!found) fail(node, "missing field '" + std::string(key) + "'");
-    return *found;
-  }
-  Node element(const Node& node, std::size_t i) const {
-    return {node.json.at(i), child_pointer(node.pointer, std::to_string(i))};
-  }
-  const Json& array(const Node& node) const {
-    if (!node.json.is_array()) fail(node, "expected an array, got " + describe(node.json));
-    return node.json;
-  }
-
-  std::string string(const Node& node) const {
-    if (!node.json.is_string()) fail(node, "expected a string, got " + describe(node.json));
-    return node.json.get<std::string>();
-  }
-  std::string string(const Node& node, std::string_view key, std::string fallback) const {
-    auto found = member(node, key);
-    return found ? string(*found) : fallback;
-  }
-  std::int64_t integer(const Node& node) const {
-    if (!node.json.is_number_integer())
-      fail(node, "expected an integer, got " + describe(node.json));
-    return node.json.get<std::int64_t>();
-  }
-  std::optional<std::int64_t> integer(const Node& node, std::string_view key) const {
-    auto found = member(node, key);
-    if (!found) return std::nullopt;
-    return integer(*found);
-  }
-  double number(const Node& node) const {
-    if (!node.json.is_number()) fail(node, "expected a number, got " + describe(node.json));
-    return node.json.get<double>();
-  }
-  double positive(const Node& node, std::string_view key, double fallback) const {
-    auto found = member(node, key);
-    if (!found) return fallback;
-    double value = number(*found);
-    if (!(value > 0)) fail(*found, "expected a positive number, got " + found->json.dump());
-    return value;
-  }
-  bool boolean(const Node& node, std::string_view key, bool fallback) const {
-    auto found = member(node, key);
-    if (!found) return fallback;
-    if (!found->json.is_boolean()) {
-      fail(*found, "expected true or false, got " + describe(found->json));
-    }
-    return found->json.get<bool>();
-  }
-  std::string one_of(const Node& node, std::initializer_list<std::string_view> choices) const {
-    auto text = string(node);
-    if (std::find(choices.begin(), choices.end(), text) == choices.end()) {
-      fail(node, "expected one of " + join(choices) + ", got \"" + text + "\"");
-    }
-    return text;
-  }
-  Value value(const Node& node) const {
-    try {
-      return Value::from_json(nlohmann::json(node.json));
-    } catch (const std::exception& error) {
-      fail(node, std::string("expected a knob value: ") + error.what());
-    }
-  }
-  std::vector<Value> values(const Node& node) const {
-    std::vector<Value> out;
-    for (std::size_t i = 0; i < array(node).size(); ++i) out.push_back(value(element(node, i)));
-    return out;
-  }
-  // An expression is a JSON string, or a number standing for itself.
-  Expression expression(const Node& node, const spec::Scope& scope) const {
-    std::string text;
-    if (node.json.is_number()) {
-      text = node.json.dump();
-    } else if (node.json.is_string()) {
-      text = node.json.get<std::string>();
-    } else {
-      fail(node, "expected an expression (a string or a number), got " + describe(node.json));
-    }
-    try {
-      return spec::compile_expression(text, scope);
-    } catch (const std::invalid_argument& error) {
-      fail(node, error.what());
-    }
-  }
-  std::filesystem::path file(const Node& node) const {
-    std::filesystem::path path = string(node);
-    if (path.is_relative()) path = origin_.parent_path() / path;
-    path = path.lexically_normal();
-    if (!std::filesystem::is_regular_file(path)) fail(node, "no such file: " + path.string());
-    return std::filesystem::absolute(path);
-  }
-
-  static std::string describe(const Json& json) {
-    return std::string(json.type_name()) + " " + json.dump();
-  }
-
- private:
-  std::filesystem::path origin_;
-  spec::JsonLocations locations_;
-};
+                                                      "i32", "i64", "u32", "u8"};
 
 FragmentPtr read_fragment(const Reader& r, const Node& knob, bool named) {
   auto kind_node = r.require(knob, "kind");
@@ -279,26 +135,6 @@ std::vector<std::pair<std::string, double>> numeric_arguments(const KernelSpec& 
   return out;
 }
 
-void read_launch(const Reader& r, const Node& node, const spec::Scope& scope, KernelSpec& spec) {
-  r.expect_object(node, {"grid", "block", "cluster", "shared_memory"});
-  LaunchSpec launch;
-  auto dims = [&](std::string_view key, std::array<Expression, 3>& out, bool required) {
-    auto found = required ? std::optional<Node>(r.require(node, key)) : Reader::member(node, key);
-    for (auto& e : out) e = spec::compile_expression("1", scope);
-    if (!found) return;
-    const auto& items = r.array(*found);
-    if (items.empty() || items.size() > 3) r.fail(*found, "expected 1 to 3 expressions (x, y, z)");
-    for (std::size_t i = 0; i < items.size(); ++i)
-      out[i] = r.expression(r.element(*found, i), scope);
-  };
-  dims("grid", launch.grid, true);
-  dims("block", launch.block, true);
-  dims("cluster", launch.cluster, false);
-  auto smem = Reader::member(node, "shared_memory");
-  launch.shared_memory = smem ? r.expression(*smem, scope) : spec::compile_expression("0", scope);
-  spec.launch = std::move(launch);
-}
-
 }  // namespace
 
 Problem KernelSpec::resolve(const Problem& overrides) const {
@@ -341,9 +177,9 @@ KernelSpec parse_spec(std::string_view text, const std::filesystem::path& origin
   }
   Reader r(text, origin);
   Node root{document, ""};
-  r.expect_object(
-      root, {"name", "description", "backend", "source", "entry", "knobs", "constraints", "problem",
-             "scalars", "buffers", "check", "seeds", "compile", "timing", "launch"});
+  r.expect_object(root, {"name", "description", "backend", "source", "entry", "knobs",
+                         "constraints", "problem", "scalars", "buffers", "arguments", "constants",
+                         "check", "seeds", "compile", "timing", "launch"});
 
   KernelSpec spec;
   spec.path = origin;
@@ -470,6 +306,8 @@ KernelSpec parse_spec(std::string_view text, const std::filesystem::path& origin
     }
   }
 
+  spec::read_arguments(r, root, problem_scope, spec);
+
   auto partial_config = [&](const Node& node) {
     if (!node.json.is_object()) r.fail(node, "expected an object of knob: value");
     PartialConfig partial;
@@ -485,16 +323,21 @@ KernelSpec parse_spec(std::string_view text, const std::filesystem::path& origin
   };
 
   if (auto check = Reader::member(root, "check")) {
-    r.expect_object(*check, {"source", "entry", "config", "tolerance"});
+    r.expect_object(*check, {"source", "entry", "config", "launch", "tolerance"});
     CheckSpec out;
     if (auto source = Reader::member(*check, "source")) out.source = r.file(*source);
     out.entry = r.string(*check, "entry", "");
     if (auto config = Reader::member(*check, "config"))
       out.reference_config = partial_config(*config);
-    if (out.entry.empty() == !out.reference_config) {
+    if (out.entry.empty() && !out.reference_config) {
       r.fail(*check,
-             "expected exactly one of 'entry' (a reference kernel) or 'config' (a "
-             "reference config of this kernel)");
+             "expected 'entry' (a reference kernel, with 'config' the definitions it compiles "
+             "with) or 'config' (a reference config of this kernel)");
+    }
+    if (auto launch = Reader::member(*check, "launch")) {
+      if (spec.backend != "cuda") r.fail(*launch, "only cuda specs have a launch shape");
+      if (out.entry.empty()) r.fail(*launch, "a reference config launches as the kernel does");
+      out.launch = spec::read_launch(r, *launch, knob_scope);
     }
     if (!out.source.empty() && out.entry.empty()) r.fail(*check, "'source' needs an 'entry'");
     if (auto tolerance = Reader::member(*check, "tolerance")) {
@@ -567,7 +410,7 @@ KernelSpec parse_spec(std::string_view text, const std::filesystem::path& origin
   auto launch = Reader::member(root, "launch");
   if (spec.backend == "cuda") {
     if (!launch) r.fail(root, "a cuda spec needs a 'launch' object (grid, block, ...)");
-    read_launch(r, *launch, knob_scope, spec);
+    spec.launch = spec::read_launch(r, *launch, knob_scope);
   } else if (launch) {
     r.fail(*launch, "only cuda specs have a launch shape");
   }

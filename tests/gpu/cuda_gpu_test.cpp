@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 
 #include "cutune/cuda.hpp"
 #include "cutune/cuda/compile.hpp"
@@ -188,6 +189,49 @@ TEST(CudaGpu, SpecRoundsWarmUpOnTheWorkerAndTimeEveryConfigInEveryRound) {
     EXPECT_TRUE(std::isnan(round.reference_ms));
     EXPECT_GT(round.sm_clock_mhz, 0.0);
   }
+}
+
+// A kernel as its author wrote it (issue 32): its own parameters (a pointer, then an int), and
+// two __constant__ symbols, one filled from the buffer the reference reads, one from values.
+// Equal outputs only when both constants arrived in the candidate's module.
+TEST(CudaGpu, ConstantsAndOwnParametersReachTheKernel) {
+  const auto dir = std::filesystem::temp_directory_path() / "cutune-gpu-constants";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "constants.cu") << R"cu(
+__constant__ float weights[9];
+__constant__ int offset[1];
+__global__ void from_constants(float* out, const float* w, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = weights[(i + offset[0]) % 9];
+}
+__global__ void from_buffer(float* out, const float* w, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = w[(i + 3) % 9];
+}
+)cu";
+  std::ofstream(dir / "constants.json") << R"js({
+  "name": "constants", "backend": "cuda", "source": "constants.cu", "entry": "from_constants",
+  "problem": {"n": 100000},
+  "knobs": [{"name": "block_size_x", "kind": "enum", "choices": [64, 256]}],
+  "buffers": [{"name": "out", "type": "f32", "size": "n", "role": "output"},
+              {"name": "w", "type": "f32", "size": 9}],
+  "arguments": [{"buffer": "out"}, {"buffer": "w"}, {"name": "n", "type": "i32", "value": "n"}],
+  "constants": [{"symbol": "weights", "buffer": "w"},
+                {"symbol": "offset", "type": "i32", "values": [3]}],
+  "check": {"entry": "from_buffer", "tolerance": 0},
+  "compile": {"compiler": "nvrtc"},
+  "launch": {"problem_size": ["n"], "grid_div": {"x": ["block_size_x"]}, "block": ["block_size_x"]}
+})js";
+  const KernelSpec spec = load_spec(dir / "constants.json");
+  CudaEvaluator evaluator(spec, {}, options());
+  const auto batch = configs(spec, {{{"block_size_x", Value(64)}}, {{"block_size_x", Value(256)}}});
+  const auto results = evaluator.evaluate(batch);
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    SCOPED_TRACE(batch[i].to_string());
+    EXPECT_EQ(results[i].outcome, Outcome::ok) << results[i].detail;
+    EXPECT_EQ(results[i].max_rel_error, 0.0);
+  }
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -285,7 +285,73 @@ TEST_F(InlineSpec, SeedsAndReferenceConfigsMustBeLegal) {
                      R"js(  "knobs": [{"name": "T", "kind": "power_of_two", "min": 1, "max": 8}],
   "check": {"tolerance": 0.1}
 })js");
-  EXPECT_NE(message.find("exactly one of 'entry'"), std::string::npos) << message;
+  EXPECT_NE(message.find("expected 'entry' (a reference kernel"), std::string::npos) << message;
+}
+
+// The kernel's own parameter list (issue 32): each mistake named at its place.
+TEST_F(InlineSpec, ArgumentsNameTheirBuffersAndTypes) {
+  const std::string head =
+      std::string(minimal_head) +
+      R"js(  "knobs": [{"name": "T", "kind": "power_of_two", "min": 1, "max": 8}],
+  "buffers": [{"name": "out", "type": "u8", "size": 4, "role": "output"},
+              {"name": "in", "type": "f64", "size": 4}],
+)js";
+  const KernelSpec spec = parse(head + R"js(  "arguments": [{"buffer": "in"},
+    {"name": "n", "type": "i32", "value": "4"}, {"buffer": "out"},
+    {"name": "alpha", "type": "f32", "value": 0.5}]
+})js");
+  ASSERT_EQ(spec.arguments.size(), 4u);
+  EXPECT_EQ(spec.arguments[0].buffer, 1);
+  EXPECT_EQ(spec.arguments[1].type, "i32");
+  EXPECT_EQ(spec.arguments[2].name, "out");
+  EXPECT_EQ(spec.arguments[3].value.evaluate(spec.problem, Device{}), 0.5);
+
+  std::string message = error_of(head + R"js(  "arguments": [{"buffer": "inn"}, {"buffer": "out"}]
+})js");
+  EXPECT_NE(message.find("arguments/0/buffer: no buffer 'inn' (buffers: out, in)"),
+            std::string::npos)
+      << message;
+  message = error_of(head + R"js(  "arguments": [{"buffer": "in"}, {"buffer": "out"},
+    {"name": "n", "type": "int", "value": 4}]
+})js");
+  EXPECT_NE(message.find("arguments/2/type: expected one of f32, f64, i32, i64, u32, u64"),
+            std::string::npos)
+      << message;
+  message = error_of(head + R"js(  "arguments": [{"buffer": "in"}]
+})js");
+  EXPECT_NE(message.find("buffer 'out' is neither an argument nor a constant's fill"),
+            std::string::npos)
+      << message;
+  message =
+      error_of(head + R"js(  "scalars": [4], "arguments": [{"buffer": "in"}, {"buffer": "out"}]
+})js");
+  EXPECT_NE(message.find("give either 'arguments'"), std::string::npos) << message;
+  message = error_of(head + R"js(  "arguments": [{"buffer": "in"}, {"buffer": "out"}],
+  "constants": [{"symbol": "c", "buffer": "in"}]
+})js");
+  EXPECT_NE(message.find("constants: only cuda specs"), std::string::npos) << message;
+}
+
+// A reference kernel with definitions of its own (Kernel Tuner's run_kernel params), and Kernel
+// Tuner's grid: ceil(problem size / product of the divisors).
+TEST_F(InlineSpec, ReferenceConfigAndGridDivisors) {
+  std::string text = std::string(minimal_head) +
+                     R"js(  "knobs": [{"name": "T", "kind": "power_of_two", "min": 1, "max": 8},
+            {"name": "U", "kind": "enum", "choices": [1, 3]}],
+  "check": {"entry": "naive", "config": {"T": 2}},
+  "launch": {"problem_size": ["n", 10], "grid_div": {"x": ["T", "U"]}, "block": ["T"]}
+})js";
+  text.replace(text.find(R"("backend": "cpu")"), 16, R"("backend": "cuda")");
+  const KernelSpec spec = parse(text);
+  EXPECT_EQ(spec.check->entry, "naive");
+  EXPECT_EQ(spec.check->reference_config->at("T"), Value(2));
+  const Config config = spec.tuning->space.complete({{"T", 8}, {"U", 3}});
+  const Problem problem = spec.resolve({});
+  EXPECT_EQ(spec.launch->grid[0].evaluate(config, problem, Device{}), 3);  // ceil(64 / 24)
+  EXPECT_EQ(spec.launch->grid[1].evaluate(config, problem, Device{}), 10);
+  EXPECT_EQ(spec.launch->grid[2].evaluate(config, problem, Device{}), 1);
+  text.replace(text.find(R"("problem_size")"), 0, R"("grid": [1], )");
+  EXPECT_NE(error_of(text).find("give either 'grid' or 'problem_size'"), std::string::npos);
 }
 
 TEST_F(InlineSpec, CudaSpecsCarryALaunchShape) {

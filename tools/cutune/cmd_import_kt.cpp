@@ -1,5 +1,5 @@
-// `cutune import-kt`: a cutune spec from a Kernel Tuner description: a T1 input file, a cache
-// file's header, or a Python `tune_params` dict with `restrictions` strings.
+// `cutune import-kt`: a cutune spec from a Kernel Tuner description: a tune script (.py), a T1
+// input file, a cache file's header, or a Python `tune_params` dict with `restrictions` strings.
 #include <fmt/core.h>
 #include <zlib.h>
 
@@ -18,7 +18,7 @@
 namespace {
 
 struct ImportOptions {
-  std::string input;        // T1 or cache file
+  std::string input;        // tune script, T1 or cache file
   std::string tune_params;  // Python dict text, or @FILE
   std::vector<std::string> restrictions;
   std::vector<long long> problem_size;
@@ -41,9 +41,35 @@ std::string read_text(const std::string& path) {
   return text;
 }
 
+// A tune script's spec, its source paths made relative to the output's folder; the kernel source
+// the script holds as text is written there.
+nlohmann::ordered_json script_spec(const ImportOptions& o, const cutune::KtImportOptions& kt) {
+  namespace fs = std::filesystem;
+  cutune::KtScriptSpec imported = cutune::spec_from_kt_script(read_text(o.input), kt, o.input);
+  for (const auto& note : imported.notes) fmt::print(stderr, "import-kt: note: {}\n", note);
+  auto& spec = imported.spec;
+  const fs::path folder =
+      fs::absolute(o.output.empty() || o.output == "-" ? fs::path(".") : fs::path(o.output))
+          .parent_path();
+  if (!imported.source_text.empty()) {
+    const fs::path source = folder / spec["source"].get<std::string>();
+    if (fs::exists(source) && read_text(source.string()) != imported.source_text) {
+      throw std::invalid_argument("import-kt: " + source.string() +
+                                  " exists and differs from the kernel the script holds");
+    }
+    cutune::cli::write_file(source.string(), imported.source_text);
+    fmt::print(stderr, "wrote {}\n", source.string());
+  } else if (kt.source.empty()) {
+    spec["source"] =
+        fs::absolute(spec["source"].get<std::string>()).lexically_relative(folder).string();
+  }
+  return spec;
+}
+
 nlohmann::ordered_json import_spec(const ImportOptions& o) {
   cutune::KtImportOptions kt = o.kt;
   kt.grid_div = {o.grid_div_x, o.grid_div_y, o.grid_div_z};
+  if (o.input.ends_with(".py")) return script_spec(o, kt);
   if (!o.input.empty()) {
     if (!o.tune_params.empty() || !o.restrictions.empty()) {
       throw std::invalid_argument("import-kt: give a FILE or --tune-params, not both");
@@ -89,11 +115,15 @@ void run(const ImportOptions& o) {
 void cutune::cli::add_import_kt_command(CLI::App& app) {
   auto* command = app.add_subcommand(
       "import-kt",
-      "Write a cutune spec from a Kernel Tuner description (T1 file, cache file, or "
-      "tune_params and restrictions)");
+      "Write a cutune spec from a Kernel Tuner description (tune script, T1 file, cache file, "
+      "or tune_params and restrictions)");
   auto o = std::make_shared<ImportOptions>();
   command->add_option("file", o->input,
-                      "A T1 input file or a Kernel Tuner cache file (.json[.gz])");
+                      "A tune script (.py), a T1 input file or a Kernel Tuner cache file "
+                      "(.json[.gz])");
+  command->add_option("--reference", o->kt.reference,
+                      "Tune scripts: a reference function of the kernel's source for outputs "
+                      "whose answer the script computes in Python");
   command->add_option("--tune-params", o->tune_params,
                       "tune_params as a Python dict (\"{'block_size_x': [32, 64]}\"), or @FILE");
   command->add_option("--restriction", o->restrictions,

@@ -34,7 +34,7 @@ struct Launch {
 };
 
 // Element types the worker can fill, poison and compare.
-enum class Dtype { f64, f32, f16, bf16, i32, i64, u32 };
+enum class Dtype { f64, f32, f16, bf16, i32, i64, u32, u64, u8 };
 
 enum class Role {
   input,    // filled once (seeded random non-zero values, or zeros), restored before every launch
@@ -50,6 +50,16 @@ struct Arg {
   Role role = Role::input;
   bool zero_fill = false;  // inputs: zeros instead of random values
   double value = 0;        // scalars: converted to dtype
+  bool hidden = false;     // a buffer that only fills a constant: not a kernel parameter
+};
+
+// A __constant__ symbol of the launched module, written before each launch of a request: with
+// the (pristine) contents of argument `arg`'s buffer, or with `values` converted to `dtype`.
+struct Constant {
+  std::string symbol;
+  int arg = -1;  // -1: values
+  Dtype dtype = Dtype::f32;
+  std::vector<double> values;
 };
 
 struct Timing {
@@ -67,9 +77,10 @@ struct MeasureRequest {
   Launch candidate;
   std::optional<Launch> reference;  // none: the candidate is only timed
   std::vector<Arg> args;
-  std::uint64_t seed = 1;  // input values; the same seed gives the same inputs
-  double tolerance = -1;   // max relative error; negative: the default for the dtype
-  bool time = true;        // false: only check correctness
+  std::vector<Constant> constants;  // written into the candidate's and the reference's modules
+  std::uint64_t seed = 1;           // input values; the same seed gives the same inputs
+  double tolerance = -1;            // max relative error; negative: the default for the dtype
+  bool time = true;                 // false: only check correctness
   Timing timing;
   // rounds > 0: paired rounds of `candidates` instead (candidate unused): each checked as above,
   // untimed rounds until the first candidate's time and the SM clock settle, then `rounds` rounds
@@ -164,7 +175,10 @@ inline std::size_t dtype_size(Dtype dtype) {
   switch (dtype) {
     case Dtype::f64:
     case Dtype::i64:
+    case Dtype::u64:
       return 8;
+    case Dtype::u8:
+      return 1;
     case Dtype::f16:
     case Dtype::bf16:
       return 2;
@@ -179,7 +193,9 @@ NLOHMANN_JSON_SERIALIZE_ENUM(Dtype, {{Dtype::f64, "f64"},
                                      {Dtype::bf16, "bf16"},
                                      {Dtype::i32, "i32"},
                                      {Dtype::i64, "i64"},
-                                     {Dtype::u32, "u32"}})
+                                     {Dtype::u32, "u32"},
+                                     {Dtype::u64, "u64"},
+                                     {Dtype::u8, "u8"}})
 NLOHMANN_JSON_SERIALIZE_ENUM(Role, {{Role::input, "input"},
                                     {Role::output, "output"},
                                     {Role::scratch, "scratch"}})
@@ -187,7 +203,8 @@ NLOHMANN_JSON_SERIALIZE_ENUM(Role, {{Role::input, "input"},
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Launch, cubin, kernel, grid, block, cluster,
                                                 dynamic_smem)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Arg, is_buffer, dtype, count, role, zero_fill,
-                                                value)
+                                                value, hidden)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Constant, symbol, arg, dtype, values)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Timing, warmup, warmup_ms, budget_ms, min_reps,
                                                 max_reps, flush_l2, graph)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(MeasureReply, id, outcome, time_ms, min_ms, max_ms,
@@ -205,6 +222,7 @@ inline void to_json(nlohmann::json& j, const MeasureRequest& r) {
        {"seed", r.seed},    {"tolerance", r.tolerance}, {"time", r.time},
        {"timing", r.timing}};
   if (r.reference) j["reference"] = *r.reference;
+  if (!r.constants.empty()) j["constants"] = r.constants;
   if (r.rounds > 0) {
     j["candidates"] = r.candidates;
     j["rounds"] = r.rounds;
@@ -217,6 +235,7 @@ inline void from_json(const nlohmann::json& j, MeasureRequest& r) {
   j.at("candidate").get_to(r.candidate);
   if (j.contains("reference")) r.reference = j.at("reference").get<Launch>();
   r.args = j.value("args", std::vector<Arg>{});
+  r.constants = j.value("constants", std::vector<Constant>{});
   r.seed = j.value("seed", std::uint64_t{1});
   r.tolerance = j.value("tolerance", -1.0);
   r.time = j.value("time", true);

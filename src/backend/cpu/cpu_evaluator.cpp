@@ -11,6 +11,7 @@
 #include <sstream>
 #include <thread>
 
+#include "compiled_source.hpp"
 #include "cutune/cpu.hpp"
 #include "cutune/space.hpp"
 #include "eval/backend_support.hpp"
@@ -97,6 +98,8 @@ struct CpuEvaluator::Impl {
   std::optional<proto::Kernel> reference;
   std::vector<proto::Buffer> buffers;
   std::vector<std::int64_t> scalars;
+  std::vector<proto::Argument> arguments;
+  cpu::CompiledSource kernel;  // what candidates compile and the worker calls
   double tolerance = 0;
   std::atomic<std::uint64_t> next_id = 1;
   CpuEvaluationStats stats;
@@ -129,6 +132,10 @@ struct CpuEvaluator::Impl {
     return starts;
   }
 
+  std::filesystem::path cache_dir() const {
+    return options.cache_dir.empty() ? eval::default_cache_dir("cpu") : options.cache_dir;
+  }
+
   std::vector<std::string> command(const std::filesystem::path& source,
                                    const Config& config) const {
     std::vector<std::string> argv{spec.compile.compiler};
@@ -148,11 +155,11 @@ struct CpuEvaluator::Impl {
     return found->second;
   }
 
-  eval::CompileRequest request(const std::filesystem::path& source, const Config& config) {
+  eval::CompileRequest request(const cpu::CompiledSource& what, const Config& config) {
     eval::CompileRequest out;
-    out.command = command(source, config);
+    out.command = command(what.file, config);
     hash::ContentHash key;
-    key.field(key_base).field(source_text(source));
+    key.field(key_base).field(source_text(what.source));
     for (const auto& arg : out.command) key.field(arg);
     out.key = key.hex();
     out.extension = ".so";
@@ -238,7 +245,7 @@ struct CpuEvaluator::Impl {
   std::vector<Compiled> compile(std::span<const Config> batch) {
     std::vector<eval::CompileRequest> requests;
     requests.reserve(batch.size());
-    for (const auto& config : batch) requests.push_back(request(spec.source, config));
+    for (const auto& config : batch) requests.push_back(request(kernel, config));
     auto compile_start = Clock::now();
     auto compiled = pool.compile(requests);
     stats.compile_wall_s += seconds_since(compile_start);
@@ -316,10 +323,11 @@ struct CpuEvaluator::Impl {
                                         const proto::Timing& timing) {
     proto::MeasureRequest request;
     request.id = next_id++;
-    request.candidate = {object.string(), spec.entry};
+    request.candidate = {object.string(), kernel.symbol};
     request.reference = reference;
     request.buffers = buffers;
     request.scalars = scalars;
+    request.arguments = arguments;
     request.seed = options.seed;
     request.tolerance = tolerance;
     request.timing = timing;
@@ -358,7 +366,7 @@ struct CpuEvaluator::Impl {
     for (std::size_t i = 0; i < compiled.size(); ++i) {
       out.checks.push_back(compiled[i].failure);
       if (compiled[i].object.empty()) continue;
-      request.candidates.push_back({compiled[i].object.string(), spec.entry});
+      request.candidates.push_back({compiled[i].object.string(), kernel.symbol});
       sent.push_back(i);
     }
     out.steady_state = fmt::format(
@@ -434,7 +442,8 @@ CpuEvaluator::CpuEvaluator(const KernelSpec& spec, Problem problem, CpuOptions o
   for (const auto& buffer : spec.buffers) {
     if (!proto::is_element_type(buffer.type)) {
       throw std::invalid_argument(spec.path.string() + ": buffer '" + buffer.name + "' has type " +
-                                  buffer.type + "; the cpu backend takes f64, f32, i32, i64, u32");
+                                  buffer.type +
+                                  "; the cpu backend takes f64, f32, i32, i64, u32, u8");
     }
     double count = buffer.count.evaluate(impl.problem, device);
     if (!(count >= 1) || count > 1e12) {
@@ -465,6 +474,8 @@ CpuEvaluator::CpuEvaluator(const KernelSpec& spec, Problem problem, CpuOptions o
   for (const auto& scalar : spec.scalars) {
     impl.scalars.push_back(std::llround(scalar.evaluate(impl.problem, device)));
   }
+  impl.arguments = cpu::worker_arguments(spec, impl.problem);
+  impl.kernel = cpu::compiled_source(spec, spec.source, spec.entry, impl.cache_dir());
 
   auto version =
       eval::run_with_limit({spec.compile.compiler, "--version"}, std::chrono::seconds(30));
@@ -490,16 +501,17 @@ CpuEvaluator::CpuEvaluator(const KernelSpec& spec, Problem problem, CpuOptions o
                                                  : space.default_config();
     auto source = spec.check->source.empty() ? spec.source : spec.check->source;
     auto entry = spec.check->entry.empty() ? spec.entry : spec.check->entry;
-    auto result = impl.pool.submit(impl.request(source, config)).get();
+    const auto reference = cpu::compiled_source(spec, source, entry, impl.cache_dir());
+    auto result = impl.pool.submit(impl.request(reference, config)).get();
     if (result.status != eval::CompileResult::Status::ok) {
       throw std::runtime_error("the reference kernel (" + source.string() +
                                ") does not compile:\n" + eval::log_excerpt(result.log));
     }
-    impl.reference = proto::Kernel{result.output.string(), entry};
+    impl.reference = proto::Kernel{result.output.string(), reference.symbol};
     impl.setup_compiles[result.key_hash] = result.wall_s;
     // The reference checked against itself, once: a missing entry symbol is one clear error here
     // rather than a refusal on every candidate.
-    const auto [replied, outcome, detail] = impl.probe(result.output, entry);
+    const auto [replied, outcome, detail] = impl.probe(result.output, reference.symbol);
     if (!replied || outcome != "ok") {
       throw std::runtime_error(fmt::format("{}: the reference kernel '{}' ({}) cannot run: {}",
                                            spec.path.string(), entry, source.string(), detail));
@@ -510,10 +522,23 @@ CpuEvaluator::CpuEvaluator(const KernelSpec& spec, Problem problem, CpuOptions o
   // every candidate of a whole tune). A default that does not compile is a candidate's failure,
   // left to the tune.
   const Config config = spec.tuning->space.default_config();
-  const auto compiled = impl.pool.submit(impl.request(spec.source, config)).get();
-  if (compiled.status != eval::CompileResult::Status::ok) return;
+  const auto compiled = impl.pool.submit(impl.request(impl.kernel, config)).get();
+  if (compiled.status != eval::CompileResult::Status::ok) {
+    // Through a call shim a misspelt entry is a compile error, the same for every config.
+    // (g++ quotes it in ASCII, or in typographic quotes under a UTF-8 locale)
+    const bool undeclared =
+        compiled.log.find(spec.entry + "' was not declared") != std::string::npos ||
+        compiled.log.find(spec.entry + "\u2019 was not declared") != std::string::npos;
+    if (!spec.arguments.empty() && undeclared) {
+      throw std::invalid_argument(fmt::format(
+          "{}: entry '{}': the kernel {} declares no function of that name (checked on the "
+          "default config)",
+          spec.path.string(), spec.entry, spec.source.string()));
+    }
+    return;
+  }
   impl.setup_compiles.emplace(compiled.key_hash, compiled.wall_s);  // the reference's, if it was
-  const auto [replied, outcome, detail] = impl.probe(compiled.output, spec.entry);
+  const auto [replied, outcome, detail] = impl.probe(compiled.output, impl.kernel.symbol);
   if (replied && outcome == "launch_error" && detail.rfind("no symbol", 0) == 0) {
     throw std::invalid_argument(fmt::format(
         "{}: entry '{}': the kernel {} defines no function of that name (checked on the default "
@@ -548,7 +573,7 @@ std::string CpuEvaluator::toolchain() const {
 const CpuEvaluationStats& CpuEvaluator::stats() const { return impl_->stats; }
 
 std::vector<std::string> CpuEvaluator::compile_command(const Config& config) const {
-  return impl_->command(impl_->spec.source, config);
+  return impl_->command(impl_->kernel.file, config);
 }
 
 }  // namespace cutune

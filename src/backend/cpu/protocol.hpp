@@ -22,7 +22,8 @@
 namespace cutune::cpu::protocol {
 
 // Element types the worker fills, poisons and compares.
-inline constexpr std::array<std::string_view, 5> element_types{"f64", "f32", "i32", "i64", "u32"};
+inline constexpr std::array<std::string_view, 6> element_types{"f64", "f32", "i32",
+                                                               "i64", "u32", "u8"};
 inline bool is_element_type(std::string_view type) {
   return std::find(element_types.begin(), element_types.end(), type) != element_types.end();
 }
@@ -30,6 +31,7 @@ inline bool is_element_type(std::string_view type) {
 inline std::size_t element_size(std::string_view type) {
   if (type == "f64" || type == "i64") return 8;
   if (type == "f32" || type == "i32" || type == "u32") return 4;
+  if (type == "u8") return 1;
   return 0;
 }
 
@@ -40,10 +42,20 @@ struct Kernel {
 
 struct Buffer {
   std::string name;  // the spec's, for messages
-  std::string type;  // "f64", "f32", "i32", "i64", "u32"
+  std::string type;  // one of element_types
   std::uint64_t count = 0;
   std::string role;  // "input", "output", "scratch"
   std::string fill;  // inputs: "random" or "zero"
+};
+
+// One parameter of a kernel called with its own parameter list (through the call shim of
+// cppgen/call_shim.hpp): a buffer's pointer, or a scalar of `type` (i32, i64, u32, u64, f32, f64)
+// whose value is `integer` for integer types and `real` for the others.
+struct Argument {
+  int buffer = -1;  // index into the request's buffers; -1: a scalar
+  std::string type;
+  std::int64_t integer = 0;
+  double real = 0;
 };
 
 struct Timing {
@@ -60,6 +72,9 @@ struct MeasureRequest {
   std::optional<Kernel> reference;  // none: outputs are not checked
   std::vector<Buffer> buffers;
   std::vector<std::int64_t> scalars;
+  // Non-empty: the entries are call shims, handed a pointer to each argument's value instead of
+  // the buffers' pointers (and `scalars`, unused).
+  std::vector<Argument> arguments;
   std::uint64_t seed = 1;
   double tolerance = 0;  // normwise relative error allowed
   bool time = true;      // false: check only
@@ -108,6 +123,7 @@ struct RoundsReply {
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Kernel, object, entry)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Buffer, name, type, count, role, fill)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Argument, buffer, type, integer, real)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Timing, warmup, budget_ms, min_reps, max_reps,
                                                 flush_cache)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(MeasureReply, id, outcome, time_ms, min_ms, max_ms,
@@ -120,6 +136,7 @@ inline void to_json(nlohmann::json& j, const MeasureRequest& r) {
        {"buffers", r.buffers},     {"scalars", r.scalars}, {"seed", r.seed},
        {"tolerance", r.tolerance}, {"time", r.time},       {"timing", r.timing}};
   if (r.reference) j["reference"] = *r.reference;
+  if (!r.arguments.empty()) j["arguments"] = r.arguments;
 }
 
 inline void from_json(const nlohmann::json& j, MeasureRequest& r) {
@@ -128,6 +145,7 @@ inline void from_json(const nlohmann::json& j, MeasureRequest& r) {
   if (j.contains("reference")) r.reference = j.at("reference").get<Kernel>();
   r.buffers = j.value("buffers", std::vector<Buffer>{});
   r.scalars = j.value("scalars", std::vector<std::int64_t>{});
+  r.arguments = j.value("arguments", std::vector<Argument>{});
   r.seed = j.value("seed", std::uint64_t{1});
   r.tolerance = j.value("tolerance", 0.0);
   r.time = j.value("time", true);

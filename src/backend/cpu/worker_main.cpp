@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -83,6 +84,7 @@ auto by_type(const std::string& type, F&& f) {
   if (type == "f32") return f(float{});
   if (type == "i32") return f(std::int32_t{});
   if (type == "i64") return f(std::int64_t{});
+  if (type == "u8") return f(std::uint8_t{});
   return f(std::uint32_t{});
 }
 
@@ -202,7 +204,7 @@ class Worker {
     reset_buffers();
     if (request.reference) {
       auto t0 = Clock::now();
-      candidate.entry(pointers_.data(), request.scalars.data());
+      candidate.entry(first_argument(), request.scalars.data());
       reply.kernel_ms += ms_since(t0);
       reply.max_rel_error = 0;
       if (std::string why = verify(request, reply.max_rel_error); !why.empty()) {
@@ -299,7 +301,7 @@ class Worker {
       flush_ms += ms_since(f0);
     }
     auto t0 = Clock::now();
-    entry(pointers_.data(), request.scalars.data());
+    entry(first_argument(), request.scalars.data());
     const double run = ms_since(t0);
     kernel_ms += run;
     return run;
@@ -330,7 +332,7 @@ class Worker {
 
   // Allocates and fills the buffers, and runs the reference, when the problem changed.
   void prepare(const proto::MeasureRequest& request) {
-    nlohmann::json key = {request.buffers, request.scalars, request.seed,
+    nlohmann::json key = {request.buffers, request.scalars, request.arguments, request.seed,
                           request.reference ? nlohmann::json(*request.reference) : nullptr};
     if (key == prepared_key_) return;
     prepared_key_ = nullptr;
@@ -363,12 +365,13 @@ class Worker {
       pointers_.push_back(buffer.data);
       buffers_.push_back(std::move(buffer));
     }
+    prepare_arguments(request.arguments);
     if (request.reference) {
       proto::MeasureReply ignored;
       auto reference = load(*request.reference, ignored);
       if (!reference) throw std::runtime_error("reference kernel: " + ignored.detail);
       reset_buffers();
-      reference.entry(pointers_.data(), request.scalars.data());
+      reference.entry(first_argument(), request.scalars.data());
       if (std::string damage = damaged_guard(); !damage.empty()) {
         throw std::runtime_error("reference kernel: " + damage);
       }
@@ -379,6 +382,34 @@ class Worker {
       }
     }
     prepared_key_ = std::move(key);
+  }
+
+  // A call shim's arguments: a slot per parameter holding its value, the buffers' pointers
+  // included, and a pointer to each slot.
+  void prepare_arguments(const std::vector<proto::Argument>& arguments) {
+    slots_.assign(arguments.size(), {});
+    argument_pointers_.clear();
+    for (std::size_t i = 0; i < arguments.size(); ++i) {
+      const proto::Argument& a = arguments[i];
+      std::byte* slot = slots_[i].data();
+      auto put = [&](auto value) { std::memcpy(slot, &value, sizeof value); };
+      if (a.buffer >= 0) {
+        put(pointers_.at(static_cast<std::size_t>(a.buffer)));
+      } else if (a.type == "f32") {
+        put(static_cast<float>(a.real));
+      } else if (a.type == "f64") {
+        put(a.real);
+      } else if (a.type == "i32" || a.type == "u32") {
+        put(static_cast<std::uint32_t>(a.integer));
+      } else {
+        put(a.integer);
+      }
+      argument_pointers_.push_back(slot);
+    }
+  }
+  // What an entry takes first: the buffers' pointers (the fixed ABI) or the shim's arguments.
+  void** first_argument() {
+    return argument_pointers_.empty() ? pointers_.data() : argument_pointers_.data();
   }
 
   // Inputs back to their seeded values (a candidate may have written them), outputs poisoned,
@@ -409,7 +440,7 @@ class Worker {
     const auto& timing = request.timing;
     for (int i = 0; i < timing.warmup; ++i) {
       auto t0 = Clock::now();
-      entry(pointers_.data(), request.scalars.data());
+      entry(first_argument(), request.scalars.data());
       reply.kernel_ms += ms_since(t0);
     }
     // The warm-up runs are not compared (they follow one another without a reset), but a write
@@ -435,6 +466,8 @@ class Worker {
   nlohmann::json prepared_key_;
   std::vector<Buffer> buffers_;
   std::vector<void*> pointers_;
+  std::vector<std::array<std::byte, 8>> slots_;  // a call shim's argument values
+  std::vector<void*> argument_pointers_;
   CacheFlusher flusher_;
 };
 

@@ -39,7 +39,7 @@ proto::Dtype dtype_named(const std::string& type, const KernelSpec& spec) {
   static const std::map<std::string, proto::Dtype> types = {
       {"f64", proto::Dtype::f64},   {"f32", proto::Dtype::f32}, {"f16", proto::Dtype::f16},
       {"bf16", proto::Dtype::bf16}, {"i32", proto::Dtype::i32}, {"i64", proto::Dtype::i64},
-      {"u32", proto::Dtype::u32}};
+      {"u32", proto::Dtype::u32},   {"u64", proto::Dtype::u64}, {"u8", proto::Dtype::u8}};
   auto found = types.find(type);
   if (found == types.end()) {
     throw std::invalid_argument(spec.path.string() + ": buffer type " + type +
@@ -50,8 +50,10 @@ proto::Dtype dtype_named(const std::string& type, const KernelSpec& spec) {
 
 }  // namespace
 
-LaunchShape launch_shape(const KernelSpec& spec, const Config& config, const Problem& problem,
-                         const Device& device) {
+namespace {
+
+LaunchShape shape_of(const LaunchSpec& launch, const Config& config, const Problem& problem,
+                     const Device& device) {
   auto dimension = [&](const Expression& e, double least) {
     const double value = e.evaluate(config, problem, device);
     if (!(value >= least) || value > 2147483647.0) {
@@ -60,7 +62,6 @@ LaunchShape launch_shape(const KernelSpec& spec, const Config& config, const Pro
     }
     return static_cast<std::uint32_t>(std::llround(value));
   };
-  const auto& launch = *spec.launch;
   LaunchShape shape;
   for (int axis = 0; axis < 3; ++axis) {
     shape.grid[axis] = dimension(launch.grid[axis], 1);
@@ -69,6 +70,13 @@ LaunchShape launch_shape(const KernelSpec& spec, const Config& config, const Pro
   }
   shape.shared_bytes = dimension(launch.shared_memory, 0);
   return shape;
+}
+
+}  // namespace
+
+LaunchShape launch_shape(const KernelSpec& spec, const Config& config, const Problem& problem,
+                         const Device& device) {
+  return shape_of(*spec.launch, config, problem, device);
 }
 
 double CudaEvaluationStats::overhead_ms_per_candidate() const {
@@ -88,6 +96,7 @@ struct CudaEvaluator::Impl {
   std::string source_text;
   std::optional<proto::Launch> reference;
   std::vector<proto::Arg> args;
+  std::vector<proto::Constant> constants;
   double tolerance = -1;
   std::atomic<std::uint64_t> next_id{1};  // slots build requests in parallel
   CudaEvaluationStats stats;
@@ -108,16 +117,17 @@ struct CudaEvaluator::Impl {
       request.include_dirs.push_back(depend.parent_path());
     }
     request.options = spec.compile.flags;
-    if (compiler_kind == cuda::CompilerKind::nvrtc && entry.find('<') != std::string::npos) {
-      request.name_expressions.push_back(entry);
-    }
+    // Under NVRTC every entry is a name expression: a template instantiation, or a plain name
+    // that need not be extern "C" (Kernel Tuner's kernels seldom are).
+    if (compiler_kind == cuda::CompilerKind::nvrtc) request.name_expressions.push_back(entry);
     return request;
   }
 
-  // The launch of `config`, or why it has none.
-  std::optional<proto::Launch> launch_of(const Config& config, std::string& why) const {
+  // The launch of a config by the kernel's launch shape, or by `other` (a reference's own).
+  std::optional<proto::Launch> launch_of(const Config& config, std::string& why,
+                                         const LaunchSpec* other = nullptr) const {
     try {
-      const LaunchShape shape = launch_shape(spec, config, problem, device);
+      const LaunchShape shape = shape_of(other ? *other : *spec.launch, config, problem, device);
       proto::Launch launch;
       for (int axis = 0; axis < 3; ++axis) {
         launch.grid[axis] = shape.grid[axis];
@@ -191,6 +201,7 @@ struct CudaEvaluator::Impl {
     request.id = next_id++;
     request.reference = reference;
     request.args = args;
+    request.constants = constants;
     request.seed = options.seed;
     request.tolerance = tolerance;
     request.timing = timing;
@@ -284,7 +295,7 @@ CudaEvaluator::CudaEvaluator(const KernelSpec& spec, Problem problem, CudaOption
                         (impl.report.cc_major >= 9 ? "a" : "");
   }
 
-  std::vector<std::int64_t> scalars;
+  std::vector<proto::Arg> buffers;
   for (const auto& buffer : spec.buffers) {
     double count = buffer.count.evaluate(impl.problem, impl.device);
     if (!(count >= 1) || count > 1e12) {
@@ -298,14 +309,46 @@ CudaEvaluator::CudaEvaluator(const KernelSpec& spec, Problem problem, CudaOption
                : buffer.role == BufferRole::output ? proto::Role::output
                                                    : proto::Role::scratch;
     arg.zero_fill = buffer.fill == BufferFill::zero;
-    impl.args.push_back(arg);
+    buffers.push_back(arg);
   }
-  for (const auto& scalar : spec.scalars) {
+  const auto scalar = [&](const std::string& type, const Expression& value) {
     proto::Arg arg;
     arg.is_buffer = false;
-    arg.dtype = proto::Dtype::i64;
-    arg.value = static_cast<double>(std::llround(scalar.evaluate(impl.problem, impl.device)));
-    impl.args.push_back(arg);
+    arg.dtype = dtype_named(type, spec);
+    const double v = value.evaluate(impl.problem, impl.device);
+    arg.value = type[0] == 'f' ? v : static_cast<double>(std::llround(v));
+    return arg;
+  };
+  if (spec.arguments.empty()) {  // the fixed ABI: buffers, then scalars as long long
+    impl.args = buffers;
+    for (const auto& value : spec.scalars) impl.args.push_back(scalar("i64", value));
+  }
+  for (const auto& argument : spec.arguments) {
+    impl.args.push_back(argument.buffer >= 0 ? buffers[static_cast<std::size_t>(argument.buffer)]
+                                             : scalar(argument.type, argument.value));
+  }
+  for (const auto& constant : spec.constants) {
+    proto::Constant out;
+    out.symbol = constant.symbol;
+    if (constant.buffer >= 0 && spec.arguments.empty()) {
+      out.arg = constant.buffer;  // every buffer is an argument of the fixed ABI
+    } else if (constant.buffer >= 0) {
+      // The argument of that buffer when it is one, else the buffer appended as an argument the
+      // kernel never sees (the worker fills it like any input).
+      out.arg = -1;
+      for (std::size_t i = 0; i < spec.arguments.size(); ++i) {
+        if (spec.arguments[i].buffer == constant.buffer) out.arg = static_cast<int>(i);
+      }
+      if (out.arg < 0) {
+        out.arg = static_cast<int>(impl.args.size());
+        impl.args.push_back(buffers[static_cast<std::size_t>(constant.buffer)]);
+        impl.args.back().hidden = true;
+      }
+    } else {
+      out.dtype = dtype_named(constant.type, spec);
+      out.values = constant.values;
+    }
+    impl.constants.push_back(out);
   }
 
   if (spec.check) {
@@ -321,7 +364,7 @@ CudaEvaluator::CudaEvaluator(const KernelSpec& spec, Problem problem, CudaOption
                                ") does not compile:\n" + eval::log_excerpt(compiled.log));
     }
     std::string why;
-    auto launch = impl.launch_of(config, why);
+    auto launch = impl.launch_of(config, why, spec.check->launch ? &*spec.check->launch : nullptr);
     if (!launch) throw std::runtime_error("the reference config has no launch: " + why);
     launch->cubin = compiled.cubin.string();
     launch->kernel = compiled.symbol(entry);

@@ -66,6 +66,10 @@ class Random {
 // in +-[1/16, 1], integers in +-[1, 8] (unsigned: [1, 8]).
 std::vector<std::byte> random_values(protocol::Dtype dtype, std::uint64_t count, Random& rng);
 
+// One value written as `dtype` at `out` (integers truncated toward zero); `values` all so.
+void put_value(protocol::Dtype dtype, std::byte* out, double value);
+std::vector<std::byte> converted(protocol::Dtype dtype, const std::vector<double>& values);
+
 struct Comparison {
   double max_rel_error = 0;
   std::string problem;  // empty when every element is finite

@@ -139,7 +139,7 @@ class Worker : public Host {
       if (request.rounds > 0) {
         run_rounds(request, reply);
       } else {
-        CUfunction candidate = function(request.candidate);
+        CUfunction candidate = function(request.candidate, request);
         auto check_start = std::chrono::steady_clock::now();
         bool correct = check_candidate(candidate, request.candidate, request, reply);
         reply.kernel_ms = milliseconds_since(check_start);
@@ -236,7 +236,7 @@ class Worker : public Host {
     for (const proto::Launch& shape : request.candidates) {
       proto::MeasureReply checked;
       try {
-        CUfunction candidate = function(shape);
+        CUfunction candidate = function(shape, request);
         if (check_candidate(candidate, shape, request, checked)) {
           checked.outcome = "ok";
           passed.emplace_back(candidate, &shape);
@@ -303,7 +303,12 @@ class Worker : public Host {
     throw LaunchRefused(what + ": " + error_name(code));
   }
 
-  CUfunction function(const proto::Launch& launch) {
+  // The entry of the launch's module, its __constant__ symbols written first (a module is shared
+  // by requests whose constants may differ, so every request writes them).
+  CUfunction function(const proto::Launch& launch, const proto::MeasureRequest& request) {
+    for (const proto::Constant& constant : request.constants) {
+      write_constant(module(launch.cubin), constant);
+    }
     CUfunction entry = nullptr;
     refuse_unless_sticky(cuModuleGetFunction(&entry, module(launch.cubin), launch.kernel.c_str()),
                          "finding " + launch.kernel);
@@ -314,6 +319,30 @@ class Worker : public Host {
           "dynamic shared memory of " + std::to_string(launch.dynamic_smem) + " bytes");
     }
     return entry;
+  }
+
+  void write_constant(CUmodule loaded, const proto::Constant& constant) {
+    CUdeviceptr symbol = 0;
+    std::size_t symbol_bytes = 0;
+    refuse_unless_sticky(cuModuleGetGlobal(&symbol, &symbol_bytes, loaded, constant.symbol.c_str()),
+                         "finding __constant__ " + constant.symbol);
+    std::vector<std::byte> values;
+    if (constant.arg < 0) values = converted(constant.dtype, constant.values);
+    const std::size_t bytes =
+        constant.arg < 0 ? values.size()
+                         : workspace_.pristine.at(static_cast<std::size_t>(constant.arg)).bytes;
+    if (bytes > symbol_bytes) {
+      throw LaunchRefused("__constant__ " + constant.symbol + " holds " +
+                          std::to_string(symbol_bytes) + " bytes, its fill " +
+                          std::to_string(bytes));
+    }
+    if (constant.arg < 0) {
+      check(cuMemcpyHtoD(symbol, values.data(), bytes), "cuMemcpyHtoD");
+    } else {
+      const DeviceBuffer& from = workspace_.pristine.at(static_cast<std::size_t>(constant.arg));
+      check(cuMemcpyDtoD(symbol, from.pointer, bytes), "cuMemcpyDtoD");
+      check(cuCtxSynchronize(), "cuCtxSynchronize");
+    }
   }
 
   void launch(CUfunction entry, const proto::Launch& shape, std::vector<void*> params) {
@@ -354,7 +383,7 @@ class Worker : public Host {
     // The uploads above ran on the legacy stream and may still be in flight.
     check(cuCtxSynchronize(), "cuCtxSynchronize");
     if (request.reference) {
-      CUfunction reference = function(*request.reference);
+      CUfunction reference = function(*request.reference, request);
       restore_inputs();
       reset_outputs(request.args);
       launch(reference, *request.reference, params(request.args));
@@ -387,7 +416,8 @@ class Worker : public Host {
     for (std::size_t i = 0; i < args.size(); ++i) {
       if (!args[i].is_buffer || args[i].role == proto::Role::input) continue;
       bool integer = args[i].dtype == proto::Dtype::i32 || args[i].dtype == proto::Dtype::i64 ||
-                     args[i].dtype == proto::Dtype::u32;
+                     args[i].dtype == proto::Dtype::u32 || args[i].dtype == proto::Dtype::u64 ||
+                     args[i].dtype == proto::Dtype::u8;
       unsigned char fill = args[i].role == proto::Role::scratch ? 0x00 : integer ? 0x7f : 0xff;
       check(cuMemsetD8Async(workspace_.working[i].pointer, fill, workspace_.working[i].bytes,
                             stream_),
@@ -401,33 +431,11 @@ class Worker : public Host {
     for (std::size_t i = 0; i < args.size(); ++i) {
       const auto& arg = args[i];
       std::byte* slot = scalars_[i].data();
-      auto put = [&](auto value) { std::memcpy(slot, &value, sizeof value); };
+      if (arg.hidden) continue;
       if (arg.is_buffer) {
-        put(workspace_.working[i].pointer);
+        std::memcpy(slot, &workspace_.working[i].pointer, sizeof(CUdeviceptr));
       } else {
-        switch (arg.dtype) {
-          case proto::Dtype::f64:
-            put(arg.value);
-            break;
-          case proto::Dtype::f32:
-            put(static_cast<float>(arg.value));
-            break;
-          case proto::Dtype::f16:
-            put(float_to_half(static_cast<float>(arg.value)));
-            break;
-          case proto::Dtype::bf16:
-            put(float_to_bf16(static_cast<float>(arg.value)));
-            break;
-          case proto::Dtype::i32:
-            put(static_cast<std::int32_t>(arg.value));
-            break;
-          case proto::Dtype::i64:
-            put(static_cast<std::int64_t>(arg.value));
-            break;
-          case proto::Dtype::u32:
-            put(static_cast<std::uint32_t>(arg.value));
-            break;
-        }
+        put_value(arg.dtype, slot, arg.value);
       }
       pointers.push_back(slot);
     }

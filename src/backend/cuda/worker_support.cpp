@@ -62,6 +62,10 @@ double element(const std::vector<std::byte>& data, proto::Dtype dtype, std::size
       return static_cast<double>(read(std::int64_t{}));
     case proto::Dtype::u32:
       return read(std::uint32_t{});
+    case proto::Dtype::u64:
+      return static_cast<double>(read(std::uint64_t{}));
+    case proto::Dtype::u8:
+      return read(std::uint8_t{});
   }
   return 0;
 }
@@ -177,40 +181,51 @@ double milliseconds_since(std::chrono::steady_clock::time_point start) {
       .count();
 }
 
+void put_value(proto::Dtype dtype, std::byte* out, double value) {
+  auto put = [&](auto typed) { std::memcpy(out, &typed, sizeof typed); };
+  switch (dtype) {
+    case proto::Dtype::f64:
+      return put(value);
+    case proto::Dtype::f32:
+      return put(static_cast<float>(value));
+    case proto::Dtype::f16:
+      return put(float_to_half(static_cast<float>(value)));
+    case proto::Dtype::bf16:
+      return put(float_to_bf16(static_cast<float>(value)));
+    case proto::Dtype::i32:
+      return put(static_cast<std::int32_t>(value));
+    case proto::Dtype::i64:
+      return put(static_cast<std::int64_t>(value));
+    case proto::Dtype::u32:
+      return put(static_cast<std::uint32_t>(value));
+    case proto::Dtype::u64:
+      return put(static_cast<std::uint64_t>(value));
+    case proto::Dtype::u8:
+      return put(static_cast<std::uint8_t>(value));
+  }
+}
+
+std::vector<std::byte> converted(proto::Dtype dtype, const std::vector<double>& values) {
+  std::vector<std::byte> data(values.size() * proto::dtype_size(dtype));
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    put_value(dtype, data.data() + i * proto::dtype_size(dtype), values[i]);
+  }
+  return data;
+}
+
 // Random values away from zero, so that a kernel that skips work cannot pass by accident (the
 // values docs/spec-format.md promises): reals in +-[0.1, 1), integers in [1, 15].
 std::vector<std::byte> random_values(proto::Dtype dtype, std::uint64_t count, Random& rng) {
   std::vector<std::byte> data(count * proto::dtype_size(dtype));
+  const bool real_type = dtype == proto::Dtype::f64 || dtype == proto::Dtype::f32 ||
+                         dtype == proto::Dtype::f16 || dtype == proto::Dtype::bf16;
   for (std::uint64_t i = 0; i < count; ++i) {
     std::uint64_t bits = rng.next();
     float real = 0.1f + static_cast<float>(bits >> 40) * (0.9f / 16777216.0f);
     if (bits & 1) real = -real;
     std::int64_t integer = static_cast<std::int64_t>((bits >> 1) % 15) + 1;
-    std::byte* out = data.data() + i * proto::dtype_size(dtype);
-    auto put = [&](auto value) { std::memcpy(out, &value, sizeof value); };
-    switch (dtype) {
-      case proto::Dtype::f64:
-        put(static_cast<double>(real));
-        break;
-      case proto::Dtype::f32:
-        put(real);
-        break;
-      case proto::Dtype::f16:
-        put(float_to_half(real));
-        break;
-      case proto::Dtype::bf16:
-        put(float_to_bf16(real));
-        break;
-      case proto::Dtype::i32:
-        put(static_cast<std::int32_t>(integer));
-        break;
-      case proto::Dtype::i64:
-        put(integer);
-        break;
-      case proto::Dtype::u32:
-        put(static_cast<std::uint32_t>(integer));
-        break;
-    }
+    put_value(dtype, data.data() + i * proto::dtype_size(dtype),
+              real_type ? static_cast<double>(real) : static_cast<double>(integer));
   }
   return data;
 }

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "cppgen/call_shim.hpp"
 #include "cutune/cpu.hpp"
 #include "cutune/runtime.hpp"
 #include "cutune/spec.hpp"
@@ -67,10 +68,13 @@ class CpuLoader {
           fmt::format("cannot load {}: {}", result.output.string(), dlerror()));
     }
     std::shared_ptr<void> library(handle, [](void* h) { dlclose(h); });
-    void* symbol = dlsym(handle, spec_.entry.c_str());
+    // With `arguments` the object's entry is the call shim the backend compiled around it.
+    const std::string entry =
+        spec_.arguments.empty() ? spec_.entry : std::string(cppgen::call_shim_symbol);
+    void* symbol = dlsym(handle, entry.c_str());
     if (symbol == nullptr) {
       throw std::runtime_error(fmt::format("{} has no entry point '{}' (is it extern \"C\"?)",
-                                           result.output.string(), spec_.entry));
+                                           result.output.string(), entry));
     }
     return std::make_unique<CpuKernel>(config, origin, std::move(library),
                                        reinterpret_cast<CpuKernel::Entry>(symbol));

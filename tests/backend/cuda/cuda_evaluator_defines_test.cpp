@@ -49,13 +49,8 @@ constexpr const char* spec_text = R"js({
 
 TEST(CudaEvaluatorDefines, KnobsReachTheCompilerAsTheCpuBackendDefinesThem) {
   TempDir dir("defines");
-  std::ofstream(dir.path() / "kernel.cu") << kernel_source;
-  std::ofstream(dir.path() / "spec.json") << spec_text;
-  const KernelSpec spec = load_spec(dir.path() / "spec.json");
-  CudaOptions options;
-  options.cache_dir = dir.path() / "cache";
-  options.worker = CUTUNE_FAKE_WORKER;
-  CudaEvaluator evaluator(spec, {}, options);
+  const KernelSpec spec = cuda::testing::written_spec(dir, "kernel.cu", kernel_source, spec_text);
+  CudaEvaluator evaluator(spec, {}, cuda::testing::stand_in_options(dir));
   EXPECT_EQ(evaluator.device().cc_major, 9);  // the stand-in worker's report
 
   const auto& space = spec.tuning->space;

@@ -7,7 +7,8 @@
 // exit, as the real worker does when device memory runs out). A family
 // request (op "family") of family "echo" is answered ok with the request it carried, unread; any
 // other family is refused as by a worker without that family's mode. Paired rounds (a request with
-// rounds > 0) time each candidate that passes as block.x / 32 ms.
+// rounds > 0) time each candidate that passes as block.x / 32 ms. A kernel whose symbol holds
+// "echo" is ok, its detail the request it came in.
 //   cutune-fake-cuda-worker --device N [--fail-start]
 #include <signal.h>
 #include <unistd.h>
@@ -94,7 +95,10 @@ int main(int argc, char** argv) {
     proto::MeasureReply reply;
     reply.id = request.id;
     reply.detail = "pid " + std::to_string(::getpid());
-    if (behaviour == "ok") {
+    if (behaviour.find("echo") != std::string::npos) {  // any symbol naming it: NVRTC's too
+      reply.outcome = "ok";  // no repetitions: the detail stays the reply's
+      reply.detail = message.at("request").dump();
+    } else if (behaviour == "ok") {
       reply.outcome = "ok";
       reply.time_ms = 1.0;
       reply.min_ms = 0.9;

@@ -9,7 +9,9 @@
 #include <sstream>
 #include <string>
 
+#include "cutune/cuda.hpp"
 #include "cutune/cuda/compile.hpp"
+#include "cutune/spec.hpp"
 
 namespace cutune::cuda::testing {
 
@@ -53,5 +55,22 @@ class TempDir {
  private:
   std::filesystem::path path_;
 };
+
+// `spec` written into `dir` as spec.json with its kernel `source` as `source_name`, loaded by the
+// spec loader.
+inline KernelSpec written_spec(const TempDir& dir, const std::string& source_name,
+                               const char* source, const char* spec) {
+  std::ofstream(dir.path() / source_name) << source;
+  std::ofstream(dir.path() / "spec.json") << spec;
+  return load_spec(dir.path() / "spec.json");
+}
+
+// An evaluator's options over the stand-in worker, with a compile cache of its own in `dir`.
+inline CudaOptions stand_in_options(const TempDir& dir) {
+  CudaOptions options;
+  options.cache_dir = dir.path() / "cache";
+  options.worker = CUTUNE_FAKE_WORKER;
+  return options;
+}
 
 }  // namespace cutune::cuda::testing

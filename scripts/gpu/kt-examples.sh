@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# Kernel Tuner's own CUDA examples, tuned by cutune through `cutune import-kt` of their tune
+# scripts and by Kernel Tuner itself on the same budget (issue 32). The repository keeps none of
+# Kernel Tuner's files: EXAMPLES is a copy of its examples/cuda folder.
+#
+#   scripts/gpu/kt-examples.sh wheels             here (network): Kernel Tuner's pinned wheels
+#                                                 (bench/search/requirements-kernel-tuner.txt) and
+#                                                 cuda-python's (KT's nvcuda backend) into
+#                                                 .whl/kernel-tuner (ignored)
+#   scripts/gpu/kt-examples.sh check EXAMPLES     here (no GPU): import-kt of each example and an
+#                                                 nvcc compile of its default config for sm_90a
+#   scripts/gpu/kt-examples.sh run EXAMPLES [BUDGET]
+#                                                 there (after carry.sh unpack): a venv from the
+#                                                 wheels, then per example cutune's tune and Kernel
+#                                                 Tuner's (random_sample, max_fevals BUDGET,
+#                                                 default 100); prints cutune best / KT best /
+#                                                 ratio / checked
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+# shellcheck source=scripts/gpu/lib.sh
+source "$root/scripts/gpu/lib.sh"
+bin="${BUILD_DIR:-$root/build/release}/bin"
+wheels="$root/.whl/kernel-tuner"
+work="${WORK_DIR:-$root/build/kt-examples}"
+# The examples whose first tune_kernel() call needs no Python host code (pnpoly's host code,
+# convolution_streams' streams, spmv's CSR data built in Python, texture memory, precision
+# wrappers, code generators and kernel builders do); the reference, when there is one, is a
+# run_kernel() kernel. reduction is left out: its `#pragma unroll loop_unroll_factor_0` needs
+# Kernel Tuner's rewriting of the source (a constexpr, or the pragma removed for 0), as nvcc does
+# not expand macros in a pragma's argument.
+examples=(convolution convolution_correct expdist matmul sepconv stencil vector_add zeromeanfilter)
+
+# import EXAMPLES NAME: the spec of NAME.py in $work/NAME/spec.json; prints its check or "none".
+import_one() {
+  mkdir -p "$work/$2"
+  "$bin/cutune" import-kt "$1/$2.py" -o "$work/$2/spec.json" > "$work/$2/import.log" 2>&1 ||
+    { cat "$work/$2/import.log" >&2; return 1; }
+  python3 -c 'import json,sys; c=json.load(open(sys.argv[1])).get("check"); print(c["entry"] if c else "none")' \
+    "$work/$2/spec.json"
+}
+
+case "${1:-}" in
+  wheels)
+    mkdir -p "$wheels"
+    python3 -m pip download --dest "$wheels" -r "$root/bench/search/requirements-kernel-tuner.txt" \
+      cuda-python==13.4.4
+    ;;
+  check)
+    examples_dir="$(cd "${2:?usage: kt-examples.sh check EXAMPLES}" && pwd)"
+    require_nvcc kt-examples
+    printf '%-22s %-8s %-22s %s\n' example import reference "nvcc sm_90a (default config)"
+    for name in "${examples[@]}"; do
+      if ! reference=$(import_one "$examples_dir" "$name" 2>"$work-$name.err"); then
+        printf '%-22s %-8s %s\n' "$name" failed "$(tail -1 "$work-$name.err")"
+        continue
+      fi
+      defines=$("$bin/cutune" space "$work/$name/spec.json" --json |
+        python3 -c 'import json,sys; c=json.load(sys.stdin)["default_config"]; print(" ".join("-D%s=%s" % kv for kv in c.items()))')
+      flags=$(python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); print(" ".join(s["compile"]["flags"]) + " " + s["source"])' "$work/$name/spec.json")
+      # shellcheck disable=SC2086  # word splitting wanted
+      if (cd "$work/$name" && nvcc -cubin -arch=sm_90a -o kernel.cubin $defines $flags) > "$work/$name/nvcc.log" 2>&1; then
+        printf '%-22s %-8s %-22s %s\n' "$name" ok "$reference" compiles
+      else
+        printf '%-22s %-8s %-22s %s\n' "$name" ok "$reference" "fails: $(grep -m1 error "$work/$name/nvcc.log")"
+      fi
+    done
+    ;;
+  run)
+    examples_dir="$(cd "${2:?usage: kt-examples.sh run EXAMPLES [BUDGET]}" && pwd)"
+    budget="${3:-100}"
+    require_nvcc kt-examples
+    add_cublaslt_path
+    export CUTUNE_CUDA_WORKER="$bin/cutune-cuda-worker"
+    # The libraries carry.sh bundles beside the build (the GPU image lacks the Debian packages).
+    export LD_LIBRARY_PATH="$bin/../devlib:$bin/../lib:${LD_LIBRARY_PATH:-}"
+    [[ -x "$work/venv/bin/python" ]] || {
+      python3 -m venv "$work/venv"
+      "$work/venv/bin/pip" install --no-index --find-links "$wheels" \
+        -r "$root/bench/search/requirements-kernel-tuner.txt" cuda-python==13.4.4
+    }
+    record_gpu "$work/gpu.txt"
+    printf '%-22s %12s %12s %7s %s\n' example "cutune ms" "KT ms" ratio checked
+    for name in "${examples[@]}"; do
+      reference=$(import_one "$examples_dir" "$name") || { echo "$name: import failed"; continue; }
+      "$bin/cutune" tune "$work/$name/spec.json" --budget "$budget" --no-store --json \
+        > "$work/$name/cutune.json" 2> "$work/$name/cutune.log" || true
+      "$work/venv/bin/python" "$root/scripts/gpu/kt_examples_run.py" "$examples_dir/$name.py" \
+        "$budget" nvcuda > "$work/$name/kt.json" 2> "$work/$name/kt.log" || true
+      python3 - "$name" "$reference" "$work/$name" <<'PY'
+import json, sys
+name, reference, folder = sys.argv[1:4]
+def load(path):
+    try:
+        text = open(path).read()
+        return json.loads(text[text.index("{"):])
+    except (OSError, ValueError):
+        return {}
+cutune, kt = load(folder + "/cutune.json"), load(folder + "/kt.json")
+best = (cutune.get("best") or {}).get("time_ms")
+kt_best = kt.get("best_ms")
+ratio = "%.2f" % (best / kt_best) if best and kt_best else "-"
+checked = ("against " + reference) if reference != "none" and best else "no reference"
+print("%-22s %12s %12s %7s %s" % (name, "%.4f" % best if best else "-",
+                                   "%.4f" % kt_best if kt_best else "-", ratio, checked))
+PY
+    done
+    ;;
+  *)
+    sed -n '2,17p' "$0"
+    exit 2
+    ;;
+esac
