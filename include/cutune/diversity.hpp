@@ -39,6 +39,7 @@ struct DiversityReport {
   nlohmann::json to_json() const;
 };
 
+// Throws nothing of its own: a default config the space cannot make is reported in default_error.
 DiversityReport measure_diversity(const TuningSpace& ts, const Problem& problem,
                                   const Device& device, std::size_t population, std::uint64_t seed);
 

@@ -32,7 +32,7 @@ struct NearestWinner {
 // The winners of the k nearest tuned shapes of one family on one device, nearest first, one per
 // distinct config; `problem` itself is never one of them. A shape counts only when it has the same
 // argument names as `problem` and equal non-numeric arguments (dtype...). Stored configs the space
-// rejects (an older family version) are skipped.
+// rejects (an older family version) are skipped. Throws StoreError when the store cannot be read.
 std::vector<NearestWinner> nearest_winners(Store& store, std::string_view family,
                                            std::string_view device, const Problem& problem,
                                            const Space& space, std::size_t k);
@@ -40,7 +40,7 @@ std::vector<NearestWinner> nearest_winners(Store& store, std::string_view family
 // The one warm-start set-up of a tune of `family`'s `problem` measured on `device` (the store
 // key's): the winners of the `neighbours` nearest tuned shapes in `store` (nearest_winners),
 // appended to options.warm_start, and returned. Used by `cutune tune`, the runtime's tunes and
-// compare_warm_start.
+// compare_warm_start. Throws what nearest_winners throws.
 std::vector<NearestWinner> add_warm_start(TuneOptions& options, Store& store, const Family& family,
                                           const Problem& problem, std::string_view device,
                                           std::size_t neighbours);
@@ -48,7 +48,8 @@ std::vector<NearestWinner> add_warm_start(TuneOptions& options, Store& store, co
 // The one transfer set-up of a tune under `key`: every other key of `family` in `store` (other
 // devices, other shapes) with at least 8 correct results becomes a prior in options.priors, its
 // latest results as configs of the family's space (rows of another space version skipped).
-// Returns what was added (weights 0: the tune weighs them). Used by `cutune tune`.
+// Returns what was added (weights 0: the tune weighs them). Used by `cutune tune`. Throws
+// StoreError when the store cannot be read.
 std::vector<PriorWeight> add_priors(TuneOptions& options, Store& store, const Family& family,
                                     const TuningKey& key);
 
