@@ -44,16 +44,13 @@ std::string problem_text(const GemmShape& s) {
                      s.b_transposed ? ",b_layout=n_by_k" : "");
 }
 
-// By the one problem rule, as `cutune tune gemm --problem` reads it ("m=128" keeps the example's
-// n, k and dtype).
-Problem gemm_problem(const std::string& text) { return problem_for(family_source("gemm"), text); }
-
 }  // namespace
 
 struct GemmRunner::Impl {
   int device = 0;
   CUcontext context = nullptr;
-  WarningLog warnings;  // outlives the runtime
+  WarningLog warnings;                          // outlives the runtime
+  FamilySource source{nullptr, gemm_family()};  // built once: the runtime's family too
   std::optional<Runtime> runtime;
   std::map<GemmShape, const GemmRuntimeKernel*> kernels;
   // The worker's one timing (backend/cuda/launch_timer.hpp), for the stream it was made on.
@@ -61,18 +58,22 @@ struct GemmRunner::Impl {
 
   const GemmRuntimeKernel& kernel(const GemmShape& shape) {
     if (auto found = kernels.find(shape); found != kernels.end()) return *found->second;
-    const Kernel& loaded = runtime->get("gemm", gemm_problem(problem_text(shape)));
+    const Kernel& loaded = runtime->get("gemm", problem(problem_text(shape)));
     const auto* gemm = &loaded.as<GemmRuntimeKernel>();
     kernels.emplace(shape, gemm);
     return *gemm;
   }
+
+  // By the one problem rule, as `cutune tune gemm --problem` reads it ("m=128" keeps the
+  // example's n, k and dtype).
+  Problem problem(const std::string& text) const { return problem_for(source, text); }
 };
 
 GemmRunner::GemmRunner(const std::string& db, int device) : impl_(std::make_unique<Impl>()) {
   impl_->device = device;
   impl_->context = primary_context(device);
   impl_->runtime.emplace(impl_->warnings.runtime_options(db));
-  impl_->runtime->add_family(gemm_family());
+  impl_->runtime->add_family(impl_->source.family);
 }
 
 GemmRunner::~GemmRunner() {
@@ -93,7 +94,7 @@ void GemmRunner::launch(const GemmShape& shape, std::uint64_t a, std::uint64_t b
 std::string GemmRunner::describe(const GemmShape& shape) { return describe(problem_text(shape)); }
 
 std::string GemmRunner::describe(const std::string& problem) {
-  const KernelQuery query = impl_->runtime->query("gemm", gemm_problem(problem));
+  const KernelQuery query = impl_->runtime->query("gemm", impl_->problem(problem));
   const auto& kernel = impl_->runtime->get(query).as<GemmRuntimeKernel>();
   nlohmann::json out{{"family", "gemm"},
                      {"problem", query.problem().canonical()},
