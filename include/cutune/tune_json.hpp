@@ -11,6 +11,9 @@
 
 namespace cutune {
 
+// A number as JSON, NaN (unknown) as null: JSON has no NaN.
+nlohmann::json json_number(double x);
+
 // When the search first measured a config within `tolerance` (0.02: 2 %) of the winner, both as
 // the search measured them; none without a winner.
 std::optional<double> seconds_to_within(const TuneReport& report, double tolerance);

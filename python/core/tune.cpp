@@ -11,6 +11,7 @@
 #include "cutune/family.hpp"
 #include "cutune/session.hpp"
 #include "cutune/store.hpp"
+#include "cutune/tune_json.hpp"
 #include "cutune/warm_start.hpp"
 #include "cutune_python.hpp"
 #include "tune_session.hpp"
@@ -18,17 +19,12 @@
 namespace cutune::python {
 namespace {
 
-// NaN (unknown) as null: JSON has no NaN.
-nlohmann::json number(double value) {
-  return std::isnan(value) ? nlohmann::json() : nlohmann::json(value);
-}
-
 nlohmann::json decision_json(const Decision& d) {
   return {{"winner_hash", d.winner_hash},
           {"config", nlohmann::json::parse(d.winner_json)},
           {"tune_id", d.tune_id},
-          {"speedup_over_default", number(d.speedup)},
-          {"speedup_interval", {number(d.speedup_low), number(d.speedup_high)}},
+          {"speedup_over_default", json_number(d.speedup)},
+          {"speedup_interval", {json_number(d.speedup_low), json_number(d.speedup_high)}},
           {"rounds", d.rounds},
           {"finalists", nlohmann::json::parse(d.finalists_json)}};
 }

@@ -5,12 +5,9 @@
 
 namespace cutune {
 
-namespace {
-
-// JSON has no NaN: an unknown number is null.
-nlohmann::json number(double x) { return std::isnan(x) ? nlohmann::json() : nlohmann::json(x); }
-
-}  // namespace
+nlohmann::json json_number(double x) {
+  return std::isnan(x) ? nlohmann::json() : nlohmann::json(x);
+}
 
 nlohmann::json finalists_json(const TournamentResult& result) {
   nlohmann::json out = nlohmann::json::array();
@@ -20,15 +17,15 @@ nlohmann::json finalists_json(const TournamentResult& result) {
                    {"role", to_string(f.role)},
                    {"outcome", to_string(f.measurement.outcome)},
                    {"detail", f.measurement.ok() ? std::string() : f.measurement.detail},
-                   {"time_ms", number(f.measurement.time_ms)},
-                   {"ratio", number(f.vs_default.median)},
-                   {"ratio_low", number(f.vs_default.low)},
-                   {"ratio_high", number(f.vs_default.high)},
+                   {"time_ms", json_number(f.measurement.time_ms)},
+                   {"ratio", json_number(f.vs_default.median)},
+                   {"ratio_low", json_number(f.vs_default.low)},
+                   {"ratio_high", json_number(f.vs_default.high)},
                    {"rounds", f.vs_default.rounds},
                    {"vs_reference",
-                    {{"ratio", number(f.vs_reference.median)},
-                     {"low", number(f.vs_reference.low)},
-                     {"high", number(f.vs_reference.high)},
+                    {{"ratio", json_number(f.vs_reference.median)},
+                     {"low", json_number(f.vs_reference.low)},
+                     {"high", json_number(f.vs_reference.high)},
                      {"rounds", f.vs_reference.rounds}}}});
   }
   return out;
@@ -39,9 +36,9 @@ nlohmann::json rounds_json(const TournamentResult& result) {
   nlohmann::json power = nlohmann::json::array();
   nlohmann::json reference = nlohmann::json::array();
   for (const TimedRound& round : result.rounds) {
-    reference.push_back(number(round.reference_ms));
-    clocks.push_back(number(round.sm_clock_mhz));
-    power.push_back(number(round.power_w));
+    reference.push_back(json_number(round.reference_ms));
+    clocks.push_back(json_number(round.sm_clock_mhz));
+    power.push_back(json_number(round.power_w));
   }
   return {{"rounds", result.rounds.size()},
           {"warmup_rounds", result.warmup_rounds},
