@@ -5,7 +5,12 @@ flush, bench/gpu/peers.py's GraphTimer), and each is checked against eager PyTor
 JSON line per kernel and a table last; writes OUT/head_to_head.jsonl.
 
     python bench/helion/head_to_head.py --kernels matmul,softmax [--full matmul]
-        [--twice softmax] [--budget N] [--rounds 7] [--out DIR]
+        [--twice softmax] [--budget N] [--rounds 7] [--out DIR] [--helion-from JSONL]
+
+Each row keeps Helion's winners (`helion_quick_config`, ...). --helion-from takes the winners,
+wall times and counts of an earlier call's rows instead of tuning again: Helion's tunes cost
+minutes of GPU, so a later call that re-tunes cutune pairs it with Helion's recorded winners,
+compiled and timed afresh in this process.
 """
 import argparse
 import json
@@ -21,6 +26,7 @@ sys.path[:0] = [here, os.path.join(here, "..", "gpu")]
 import torch  # noqa: E402
 
 import cutune.helion  # noqa: E402  (before helion: it makes helion importable on torch 2.11)
+import helion  # noqa: E402
 from helion.runtime.settings import default_autotuner_fn  # noqa: E402
 from kernels import cases  # noqa: E402
 
@@ -69,6 +75,18 @@ def paired(timer, fns, rounds, reps=20) -> list:
     return per_round
 
 
+def recorded_helion(path: str) -> dict:
+    """(kernel, effort) -> an earlier row's Helion fields, from head_to_head.jsonl files."""
+    found = {}
+    for line in open(path) if path else []:
+        row = json.loads(line)
+        for effort in ("quick", "full"):
+            if f"helion_{effort}_config" in row:
+                found[(row["kernel"], effort)] = {k: v for k, v in row.items()
+                                                  if k.startswith(f"helion_{effort}")}
+    return found
+
+
 def error(out, ref) -> float:
     out, ref = out.float(), ref.float()
     if not torch.isfinite(out).all():
@@ -85,12 +103,15 @@ def main():
                         help="kernels cutune tunes a second time, cold, on a store of its own")
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--out", default=os.environ.get("OUT", "/tmp"))
+    parser.add_argument("--helion-from", default="",
+                        help="an earlier head_to_head.jsonl: its Helion winners, not new tunes")
     opts = parser.parse_args()
     from peers import GraphTimer
     timer = GraphTimer()
     timer.ramp()
     db = os.path.join(opts.out, "cutune-helion.db")
     table = cases("cuda")
+    recorded = recorded_helion(opts.helion_from)
     rows = []
     for name in opts.kernels.split(","):
         maker, make_args, reference, problem = table[name]
@@ -124,10 +145,18 @@ def main():
                 autotune_effort="quick")
             fns["cutune_again"] = lambda: again(*args)
         for effort in ["quick"] + (["full"] if name in opts.full.split(",") else []):
-            theirs, seconds, helion_search = run_tuner(maker, args, default_autotuner_fn,
-                                                       autotune_effort=effort)
-            row[f"helion_{effort}_s"] = seconds
-            row[f"helion_{effort}"] = counts(helion_search)
+            if (name, effort) in recorded:
+                row.update(recorded[(name, effort)])
+                row[f"helion_{effort}_recorded"] = opts.helion_from
+                config = helion.Config.from_dict(row[f"helion_{effort}_config"])
+                theirs = maker(config=config)
+                cold_triton_cache()
+            else:
+                theirs, seconds, helion_search = run_tuner(maker, args, default_autotuner_fn,
+                                                           autotune_effort=effort)
+                row[f"helion_{effort}_s"] = seconds
+                row[f"helion_{effort}"] = counts(helion_search)
+                row[f"helion_{effort}_config"] = json.loads(theirs.bind(args)._config.to_json())
             row[f"helion_{effort}_error"] = error(theirs(*args), ref)
             fns[f"helion_{effort}"] = (lambda k: lambda: k(*args))(theirs)
         names = list(fns)

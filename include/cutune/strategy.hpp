@@ -32,6 +32,9 @@ struct SearchContext {
   std::vector<Config> seeds;  // eligible heuristic seeds and warm-start configs, best first
   std::uint64_t rng_seed = 0;
   std::size_t max_evaluations = 0;  // the budget the driver will enforce, as a hint for schedules
+  // The first round's configs beyond the seeds are the seeds' neighbours rather than random draws
+  // (TuneOptions::start_near_seeds; the walker strategies, pattern and lfbo, honour it).
+  bool start_near_seeds = false;
 };
 
 class Strategy {

@@ -36,13 +36,19 @@ struct TuneOptions {
   std::size_t max_evaluations = 100;  // new configs measured (results found in the store count)
   double max_seconds = 0.0;           // wall-time budget; 0 means none
   // Ends the search early once it has stopped improving: after at least min_evaluations configs,
-  // when `patience` rounds in a row did not make the fastest config at least min_gain faster.
+  // when `patience` rounds in a row did not make the fastest config at least min_gain faster (a
+  // round that made it 5 % faster earns one more: src/tune/plateau.hpp).
   // Where the measure is costly (a Python framework compiles every config) a search that found its
   // answer early should not spend the rest of the budget; 0 turns it off.
   std::size_t patience = 0;
   std::size_t min_evaluations = 0;
   double min_gain = 0.01;
   std::uint64_t seed = 0;
+  // The first round samples the neighbourhoods of the default and the seeds instead of the whole
+  // space. Where every candidate costs a framework's compile (a Helion or Triton kernel) a random
+  // draw is often a config that compiles for many seconds or not at all, and a round waits for its
+  // slowest compile; the default's neighbours compile like the default and are a better start.
+  bool start_near_seeds = false;
   std::size_t batch_size = 0;  // candidates per evaluator call; 0: twice the hardware threads
   std::size_t retime_top = 3;  // the fastest few by search time that enter the tournament
   TournamentOptions tournament;

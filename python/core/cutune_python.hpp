@@ -44,6 +44,7 @@ struct TuneRequest {
   // TuneOptions::patience and min_evaluations: end the search once it stops improving; 0: never.
   std::size_t patience = 0;
   std::size_t min_evaluations = 0;
+  bool start_near_seeds = false;  // TuneOptions::start_near_seeds
   // The family's results on other devices and shapes in the store as transfer priors, as
   // `cutune tune` looks for them (TuneSessionOptions::transfer); false: `--no-transfer`.
   bool transfer = true;

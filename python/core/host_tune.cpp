@@ -79,7 +79,11 @@ std::string host_tune_json(const HostKernel& kernel, const TuneRequest& request,
     };
   }
   HostSession session = open_session(kernel, std::move(measurer));
-  return tune_family_json(session.family, session.problem, request);
+  // Each of a host kernel's configs is a framework's compile: start from the default's and the
+  // seeds' neighbours, not from random draws (TuneOptions::start_near_seeds).
+  TuneRequest near_seeds = request;
+  near_seeds.start_near_seeds = true;
+  return tune_family_json(session.family, session.problem, near_seeds);
 }
 
 std::string host_decision_json(const HostKernel& kernel, const std::string& db) {

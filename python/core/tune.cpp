@@ -64,6 +64,7 @@ std::string session_json(TuneSession& session, const TuneRequest& request) {
   options.batch_size = request.batch;
   options.patience = request.patience;
   options.min_evaluations = request.min_evaluations;
+  options.start_near_seeds = request.start_near_seeds;
   options.stop = request.stop;
   std::atomic<bool> stop = false;
   TuneCallbacks callbacks;

@@ -31,8 +31,9 @@ from ._helion_space import HelionSpace  # noqa: E402
 # PATIENCE rounds in a row did not find a config 1 % faster, or at BUDGETS. Helion's quick effort
 # measures 100-350 configs and its full effort several hundred; a kernel whose default or compiler
 # seed is near its best (a norm) ends after two or three rounds, while a wide space still
-# improving (attention) keeps searching. Rounds of 12: Helion compiles each round in parallel, and
-# the surrogate chooses every round after the first.
+# improving (attention) keeps searching. Rounds of 12: Helion compiles each round in parallel; the
+# first is the default, the seeds and their neighbours (the core's start_near_seeds), and the
+# surrogate chooses every round after it.
 BUDGETS = {"quick": 96, "full": 256}
 MIN_CONFIGS = {"quick": 24, "full": 48}
 PATIENCE = {"quick": 1, "full": 2}

@@ -144,6 +144,26 @@ std::size_t QueuedStrategy::offer_seeds() {
   return queued;
 }
 
+std::size_t QueuedStrategy::offer_seed_neighbours(std::size_t count) {
+  std::vector<std::vector<Config>> around;
+  for (const Config& seed : state_.context().seeds) {
+    const std::optional<Config> centre = state_.normalize(seed);
+    if (!centre) continue;
+    around.push_back(fresh_candidates(state_, state_.space().neighbours(*centre, 1)));
+    std::shuffle(around.back().begin(), around.back().end(), state_.rng());
+  }
+  std::size_t queued = 0;
+  for (std::size_t depth = 0, left = 1; queued < count && left > 0; ++depth) {
+    left = 0;
+    for (std::vector<Config>& neighbours : around) {
+      if (depth >= neighbours.size()) continue;
+      ++left;
+      if (queued < count && offer(std::move(neighbours[depth]))) ++queued;
+    }
+  }
+  return queued;
+}
+
 std::vector<Config> fresh_candidates(const SearchState& state, std::vector<Config> candidates) {
   std::vector<Config> fresh;
   std::unordered_set<std::uint64_t> seen;

@@ -78,6 +78,9 @@ class QueuedStrategy : public Strategy {
   std::size_t offer_random(std::size_t count);
   // Queues every seed of the context that was never proposed; returns how many.
   std::size_t offer_seeds();
+  // Queues up to count configs one step from a seed (radius 1), drawn at random from each seed's
+  // neighbourhood in turn, best seed first; returns how many.
+  std::size_t offer_seed_neighbours(std::size_t count);
 
   SearchState state_;
 

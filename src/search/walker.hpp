@@ -30,12 +30,16 @@ class WalkerStrategy : public QueuedStrategy {
     centres_.clear();
   }
 
-  // The first refill: the seeds and random configs up to `initial_samples`. False once done.
+  // The first refill: the seeds, then up to `initial_samples` in all the seeds' neighbours (with
+  // SearchContext::start_near_seeds) and random configs. False once done.
   bool offer_initial(std::size_t initial_samples) {
     if (initialized_) return false;
     initialized_ = true;
-    const std::size_t seeds = offer_seeds();
-    if (seeds < initial_samples) offer_random(initial_samples - seeds);
+    std::size_t offered = offer_seeds();
+    if (state_.context().start_near_seeds && offered < initial_samples) {
+      offered += offer_seed_neighbours(initial_samples - offered);
+    }
+    if (offered < initial_samples) offer_random(initial_samples - offered);
     restart_sampled_ = true;
     return true;
   }

@@ -8,9 +8,14 @@
 
 namespace cutune {
 
-// TuneOptions::patience: counts the rounds since the fastest config last improved by min_gain.
+// TuneOptions::patience: counts the rounds since the fastest config last improved by min_gain. A
+// round that made it at least kSteepGain faster earns one more flat round: a search still
+// descending steeply often crosses a flat stretch before its next gain, while one near its answer
+// (a default already close to the best) gains little and ends on time.
 class Plateau {
  public:
+  static constexpr double kSteepGain = 0.05;
+
   Plateau(const TuneOptions& options, double fastest)
       : patience_(options.patience),
         min_evaluations_(options.min_evaluations),
@@ -19,14 +24,15 @@ class Plateau {
 
   void round_ended(double fastest) {
     if (fastest < reference_ * (1.0 - min_gain_)) {
+      flat_rounds_ = fastest < reference_ * (1.0 - kSteepGain) ? -1 : 0;
       reference_ = fastest;
-      flat_rounds_ = 0;
     } else {
       ++flat_rounds_;
     }
   }
   bool reached(std::size_t evaluated) const {
-    return patience_ > 0 && evaluated >= min_evaluations_ && flat_rounds_ >= patience_;
+    return patience_ > 0 && evaluated >= min_evaluations_ &&
+           flat_rounds_ >= static_cast<long>(patience_);
   }
 
  private:
@@ -34,7 +40,7 @@ class Plateau {
   std::size_t min_evaluations_;
   double min_gain_;
   double reference_;
-  std::size_t flat_rounds_ = 0;
+  long flat_rounds_ = 0;  // -1 after a steep round: the earned round comes first
 };
 
 }  // namespace cutune

@@ -89,8 +89,13 @@ class TuneRun {
     auto strategy = make_strategy(options_.strategy, options_.effort);
     const Config baseline = baseline_config();
     const std::uint64_t seed = participant_ ? participant_->seed(options_.seed) : options_.seed;
-    SearchContext context{&space_,           problem_, device_,
-                          starting_points(), seed,     options_.max_evaluations};
+    SearchContext context{&space_,
+                          problem_,
+                          device_,
+                          starting_points(),
+                          seed,
+                          options_.max_evaluations,
+                          options_.start_near_seeds};
     if (!options_.priors.empty()) {
       prior_ = std::make_shared<TransferPrior>(options_.priors, seed);
       prior_seeds_ = legal_prior_seeds();

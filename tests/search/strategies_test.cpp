@@ -7,6 +7,7 @@
 #include <cmath>
 #include <set>
 #include <thread>
+#include <unordered_set>
 
 #include "cutune/space.hpp"
 #include "cutune/strategy.hpp"
@@ -201,6 +202,38 @@ TEST(Strategies, SeedsComeFirstEvenWithSeedOnlyValues) {
         search(name, ts, separable, 2, {.max_evaluations = 40}, Effort::full, {seed});
     ASSERT_FALSE(outcome.steps.empty()) << name;
     EXPECT_EQ(outcome.steps.front().config, seed) << name;
+  }
+}
+
+// A host kernel's tune (every config a framework's compile) starts from the seeds' neighbourhood:
+// each config of the first round after the seed is one step from it, none a random draw.
+TEST(Strategies, StartNearSeedsFillsTheFirstRoundWithTheSeedsNeighbours) {
+  TuningSpace ts;
+  build_space(ts);
+  const Config seed = ts.space.complete({{"a", 5}, {"b", 4}, {"c", "x"}});
+  std::unordered_set<std::uint64_t> near;
+  for (const Config& n : ts.space.neighbours(seed, 1)) near.insert(n.hash());
+  ASSERT_GE(near.size(), 5u);
+  for (const std::string name : {"pattern", "lfbo"}) {
+    for (const auto effort : {Effort::quick, Effort::full}) {
+      auto strategy = make_strategy(name, effort);
+      FormulaEvaluator evaluator(separable);
+      SearchContext context;
+      context.space = &ts;
+      context.seeds = {seed};
+      context.rng_seed = 3;
+      context.max_evaluations = 40;
+      context.start_near_seeds = true;
+      strategy->start(context);
+      const std::vector<Config> first = strategy->ask(8);
+      ASSERT_EQ(first.size(), 8u) << name;
+      EXPECT_EQ(first.front(), seed) << name;
+      // The neighbours first, then (a neighbourhood smaller than the round) random draws.
+      for (std::size_t i = 1; i <= std::min(first.size() - 1, near.size()); ++i) {
+        EXPECT_TRUE(near.contains(first[i].hash()))
+            << name << ": " << first[i].to_string() << " is not one step from the seed";
+      }
+    }
   }
 }
 

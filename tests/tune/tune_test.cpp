@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "toy_family.hpp"
+#include "tune/plateau.hpp"
 
 namespace cutune {
 namespace {
@@ -161,6 +162,30 @@ TEST(Tune, PatienceEndsASearchThatStoppedImproving) {
   EXPECT_LE(report.evaluated.size(), 8u);
   EXPECT_LT(with->measured, searched_without);
   EXPECT_TRUE(report.best);  // the tournament still chooses a winner
+}
+
+// A round 5 % faster earns one more flat round before patience ends the search; a round only 1 %
+// faster does not.
+TEST(Tune, ASteepRoundEarnsOneMoreFlatRound) {
+  TuneOptions o;
+  o.patience = 1;
+  Plateau gentle(o, 10.0);
+  gentle.round_ended(9.85);  // 1.5 % faster
+  EXPECT_FALSE(gentle.reached(100));
+  gentle.round_ended(9.85);
+  EXPECT_TRUE(gentle.reached(100));
+
+  Plateau steep(o, 10.0);
+  steep.round_ended(9.0);  // 10 % faster
+  steep.round_ended(9.0);
+  EXPECT_FALSE(steep.reached(100));
+  steep.round_ended(8.99);  // under 1 %: flat
+  EXPECT_TRUE(steep.reached(100));
+  o.min_evaluations = 200;
+  Plateau early(o, 1.0);
+  early.round_ended(1.0);
+  EXPECT_FALSE(early.reached(100));
+  EXPECT_TRUE(early.reached(200));
 }
 
 TEST(Tune, RefusesAFamilyWithoutASpace) {
