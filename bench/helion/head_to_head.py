@@ -156,7 +156,9 @@ def main():
                                                            autotune_effort=effort)
                 row[f"helion_{effort}_s"] = seconds
                 row[f"helion_{effort}"] = counts(helion_search)
-                row[f"helion_{effort}_config"] = json.loads(theirs.bind(args)._config.to_json())
+                chosen = getattr(theirs.bind(args), "_config", None)  # what set_config() ran
+                if chosen is not None:
+                    row[f"helion_{effort}_config"] = json.loads(chosen.to_json())
             row[f"helion_{effort}_error"] = error(theirs(*args), ref)
             fns[f"helion_{effort}"] = (lambda k: lambda: k(*args))(theirs)
         names = list(fns)
