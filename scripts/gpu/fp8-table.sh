@@ -91,8 +91,7 @@ for problem in "${tune_problems[@]}"; do
   timeout "$(remaining 150)" "$bin/cutune" tune gemm_fp8 --problem "$problem" --db "$work/$tag.db" \
     --budget "${TUNE_BUDGET:-12}" --json > "$out/tune_$tag.json" 2> "$out/tune_$tag.log" ||
     { echo "  tune failed: $(tail -1 "$out/tune_$tag.log")"; continue; }
-  winner="$("$bin/cutune" show --db "$work/$tag.db" --json |
-    python3 -c 'import json, sys; print(json.dumps(json.load(sys.stdin)["results"][0]["config"]))')"
+  winner="$("$bin/cutune" show --db "$work/$tag.db" --json | winner_config)"
   "$bin/gemm_fp8_library" --problem "$problem" --config "$winner" >> "$work/tuned.jsonl"
 done
 echo "=== fp8_peers.py from $(elapsed) s"

@@ -14,9 +14,7 @@ tune() {
   timeout "$(remaining 120)" "$bin/cutune" tune gemm --problem "$problem" --db "$work/$tag.db" \
     --budget "${TUNE_BUDGET:-30}" --json > "$out/tune_$tag.json" 2> "$out/tune_$tag.log" ||
     { echo "  tune failed: $(tail -1 "$out/tune_$tag.log")"; return; }
-  "$bin/cutune" show --db "$work/$tag.db" --json |
-    python3 -c 'import json, sys; print(json.dumps(json.load(sys.stdin)["results"][0]["config"]))' \
-      > "$work/tuned_$shape$suffix.json"
+  "$bin/cutune" show --db "$work/$tag.db" --json | winner_config > "$work/tuned_$shape$suffix.json"
 }
 
 # bench SHAPE DTYPE LAYOUT TAG [gemm_peer_bench flags]: default_config, in bf16 x @ W also the rule's

@@ -30,6 +30,12 @@ export_gemm_environment() {
   [[ -d "$CUTUNE_CUTLASS_INCLUDE/cute" ]] || { echo "$1: no CUTLASS headers" >&2; exit 1; }
 }
 
+# winner_config < SHOW_JSON: the config of the first row of `cutune show --json` (the store's
+# decision for its one key: what `cutune export` deploys), as one line of JSON.
+winner_config() {
+  python3 -c 'import json, sys; print(json.dumps(json.load(sys.stdin)["results"][0]["config"]))'
+}
+
 # record_gpu FILE: the GPU's name, driver, clocks and power, printed and written to FILE.
 record_gpu() {
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw --format=csv,noheader |

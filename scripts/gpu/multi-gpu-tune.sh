@@ -55,8 +55,7 @@ fi
 configs=()
 for run in "${runs[@]}"; do
   # The decision: the config `cutune show` lists (and `cutune export` deploys) for the key.
-  winner=$(python3 -c 'import json, sys; print(json.dumps(json.load(open(sys.argv[1]))["results"][0]["config"]))' \
-    "$out/show_$run.json") && configs+=(--config "$run=$winner")
+  winner=$(winner_config < "$out/show_$run.json") && configs+=(--config "$run=$winner")
 done
 echo "=== winners re-timed on GPU 0 from $(elapsed) s"
 CUDA_VISIBLE_DEVICES=0 "$bin/gemm_peer_bench" --problem "$problem" "${configs[@]}" --reps 30 --rounds 7 \
