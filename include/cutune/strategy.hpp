@@ -35,6 +35,9 @@ struct SearchContext {
   // The first round's configs beyond the seeds are the seeds' neighbours rather than random draws
   // (TuneOptions::start_near_seeds; the walker strategies, pattern and lfbo, honour it).
   bool start_near_seeds = false;
+  // A walker moves to a neighbour only when it is at least this much faster than the centre
+  // (TuneOptions::min_move_gain; the walker strategies honour it).
+  double min_move_gain = 0.0;
 };
 
 class Strategy {

@@ -49,6 +49,11 @@ struct TuneOptions {
   // draw is often a config that compiles for many seconds or not at all, and a round waits for its
   // slowest compile; the default's neighbours compile like the default and are a better start.
   bool start_near_seeds = false;
+  // A search walker moves to a neighbour only when it is at least this much faster (0.01: 1 %).
+  // On a device a difference of a fraction of a percent is noise: a walker that follows it
+  // recentres on a config that differs from the last centre in a knob that does nothing, and
+  // measures the same neighbourhood again, shifted by that knob, instead of the rest of its own.
+  double min_move_gain = 0.0;
   std::size_t batch_size = 0;  // candidates per evaluator call; 0: twice the hardware threads
   std::size_t retime_top = 3;  // the fastest few by search time that enter the tournament
   TournamentOptions tournament;

@@ -45,6 +45,7 @@ struct TuneRequest {
   std::size_t patience = 0;
   std::size_t min_evaluations = 0;
   bool start_near_seeds = false;  // TuneOptions::start_near_seeds
+  double min_move_gain = 0.0;     // TuneOptions::min_move_gain
   // The family's results on other devices and shapes in the store as transfer priors, as
   // `cutune tune` looks for them (TuneSessionOptions::transfer); false: `--no-transfer`.
   bool transfer = true;

@@ -80,10 +80,12 @@ std::string host_tune_json(const HostKernel& kernel, const TuneRequest& request,
   }
   HostSession session = open_session(kernel, std::move(measurer));
   // Each of a host kernel's configs is a framework's compile: start from the default's and the
-  // seeds' neighbours, not from random draws (TuneOptions::start_near_seeds).
-  TuneRequest near_seeds = request;
-  near_seeds.start_near_seeds = true;
-  return tune_family_json(session.family, session.problem, near_seeds);
+  // seeds' neighbours, not from random draws, and spend no compile on following a gain that is
+  // noise (TuneOptions::start_near_seeds, min_move_gain: the patience's 1 %).
+  TuneRequest host = request;
+  host.start_near_seeds = true;
+  host.min_move_gain = 0.01;
+  return tune_family_json(session.family, session.problem, host);
 }
 
 std::string host_decision_json(const HostKernel& kernel, const std::string& db) {

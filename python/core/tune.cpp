@@ -65,6 +65,7 @@ std::string session_json(TuneSession& session, const TuneRequest& request) {
   options.patience = request.patience;
   options.min_evaluations = request.min_evaluations;
   options.start_near_seeds = request.start_near_seeds;
+  options.min_move_gain = request.min_move_gain;
   options.stop = request.stop;
   std::atomic<bool> stop = false;
   TuneCallbacks callbacks;

@@ -60,13 +60,14 @@ class WalkerStrategy : public QueuedStrategy {
     return false;
   }
 
-  // The walker's best measured neighbour within its radius, if it improves on the centre; each
-  // legal unmeasured neighbour (normalized) goes to `unmeasured`, in neighbourhood order.
+  // The walker's best measured neighbour within its radius, if it improves on the centre by at
+  // least SearchContext::min_move_gain; each legal unmeasured neighbour (normalized) goes to
+  // `unmeasured`, in neighbourhood order.
   template <class Unmeasured>
   std::optional<Walker> best_neighbour(Unmeasured&& unmeasured) {
     const Walker& w = *walker_;
     std::optional<Config> best;
-    double best_cost = w.cost;
+    double best_cost = w.cost * (1.0 - state_.context().min_move_gain);
     for (Config& neighbour : state_.space().neighbours(w.centre, w.radius)) {
       std::optional<Config> normalized = state_.normalize(std::move(neighbour));
       if (!normalized) continue;

@@ -95,7 +95,8 @@ class TuneRun {
                           starting_points(),
                           seed,
                           options_.max_evaluations,
-                          options_.start_near_seeds};
+                          options_.start_near_seeds,
+                          options_.min_move_gain};
     if (!options_.priors.empty()) {
       prior_ = std::make_shared<TransferPrior>(options_.priors, seed);
       prior_seeds_ = legal_prior_seeds();

@@ -3,6 +3,7 @@
 // point is the search, not the measuring.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <set>
@@ -232,6 +233,48 @@ TEST(Strategies, StartNearSeedsFillsTheFirstRoundWithTheSeedsNeighbours) {
       for (std::size_t i = 1; i <= std::min(first.size() - 1, near.size()); ++i) {
         EXPECT_TRUE(near.contains(first[i].hash()))
             << name << ": " << first[i].to_string() << " is not one step from the seed";
+      }
+    }
+  }
+}
+
+// A gain under min_move_gain is noise to a walker: it measures the rest of its centre's
+// neighbourhood rather than recentre on a config that differs in a knob that does nothing, and
+// measure that config's neighbourhood, the same one shifted by that knob.
+TEST(Strategies, AWalkerFollowsNoGainUnderMinMoveGain) {
+  TuningSpace ts;
+  ts.space.add("a", integer_fragment(0, 15));
+  for (int k = 0; k < 12; ++k) ts.space.add("flag" + std::to_string(k), boolean_fragment());
+  const Config seed = ts.space.complete({{"a", 5}});
+  // 0.1 % faster per step of a, and a noise of up to 0.05 % that a config keeps: every gain in
+  // this space is noise-sized.
+  const CostFunction cost = [](const Config& c) -> std::optional<double> {
+    return 1.0 - 0.001 * static_cast<double>(c.get_int("a")) +
+           0.0005 * static_cast<double>(c.hash() % 1000) / 1000.0;
+  };
+  std::unordered_set<std::uint64_t> near{seed.hash()};
+  for (const Config& n : ts.space.neighbours(seed, 1)) near.insert(n.hash());
+  ASSERT_EQ(near.size(), 15u);
+  for (const double gain : {0.0, 0.01}) {
+    for (const std::uint64_t rng_seed : {1, 2, 3}) {
+      auto strategy = make_strategy("lfbo", Effort::quick);
+      FormulaEvaluator evaluator(cost);
+      SearchContext context;
+      context.space = &ts;
+      context.seeds = {seed};
+      context.rng_seed = rng_seed;
+      context.max_evaluations = 15;
+      context.start_near_seeds = true;
+      context.min_move_gain = gain;
+      const SearchOutcome outcome =
+          run_search(*strategy, evaluator, context, {.max_evaluations = 15});
+      const auto left =
+          std::count_if(outcome.steps.begin(), outcome.steps.end(),
+                        [&](const SearchStep& step) { return !near.contains(step.config.hash()); });
+      if (gain > 0) {
+        EXPECT_EQ(left, 0) << "rng seed " << rng_seed << ": left the neighbourhood on noise";
+      } else {
+        EXPECT_GT(left, 0) << "rng seed " << rng_seed << ": a walker without the threshold moves";
       }
     }
   }
