@@ -47,7 +47,7 @@ class LfboPatternSearch final : public WalkerStrategy {
   }
 
   void refill(std::size_t wanted) override {
-    if (offer_initial(settings_.initial_samples)) return;
+    if (offer_initial(settings_.initial_samples, wanted)) return;
     fit();
     while (true) {
       if (!walker_ && !start_walker()) {

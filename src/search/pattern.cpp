@@ -26,7 +26,7 @@ class PatternSearch final : public WalkerStrategy {
 
  private:
   void refill(std::size_t wanted) override {
-    if (offer_initial(settings_.initial_samples)) return;
+    if (offer_initial(settings_.initial_samples, wanted)) return;
     while (true) {
       if (!walker_ && !start_walker()) {
         if (!restart_sampled_ && offer_random(settings_.restart_samples) > 0) {

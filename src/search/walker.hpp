@@ -5,6 +5,7 @@
 // in what they measure of a neighbourhood and in when they move.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <optional>
@@ -31,10 +32,13 @@ class WalkerStrategy : public QueuedStrategy {
   }
 
   // The first refill: the seeds, then up to `initial_samples` in all the seeds' neighbours (with
-  // SearchContext::start_near_seeds) and random configs. False once done.
-  bool offer_initial(std::size_t initial_samples) {
+  // SearchContext::start_near_seeds) and random configs. False once done. Near the seeds the
+  // first round is filled to the `wanted` the tune asked for: its configs compile together, so
+  // the free slots of a round cost nothing, and the seeds' neighbours are worth measuring.
+  bool offer_initial(std::size_t initial_samples, std::size_t wanted) {
     if (initialized_) return false;
     initialized_ = true;
+    if (state_.context().start_near_seeds) initial_samples = std::max(initial_samples, wanted);
     std::size_t offered = offer_seeds();
     if (state_.context().start_near_seeds && offered < initial_samples) {
       offered += offer_seed_neighbours(initial_samples - offered);

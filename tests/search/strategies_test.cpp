@@ -207,7 +207,8 @@ TEST(Strategies, SeedsComeFirstEvenWithSeedOnlyValues) {
 }
 
 // A host kernel's tune (every config a framework's compile) starts from the seeds' neighbourhood:
-// each config of the first round after the seed is one step from it, none a random draw.
+// each config of the first round after the seed is one step from it, none a random draw while
+// the neighbourhood lasts, and the round is as large as the tune asks (its slots cost nothing).
 TEST(Strategies, StartNearSeedsFillsTheFirstRoundWithTheSeedsNeighbours) {
   TuningSpace ts;
   build_space(ts);
@@ -226,8 +227,8 @@ TEST(Strategies, StartNearSeedsFillsTheFirstRoundWithTheSeedsNeighbours) {
       context.max_evaluations = 40;
       context.start_near_seeds = true;
       strategy->start(context);
-      const std::vector<Config> first = strategy->ask(8);
-      ASSERT_EQ(first.size(), 8u) << name;
+      const std::vector<Config> first = strategy->ask(24);
+      ASSERT_EQ(first.size(), 24u) << name;
       EXPECT_EQ(first.front(), seed) << name;
       // The neighbours first, then (a neighbourhood smaller than the round) random draws.
       for (std::size_t i = 1; i <= std::min(first.size() - 1, near.size()); ++i) {
