@@ -33,29 +33,8 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-const char* outcome_name(Outcome outcome) {
-  switch (outcome) {
-    case Outcome::ok:
-      return "ok";
-    case Outcome::invalid_config:
-      return "invalid_config";
-    case Outcome::compile_error:
-      return "compile_error";
-    case Outcome::compile_timeout:
-      return "compile_timeout";
-    case Outcome::crash:
-      return "crash";
-    case Outcome::hang:
-      return "hang";
-    case Outcome::wrong_result:
-      return "wrong_result";
-    case Outcome::launch_error:
-      return "launch_error";
-    case Outcome::transient:
-      return "transient";
-  }
-  return "?";
-}
+// The outcome's name, for printf's %s and the JSON rows.
+std::string outcome_name(Outcome outcome) { return std::string(to_string(outcome)); }
 
 // The legal configs of a spec's search view (at most `limit`), default first.
 std::vector<Config> legal_configs(const KernelSpec& spec, const Device& device, std::size_t limit) {
@@ -142,7 +121,7 @@ nlohmann::json timing_stability(const fs::path& examples, const fs::path& cache)
       std::vector<Config> batch{config};
       auto m = evaluator.evaluate(batch).front();
       if (!m.ok()) {
-        std::printf("stability  %s: %s: %s\n", spec.name.c_str(), outcome_name(m.outcome),
+        std::printf("stability  %s: %s: %s\n", spec.name.c_str(), outcome_name(m.outcome).c_str(),
                     m.detail.c_str());
         break;
       }
@@ -194,8 +173,8 @@ nlohmann::json fault_spec(const fs::path& examples, const fs::path& cache) {
     right += match;
     std::string detail = results[i].detail.substr(0, results[i].detail.find('\n')).substr(0, 60);
     std::printf("faults     %-22s %-16s %-16s %s%s\n", configs[i].to_string().c_str(),
-                outcome_name(expected_fault(configs[i])), outcome_name(results[i].outcome),
-                match ? "" : "MISMATCH ", detail.c_str());
+                outcome_name(expected_fault(configs[i])).c_str(),
+                outcome_name(results[i].outcome).c_str(), match ? "" : "MISMATCH ", detail.c_str());
     rows.push_back({{"config", configs[i].to_json()},
                     {"expected", outcome_name(expected_fault(configs[i]))},
                     {"got", outcome_name(results[i].outcome)},
