@@ -2,10 +2,12 @@
 // search: a failure is a result too, recorded with its reason, never dropped.
 #pragma once
 
+#include <array>
 #include <cmath>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "cutune/timing_summary.hpp"
@@ -27,8 +29,34 @@ enum class Outcome {
   transient,
 };
 
-std::string_view to_string(Outcome outcome);
-std::optional<Outcome> outcome_from_string(std::string_view name);
+// Each outcome's name, as the store, the workers' replies, the report and the benches write it:
+// the one table, so that a name read back always means the outcome that wrote it.
+inline constexpr std::array<std::pair<Outcome, std::string_view>, 9> kOutcomeNames{{
+    {Outcome::ok, "ok"},
+    {Outcome::invalid_config, "invalid_config"},
+    {Outcome::compile_error, "compile_error"},
+    {Outcome::compile_timeout, "compile_timeout"},
+    {Outcome::crash, "crash"},
+    {Outcome::hang, "hang"},
+    {Outcome::wrong_result, "wrong_result"},
+    {Outcome::launch_error, "launch_error"},
+    {Outcome::transient, "transient"},
+}};
+
+constexpr std::string_view to_string(Outcome outcome) {
+  for (const auto& [value, name] : kOutcomeNames) {
+    if (value == outcome) return name;
+  }
+  return "unknown";
+}
+
+// nullopt for a name that is no outcome's.
+constexpr std::optional<Outcome> outcome_from_string(std::string_view name) {
+  for (const auto& [value, known] : kOutcomeNames) {
+    if (known == name) return value;
+  }
+  return std::nullopt;
+}
 
 struct Measurement {
   Outcome outcome = Outcome::ok;

@@ -5,7 +5,8 @@
 #   scripts/gpu/run-gpu-tests.sh [BUILD_DIR]         BUILD_DIR defaults to build/gpu
 #
 # Needs the CUDA toolkit (nvcc, NVRTC, the driver) and the build's dependencies
-# (scripts/install-deps.sh). A machine without them (no network) can run a build made elsewhere:
+# (scripts/install-deps.sh); the benchmarks are built too, cutune-cuda-bench (bench/backend/cuda)
+# among them. A machine without them (no network) can run a build made elsewhere:
 # CUTUNE_GPU_PREBUILT=1 skips configure and build and runs what BUILD_DIR holds; the build's
 # absolute paths must then resolve there as they did where it was made.
 # Exit status: non-zero when a test failed or a figure could not be measured.
@@ -15,7 +16,7 @@ build="${1:-$root/build/gpu}"
 logs="$build/gpu-logs"
 
 if [[ "${CUTUNE_GPU_PREBUILT:-0}" != 1 ]]; then
-  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCUTUNE_BUILD_BENCH=OFF \
+  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCUTUNE_BUILD_BENCH=ON \
     || exit 1
   ninja -C "$build" || exit 1
 fi

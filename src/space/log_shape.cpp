@@ -2,14 +2,23 @@
 
 #include <cmath>
 
+#include "lookup/problem_text.hpp"
+
 namespace cutune::shape {
+namespace {
+
+// The problem as the lookup runtime holds one: its points and names are the lookup's, so that a
+// shape is where the tune, dispatch and the lookup-only runtime all put it.
+lookup::ProblemArgs args_of(const Problem& problem) {
+  lookup::ProblemArgs args;
+  for (const auto& [name, value] : problem.args()) args.emplace(name, value.to_json());
+  return args;
+}
+
+}  // namespace
 
 std::vector<std::string> numeric_names(const Problem& problem) {
-  std::vector<std::string> names;
-  for (const auto& [name, value] : problem.args()) {
-    if (is_numeric(value)) names.push_back(name);
-  }
-  return names;
+  return lookup::numeric_names(args_of(problem));
 }
 
 std::map<std::string, Value, std::less<>> fixed_args(const Problem& problem) {
@@ -22,13 +31,7 @@ std::map<std::string, Value, std::less<>> fixed_args(const Problem& problem) {
 
 std::optional<std::vector<double>> log_point(const Problem& problem,
                                              const std::vector<std::string>& names) {
-  std::vector<double> point;
-  point.reserve(names.size());
-  for (const auto& name : names) {
-    if (!problem.has(name) || !is_numeric(problem.at(name))) return std::nullopt;
-    point.push_back(log_feature(problem.at(name).as_double()));
-  }
-  return point;
+  return lookup::log_point(args_of(problem), names);
 }
 
 double distance(const std::vector<double>& a, const std::vector<double>& b) {

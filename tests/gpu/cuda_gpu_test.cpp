@@ -13,6 +13,7 @@
 #include "cutune/cuda/compile.hpp"
 #include "cutune/cuda/device_worker_pool.hpp"
 #include "cutune/space.hpp"
+#include "faults_expected.hpp"
 
 namespace cutune {
 namespace {
@@ -112,27 +113,6 @@ TEST(CudaGpu, ClusterDimensionsReachTheKernel) {
   EXPECT_EQ(pool.measure(0, measure).measurement.outcome, Outcome::launch_error);
 }
 
-Outcome expected_fault(const Config& config) {
-  auto mode = config.get_int("MODE");
-  if (mode == 1) return Outcome::compile_error;
-  if (mode == 6) return Outcome::compile_timeout;
-  if (config.get_int("BLOCK") > 1024) return Outcome::launch_error;
-  switch (mode) {
-    case 2:
-    case 9:
-      return Outcome::crash;
-    case 3:
-      return Outcome::hang;
-    case 4:
-    case 5:
-    case 7:
-    case 8:
-      return Outcome::wrong_result;
-    default:
-      return Outcome::ok;
-  }
-}
-
 TEST(CudaGpu, FaultSpecEveryFailureClassified) {
   KernelSpec spec = load_spec(example("faults.json"));
   CudaEvaluator evaluator(spec, {}, options());
@@ -150,7 +130,7 @@ TEST(CudaGpu, FaultSpecEveryFailureClassified) {
   auto results = evaluator.evaluate(batch);
   for (std::size_t i = 0; i < batch.size(); ++i) {
     SCOPED_TRACE(batch[i].to_string());
-    EXPECT_EQ(results[i].outcome, expected_fault(batch[i])) << results[i].detail;
+    EXPECT_EQ(results[i].outcome, examples::expected_fault(batch[i])) << results[i].detail;
   }
   EXPECT_TRUE(results.back().ok()) << "a correct config measured after every fault";
   EXPECT_NEAR(results.back().time_ms, results.front().time_ms, 0.5 * results.front().time_ms);

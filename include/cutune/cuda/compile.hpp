@@ -75,20 +75,30 @@ class CubinCompiler {
     std::string nvcc = "nvcc";
   };
 
+  // Throws std::invalid_argument without a cache folder, std::filesystem::filesystem_error when
+  // the cache folder cannot be made.
   explicit CubinCompiler(Options options);
   ~CubinCompiler();  // finishes queued compiles
   CubinCompiler(const CubinCompiler&) = delete;
   CubinCompiler& operator=(const CubinCompiler&) = delete;
 
-  // Queues a compile and returns at once; identical requests share one compile. Throws
+  // Queues a compile and returns at once; identical requests share one compile. A compile that
+  // fails is a CompileResult (its status and log), never an exception. Throws
   // std::invalid_argument for a request nvcc cannot serve (name expressions) or NVRTC cannot (a
-  // shared library).
+  // shared library), what cache_key throws, and std::system_error when the source cannot be
+  // written to the cache folder. The future's get() throws std::system_error when a timeout's log
+  // or NVRTC's lowered names cannot be written or read back, or NVRTC cannot be started again for
+  // them, and nlohmann::json::exception when a cached file of lowered names is damaged.
   std::shared_future<CompileResult> submit(const CompileRequest& request);
+  // submit and wait: throws what submit and its future's get() throw.
   CompileResult compile(const CompileRequest& request) { return submit(request).get(); }
 
-  // "nvrtc 13.0", "nvcc cuda_13.0.r13.0/compiler.36424714_0": part of every cache key.
+  // "nvrtc 13.0", "nvcc cuda_13.0.r13.0/compiler.36424714_0": part of every cache key. Throws
+  // std::runtime_error when the compiler does not answer --version, std::system_error when it
+  // cannot be started.
   const std::string& identity(CompilerKind kind);
-  // The hash naming a request's cubin; reads the headers it includes.
+  // The hash naming a request's cubin; reads the headers it includes. Throws what identity
+  // throws, and std::system_error when an included header cannot be read.
   std::string cache_key(const CompileRequest& request);
   unsigned jobs() const;
   const std::filesystem::path& cache_dir() const;

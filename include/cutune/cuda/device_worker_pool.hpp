@@ -17,7 +17,8 @@
 
 namespace cutune::cuda {
 
-// A worker's outcome name as an Outcome; an unknown name is a crash, and `detail` then says so.
+// A worker's outcome name as an Outcome; a name that no worker gives (unknown, or the compiler's
+// or the watchdog's outcome) is a crash, and `detail` then says so.
 Outcome outcome_named(const std::string& name, std::string& detail);
 
 struct DeviceResult {

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -15,12 +16,15 @@ namespace cutune::cuda {
 namespace fs = std::filesystem;
 
 Outcome outcome_named(const std::string& name, std::string& detail) {
-  if (name == "ok") return Outcome::ok;
-  if (name == "wrong_result") return Outcome::wrong_result;
-  if (name == "launch_error") return Outcome::launch_error;
-  if (name == "crash") return Outcome::crash;
-  if (name == "transient") return Outcome::transient;
-  detail = "worker answered an unknown outcome '" + name + "': " + detail;
+  // A worker measures what compiled: the compiler's and the watchdog's outcomes are the tuner's
+  // to give, never a worker's.
+  const std::optional<Outcome> outcome = outcome_from_string(name);
+  if (outcome == Outcome::ok || outcome == Outcome::wrong_result ||
+      outcome == Outcome::launch_error || outcome == Outcome::crash ||
+      outcome == Outcome::transient) {
+    return *outcome;
+  }
+  detail = "worker answered an outcome no worker gives '" + name + "': " + detail;
   return Outcome::crash;
 }
 

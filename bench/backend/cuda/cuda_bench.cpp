@@ -21,6 +21,7 @@
 
 #include "cutune/cuda.hpp"
 #include "cutune/space.hpp"
+#include "faults_expected.hpp"
 
 namespace fs = std::filesystem;
 
@@ -33,29 +34,8 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-const char* outcome_name(Outcome outcome) {
-  switch (outcome) {
-    case Outcome::ok:
-      return "ok";
-    case Outcome::invalid_config:
-      return "invalid_config";
-    case Outcome::compile_error:
-      return "compile_error";
-    case Outcome::compile_timeout:
-      return "compile_timeout";
-    case Outcome::crash:
-      return "crash";
-    case Outcome::hang:
-      return "hang";
-    case Outcome::wrong_result:
-      return "wrong_result";
-    case Outcome::launch_error:
-      return "launch_error";
-    case Outcome::transient:
-      return "transient";
-  }
-  return "?";
-}
+// The outcome's name, for printf's %s and the JSON rows.
+std::string outcome_name(Outcome outcome) { return std::string(to_string(outcome)); }
 
 // The legal configs of a spec's search view (at most `limit`), default first.
 std::vector<Config> legal_configs(const KernelSpec& spec, const Device& device, std::size_t limit) {
@@ -142,7 +122,7 @@ nlohmann::json timing_stability(const fs::path& examples, const fs::path& cache)
       std::vector<Config> batch{config};
       auto m = evaluator.evaluate(batch).front();
       if (!m.ok()) {
-        std::printf("stability  %s: %s: %s\n", spec.name.c_str(), outcome_name(m.outcome),
+        std::printf("stability  %s: %s: %s\n", spec.name.c_str(), outcome_name(m.outcome).c_str(),
                     m.detail.c_str());
         break;
       }
@@ -161,24 +141,6 @@ nlohmann::json timing_stability(const fs::path& examples, const fs::path& cache)
   return out;
 }
 
-Outcome expected_fault(const Config& config) {
-  auto mode = config.get_int("MODE");
-  if (mode == 1) return Outcome::compile_error;
-  if (mode == 6) return Outcome::compile_timeout;
-  if (config.get_int("BLOCK") > 1024) return Outcome::launch_error;
-  switch (mode) {
-    case 2:
-      return Outcome::crash;
-    case 3:
-      return Outcome::hang;
-    case 4:
-    case 5:
-      return Outcome::wrong_result;
-    default:
-      return Outcome::ok;
-  }
-}
-
 nlohmann::json fault_spec(const fs::path& examples, const fs::path& cache) {
   KernelSpec spec = load_spec(examples / "faults.json");
   CudaEvaluator evaluator(spec, {}, options_with_cache(cache));
@@ -190,14 +152,15 @@ nlohmann::json fault_spec(const fs::path& examples, const fs::path& cache) {
   int right = 0;
   std::printf("faults     %-22s %-16s %-16s %s\n", "config", "expected", "got", "detail");
   for (std::size_t i = 0; i < configs.size(); ++i) {
-    bool match = results[i].outcome == expected_fault(configs[i]);
+    const Outcome expected = examples::expected_fault(configs[i]);
+    bool match = results[i].outcome == expected;
     right += match;
     std::string detail = results[i].detail.substr(0, results[i].detail.find('\n')).substr(0, 60);
     std::printf("faults     %-22s %-16s %-16s %s%s\n", configs[i].to_string().c_str(),
-                outcome_name(expected_fault(configs[i])), outcome_name(results[i].outcome),
+                outcome_name(expected).c_str(), outcome_name(results[i].outcome).c_str(),
                 match ? "" : "MISMATCH ", detail.c_str());
     rows.push_back({{"config", configs[i].to_json()},
-                    {"expected", outcome_name(expected_fault(configs[i]))},
+                    {"expected", outcome_name(expected)},
                     {"got", outcome_name(results[i].outcome)},
                     {"detail", results[i].detail.substr(0, 300)}});
   }
