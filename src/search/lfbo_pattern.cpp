@@ -5,9 +5,11 @@
 //     promising (as many as the tune's round holds, when it holds more); it moves as soon as one
 //     improves on the centre, and otherwise measures the next few, widening the radius when the
 //     neighbourhood is used up, until it converges;
-//   - a new walker starts from the best measured config never used as a centre, after the
-//     classifier has picked a few restart candidates out of a large pool of random draws, so that
-//     restarts go where good configs are likely rather than anywhere.
+//   - a new walker starts from the best measured config never used as a centre and with no better
+//     measured config within the walker's largest radius (one that has would lead the climb back
+//     into a basin already climbed), after the classifier has picked a few restart candidates out
+//     of a large pool of random draws, so that restarts go where good configs are likely rather
+//     than anywhere.
 // With priors from other devices (cutune/transfer.hpp) the search is unchanged: their seeds are the
 // tune driver's, measured outside the strategy (docs/strategies.md, "Transfer").
 #include <algorithm>
@@ -50,7 +52,11 @@ class LfboPatternSearch final : public WalkerStrategy {
     if (offer_initial(settings_.initial_samples, wanted)) return;
     fit();
     while (true) {
-      if (!walker_ && !start_walker()) {
+      // Restarts only from configs no measured neighbour beats: on the A100 recording, restarts
+      // from the best config never a centre climbed back to a known optimum in no evaluations,
+      // round after round, and the last 100 evaluations went to restart candidates alone
+      // (docs/strategies.md, "Restarts from fresh ground").
+      if (!walker_ && !start_walker(settings_.max_radius)) {
         if (!restart_sampled_ && offer_restart_candidates() > 0) {
           restart_sampled_ = true;
           return;

@@ -48,14 +48,18 @@ class WalkerStrategy : public QueuedStrategy {
     return true;
   }
 
-  // A walker from the first unused seed, else from the best measured config never a centre.
-  bool start_walker() {
+  // A walker from the first unused seed, else from the best measured config never a centre. With
+  // `fresh_radius` > 0, a restart skips every config with a better measured neighbour within that
+  // radius: a climb from one of those would step onto the better neighbour and, more often than
+  // not, back into a basin already climbed, at the cost of a round of restart candidates each time.
+  bool start_walker(int fresh_radius = 0) {
     for (const Config& seed : state_.context().seeds) {
       const std::optional<Config> normalized = state_.normalize(seed);
       if (normalized && try_start(*normalized)) return true;
     }
     if (!restart_sampled_) return false;
     for (std::size_t i : state_.ranking()) {
+      if (fresh_radius > 0 && has_better_neighbour(state_.evaluated()[i], fresh_radius)) continue;
       if (try_start(state_.evaluated()[i])) {
         restart_sampled_ = false;
         return true;
@@ -107,6 +111,18 @@ class WalkerStrategy : public QueuedStrategy {
   std::optional<Walker> walker_;
 
  private:
+  bool has_better_neighbour(const Config& config, int radius) const {
+    const std::optional<double> cost = state_.cost(config);
+    if (!cost) return false;
+    for (Config& neighbour : state_.space().neighbours(config, radius)) {
+      const std::optional<Config> normalized = state_.normalize(std::move(neighbour));
+      if (!normalized) continue;
+      const std::optional<double> other = state_.cost(*normalized);
+      if (other && *other < *cost) return true;
+    }
+    return false;
+  }
+
   bool try_start(const Config& centre) {
     const std::optional<double> cost = state_.cost(centre);
     if (!cost || !std::isfinite(*cost) || !centres_.insert(centre.hash()).second) return false;
