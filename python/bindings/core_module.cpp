@@ -32,6 +32,7 @@ struct StopFlag {
 
 NB_MODULE(_core, m) {
   m.doc() = "cutune's C++ side without the GPU: space reports, tunes, runtime lookups (JSON text)";
+  m.def("outcome_names_json", &cutune::python::outcome_names_json);
   m.def("space_json", &cutune::python::space_json, "spec_or_family"_a, "problem"_a, "draws"_a,
         "seed"_a, nb::call_guard<nb::gil_scoped_release>());
   m.def(

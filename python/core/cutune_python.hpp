@@ -54,6 +54,10 @@ struct TuneRequest {
 // The store cutune uses when given none: $CUTUNE_DB, else the user's cache folder.
 std::string default_store();
 
+// The names of a measurement's outcomes, "ok" first (cutune/measurement.hpp's one table), as a
+// JSON array: what a host kernel's measure may answer.
+std::string outcome_names_json();
+
 // {"report": what `cutune tune --json` prints, "decision": the store's decision for the key (or,
 // without a store, the winner), null when no config ran}.
 std::string tune_json(const TuneRequest& request);

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "cutune/family.hpp"
+#include "cutune/measurement.hpp"
 #include "cutune/session.hpp"
 #include "cutune/store.hpp"
 #include "cutune/tune_json.hpp"
@@ -104,6 +105,12 @@ std::filesystem::path store_path(const std::string& db) {
 }
 
 std::string default_store() { return Store::default_path().string(); }
+
+std::string outcome_names_json() {
+  nlohmann::json names = nlohmann::json::array();
+  for (const auto& [outcome, name] : kOutcomeNames) names.push_back(std::string(name));
+  return names.dump();
+}
 
 std::string tune_json(const TuneRequest& request) {
   TuneSession session =

@@ -11,9 +11,8 @@ from typing import Callable, Optional, Sequence
 from . import _core
 from .results import TuneResult, tune_result
 
-# Outcomes the core knows (cutune/measurement.hpp).
-OUTCOMES = ("ok", "invalid_config", "compile_error", "compile_timeout", "crash", "hang",
-            "wrong_result", "launch_error", "transient")
+# Outcomes the core knows, from its one table (cutune/measurement.hpp).
+OUTCOMES = tuple(json.loads(_core.outcome_names_json()))
 
 
 def ok(time_ms: float, compile_s: float = 0.0, repetitions: int = 1) -> dict:
