@@ -52,9 +52,9 @@ class LfboPatternSearch final : public WalkerStrategy {
     if (offer_initial(settings_.initial_samples, wanted)) return;
     fit();
     while (true) {
-      // Restarts only from configs no measured neighbour beats: on the A100 recording, restarts
-      // from the best config never a centre climbed back to a known optimum in no evaluations,
-      // round after round, and the last 100 evaluations went to restart candidates alone
+      // Restarts only from configs no measured neighbour beats: the best config never a centre is
+      // most often a neighbour of a finished climb, and a walker from it climbs back to that
+      // climb's optimum in no evaluations, leaving the round to restart candidates alone
       // (docs/strategies.md, "Restarts from fresh ground").
       if (!walker_ && !start_walker(settings_.max_radius)) {
         if (!restart_sampled_ && offer_restart_candidates() > 0) {
