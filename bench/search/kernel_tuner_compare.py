@@ -6,7 +6,8 @@ by `scripts/install-deps.sh --kernel-tuner` into .venv-kernel-tuner) runs each s
 simulation mode on each Kernel Tuner cache file: its strategy proposes configs, the cache answers
 with the recorded time, nothing is compiled or run. Each (strategy, space, budget) is its own run
 with strategy_options max_fevals = budget (many of its strategies plan with the budget), repeated
-with seeds 0..repeats-1 (numpy's and Python's generators, which its strategies draw from). A run
+with seeds first-seed..first-seed+repeats-1 (numpy's and Python's generators, which its strategies
+draw from; --first-seed, default 0, for another set of seeds). A run
 is scored by the fraction of the optimum it reached, optimum / fastest recorded time among its
 first `budget` distinct configs (Kernel Tuner's results list a revisited config again; cutune never
 measures one twice, so only a config's first visit counts; failed configs count as evaluations, as
@@ -26,7 +27,8 @@ the difference, sqrt(se_a^2 + se_b^2): unpaired, since seed r of cutune and of K
 share nothing.
 
   .venv-kernel-tuner/bin/python bench/search/kernel_tuner_compare.py data/spaces \\
-      --cutune build/release/bin/cutune [--budgets 25,50,100,200] [--repeats 10] [--batch 32]
+      --cutune build/release/bin/cutune [--budgets 25,50,100,200] [--repeats 10] [--first-seed 0]
+      [--batch 32]
 """
 import argparse
 import csv
@@ -136,10 +138,10 @@ def cell(xs):
     return f"{mean:.4f} ± {se:.4f}".rjust(17)
 
 
-def run_cutune(binary, inputs, budgets, repeats, batch, strategies):
-    """strategy -> one list a budget of per-repeat scores (mean over spaces)."""
+def run_cutune(binary, inputs, budgets, seeds, batch, strategies):
+    """strategy -> one list a budget of per-seed scores (mean over spaces)."""
     table = {"cutune " + name: [[] for _ in budgets] for name in strategies}
-    for seed in range(repeats):
+    for seed in seeds:
         out = tempfile.mkdtemp(prefix="cutune-compare-")
         subprocess.run([binary, "bench-strategies", *inputs, "--budget", str(max(budgets)),
                         "--repeats", "1", "--seed", str(seed), "--batch", str(batch),
@@ -164,6 +166,8 @@ def main():
     parser.add_argument("--cutune", default="build/release/bin/cutune")
     parser.add_argument("--budgets", default="25,50,100,200")
     parser.add_argument("--repeats", type=int, default=10)
+    parser.add_argument("--first-seed", type=int, default=0,
+                        help="seeds first-seed..first-seed+repeats-1, the same for both tuners")
     parser.add_argument("--batch", type=int, default=32, help="cutune's candidates per round")
     parser.add_argument("--strategies", default=",".join(KT_STRATEGIES),
                         help="Kernel Tuner strategies (comma-separated)")
@@ -174,8 +178,8 @@ def main():
 
     import kernel_tuner as kt  # late: --help works without it
     spaces = cache_files(args.spaces)
-    table = run_cutune(args.cutune, args.spaces, budgets, args.repeats, args.batch,
-                       args.ours.split(","))
+    seeds = range(args.first_seed, args.first_seed + args.repeats)
+    table = run_cutune(args.cutune, args.spaces, budgets, seeds, args.batch, args.ours.split(","))
     head = "".join(f"{'@' + str(b):>17}" for b in budgets)
     print(f"{len(spaces)} spaces x {args.repeats} repeats; cutune at batch {args.batch}; "
           "fraction of the optimum, mean ± standard error over repeats of the mean over spaces")
@@ -193,7 +197,7 @@ def main():
         try:
             for budget in budgets:
                 scores = []
-                for seed in range(args.repeats):
+                for seed in seeds:
                     fractions = []
                     for label, doc in spaces:
                         # Kernel Tuner appends to its cache file: each run gets a fresh copy.
