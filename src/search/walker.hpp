@@ -76,18 +76,17 @@ class WalkerStrategy : public QueuedStrategy {
     const Walker& w = *walker_;
     std::optional<Config> best;
     double best_cost = w.cost * (1.0 - state_.context().min_move_gain);
-    for (Config& neighbour : state_.space().neighbours(w.centre, w.radius)) {
-      std::optional<Config> normalized = state_.normalize(std::move(neighbour));
-      if (!normalized) continue;
-      if (const std::optional<double> cost = state_.cost(*normalized)) {
+    each_legal_neighbour(w.centre, w.radius, [&](Config normalized) {
+      if (const std::optional<double> cost = state_.cost(normalized)) {
         if (*cost < best_cost) {
           best_cost = *cost;
           best = std::move(normalized);
         }
       } else {
-        unmeasured(std::move(*normalized));
+        unmeasured(std::move(normalized));
       }
-    }
+      return false;
+    });
     if (!best) return std::nullopt;
     return Walker{std::move(*best), best_cost};
   }
@@ -111,16 +110,26 @@ class WalkerStrategy : public QueuedStrategy {
   std::optional<Walker> walker_;
 
  private:
+  // Calls `visit(normalized)` for each legal neighbour of `centre` within `radius`, in
+  // neighbourhood order, until it returns true.
+  template <class Visit>
+  void each_legal_neighbour(const Config& centre, int radius, Visit&& visit) const {
+    for (Config& neighbour : state_.space().neighbours(centre, radius)) {
+      std::optional<Config> normalized = state_.normalize(std::move(neighbour));
+      if (normalized && visit(std::move(*normalized))) return;
+    }
+  }
+
   bool has_better_neighbour(const Config& config, int radius) const {
     const std::optional<double> cost = state_.cost(config);
     if (!cost) return false;
-    for (Config& neighbour : state_.space().neighbours(config, radius)) {
-      const std::optional<Config> normalized = state_.normalize(std::move(neighbour));
-      if (!normalized) continue;
-      const std::optional<double> other = state_.cost(*normalized);
-      if (other && *other < *cost) return true;
-    }
-    return false;
+    bool better = false;
+    each_legal_neighbour(config, radius, [&](const Config& normalized) {
+      const std::optional<double> other = state_.cost(normalized);
+      better = other && *other < *cost;
+      return better;
+    });
+    return better;
   }
 
   bool try_start(const Config& centre) {
