@@ -78,8 +78,11 @@ def paired(timer, fns, rounds, reps=20) -> list:
 def recorded_helion(path: str) -> dict:
     """(kernel, effort) -> an earlier row's Helion fields, from head_to_head.jsonl files."""
     found = {}
-    for line in open(path) if path else []:
-        row = json.loads(line)
+    if not path:
+        return found
+    with open(path) as f:
+        rows = [json.loads(line) for line in f]
+    for row in rows:
         for effort in ("quick", "full"):
             if f"helion_{effort}_config" in row:
                 found[(row["kernel"], effort)] = {k: v for k, v in row.items()

@@ -5,6 +5,7 @@
 
 #include "cutune/host.hpp"
 #include "cutune/spec.hpp"
+#include "cutune/tune.hpp"
 #include "cutune_python.hpp"
 #include "tune_session.hpp"
 
@@ -81,10 +82,10 @@ std::string host_tune_json(const HostKernel& kernel, const TuneRequest& request,
   HostSession session = open_session(kernel, std::move(measurer));
   // Each of a host kernel's configs is a framework's compile: start from the default's and the
   // seeds' neighbours, not from random draws, and spend no compile on following a gain that is
-  // noise (TuneOptions::start_near_seeds, min_move_gain: the patience's 1 %).
+  // noise (TuneOptions::start_near_seeds; min_move_gain: the gain the patience counts, min_gain).
   TuneRequest host = request;
   host.start_near_seeds = true;
-  host.min_move_gain = 0.01;
+  host.min_move_gain = TuneOptions{}.min_gain;
   return tune_family_json(session.family, session.problem, host);
 }
 
