@@ -5,21 +5,13 @@
 #include <random>
 
 #include "cutune/strategy_metrics.hpp"
+#include "support/measurement_testing.hpp"
 
 namespace cutune {
 namespace {
 
-Measurement ok(double ms) {
-  Measurement m;
-  m.time_ms = ms;
-  return m;
-}
-
-Measurement failed() {
-  Measurement m;
-  m.outcome = Outcome::compile_error;
-  return m;
-}
+using testing::failed;
+using testing::ok;
 
 TEST(Metrics, CurveIsTheBestSoFarFractionOfTheOptimum) {
   const std::vector<Measurement> steps{failed(), ok(4), ok(8), ok(2)};

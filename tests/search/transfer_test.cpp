@@ -9,6 +9,7 @@
 
 #include "cutune/heuristics.hpp"
 #include "cutune/space.hpp"
+#include "support/measurement_testing.hpp"
 
 namespace cutune {
 namespace {
@@ -20,11 +21,7 @@ TEST(RankCorrelation, IsOneForTheSameOrderMinusOneForTheReverseZeroForAConstant)
   EXPECT_DOUBLE_EQ(rank_correlation(a, std::vector<double>{7, 7, 7, 7, 7}), 0.0);
 }
 
-Measurement timed(double ms) {
-  Measurement m;
-  m.time_ms = ms;
-  return m;
-}
+using testing::ok;
 
 // Two knobs of 16 values; this device is fastest at (15, 15).
 struct Landscape {
@@ -41,7 +38,7 @@ struct Landscape {
     PriorSource s{.name = std::move(name)};
     for (const Config& c : all) {
       s.configs.push_back(c);
-      s.results.push_back(timed(time(c)));
+      s.results.push_back(ok(time(c)));
     }
     return s;
   }
@@ -68,7 +65,7 @@ TEST(TransferPrior, AMisleadingPriorLosesItsWeightAndAnAgreeingOneKeepsIt) {
   std::vector<Measurement> results;
   for (int i = 0; i < 24; ++i) {
     round.push_back(land.all[rng() % land.all.size()]);
-    results.push_back(timed(Landscape::here(round.back())));
+    results.push_back(ok(Landscape::here(round.back())));
   }
   prior.observe(round, results);
   const std::vector<PriorWeight> w = prior.weights();

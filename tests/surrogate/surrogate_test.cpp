@@ -7,21 +7,13 @@
 #include <random>
 
 #include "cutune/space.hpp"
+#include "support/measurement_testing.hpp"
 
 namespace cutune {
 namespace {
 
-Measurement ok(double ms) {
-  Measurement m;
-  m.time_ms = ms;
-  return m;
-}
-
-Measurement failed(Outcome outcome) {
-  Measurement m;
-  m.outcome = outcome;
-  return m;
-}
+using testing::failed;
+using testing::ok;
 
 // Rows of 3 features in [0, 1); label 1 when x0 + x1 > 1.2 (a corner, as "good" configs are).
 void corner_data(std::size_t rows, std::uint64_t seed, std::vector<double>& x,

@@ -7,15 +7,13 @@
 
 #include "cutune/fragment.hpp"
 #include "cutune/space.hpp"
+#include "support/measurement_testing.hpp"
 
 namespace cutune::cli {
 namespace {
 
-Measurement timed(double time_ms) {
-  Measurement m;
-  m.time_ms = time_ms;
-  return m;
-}
+using testing::failed;
+using testing::ok;
 
 TEST(RankTable, WinnerFirstWithSearchAndTournamentTimesInTheirOwnColumns) {
   Space space;
@@ -24,15 +22,13 @@ TEST(RankTable, WinnerFirstWithSearchAndTournamentTimesInTheirOwnColumns) {
   const auto evaluated = [&](int width, Measurement m) {
     return Evaluated{config(width), std::move(m), false, 0.0};
   };
-  Measurement crashed;
-  crashed.outcome = Outcome::crash;
   TuneReport report;
-  report.evaluated = {evaluated(1, timed(3.0)), evaluated(2, timed(1.0)),  // fastest in the search
-                      evaluated(4, timed(1.1)), evaluated(8, crashed)};
+  report.evaluated = {evaluated(1, ok(3.0)), evaluated(2, ok(1.0)),  // fastest in the search
+                      evaluated(4, ok(1.1)), evaluated(8, failed(Outcome::crash))};
   TournamentResult tournament;
   for (const auto& [width, time] : {std::pair{1, 2.9}, std::pair{2, 1.2}, std::pair{4, 1.05}}) {
     Finalist f{config(width)};
-    f.measurement = timed(time);
+    f.measurement = ok(time);
     tournament.finalists.push_back(f);
   }
   tournament.winner = 2;
