@@ -25,6 +25,24 @@ std::string spec_type(nb::dlpack::dtype t) {
   return std::string(kind) + std::to_string(t.bits);
 }
 
+// The settings that cutune.tune and a host kernel's tune both take, in the order both entry
+// points take them.
+TuneRequest tune_request(std::string strategy, std::string effort, std::size_t budget,
+                         double seconds, std::uint64_t seed, std::string db, bool store,
+                         bool warm_start, bool transfer) {
+  TuneRequest request;
+  request.strategy = std::move(strategy);
+  request.effort = std::move(effort);
+  request.budget = budget;
+  request.seconds = seconds;
+  request.seed = seed;
+  request.db = std::move(db);
+  request.store = store;
+  request.warm_start = warm_start;
+  request.transfer = transfer;
+  return request;
+}
+
 // A tune's stop request, shared between the Python thread that sets it and the tune reading it.
 struct StopFlag {
   std::atomic<bool> flag{false};
@@ -40,19 +58,11 @@ NB_MODULE(_core, m) {
       [](std::string spec_or_family, std::string problem, std::string strategy, std::string effort,
          std::size_t budget, double seconds, std::uint64_t seed, std::string db, bool store,
          bool warm_start, bool transfer, const StopFlag* stop, nb::handle progress) {
-        TuneRequest request{std::move(spec_or_family),
-                            std::move(problem),
-                            std::move(strategy),
-                            std::move(effort),
-                            budget,
-                            seconds,
-                            seed,
-                            std::move(db),
-                            store,
-                            warm_start,
-                            /*batch=*/0,
-                            stop != nullptr ? &stop->flag : nullptr};
-        request.transfer = transfer;
+        TuneRequest request = tune_request(std::move(strategy), std::move(effort), budget, seconds,
+                                           seed, std::move(db), store, warm_start, transfer);
+        request.spec_or_family = std::move(spec_or_family);
+        request.problem = std::move(problem);
+        request.stop = stop != nullptr ? &stop->flag : nullptr;
         // The callback runs Python: with the GIL, and its exception stops the tune and is raised
         // when the tune returns.
         std::exception_ptr raised;
@@ -90,20 +100,11 @@ NB_MODULE(_core, m) {
          cutune::python::MeasureText measure, cutune::python::NormalizeText normalize) {
         HostKernel kernel{std::move(spec), std::move(origin), std::move(problem), std::move(device),
                           std::move(toolchain)};
-        TuneRequest request{"",
-                            "",
-                            std::move(strategy),
-                            std::move(effort),
-                            budget,
-                            seconds,
-                            seed,
-                            std::move(db),
-                            store,
-                            warm_start,
-                            batch};
+        TuneRequest request = tune_request(std::move(strategy), std::move(effort), budget, seconds,
+                                           seed, std::move(db), store, warm_start, transfer);
+        request.batch = batch;
         request.patience = patience;
         request.min_evaluations = min_evaluations;
-        request.transfer = transfer;
         return cutune::python::host_tune_json(kernel, request, std::move(measure),
                                               std::move(normalize));
       },
