@@ -58,6 +58,13 @@ struct Argument {
   double real = 0;
 };
 
+// Timing and MeasureRequest are this worker's own, not shared with the CUDA worker's
+// (cutune/cuda/worker_protocol.hpp), on purpose: that header is public and depends on nothing of
+// the tuner's, and what it carries is a GPU launch's (a cubin's entry with its grid, typed buffers
+// and __constant__ symbols; a warm-up counted in time so the clocks ramp, a CUDA graph when the
+// host's launch rate would be timed, defaults for launches of microseconds), where this one calls
+// a shared object's entry on host buffers or a call shim's arguments. The fields both have are
+// the spec's TimingSpec, which each evaluator scales for a re-measure.
 struct Timing {
   int warmup = 2;
   double budget_ms = 20;
