@@ -152,24 +152,11 @@ int work_units(const GemmConfig& config, const GemmProblem& problem) {
 }
 
 std::vector<std::string> compile_defines(const GemmConfig& config, DType dtype, BLayout b_layout) {
-  auto define = [](const char* name, int value) {
-    return std::string(name) + "=" + std::to_string(value);
-  };
-  std::vector<std::string> defines{
-      define("CUTUNE_TILE_M", config.tile_m),
-      define("CUTUNE_TILE_N", config.tile_n),
-      define("CUTUNE_TILE_K", config.tile_k),
-      define("CUTUNE_STAGES", config.stages),
-      define("CUTUNE_CLUSTER_M", config.cluster_m),
-      define("CUTUNE_CLUSTER_N", config.cluster_n),
-      define("CUTUNE_SCHEDULE", static_cast<int>(config.schedule)),
-      define("CUTUNE_RASTER", static_cast<int>(config.raster)),
-      define("CUTUNE_SWIZZLE", config.swizzle),
-      define("CUTUNE_SPLIT_K", config.split_k),
-      define("CUTUNE_FAST_LAUNCH", config.fast_launch ? 1 : 0),
-      define("CUTUNE_DTYPE", static_cast<int>(dtype)),
-      define("CUTUNE_B_LAYOUT", static_cast<int>(b_layout)),
-  };
+  std::vector<std::string> defines = tile_defines(config);
+  defines.insert(defines.end(), {compile_define("CUTUNE_SPLIT_K", config.split_k),
+                                 compile_define("CUTUNE_FAST_LAUNCH", config.fast_launch ? 1 : 0),
+                                 compile_define("CUTUNE_DTYPE", static_cast<int>(dtype)),
+                                 compile_define("CUTUNE_B_LAYOUT", static_cast<int>(b_layout))});
   return defines;
 }
 

@@ -113,6 +113,27 @@ constexpr std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b 
 // Output tiles times K slices: the work units the persistent schedule hands to clusters.
 int work_units(const GemmConfig& config, const GemmProblem& problem);
 
+// "NAME=value", one -D definition of a kernel source.
+inline std::string compile_define(const char* name, int value) {
+  return std::string(name) + "=" + std::to_string(value);
+}
+
+// The -D definitions of the knobs that every Hopper GEMM family's kernel reads alike (tile,
+// stages, cluster, schedule, raster, swizzle), for a config that has them (GemmConfig,
+// gemm_fp8::Fp8Config); each family's compile_defines appends its own after them.
+template <typename TileConfig>
+std::vector<std::string> tile_defines(const TileConfig& config) {
+  return {compile_define("CUTUNE_TILE_M", config.tile_m),
+          compile_define("CUTUNE_TILE_N", config.tile_n),
+          compile_define("CUTUNE_TILE_K", config.tile_k),
+          compile_define("CUTUNE_STAGES", config.stages),
+          compile_define("CUTUNE_CLUSTER_M", config.cluster_m),
+          compile_define("CUTUNE_CLUSTER_N", config.cluster_n),
+          compile_define("CUTUNE_SCHEDULE", static_cast<int>(config.schedule)),
+          compile_define("CUTUNE_RASTER", static_cast<int>(config.raster)),
+          compile_define("CUTUNE_SWIZZLE", config.swizzle)};
+}
+
 // The -D definitions ("CUTUNE_TILE_M=128", ...) that select `config` in device/hopper_gemm.cu.
 std::vector<std::string> compile_defines(const GemmConfig& config, DType dtype, BLayout b_layout);
 

@@ -130,19 +130,9 @@ Schedule parse_schedule(const std::string& name) {
 }
 
 std::vector<std::string> compile_defines(const Fp8Config& c, Scaling scaling) {
-  auto define = [](const char* name, int value) {
-    return std::string(name) + "=" + std::to_string(value);
-  };
-  return {define("CUTUNE_TILE_M", c.tile_m),
-          define("CUTUNE_TILE_N", c.tile_n),
-          define("CUTUNE_TILE_K", c.tile_k),
-          define("CUTUNE_STAGES", c.stages),
-          define("CUTUNE_CLUSTER_M", c.cluster_m),
-          define("CUTUNE_CLUSTER_N", c.cluster_n),
-          define("CUTUNE_SCHEDULE", static_cast<int>(c.schedule)),
-          define("CUTUNE_RASTER", static_cast<int>(c.raster)),
-          define("CUTUNE_SWIZZLE", c.swizzle),
-          define("CUTUNE_SCALING", static_cast<int>(scaling))};
+  std::vector<std::string> defines = gemm::tile_defines(c);
+  defines.push_back(gemm::compile_define("CUTUNE_SCALING", static_cast<int>(scaling)));
+  return defines;
 }
 
 std::string to_string(const Fp8Config& c) {
