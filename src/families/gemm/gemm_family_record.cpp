@@ -16,23 +16,10 @@ Family gemm_tuning_family(GemmEvaluatorOptions options) {
   f.example_problem = gemm_problem(2048, 4096, 4096, "bf16");
   f.device = Device::h200();
   f.resolve = resolve_gemm_problem;
-  f.make_evaluator = [options = std::move(options)](const Problem& problem,
-                                                    const std::vector<int>& devices) {
-    GemmEvaluatorOptions measure = options;
-    if (!devices.empty()) measure.devices = devices;
-    auto evaluator = std::make_unique<GemmEvaluator>(problem, measure);
-    FamilyEvaluator made{nullptr, evaluator->device(), {}};
-    made.time_reference = [gemm = evaluator.get()] { return gemm->time_cublas(); };
-    made.evaluator = std::move(evaluator);
-    return made;
-  };
+  f.make_evaluator = make_gemm_evaluator<GemmEvaluator>(std::move(options));
   f.reference_name = "cuBLASLt";
   f.config_name = [](const Config& config) { return gemm::to_string(to_gemm_config(config)); };
-  f.flop_count = [](const Problem& problem) {
-    const gemm::GemmProblem shape = to_gemm_problem(problem);
-    return 2.0 * static_cast<double>(shape.m) * static_cast<double>(shape.n) *
-           static_cast<double>(shape.k);
-  };
+  f.flop_count = [](const Problem& problem) { return gemm_flops(to_gemm_problem(problem)); };
   return f;
 }
 

@@ -2,6 +2,7 @@
 
 #include <memory>
 
+#include "gemm/gemm_family_record.hpp"
 #include "gemm_fp8/gemm_fp8_compiler.hpp"
 #include "gemm_fp8/gemm_fp8_evaluator.hpp"
 #include "gemm_fp8/gemm_fp8_space.hpp"
@@ -20,22 +21,9 @@ Family gemm_fp8_tuning_family(GemmEvaluatorOptions options) {
   f.example_problem = gemm_fp8_problem(2048, 4096, 4096, "tensor");
   f.device = Device::h200();
   f.resolve = resolve_gemm_fp8_problem;
-  f.make_evaluator = [options = std::move(options)](const Problem& problem,
-                                                    const std::vector<int>& devices) {
-    GemmEvaluatorOptions measure = options;
-    if (!devices.empty()) measure.devices = devices;
-    auto evaluator = std::make_unique<Fp8Evaluator>(problem, measure);
-    FamilyEvaluator made{nullptr, evaluator->device(), {}};
-    made.time_reference = [fp8 = evaluator.get()] { return fp8->time_cublas(); };
-    made.evaluator = std::move(evaluator);
-    return made;
-  };
+  f.make_evaluator = make_gemm_evaluator<Fp8Evaluator>(std::move(options));
   f.reference_name = "cuBLASLt fp8";
-  f.flop_count = [](const Problem& problem) {
-    const gemm_fp8::Fp8Problem shape = to_fp8_problem(problem);
-    return 2.0 * static_cast<double>(shape.m) * static_cast<double>(shape.n) *
-           static_cast<double>(shape.k);
-  };
+  f.flop_count = [](const Problem& problem) { return gemm_flops(to_fp8_problem(problem)); };
   return f;
 }
 
