@@ -14,6 +14,10 @@ namespace cutune::cuda::protocol {
 // One config of the fp8 family on one problem: the worker loads its library, checks D against
 // the fp32 product of the dequantized operands (seeded e4m3 inputs, seeded scales, output
 // poisoned first), then times it like any kernel.
+// A struct of its own rather than the bf16 family's GemmRequest with more fields: what the worker
+// loads is a shared library (CUTLASS's kernel parameters need host code of the same
+// instantiation), not a cubin; the operands are e4m3 with scales, not a dtype and a B layout; and
+// there are no paired rounds of this family's own. The fields both have mean the same in both.
 struct Fp8Request {
   std::uint64_t id = 0;
   std::string library;  // compiled from device/hopper_gemm_fp8.cu with `config`'s defines
