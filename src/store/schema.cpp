@@ -199,8 +199,7 @@ bool stale(Database& db, const View& v) {
 }
 
 // What an existing store lacks of the schema: whole tables, columns of present tables, views, or
-// a view's current rule (issue 17: latest_per_config counted a transient row as the config's
-// latest).
+// a view's current rule (a view an older schema created answers by its old rule until replaced).
 bool out_of_date(Database& db) {
   const std::vector<std::string> present = db.relations();
   for (const Table& table : tables()) {

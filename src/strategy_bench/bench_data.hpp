@@ -36,7 +36,7 @@ struct BenchSpace {
   std::vector<double> ok_times;
   std::size_t failed = 0;
   // Charged where a config's recording has no cost: the space's median recorded cost, or, in a
-  // file with none, a GEMM-like 7 s compile and 0.2 s benchmark (issue 13's H200 cost model).
+  // file with none, a GEMM-like 7 s compile and 0.2 s benchmark (an H200 GEMM config's costs).
   double fallback_compile_s = 7.0, fallback_bench_s = 0.2;
   std::vector<PriorSource> priors;  // --transfer: every other space with the same knobs
 };

@@ -174,9 +174,9 @@ CpuEvaluator::CpuEvaluator(const KernelSpec& spec, Problem problem, CpuOptions o
     }
     if (entry == spec.entry && source == spec.source) return;  // the candidates' entry too
   }
-  // The default config's entry, before any budget is spent (issue 32: a misspelt entry failed
-  // every candidate of a whole tune). A default that does not compile is a candidate's failure,
-  // left to the tune.
+  // The default config's entry, before any budget is spent: a misspelt entry would fail every
+  // candidate of a whole tune. A default that does not compile is a candidate's failure, left to
+  // the tune.
   const Config config = spec.tuning->space.default_config();
   const auto compiled = impl.pool.submit(impl.request(impl.kernel, config)).get();
   if (compiled.status != eval::CompileResult::Status::ok) {

@@ -46,8 +46,8 @@ PartialConfig pingpong_128x192(int stages) { return plain_tile(128, 192, 64, sta
 
 }  // namespace
 
-// Seeds from the H200's measurements (docs/perf.md: the peer table and issue 28's every-shape
-// table). Declaration order is kept stable (tests index it); priority decides default_config().
+// Seeds from the H200's measurements (docs/perf.md: the peer table and "Every shape a program may
+// pass"). Declaration order is kept stable (tests index it); priority decides default_config().
 void add_gemm_seeds(TuningSpace& ts) {
   auto dims = [](const Problem& p) {
     return std::array<std::int64_t, 3>{p.get_int("m"), p.get_int("n"), p.get_int("k")};
