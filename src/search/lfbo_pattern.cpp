@@ -159,8 +159,8 @@ class LfboPatternSearch final : public WalkerStrategy {
       return false;
     }
     // A round of the tune may carry more than the settings' few: the classifier's order then
-    // takes as many of the neighbourhood as the round holds (bench-strategies at --batch 32:
-    // seconds to 0.99 of the optimum 110 -> 83 on the GEMM cost model, docs/strategies.md).
+    // takes as many of the neighbourhood as the round holds, since a round's configs compile
+    // together and its free slots would otherwise go unused.
     const std::size_t count = std::max(settings_.batch, wanted);
     if (offer_best(std::move(unmeasured), count) > 0) return true;
     widen_or_retire(settings_.max_radius);
