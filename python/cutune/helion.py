@@ -13,6 +13,7 @@ without a budget the search ends when it stops improving (PATIENCE).
 import functools
 import inspect
 import json
+import os
 import time
 from importlib.metadata import version
 from typing import Optional
@@ -31,13 +32,15 @@ from ._helion_space import HelionSpace  # noqa: E402
 # PATIENCE rounds in a row did not find a config 1 % faster, or at BUDGETS. Helion's quick effort
 # measures 100-350 configs and its full effort several hundred; a kernel whose default or compiler
 # seed is near its best (a norm) ends after two or three rounds, while a wide space still
-# improving (attention) keeps searching. Rounds of 12: Helion compiles each round in parallel; the
-# first is the default, the seeds and their neighbours (the core's start_near_seeds), and the
-# surrogate chooses every round after it.
+# improving (attention) keeps searching. A round is as many configs as Helion's precompile runs
+# at once (one process per CPU unless autotune_precompile_jobs says otherwise), within ROUND: its
+# compiles run side by side, so a round that leaves processes idle costs as much wall time as a
+# full one. The first round is the default, the seeds and their neighbours (the core's
+# start_near_seeds), and the surrogate chooses every round after it.
 BUDGETS = {"quick": 96, "full": 256}
 MIN_CONFIGS = {"quick": 24, "full": 48}
 PATIENCE = {"quick": 1, "full": 2}
-BATCH = 12
+ROUND = (12, 24)
 # A config's compile limit before any compiled (Helion's own default is 60 s), and its floor after.
 FIRST_COMPILE_LIMIT_S = 10
 MIN_COMPILE_LIMIT_S = 5
@@ -86,7 +89,8 @@ class CutuneSearch(BaseSearch):
     def _autotune(self) -> helion.Config:
         self.result = self.host.tune(self._measure, self.space.normalize, budget=self.budget,
                                      seconds=self.time_limit, effort=self.effort, db=self.db,
-                                     strategy=self.strategy, batch=BATCH, patience=self.patience,
+                                     strategy=self.strategy, batch=self._round(),
+                                     patience=self.patience,
                                      min_configs=MIN_CONFIGS[self.effort])
         if self.result.decision is None:
             raise exc.NoConfigFound()
@@ -122,6 +126,11 @@ class CutuneSearch(BaseSearch):
                 out[i] = _host.ok(t)
             self.seconds["retime"] += time.perf_counter() - start
         return out
+
+    def _round(self) -> int:
+        """Configs per round: Helion's precompile processes, within ROUND."""
+        jobs = self.settings.autotune_precompile_jobs or os.cpu_count() or 1
+        return max(ROUND[0], min(ROUND[1], jobs))
 
     def _compile_limit(self) -> int:
         """Seconds a config may compile: a batch waits for its slowest compile, so a config that

@@ -91,3 +91,13 @@ def test_seed_values_outside_a_fragment_are_seed_only():
     _admit_seed_values(enum, ["persistent_blocked", "flat"])
     assert enum["choices"] == ["flat", "xyz", "persistent_blocked"]
     assert enum["search"] == ["flat", "xyz"]
+
+
+def test_a_round_is_as_many_configs_as_helion_compiles_at_once():
+    x, y = args()
+    bound = make_add(cutune.helion.autotuner).bind((x, y))
+    search = cutune.helion.autotuner(bound, (x, y))
+    low, high = cutune.helion.ROUND
+    for jobs, expected in ((16, 16), (2, low), (128, high)):
+        search.settings.autotune_precompile_jobs = jobs
+        assert search._round() == expected

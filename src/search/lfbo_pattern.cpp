@@ -14,6 +14,9 @@
 // tune driver's, measured outside the strategy (docs/strategies.md, "Transfer").
 #include <algorithm>
 #include <numeric>
+#include <random>
+#include <span>
+#include <utility>
 
 #include "cutune/surrogate.hpp"
 #include "strategies.hpp"
@@ -35,6 +38,40 @@ struct LfboSettings {
 LfboSettings settings_for(Effort effort) {
   return effort == Effort::quick ? LfboSettings{10, 3, 1, 3, 500, 0.15, 16}
                                  : LfboSettings{16, 4, 2, 4, 2000, 0.15, 24};
+}
+
+// Per candidate: how many measured configs hold its least measured knob value (0 when one of its
+// values was never measured).
+std::vector<std::size_t> measured_rarity(std::span<const Config> measured,
+                                         std::span<const Config> candidates) {
+  std::vector<std::vector<std::pair<Value, std::size_t>>> counts;  // per knob: value, times
+  for (const Config& config : measured) {
+    counts.resize(config.size());
+    for (std::size_t k = 0; k < config.size(); ++k) {
+      auto& seen = counts[k];
+      auto it = std::find_if(seen.begin(), seen.end(),
+                             [&](const auto& entry) { return entry.first == config.at(k); });
+      if (it == seen.end()) {
+        seen.emplace_back(config.at(k), 1);
+      } else {
+        ++it->second;
+      }
+    }
+  }
+  std::vector<std::size_t> rarity;
+  rarity.reserve(candidates.size());
+  for (const Config& candidate : candidates) {
+    std::size_t least = measured.size();
+    for (std::size_t k = 0; k < candidate.size() && k < counts.size(); ++k) {
+      std::size_t times = 0;
+      for (const auto& [value, n] : counts[k]) {
+        if (value == candidate.at(k)) times = n;
+      }
+      least = std::min(least, times);
+    }
+    rarity.push_back(least);
+  }
+  return rarity;
 }
 
 class LfboPatternSearch final : public WalkerStrategy {
@@ -76,10 +113,17 @@ class LfboPatternSearch final : public WalkerStrategy {
     if (!model_->fit(state_.evaluated(), state_.results())) model_.reset();
   }
 
-  // The `count` candidates the classifier rates best (pool order without a model), queued.
+  // The `count` candidates the classifier rates best, queued. Among equal scores the candidate
+  // whose rarest value was measured least goes first, then a random one: a neighbour that changes
+  // only knobs no tree splits on scores exactly as its centre does, and in neighbourhood order a
+  // walker would retry the space's first knobs around every new centre and never reach its last.
   std::size_t offer_best(std::vector<Config> pool, std::size_t count) {
+    std::shuffle(pool.begin(), pool.end(), state_.rng());
+    const std::vector<std::size_t> rarity = measured_rarity(state_.evaluated(), pool);
     std::vector<std::size_t> order(pool.size());
     std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return rarity[a] < rarity[b]; });
     if (model_ && !pool.empty()) {
       const std::vector<double> scores = model_->score(pool);
       std::stable_sort(order.begin(), order.end(),
@@ -115,8 +159,8 @@ class LfboPatternSearch final : public WalkerStrategy {
       return false;
     }
     // A round of the tune may carry more than the settings' few: the classifier's order then
-    // takes as many of the neighbourhood as the round holds (bench-strategies at --batch 32:
-    // seconds to 0.99 of the optimum 110 -> 83 on the GEMM cost model, docs/strategies.md).
+    // takes as many of the neighbourhood as the round holds, since a round's configs compile
+    // together and its free slots would otherwise go unused.
     const std::size_t count = std::max(settings_.batch, wanted);
     if (offer_best(std::move(unmeasured), count) > 0) return true;
     widen_or_retire(settings_.max_radius);

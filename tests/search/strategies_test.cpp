@@ -239,6 +239,24 @@ TEST(Strategies, StartNearSeedsFillsTheFirstRoundWithTheSeedsNeighbours) {
   }
 }
 
+// A host kernel's lfbo search (effort quick) from `seed`'s neighbourhood, moving on gains of at
+// least `min_move_gain`, run to `budget` evaluations in rounds of `batch`.
+SearchOutcome near_seed_search(const TuningSpace& ts, const Config& seed, const CostFunction& cost,
+                               std::uint64_t rng_seed, double min_move_gain, std::size_t budget,
+                               std::size_t batch) {
+  auto strategy = make_strategy("lfbo", Effort::quick);
+  FormulaEvaluator evaluator(cost);
+  SearchContext context;
+  context.space = &ts;
+  context.seeds = {seed};
+  context.rng_seed = rng_seed;
+  context.max_evaluations = budget;
+  context.start_near_seeds = true;
+  context.min_move_gain = min_move_gain;
+  return run_search(*strategy, evaluator, context,
+                    {.max_evaluations = budget, .batch_size = batch});
+}
+
 // A gain under min_move_gain is noise to a walker: it measures the rest of its centre's
 // neighbourhood rather than recentre on a config that differs in a knob that does nothing, and
 // measure that config's neighbourhood, the same one shifted by that knob.
@@ -258,17 +276,7 @@ TEST(Strategies, AWalkerFollowsNoGainUnderMinMoveGain) {
   ASSERT_EQ(near.size(), 15u);
   for (const double gain : {0.0, 0.01}) {
     for (const std::uint64_t rng_seed : {1, 2, 3}) {
-      auto strategy = make_strategy("lfbo", Effort::quick);
-      FormulaEvaluator evaluator(cost);
-      SearchContext context;
-      context.space = &ts;
-      context.seeds = {seed};
-      context.rng_seed = rng_seed;
-      context.max_evaluations = 15;
-      context.start_near_seeds = true;
-      context.min_move_gain = gain;
-      const SearchOutcome outcome =
-          run_search(*strategy, evaluator, context, {.max_evaluations = 15});
+      const SearchOutcome outcome = near_seed_search(ts, seed, cost, rng_seed, gain, 15, 1);
       const auto left =
           std::count_if(outcome.steps.begin(), outcome.steps.end(),
                         [&](const SearchStep& step) { return !near.contains(step.config.hash()); });
@@ -278,6 +286,27 @@ TEST(Strategies, AWalkerFollowsNoGainUnderMinMoveGain) {
         EXPECT_GT(left, 0) << "rng seed " << rng_seed << ": a walker without the threshold moves";
       }
     }
+  }
+}
+
+// A walker that keeps finding gains along its first knob still tries the space's last knobs: the
+// neighbours that change knobs the classifier cannot tell apart are not taken in the space's order
+// around every new centre.
+TEST(Strategies, AMovingWalkerStillTriesTheLastKnobs) {
+  TuningSpace ts;
+  ts.space.add("a", integer_fragment(0, 31));
+  for (int k = 0; k < 12; ++k) ts.space.add("flag" + std::to_string(k), boolean_fragment());
+  const Config seed = ts.space.complete({{"a", 0}});
+  // Each step of a is 2 % faster; flag11 alone, last in the space, is 30 % faster.
+  const CostFunction cost = [](const Config& c) -> std::optional<double> {
+    return (1.0 - 0.02 * static_cast<double>(c.get_int("a"))) * (c.get_bool("flag11") ? 0.7 : 1.0);
+  };
+  for (const std::uint64_t rng_seed : {1, 2, 3, 4, 5}) {
+    const SearchOutcome outcome = near_seed_search(ts, seed, cost, rng_seed, 0.01, 40, 4);
+    ASSERT_TRUE(outcome.best.has_value());
+    const Config& best = outcome.steps[*outcome.best].config;
+    EXPECT_TRUE(best.get_bool("flag11"))
+        << "rng seed " << rng_seed << ": best " << best.to_string();
   }
 }
 
