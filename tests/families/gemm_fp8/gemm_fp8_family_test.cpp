@@ -152,5 +152,24 @@ TEST_F(GemmFp8Lookup, AFarShapeOrAnotherScalingGetsTheDefaultConfigAndIsTold) {
   EXPECT_EQ(block.config, default_for(2048, 4096, 4096, "block"));
 }
 
+// What the GPU tests' runtime (gemm_runtime_testing.hpp) meets: without a store every shape is
+// untuned, its default config loaded, and the warning says so.
+TEST(GemmFp8Family, WithoutAStoreEveryShapeIsUntunedAndSaysSo) {
+  std::vector<std::string> warnings;
+  Runtime runtime({.on_warning = [&](const std::string& w) { warnings.push_back(w); }});
+  const Family family = fp8_family_on_h200();
+  runtime.add_family(family);
+  const Problem problem = Problem::parse(gemm_fp8_problem_text(256, 512, 1024, "block"));
+  const Kernel& kernel = runtime.get("gemm_fp8", problem);
+  EXPECT_EQ(kernel.origin(), KernelOrigin::default_config);
+  EXPECT_EQ(kernel.config(),
+            default_config(*family.tuning, family.resolve(problem), family.device));
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("gemm_fp8 'k=1024,m=256,n=512,scaling=block' on 'NVIDIA H200 (sm_90)' "
+                             "is untuned; no tuned shape of its kind"),
+            std::string::npos)
+      << warnings[0];
+}
+
 }  // namespace
 }  // namespace cutune
