@@ -41,29 +41,38 @@ def amax_scale(t, dims):
     return (t.abs().amax(dim=dims, keepdim=True) / E4M3_MAX).clamp(min=1e-12)
 
 
+def to_e4m3(t):
+    """fp64 to e4m3 through fp32, the conversion every PyTorch build has."""
+    return t.float().to(torch.float8_e4m3fn)
+
+
+def widened(q):
+    return q.float().double()
+
+
 def quantize(x, w, scaling):
     """(a8, w8, scale_a, scale_b as torch._scaled_mm takes them, the dequantized a and w)."""
     m, k = x.shape
     n = w.shape[0]
     if scaling == "tensor":
         sa, sw = amax_scale(x, (0, 1)), amax_scale(w, (0, 1))
-        a8, w8 = (x / sa).to(torch.float8_e4m3fn), (w / sw).to(torch.float8_e4m3fn)
-        return a8, w8, sa.float().reshape(()), sw.float().reshape(()), a8.double() * sa, w8.double() * sw
+        a8, w8 = to_e4m3(x / sa), to_e4m3(w / sw)
+        return a8, w8, sa.float().reshape(()), sw.float().reshape(()), widened(a8) * sa, widened(w8) * sw
     if scaling == "row_col":
         sa, sw = amax_scale(x, (1,)), amax_scale(w, (1,))  # m x 1, n x 1
-        a8, w8 = (x / sa).to(torch.float8_e4m3fn), (w / sw).to(torch.float8_e4m3fn)
-        return (a8, w8, sa.float(), sw.float().t(), a8.double() * sa, w8.double() * sw)
+        a8, w8 = to_e4m3(x / sa), to_e4m3(w / sw)
+        return (a8, w8, sa.float(), sw.float().t(), widened(a8) * sa, widened(w8) * sw)
     kb, nb = k // BLOCK, ceil_div(n, BLOCK)
     xa = x.view(m, kb, BLOCK)
     sa = amax_scale(xa, (2,))  # m x kb x 1
-    a8 = (xa / sa).to(torch.float8_e4m3fn)
+    a8 = to_e4m3(xa / sa)
     padded = torch.zeros(nb * BLOCK, k, device="cuda", dtype=torch.float64)
     padded[:n] = w
     wb = padded.view(nb, BLOCK, kb, BLOCK)
     sw = amax_scale(wb, (1, 3))  # nb x 1 x kb x 1
-    w8 = (wb / sw).to(torch.float8_e4m3fn)
-    deq_a = (a8.double() * sa).view(m, k)
-    deq_w = (w8.double() * sw).view(nb * BLOCK, k)[:n]
+    w8 = to_e4m3(wb / sw)
+    deq_a = (widened(a8) * sa).view(m, k)
+    deq_w = (widened(w8) * sw).view(nb * BLOCK, k)[:n]
     scale_a = sa.view(m, kb).float().t().contiguous().t()  # k-block major, as _scaled_mm takes it
     scale_b = sw.view(nb, kb).float().contiguous().t()  # the weight's scales, transposed
     return (a8.view(m, k), w8.view(nb * BLOCK, k)[:n].contiguous(), scale_a, scale_b, deq_a, deq_w)
