@@ -243,9 +243,7 @@ class Runtime:
         device = a.device.index if a.device.index is not None else torch.cuda.current_device()
         runner = self._runner(device)
         with _translated(call):
-            runner.gemm_fp8(args.m, args.n, args.k, args.scaling, args.a.data_ptr(),
-                            args.b.data_ptr(), args.out.data_ptr(), args.scale_a.data_ptr(),
-                            args.scale_b.data_ptr(), torch.cuda.current_stream(a.device).cuda_stream)
+            _fp8.launch(runner, args, torch.cuda.current_stream(a.device).cuda_stream)
         return args.out
 
 

@@ -164,3 +164,11 @@ def arguments(call, a, b, out, scale_a, scale_b):
         if t.data_ptr() % ALIGNMENT:
             _fail(call, name, f"{ALIGNMENT}-byte aligned (data_ptr {t.data_ptr():#x})", t)
     return Fp8Arguments(m, n, k, scaling, a, b, out, scale_a, scale_b)
+
+
+def launch(runner, args, stream):
+    """Enqueues the checked GEMM on `stream` through `runner` (a _gemm.GemmRunner): its problem and
+    the tensors' device addresses, by the binding's argument names."""
+    runner.gemm_fp8(m=args.m, n=args.n, k=args.k, scaling=args.scaling, a=args.a.data_ptr(),
+                    b=args.b.data_ptr(), out=args.out.data_ptr(), scale_a=args.scale_a.data_ptr(),
+                    scale_b=args.scale_b.data_ptr(), stream=stream)

@@ -2,8 +2,9 @@
 argument checked before anything runs (ArgumentError naming it). The checks are cutune._fp8's, a
 pure function of the tensors called here on CPU tensors: only its device check (a CUDA tensor,
 every tensor on a's device) cannot pass without a GPU, and is tested through cutune.gemm, which
-refuses CPU tensors before any C++ runs. The launch itself is python/tests/gpu_gemm_fp8_check.py's,
-on an sm_90 GPU."""
+refuses CPU tensors before any C++ runs. What the launch hands the C++ runner is checked against a
+recording stand-in for it (the runner needs a GPU); the launch itself is
+python/tests/gpu_gemm_fp8_check.py's, on an sm_90 GPU."""
 import pytest
 
 import cutune
@@ -121,6 +122,28 @@ def test_operands_must_be_16_byte_aligned():
     a = storage[1:].view(M, K)  # one byte past an aligned start
     with pytest.raises(cutune.ArgumentError, match=r"a must be 16-byte aligned"):
         checked(a, operands()[1], scales(1), scales(1))
+
+
+class RecordingRunner:
+    """Stands in for _gemm.GemmRunner, whose launch needs an sm_90 GPU: records what it is given,
+    under the binding's own argument names (python/bindings/gemm_module.cpp)."""
+
+    def gemm_fp8(self, *, m, n, k, scaling, a, b, out, scale_a, scale_b, stream):
+        self.call = dict(m=m, n=n, k=k, scaling=scaling, a=a, b=b, out=out, scale_a=scale_a,
+                         scale_b=scale_b, stream=stream)
+
+
+def test_the_launch_hands_the_runner_the_problem_and_each_tensors_address():
+    a, b = operands()
+    weight_scales = scales(NB, KB)
+    args = checked(a, b, block_scale_a(), weight_scales.t())
+    runner = RecordingRunner()
+    _fp8.launch(runner, args, 1234)
+    assert runner.call == dict(m=M, n=N, k=K, scaling="block", a=a.data_ptr(), b=b.data_ptr(),
+                               out=args.out.data_ptr(), scale_a=args.scale_a.data_ptr(),
+                               scale_b=args.scale_b.data_ptr(), stream=1234)
+    # B's block scales as the kernel reads them: the k-block major copy, not the weight's.
+    assert runner.call["scale_b"] != weight_scales.data_ptr()
 
 
 def test_cutune_gemm_refuses_what_it_cannot_run_before_any_cpp():
