@@ -10,7 +10,8 @@ include(CMakePackageConfigHelpers)
 # privately too, since static libraries carry their dependencies to the final link).
 set(cutune_package_roots cutune_runtime cutune_families cutune_replay cutune_kt cutune_lookup)
 if(CUTUNE_CUDA)
-  list(APPEND cutune_package_roots cutune_family_spec_cuda_runtime cutune_family_gemm_runtime)
+  list(APPEND cutune_package_roots cutune_family_spec_cuda_runtime cutune_family_gemm_runtime
+                                   cutune_family_gemm_fp8_runtime)
 endif()
 # The tool and the helper programs it starts (the CPU backend finds its worker beside the program).
 set(cutune_package_programs cutune cutune-cpu-worker)

@@ -1,8 +1,9 @@
-// The plain data of the built-in Hopper GEMM family that a program hands to it: the device buffers
-// of one launch and how configs are compiled and measured. cutune/gemm.hpp is the API that takes
-// them; this header is separate because the family's own launcher reads it too, and nvcc compiles
-// that launcher in C++17 (bench/gpu/gemm_bench.cu): plain C++17, <cuda.h> for the pointer type.
-// Throws nothing (types only); any thread may use them.
+// The plain data of the built-in Hopper GEMM families (bf16/fp16 and fp8) that a program hands to
+// them: the device buffers of one launch and how configs are compiled and measured.
+// cutune/gemm.hpp and cutune/gemm_fp8.hpp are the APIs that take them; this header is separate
+// because the family's own launcher reads it too, and nvcc compiles that launcher in C++17
+// (bench/gpu/gemm_bench.cu): plain C++17, <cuda.h> for the pointer type. Throws nothing (types
+// only); any thread may use them.
 #pragma once
 
 #include <cuda.h>
@@ -28,6 +29,18 @@ struct GemmOperands {
 
 }  // namespace gemm
 
+namespace gemm_fp8 {
+
+// Device buffers of one fp8 GEMM (cutune/gemm_fp8.hpp): A (m x k e4m3, row-major), B (n x k
+// e4m3, row-major: the transpose of the k x n operand, "TN"), D (m x n bf16, row-major), and the
+// fp32 scales of the problem's scaling: tensor: scale_a[1], scale_b[1]; row_col: scale_a[m],
+// scale_b[n]; block: scale_a[k/128][m] (k-block major) and scale_b[k/128][ceil(n/128)].
+struct Fp8Operands {
+  CUdeviceptr a = 0, b = 0, d = 0, scale_a = 0, scale_b = 0;
+};
+
+}  // namespace gemm_fp8
+
 struct GemmCompileOptions {
   // Cubins and compiler logs. Empty: $CUTUNE_CACHE_DIR/cuda, else $XDG_CACHE_HOME/cutune/cuda,
   // else ~/.cache/cutune/cuda.
@@ -36,7 +49,8 @@ struct GemmCompileOptions {
   std::chrono::milliseconds time_limit{std::chrono::seconds(300)};
   std::string nvcc = "nvcc";
   // Empty: $CUTUNE_GEMM_SOURCE / $CUTUNE_CUTLASS_INCLUDE, else the paths of this build's tree.
-  // The source's grandparent folder must hold gemm_rules.hpp and gemm_schedule.hpp (as src/families/gemm does).
+  // The source's grandparent folder must hold gemm_rules.hpp and gemm_schedule.hpp (as
+  // src/families/gemm does).
   std::filesystem::path source;
   std::filesystem::path cutlass_include;
   std::string arch = "sm_90a";

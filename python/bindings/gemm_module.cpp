@@ -1,7 +1,9 @@
 // cutune._gemm: tuned Hopper GEMMs on DLPack tensors (PyTorch's CUDA tensors), without a copy:
 // nanobind's ndarray reads each tensor's pointer, shape and strides, which are checked here
 // against what the kernel takes (row-major A and D, B k x n or its transposed view of n x k).
-// Imported only when a GEMM is asked for (it links the CUDA driver).
+// The fp8 GEMM takes plain device addresses instead: cutune/__init__.py checks its tensors
+// (dtypes, shapes, strides, scales) before the call, and DLPack's fp8 type codes are too recent for
+// every PyTorch to export. Imported only when a GEMM is asked for (it links the CUDA driver).
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/string.h>
@@ -14,6 +16,7 @@
 
 namespace nb = nanobind;
 using namespace nb::literals;
+using cutune::python::Fp8Shape;
 using cutune::python::GemmRunner;
 using cutune::python::GemmShape;
 using Tensor = nb::ndarray<nb::device::cuda>;
@@ -104,9 +107,27 @@ NB_MODULE(_gemm, m) {
           },
           "a"_a.noconvert(), "b"_a.noconvert(), "out"_a.noconvert())
       .def(
+          "gemm_fp8",
+          [](GemmRunner& runner, std::int64_t m, std::int64_t n, std::int64_t k,
+             const std::string& scaling, std::uint64_t a, std::uint64_t b, std::uint64_t d,
+             std::uint64_t scale_a, std::uint64_t scale_b, std::uintptr_t stream) {
+            runner.launch_fp8({m, n, k, scaling}, a, b, d, scale_a, scale_b, stream);
+          },
+          "m"_a, "n"_a, "k"_a, "scaling"_a, "a"_a, "b"_a, "out"_a, "scale_a"_a, "scale_b"_a,
+          "stream"_a)
+      .def(
+          "describe_fp8",
+          [](GemmRunner& runner, std::int64_t m, std::int64_t n, std::int64_t k,
+             const std::string& scaling) {
+            return runner.describe(Fp8Shape{m, n, k, scaling});
+          },
+          "m"_a, "n"_a, "k"_a, "scaling"_a)
+      .def(
           "describe_problem",
-          [](GemmRunner& runner, const std::string& problem) { return runner.describe(problem); },
-          "problem"_a)
+          [](GemmRunner& runner, const std::string& family, const std::string& problem) {
+            return runner.describe(family, problem);
+          },
+          "family"_a, "problem"_a)
       .def(
           "time_launches",
           [](GemmRunner& runner, const Tensor& a, const Tensor& b, const Tensor& d, int repetitions,

@@ -7,6 +7,7 @@
     print(result.decision["config"])
     print(cutune.Runtime(db="tunes.db").lookup("examples/cpu/matmul/matmul.json", "m=64,n=64,k=64"))
     c = cutune.gemm(a, b)  # bf16/fp16 CUDA tensors: the tuned Hopper GEMM, no copy (DLPack)
+    c = cutune.gemm(a8, w8.t(), scale_a=sa, scale_b=sb)  # fp8, as torch._scaled_mm takes it
 
 docs/python.md says more. Errors (cutune.errors): ArgumentError (a ValueError and a TypeError)
 for an argument of the wrong type or value, SpecError (a ValueError) for a wrong spec, family or
@@ -19,6 +20,7 @@ import threading
 from pathlib import Path
 
 from . import _arguments as _check
+from . import _fp8
 from .errors import ArgumentError, CutuneError, SpecError, TuneError, translated as _translated
 from .progress import Progress, TerminalBar
 from .results import Decision, Report, TuneResult, tune_result as _tune_result
@@ -36,7 +38,9 @@ def _use_packaged_files():
     for variable, path in (("CUTUNE_CPU_WORKER", _here / "bin" / "cutune-cpu-worker"),
                            ("CUTUNE_CUDA_WORKER", _here / "bin" / "cutune-cuda-worker"),
                            ("CUTUNE_NVRTC_HELPER", _here / "bin" / "cutune-nvrtc"),
-                           ("CUTUNE_GEMM_SOURCE", _here / "share" / "gemm" / "device" / "hopper_gemm.cu")):
+                           ("CUTUNE_GEMM_SOURCE", _here / "share" / "gemm" / "device" / "hopper_gemm.cu"),
+                           ("CUTUNE_GEMM_FP8_SOURCE",
+                            _here / "share" / "gemm_fp8" / "device" / "hopper_gemm_fp8.cu")):
         if not os.environ.get(variable) and path.exists():
             os.environ[variable] = str(path)
 
@@ -165,13 +169,16 @@ class Runtime:
 
     def lookup(self, spec_or_family: str, problem: str = "") -> dict:
         """{"family", "problem", "config", "origin", "warnings"}: the config deployed for the problem.
-        For a CPU spec the kernel is compiled and loaded; for "gemm" on the current CUDA device."""
+        For a CPU spec the kernel is compiled and loaded; for "gemm" and "gemm_fp8" on the current
+        CUDA device."""
         call = "Runtime.lookup"
         spec_or_family = _check.path(call, "spec_or_family", spec_or_family)
         problem = _check.text(call, "problem", problem)
-        if spec_or_family == "gemm":
+        if spec_or_family in ("gemm", "gemm_fp8"):
             import torch
-            return json.loads(self._runner(torch.cuda.current_device()).describe_problem(problem))
+            runner = self._runner(torch.cuda.current_device())
+            with _translated(call):
+                return json.loads(runner.describe_problem(spec_or_family, problem))
         with _translated(call):
             if self._lookup is None:
                 self._lookup = _core.Lookup(self._db)
@@ -199,12 +206,22 @@ class Runtime:
             runner = self._gemm[device] = _gemm.GemmRunner(self._db, device)
         return runner
 
-    def gemm(self, a, b, out=None):
+    def gemm(self, a, b, out=None, *, scale_a=None, scale_b=None):
         """out = a @ b with the store's tuned Hopper GEMM for the tensors' shape and dtype.
 
         a: m x k, b: k x n (contiguous, or w.T of a contiguous n x k w), both bfloat16 or float16
         CUDA tensors of one device; out: m x n, contiguous (allocated when None). Enqueued on the
-        current PyTorch stream; no copy of any tensor."""
+        current PyTorch stream; no copy of any tensor.
+
+        fp8 (the gemm_fp8 family), as torch._scaled_mm(a, b, scale_a, scale_b,
+        out_dtype=torch.bfloat16) takes it: a m x k float8_e4m3fn contiguous, b k x n float8_e4m3fn
+        the transpose of a contiguous n x k tensor (w.t()), out m x n bfloat16, and float32 scales
+        whose shapes say the scaling: one element each (tensor), m x 1 and 1 x n (row_col), or
+        m x k/128 (k-block major) and k/128 x ceil(n/128) (block: DeepSeek-V3's 1x128 and 128x128
+        blocks). Every argument is checked before anything runs (ArgumentError naming it)."""
+        call = "cutune.gemm"
+        if _fp8.is_fp8(a) or scale_a is not None or scale_b is not None:
+            return self._gemm_fp8(call, a, b, out, scale_a, scale_b)
         import torch
         if out is None:
             out = a.new_empty((a.shape[0], b.shape[1]))
@@ -212,13 +229,31 @@ class Runtime:
         runner.gemm(a, b, out, torch.cuda.current_stream(a.device).cuda_stream)
         return out
 
+    def _gemm_fp8(self, call, a, b, out, scale_a, scale_b):
+        if not _fp8.is_fp8(a):
+            dtype = getattr(a, "dtype", type(a).__name__)
+            raise ArgumentError(f"{call}: scale_a and scale_b go with float8 tensors; a is {dtype}")
+        for name, scale in (("scale_a", scale_a), ("scale_b", scale_b)):
+            if scale is None:
+                raise ArgumentError(f"{call}: {name} is required with float8 tensors (float32: one "
+                                    "element, one per row or column, or per block)")
+        import torch
+        _fp8.check_devices(call, a, b, out, scale_a, scale_b)
+        args = _fp8.arguments(call, a, b, out, scale_a, scale_b)
+        device = a.device.index if a.device.index is not None else torch.cuda.current_device()
+        runner = self._runner(device)
+        with _translated(call):
+            _fp8.launch(runner, args, torch.cuda.current_stream(a.device).cuda_stream)
+        return args.out
+
 
 _default_runtime = None
 
 
-def gemm(a, b, out=None):
-    """out = a @ b through the default store's Runtime (Runtime.gemm says more)."""
+def gemm(a, b, out=None, *, scale_a=None, scale_b=None):
+    """out = a @ b through the default store's Runtime (Runtime.gemm says more; fp8 tensors take
+    their scales as torch._scaled_mm does)."""
     global _default_runtime
     if _default_runtime is None:
         _default_runtime = Runtime()
-    return _default_runtime.gemm(a, b, out)
+    return _default_runtime.gemm(a, b, out, scale_a=scale_a, scale_b=scale_b)

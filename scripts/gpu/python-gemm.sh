@@ -2,7 +2,8 @@
 # The Python package on the GPU machine: cutune.tune of the GEMM family at S3 (2048x4096x4096
 # bf16), then cutune.gemm(a, b) on PyTorch tensors checked against torch.matmul and timed beside
 # the same kernel timed by the tune and by a C++ loop in the same process
-# (python/tests/gpu_gemm_check.py prints the table).
+# (python/tests/gpu_gemm_check.py prints the table); then cutune.gemm on fp8 tensors with their
+# scales, each scaling against the scaled fp32 reference (python/tests/gpu_gemm_fp8_check.py).
 #
 #   scripts/gpu/python-gemm.sh bundle   here, on a build machine: the core libraries
 #                                       (python/CMakeLists.txt, CUTUNE_PYTHON_CORE_ONLY), the
@@ -12,7 +13,8 @@
 #   scripts/gpu/python-gemm.sh [run]    on the GPU machine (carry build/python-bundle, .whl and
 #                                       third_party/cutlass/include): builds the nanobind modules
 #                                       for its python3 against the bundle (pip install, else
-#                                       plain CMake), then runs the check; about 3 minutes
+#                                       plain CMake), then runs the checks; about 3 minutes, and
+#                                       the fp8 check's compiles of its default configs
 #
 # The GPU image has Python 3.12, PyTorch, nvcc, CMake and ninja, but none of cutune's Debian
 # dependencies, hence the split: what needs them is built here, what needs its Python there.
@@ -45,6 +47,11 @@ if [[ "$mode" == bundle ]]; then
   # The headers the kernel source includes from its parent folder.
   cp "$root/src/families/gemm/gemm_rules.hpp" "$root/src/families/gemm/gemm_schedule.hpp" \
     "$bundle/share/gemm/"
+  mkdir -p "$bundle/share/gemm_fp8/device"
+  cp "$root/src/families/gemm_fp8/device/hopper_gemm_fp8.cu" "$bundle/share/gemm_fp8/device/"
+  # The rules and the C interface, which the fp8 compiler prepends to the kernel source.
+  cp "$root/src/families/gemm_fp8/gemm_fp8_rules.hpp" "$root/src/families/gemm_fp8/gemm_fp8_abi.hpp" \
+    "$bundle/share/gemm_fp8/"
   bundle_libraries "$bundle/lib" "$bundle"/lib/*.so "$bundle"/bin/*
   mkdir -p "$root/.whl"
   # scikit-build-core's own needs too (packaging, pathspec): the image has them, but carried
@@ -75,5 +82,8 @@ cd "$work"  # `import cutune` is the installed package
 PYTHONUNBUFFERED=1 python3 "$root/python/tests/gpu_gemm_check.py" --db "$work/s3.db" \
   --budget "${S3_BUDGET:-30}" --seconds "${S3_SECONDS:-70}" --out "$out/gemm_check.json"
 status=$?
+# cutune.gemm on fp8 tensors, each scaling against the scaled fp32 reference (default configs).
+PYTHONUNBUFFERED=1 python3 "$root/python/tests/gpu_gemm_fp8_check.py" \
+  --out "$out/gemm_fp8_check.json" || status=1
 echo "python-gemm.sh: done at $(elapsed) s (exit status $status)"
 exit $status

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds and runs every GPU test (ctest label "gpu") on a machine with an NVIDIA GPU, then the
-# CUDA backend's figures (cutune-cuda-bench), and prints a short table last.
+# Builds and runs every GPU test (ctest label "gpu") on a machine with an NVIDIA GPU, then
+# cutune.gemm on fp8 tensors where the Python package imports, then the CUDA backend's figures
+# (cutune-cuda-bench), and prints a short table last.
 #
 #   scripts/gpu/run-gpu-tests.sh [BUILD_DIR]         BUILD_DIR defaults to build/gpu
 #
@@ -26,6 +27,15 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,
 
 status=0
 ctest --test-dir "$build" -L gpu --output-on-failure -j1 2>&1 | tee "$logs/ctest.txt" || status=1
+# cutune.gemm on fp8 tensors (python/tests/gpu_gemm_fp8_check.py) where the Python package and
+# PyTorch import (scripts/gpu/python-gemm.sh installs the package and runs it too); said when not.
+if python3 -c 'import cutune, torch' 2> /dev/null; then
+  python3 "$root/python/tests/gpu_gemm_fp8_check.py" --out "$logs/python-fp8.json" 2>&1 |
+    tee "$logs/python-fp8.txt" || status=1
+else
+  echo "python fp8 check: not run (cutune or torch does not import; scripts/gpu/python-gemm.sh" \
+    "installs the package)" | tee "$logs/python-fp8.txt"
+fi
 bench="$build/bin/cutune-cuda-bench"
 if [[ -x "$bench" ]]; then
   "$bench" --json "$logs/cuda-bench.json" 2>&1 | tee "$logs/cuda-bench.txt" || status=1
@@ -36,6 +46,7 @@ echo "=== GPU tests: $(cat "$logs/gpu.txt" 2>/dev/null | head -1)"
 grep -E '^ *[0-9]+/[0-9]+ Test +#[0-9]+:' "$logs/ctest.txt" \
   | sed -E 's/^ *[0-9]+\/[0-9]+ Test +#[0-9]+: ([^ ]+) [ .*]*([A-Za-z*]+[A-Za-z ]*) +([0-9.]+ sec)/\2\t\3\t\1/'
 grep -E 'tests passed|tests failed' "$logs/ctest.txt"
+echo "=== Python fp8 GEMM: $(tail -1 "$logs/python-fp8.txt")"
 if [[ -f "$logs/cuda-bench.txt" ]]; then
   echo "=== CUDA backend figures"
   grep -E '^(compile|overhead|stability)|of [0-9]+ classified' "$logs/cuda-bench.txt"

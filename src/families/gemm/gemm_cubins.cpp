@@ -12,6 +12,18 @@
 namespace cutune {
 namespace runtime {
 
+std::filesystem::path compiled_file(const std::shared_future<cuda::CompileResult>& future,
+                                    const std::string& family, const Config& config,
+                                    const Problem& problem) {
+  const cuda::CompileResult& result = future.get();
+  if (!result.ok()) {
+    throw std::runtime_error(fmt::format(
+        "{} config {} does not compile for {}: {}", family, config.to_string(), problem.canonical(),
+        eval::compile_failure_detail(result.log, result.log_file)));
+  }
+  return result.cubin;
+}
+
 GemmCubins::GemmCubins(GemmCompileOptions options) : options_(std::move(options)) {
   GemmCompiler& first = compiler_for(resolve_gemm_problem(gemm_problem(2048, 4096, 4096)));
   version_ = first.source_version();
@@ -36,13 +48,7 @@ std::filesystem::path GemmCubins::compile(const Config& config, const Problem& p
     std::lock_guard lock(mutex_);  // submit() is not documented as thread-safe
     future = compiler.submit(config);
   }
-  const cuda::CompileResult& result = future.get();
-  if (!result.ok()) {
-    throw std::runtime_error(fmt::format(
-        "gemm config {} does not compile for {}: {}", config.to_string(), problem.canonical(),
-        eval::compile_failure_detail(result.log, result.log_file)));
-  }
-  return result.cubin;
+  return compiled_file(future, "gemm", config, problem);
 }
 
 }  // namespace runtime

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <filesystem>
+#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -16,6 +17,12 @@
 #include "gemm/gemm_evaluator.hpp"
 
 namespace cutune::runtime {
+
+// The file `future`'s compile of `config` produced (a cubin, or the fp8 family's library). Throws
+// std::runtime_error "`family` config ... does not compile for <problem>: <the compiler's log>".
+std::filesystem::path compiled_file(const std::shared_future<cuda::CompileResult>& future,
+                                    const std::string& family, const Config& config,
+                                    const Problem& problem);
 
 class GemmCubins {
  public:

@@ -1,5 +1,5 @@
 // The fp8 GEMM family's record (cutune/family.hpp): what `cutune tune gemm_fp8` and
-// `cutune space gemm_fp8` use. No runtime loader yet (docs/families.md says what is left).
+// `cutune space gemm_fp8` use. Its runtime family (cutune/gemm_fp8.hpp) is gemm_fp8_family.cpp.
 #pragma once
 
 #include "cutune/family.hpp"

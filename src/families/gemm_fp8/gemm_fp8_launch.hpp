@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "cutune/gemm_types.hpp"  // Fp8Operands
 #include "gemm_fp8/gemm_fp8_abi.hpp"
 #include "gemm_fp8/gemm_fp8_problem.hpp"
 
@@ -24,12 +25,6 @@ struct Fp8Library {
   // dlopens `path` (once per path) and looks the entry points up. Throws std::runtime_error with
   // dlerror's reason or the missing symbol's name.
   static Fp8Library load(const std::filesystem::path& path);
-};
-
-// Device buffers of one GEMM: A (m x k e4m3), B (n x k e4m3), D (m x n bf16), the scales of the
-// problem's scaling (gemm_fp8_abi.hpp).
-struct Fp8Operands {
-  CUdeviceptr a = 0, b = 0, d = 0, scale_a = 0, scale_b = 0;
 };
 
 // One config bound to one problem and its buffers, prepared once and launched many times.

@@ -13,20 +13,14 @@
 #include "cutune/gemm.hpp"
 #include "cutune/heuristics.hpp"
 #include "gemm/gemm_cubins.hpp"
+#include "gemm/gemm_runtime_support.hpp"
 #include "gemm/gemm_space.hpp"
-#include "store/store_testing.hpp"
+#include "gemm_runtime_testing.hpp"
 
 namespace cutune {
 namespace {
 
-std::string message_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::exception& error) {
-    return error.what();
-  }
-  return "(no exception)";
-}
+using testing::message_of;
 
 TEST(GemmFamily, ResolveFillsTheDtypeAndKeepsWhatIsGiven) {
   const Problem plain = resolve_gemm_problem(Problem::parse("m=256,n=512,k=1024"));
@@ -52,11 +46,27 @@ TEST(GemmFamily, ResolveRejectsProblemsTheKernelCannotRun) {
 }
 
 TEST(GemmFamily, WithoutACudaContextCreationFailsClearly) {
-  const std::string message = message_of([] { gemm_family(); });
-  EXPECT_NE(message.find("gemm_family: no CUDA context is current on this thread"),
-            std::string::npos)
-      << message;
-  EXPECT_THROW(gemm_family(), std::runtime_error);
+  testing::expect_refused_without_context([] { gemm_family(); }, "gemm_family");
+}
+
+// The launch cache both GEMM runtime kernels keep (gemm_runtime_support.hpp), on plain ints for
+// launches: the most recently used first, the least recently used dropped beyond the limit.
+TEST(GemmFamily, PreparedLaunchesKeepTheMostRecentlyUsed) {
+  runtime::PreparedLaunches<int, 2> launches;
+  int made = 0;
+  auto get = [&](CUdeviceptr a) {
+    return *launches.get({a, 0}, [&] { return std::make_shared<const int>(++made); });
+  };
+  constexpr auto kept = static_cast<CUdeviceptr>(GemmRuntimeKernel::kCachedLaunches);
+  for (CUdeviceptr a = 1; a <= kept; ++a) EXPECT_EQ(get(a), static_cast<int>(a));
+  EXPECT_EQ(get(1), 1);  // cached, and now the most recently used
+  EXPECT_EQ(launches.prepared(), kept);
+  EXPECT_EQ(get(kept + 1), static_cast<int>(kept) + 1);  // drops 2, the least recently used
+  EXPECT_EQ(get(1), 1);
+  EXPECT_EQ(get(2), static_cast<int>(kept) + 2);  // prepared again
+  EXPECT_EQ(launches.prepared(), kept + 2);
+  launches.clear();
+  EXPECT_EQ(get(1), static_cast<int>(kept) + 3);
 }
 
 // Real nvcc: a config compiles per dtype (the cubin depends on it, not on m, n, k), the second

@@ -13,11 +13,12 @@
 #include "gemm/gemm_evaluator.hpp"
 #include "gemm/gemm_problem.hpp"
 #include "gemm/gemm_space.hpp"
-#include "runtime/cuda_testing.hpp"
-#include "store/store_testing.hpp"
+#include "gemm_runtime_testing.hpp"
 
 namespace cutune {
 namespace {
+
+using testing::from_bf16;
 
 // Values k/4 for k in -4..4: exact in bf16, and every product and partial sum of a GEMM of up to
 // 2^20 terms is exact in fp32, so only the final rounding to bf16 differs from the reference.
@@ -29,13 +30,6 @@ std::uint16_t to_bf16(float f) {
   std::uint32_t bits;
   std::memcpy(&bits, &f, sizeof bits);
   return static_cast<std::uint16_t>(bits >> 16);  // exact for the values above
-}
-
-float from_bf16(std::uint16_t h) {
-  const std::uint32_t bits = static_cast<std::uint32_t>(h) << 16;
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
 }
 
 // A, B and D of one bf16 problem on the device, with A and B's values on the host.
@@ -67,13 +61,8 @@ struct Buffers {
     EXPECT_EQ(cuMemcpyHtoD(p, half.data(), half.size() * 2), CUDA_SUCCESS);
     return p;
   }
-  // A D poisoned with NaN (0xFFFF), so that an element the kernel skips fails the check.
-  CUdeviceptr alloc_d() const {
-    CUdeviceptr p = 0;
-    EXPECT_EQ(cuMemAlloc(&p, static_cast<std::size_t>(m * n) * 2), CUDA_SUCCESS);
-    EXPECT_EQ(cuMemsetD16(p, 0xFFFF, static_cast<std::size_t>(m * n)), CUDA_SUCCESS);
-    return p;
-  }
+  // A D of NaN, so that an element the kernel skips fails the check.
+  CUdeviceptr alloc_d() const { return testing::nan_bf16(static_cast<std::size_t>(m * n)); }
   gemm::GemmOperands operands() const { return {.a = da, .b = db, .d = dd, .workspace = 0}; }
 
   float reference(std::int64_t row, std::int64_t col) const {
@@ -105,24 +94,7 @@ struct Buffers {
   }
 };
 
-class GemmRuntime : public testing::CudaContextTest {
- protected:
-  void SetUp() override {
-    CudaContextTest::SetUp();
-    if (HasFatalFailure()) return;
-    options_.compile.cache_dir = cache_.path();
-  }
-
-  static RuntimeOptions runtime_options() {
-    RuntimeOptions o;
-    o.policy = Policy::default_now;
-    o.on_warning = [](const std::string& w) { ADD_FAILURE() << w; };
-    return o;
-  }
-
-  testing::TempDir cache_;
-  GemmFamilyOptions options_;
-};
+using GemmRuntime = testing::GemmRuntimeTest;
 
 TEST_F(GemmRuntime, DefaultConfigMatchesTheHostReferenceAndCachesItsLaunch) {
   Runtime runtime(runtime_options());
