@@ -26,13 +26,18 @@ Tuner's best at each budget, then the first cutune strategy minus that best in s
 the difference, sqrt(se_a^2 + se_b^2): unpaired, since seed r of cutune and of Kernel Tuner
 share nothing.
 
+--kt-scores FILE keeps Kernel Tuner's per-seed scores (keyed by strategy, budget, seed and the set
+of recordings): scores found there are reused instead of run again, the others are run and added,
+so a change to cutune is measured against the same Kernel Tuner runs in seconds, not in minutes.
+
   .venv-kernel-tuner/bin/python bench/search/kernel_tuner_compare.py data/spaces \\
       --cutune build/release/bin/cutune [--budgets 25,50,100,200] [--repeats 10] [--first-seed 0]
-      [--batch 32]
+      [--batch 32] [--kt-scores kt-scores.json]
 """
 import argparse
 import csv
 import gzip
+import hashlib
 import json
 import os
 import random
@@ -75,6 +80,35 @@ def cache_files(inputs):
         seen[fingerprint] = label
         spaces.append((label, doc))
     return spaces
+
+
+def space_set(spaces):
+    """A name for a set of recordings: a digest of their labels and recorded times."""
+    digest = hashlib.sha256()
+    for label, doc in sorted(spaces, key=lambda s: s[0]):
+        digest.update(label.encode())
+        digest.update(json.dumps(sorted((k, str(v.get("time"))) for k, v in doc["cache"].items()))
+                      .encode())
+    return digest.hexdigest()[:16]
+
+
+def score_key(strategy, budget, seed, spaces_name):
+    return f"{strategy}|{budget}|{seed}|{spaces_name}"
+
+
+def load_scores(path):
+    """Saved Kernel Tuner scores (score_key -> score); none when the file does not exist yet."""
+    if not path or not os.path.exists(path):
+        return {}
+    with open(path) as f:
+        return json.load(f)
+
+
+def save_scores(path, scores):
+    """Writes through a temporary file, so an interrupted run leaves the previous file whole."""
+    with open(path + ".tmp", "w") as f:
+        json.dump(scores, f, indent=0, sort_keys=True)
+    os.replace(path + ".tmp", path)
 
 
 def optimum(doc):
@@ -173,6 +207,8 @@ def main():
                         help="Kernel Tuner strategies (comma-separated)")
     parser.add_argument("--ours", default="lfbo,pattern,random",
                         help="cutune strategies (comma-separated)")
+    parser.add_argument("--kt-scores", metavar="FILE",
+                        help="Kernel Tuner's per-seed scores: reused from FILE, new ones added")
     args = parser.parse_args()
     budgets = [int(b) for b in args.budgets.split(",")]
 
@@ -189,6 +225,8 @@ def main():
     lead_name = "cutune " + args.ours.split(",")[0]
     lead = table[lead_name]
     scratch = tempfile.mkdtemp(prefix="kt-compare-")
+    saved = load_scores(args.kt_scores)
+    spaces_name = space_set(spaces)
     best = [None] * len(budgets)  # per budget: (name, per-repeat scores) of the highest mean
     finished = 0
     for strategy in args.strategies.split(","):
@@ -198,6 +236,10 @@ def main():
             for budget in budgets:
                 scores = []
                 for seed in seeds:
+                    key = score_key(strategy, budget, seed, spaces_name)
+                    if key in saved:
+                        scores.append(saved[key])
+                        continue
                     fractions = []
                     for label, doc in spaces:
                         # Kernel Tuner appends to its cache file: each run gets a fresh copy.
@@ -206,7 +248,10 @@ def main():
                             json.dump(doc, f)
                         fractions.append(run_kernel_tuner(kt, doc, path, strategy, budget, seed))
                     scores.append(sum(fractions) / len(fractions))
+                    saved[key] = scores[-1]
                 row.append(scores)
+            if args.kt_scores:
+                save_scores(args.kt_scores, saved)
         except Exception as error:  # a strategy that breaks inside Kernel Tuner loses its row only
             print(f"{'kernel_tuner ' + strategy:<38} failed at budget {budget}, {label}, seed "
                   f"{seed}: {type(error).__name__}: {error}", flush=True)
