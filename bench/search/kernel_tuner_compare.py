@@ -56,6 +56,11 @@ KT_STRATEGIES = [
 ]
 
 
+def recorded_times(doc):
+    """A cache file's configs and recorded times as text: equal for two files of one recording."""
+    return json.dumps(sorted((k, str(v.get("time"))) for k, v in doc["cache"].items()))
+
+
 def cache_files(inputs):
     """Kernel Tuner cache files (*.json, *.json.gz; T4 files skipped), each recording once."""
     files = []
@@ -73,7 +78,7 @@ def cache_files(inputs):
         if "cache" not in doc:
             continue  # a T4 file: the same measurements are in the cache file beside it
         label = os.path.basename(os.path.dirname(path)) + "/" + os.path.basename(path).split(".")[0]
-        fingerprint = json.dumps(sorted((k, str(v.get("time"))) for k, v in doc["cache"].items()))
+        fingerprint = recorded_times(doc)
         if fingerprint in seen:
             print(f"skipping {label}: the same recording as {seen[fingerprint]}")
             continue
@@ -87,8 +92,7 @@ def space_set(spaces):
     digest = hashlib.sha256()
     for label, doc in sorted(spaces, key=lambda s: s[0]):
         digest.update(label.encode())
-        digest.update(json.dumps(sorted((k, str(v.get("time"))) for k, v in doc["cache"].items()))
-                      .encode())
+        digest.update(recorded_times(doc).encode())
     return digest.hexdigest()[:16]
 
 

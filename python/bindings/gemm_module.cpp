@@ -16,7 +16,6 @@
 
 namespace nb = nanobind;
 using namespace nb::literals;
-using cutune::python::Fp8Shape;
 using cutune::python::GemmRunner;
 using cutune::python::GemmShape;
 using Tensor = nb::ndarray<nb::device::cuda>;
@@ -115,13 +114,6 @@ NB_MODULE(_gemm, m) {
           },
           "m"_a, "n"_a, "k"_a, "scaling"_a, "a"_a, "b"_a, "out"_a, "scale_a"_a, "scale_b"_a,
           "stream"_a)
-      .def(
-          "describe_fp8",
-          [](GemmRunner& runner, std::int64_t m, std::int64_t n, std::int64_t k,
-             const std::string& scaling) {
-            return runner.describe(Fp8Shape{m, n, k, scaling});
-          },
-          "m"_a, "n"_a, "k"_a, "scaling"_a)
       .def(
           "describe_problem",
           [](GemmRunner& runner, const std::string& family, const std::string& problem) {

@@ -206,6 +206,12 @@ class Runtime:
             runner = self._gemm[device] = _gemm.GemmRunner(self._db, device)
         return runner
 
+    def _runner_of(self, tensor):
+        """The runner of the CUDA device `tensor` is on (an index-less "cuda": the current one)."""
+        import torch
+        index = tensor.device.index
+        return self._runner(index if index is not None else torch.cuda.current_device())
+
     def gemm(self, a, b, out=None, *, scale_a=None, scale_b=None):
         """out = a @ b with the store's tuned Hopper GEMM for the tensors' shape and dtype.
 
@@ -225,8 +231,7 @@ class Runtime:
         import torch
         if out is None:
             out = a.new_empty((a.shape[0], b.shape[1]))
-        runner = self._runner(a.device.index if a.device.index is not None else torch.cuda.current_device())
-        runner.gemm(a, b, out, torch.cuda.current_stream(a.device).cuda_stream)
+        self._runner_of(a).gemm(a, b, out, torch.cuda.current_stream(a.device).cuda_stream)
         return out
 
     def _gemm_fp8(self, call, a, b, out, scale_a, scale_b):
@@ -240,8 +245,7 @@ class Runtime:
         import torch
         _fp8.check_devices(call, a, b, out, scale_a, scale_b)
         args = _fp8.arguments(call, a, b, out, scale_a, scale_b)
-        device = a.device.index if a.device.index is not None else torch.cuda.current_device()
-        runner = self._runner(device)
+        runner = self._runner_of(a)
         with _translated(call):
             _fp8.launch(runner, args, torch.cuda.current_stream(a.device).cuda_stream)
         return args.out

@@ -57,7 +57,6 @@ class GemmRunner {
   // or of a problem text's of family "gemm" or "gemm_fp8" ("m=128,n=256,k=64,dtype=bf16", as
   // `cutune tune gemm --problem`).
   std::string describe(const GemmShape& shape);
-  std::string describe(const Fp8Shape& shape);
   std::string describe(const std::string& family, const std::string& problem);
   // The kernel's time in ms for each of `repetitions` launches on `stream`, by the tune's worker's
   // one timing (backend/cuda/launch_timer.hpp): events around each launch, the L2 flushed before

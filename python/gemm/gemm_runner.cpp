@@ -146,10 +146,6 @@ std::string GemmRunner::describe(const GemmShape& shape) {
   return describe("gemm", problem_text(shape));
 }
 
-std::string GemmRunner::describe(const Fp8Shape& shape) {
-  return describe("gemm_fp8", Impl::fp8_text(shape));
-}
-
 std::string GemmRunner::describe(const std::string& family, const std::string& problem) {
   const KernelQuery query = impl_->runtime->query(family, impl_->problem(family, problem));
   const Kernel& kernel = impl_->runtime->get(query);
