@@ -10,7 +10,8 @@
 #   KERNELS=matmul,softmax,...  the Helion kernels (default: all six); FULL=matmul,...  kernels
 #   Helion also tunes at full effort; TWICE=...  kernels cutune tunes twice, cold (do two cold
 #   tunes agree?); BUDGET=N  cutune's configs (default: by effort); TRITON=0
-#   skips the Triton pair. A Helion quick tune costs 1-4 minutes of GPU a kernel.
+#   skips the Triton pair; HELION_FROM=FILE  an earlier call's head_to_head.jsonl, whose Helion
+#   winners are re-timed instead of tuned again. A Helion quick tune costs 1-4 minutes of GPU a kernel.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 bundle="${PY_BUNDLE:-$root/build/python-bundle}"
@@ -40,7 +41,8 @@ cd "$work"  # `import cutune` is the installed package
 status=0
 PYTHONUNBUFFERED=1 python3 "$root/bench/helion/head_to_head.py" --out "$out" \
   --kernels "${KERNELS:-matmul,softmax,rms_norm,layer_norm,swiglu,attention}" \
-  --full "${FULL:-}" --twice "${TWICE:-}" --budget "${BUDGET:-0}" || status=$?
+  --full "${FULL:-}" --twice "${TWICE:-}" --budget "${BUDGET:-0}" \
+  --helion-from "${HELION_FROM:-}" || status=$?
 if [[ "${TRITON:-1}" == 1 ]]; then
   PYTHONUNBUFFERED=1 python3 "$root/bench/helion/triton_head_to_head.py" --out "$out" || status=$?
 fi

@@ -50,7 +50,11 @@ bundle_libraries() {
   for binary in "$@"; do
     ldd "$binary" | awk '/=> \// {print $3}'
   done | sort -u | grep -v -E '/(libc|libm|libdl|librt|libpthread|libstdc\+\+|libgcc_s|libcuda|libcublas|libcublasLt|libcudart|libnvrtc|libnvrtc-builtins)\.so' |
-    while read -r library; do cp -L "$library" "$dest/"; done
+    while read -r library; do
+      # A bundled library that links another one of the bundle finds it there already.
+      [[ "$(readlink -f "$(dirname "$library")")" == "$(readlink -f "$dest")" ]] && continue
+      cp -L "$library" "$dest/"
+    done
 }
 
 # start_clock [LIMIT]: elapsed prints the seconds since; given LIMIT, remaining WANTED prints the
