@@ -45,6 +45,11 @@ class Space {
   // Builders; throw std::invalid_argument on a duplicate or empty knob name.
   Space& add(std::string name, FragmentPtr fragment);
   Space& constrain(Constraint constraint);
+  // Knobs that often pay only when they move together (a tile's two sides, a tile and the warps
+  // that run it): paired_neighbours moves two knobs of one group a step each, which a one-knob
+  // step cannot reach when either move alone is slower. Throws ConfigError naming an unknown knob
+  // (with the closest name), std::invalid_argument for a group of fewer than two distinct knobs.
+  Space& pair_moves(const std::vector<std::string>& knobs);
 
   std::size_t knob_count() const { return names_.size(); }
   const std::vector<std::string>& names() const { return names_; }
@@ -55,6 +60,7 @@ class Space {
   std::size_t index_of(std::string_view name) const;  // throws ConfigError with the closest name
   std::string closest_name(std::string_view name) const;
   const std::vector<Constraint>& constraints() const { return constraints_; }
+  const std::vector<std::vector<std::size_t>>& move_pairs() const { return move_pairs_; }
   // Hash of the knob names in order: configs of differently shaped spaces hash differently.
   std::uint64_t layout_hash() const { return layout_hash_; }
 
@@ -83,6 +89,9 @@ class Space {
   // Search operators, knob by knob through the fragments: a knob they change lands in its search
   // view; the knobs they leave keep their values, seed-only ones included.
   std::vector<Config> neighbours(const Config& config, int radius = 1) const;
+  // Two knobs of one pair_moves group moved one step each, every such pair once (none without
+  // groups).
+  std::vector<Config> paired_neighbours(const Config& config) const;
   Config mutate(const Config& config, Rng& rng, double rate) const;
   Config crossover(const Config& a, const Config& b, Rng& rng) const;
 
@@ -103,6 +112,7 @@ class Space {
   std::vector<std::string> names_;
   std::vector<FragmentPtr> fragments_;
   std::vector<Constraint> constraints_;
+  std::vector<std::vector<std::size_t>> move_pairs_;  // pair_moves groups, as knob indices
   Layout full_, search_;
   std::vector<std::size_t> feature_offsets_{0};
   std::uint64_t layout_hash_ = 0xcbf29ce484222325ULL;  // FNV-1a offset basis

@@ -133,7 +133,21 @@ class HelionSpace:
                           "config": self.from_flat(flat)})
         for knob in knobs:
             _admit_seed_values(knob, [seed["config"][knob["name"]] for seed in seeds])
-        return {"name": f"helion_{name}", "entry": name, "knobs": knobs, "seeds": seeds}
+        spec = {"name": f"helion_{name}", "entry": name, "knobs": knobs, "seeds": seeds}
+        paired = self.paired_knobs(knobs)
+        if len(paired) >= 2:
+            spec["paired_moves"] = [paired]
+        return spec
+
+    def paired_knobs(self, knobs: list) -> list:
+        """The block sizes and num_warps, the knobs Helion's own search moves together in every
+        neighbour it draws: a tile's sides and its warps often pay only as a pair (a 256x32
+        attention tile becomes 128x64 in two steps, each slower alone)."""
+        searched = {k["name"] for k in knobs
+                    if k.get("search_min", k.get("min")) != k.get("search_max", k.get("max"))}
+        slots = [*self.gen.block_size_indices, self.gen.num_warps_index]
+        return [self.names[i] for i in slots
+                if i >= 0 and i not in self.constants and self.names[i] in searched]
 
 
 def _admit_seed_values(knob: dict, values: list) -> None:

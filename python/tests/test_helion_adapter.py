@@ -54,6 +54,16 @@ def test_space_maps_every_slot_and_round_trips_through_normalize():
         assert space.to_helion(space.from_flat(canonical)) == config
 
 
+def test_block_sizes_and_warps_move_in_pairs():
+    """A 2-D tile's sides and num_warps are the space's paired moves (the next test's tune has the
+    C++ core read them: a name it does not know would fail the tune)."""
+    x, y = args()
+    bound = make_add(cutune.helion.autotuner).bind((x, y))
+    gen = ConfigGeneration(bound.config_spec)
+    spec = HelionSpace(gen, bound.config_spec).spec("add")
+    assert spec["paired_moves"] == [["block_sizes_0", "block_sizes_1", "num_warps"]]
+
+
 def test_helion_kernel_tunes_through_cutune_and_is_served_from_the_store(tmp_path):
     db = tmp_path / "h.db"
     searches = []

@@ -150,19 +150,35 @@ class LfboPatternSearch final : public WalkerStrategy {
   // the tune's round wants (true), or moves to a better measured neighbour, widens, or retires
   // the walker (false).
   bool step(std::size_t wanted) {
-    std::vector<Config> unmeasured;
+    // A round of the tune may carry more than the settings' few: the classifier's order then
+    // takes as many of the neighbourhood as the round holds, since a round's configs compile
+    // together and its free slots would otherwise go unused. Such a wide round also holds the
+    // space's paired moves (Space::pair_moves).
+    const std::size_t count = std::max(settings_.batch, wanted);
+    const bool wide = count > settings_.batch;
+    std::vector<Config> unmeasured, paired;
     std::optional<Walker> best = best_neighbour([&](Config neighbour) {
       if (!state_.proposed(neighbour)) unmeasured.push_back(std::move(neighbour));
     });
+    if (wide) {
+      std::optional<Walker> pair = best_neighbour(
+          [&](Config neighbour) {
+            if (!state_.proposed(neighbour)) paired.push_back(std::move(neighbour));
+          },
+          true);
+      if (pair && (!best || pair->cost < best->cost)) best = std::move(pair);
+    }
     if (best) {
       move_to(std::move(*best));
       return false;
     }
-    // A round of the tune may carry more than the settings' few: the classifier's order then
-    // takes as many of the neighbourhood as the round holds, since a round's configs compile
-    // together and its free slots would otherwise go unused.
-    const std::size_t count = std::max(settings_.batch, wanted);
-    if (offer_best(std::move(unmeasured), count) > 0) return true;
+    // A quarter of the round for paired moves: a group of three knobs has a dozen, all measured
+    // around a centre within three rounds, while most of the round still goes to single steps,
+    // which the classifier ranks from what it has seen. Slots either kind leaves go to the other.
+    std::size_t queued = offer_best(paired, std::max<std::size_t>(1, count / 4));
+    queued += offer_best(std::move(unmeasured), count - queued);
+    if (queued < count) queued += offer_best(std::move(paired), count - queued);
+    if (queued > 0) return true;
     widen_or_retire(settings_.max_radius);
     return false;
   }

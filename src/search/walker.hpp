@@ -68,15 +68,16 @@ class WalkerStrategy : public QueuedStrategy {
     return false;
   }
 
-  // The walker's best measured neighbour within its radius, if it improves on the centre by at
-  // least SearchContext::min_move_gain; each legal unmeasured neighbour (normalized) goes to
+  // The walker's best measured neighbour within its radius (with `paired`: of its
+  // Space::paired_neighbours instead), if it improves on the centre by at least
+  // SearchContext::min_move_gain; each legal unmeasured neighbour (normalized) goes to
   // `unmeasured`, in neighbourhood order.
   template <class Unmeasured>
-  std::optional<Walker> best_neighbour(Unmeasured&& unmeasured) {
+  std::optional<Walker> best_neighbour(Unmeasured&& unmeasured, bool paired = false) {
     const Walker& w = *walker_;
     std::optional<Config> best;
     double best_cost = w.cost * (1.0 - state_.context().min_move_gain);
-    each_legal_neighbour(w.centre, w.radius, [&](Config normalized) {
+    each_legal_neighbour(w.centre, paired ? 0 : w.radius, [&](Config normalized) {
       if (const std::optional<double> cost = state_.cost(normalized)) {
         if (*cost < best_cost) {
           best_cost = *cost;
@@ -110,11 +111,13 @@ class WalkerStrategy : public QueuedStrategy {
   std::optional<Walker> walker_;
 
  private:
-  // Calls `visit(normalized)` for each legal neighbour of `centre` within `radius`, in
-  // neighbourhood order, until it returns true.
+  // Calls `visit(normalized)` for each legal neighbour of `centre` within `radius` (radius 0:
+  // its paired neighbours), in neighbourhood order, until it returns true.
   template <class Visit>
   void each_legal_neighbour(const Config& centre, int radius, Visit&& visit) const {
-    for (Config& neighbour : state_.space().neighbours(centre, radius)) {
+    const Space& space = state_.space();
+    for (Config& neighbour :
+         radius == 0 ? space.paired_neighbours(centre) : space.neighbours(centre, radius)) {
       std::optional<Config> normalized = state_.normalize(std::move(neighbour));
       if (normalized && visit(std::move(*normalized))) return;
     }

@@ -179,7 +179,7 @@ KernelSpec parse_spec(std::string_view text, const std::filesystem::path& origin
   Node root{document, ""};
   r.expect_object(root, {"name", "description", "backend", "source", "entry", "knobs",
                          "constraints", "problem", "scalars", "buffers", "arguments", "constants",
-                         "check", "seeds", "compile", "timing", "launch"});
+                         "check", "seeds", "compile", "timing", "launch", "paired_moves"});
 
   KernelSpec spec;
   spec.path = origin;
@@ -345,6 +345,21 @@ KernelSpec parse_spec(std::string_view text, const std::filesystem::path& origin
       if (out.tolerance < 0) r.fail(*tolerance, "expected a tolerance >= 0");
     }
     spec.check = std::move(out);
+  }
+
+  if (auto groups = Reader::member(root, "paired_moves")) {
+    for (std::size_t i = 0; i < r.array(*groups).size(); ++i) {
+      auto group = r.element(*groups, i);
+      std::vector<std::string> names;
+      for (std::size_t j = 0; j < r.array(group).size(); ++j) {
+        names.push_back(r.string(r.element(group, j)));
+      }
+      try {
+        space.pair_moves(names);
+      } catch (const std::exception& error) {  // an unknown knob, or fewer than two
+        r.fail(group, error.what());
+      }
+    }
   }
 
   if (auto seeds = Reader::member(root, "seeds")) {

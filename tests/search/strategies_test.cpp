@@ -310,6 +310,32 @@ TEST(Strategies, AMovingWalkerStillTriesTheLastKnobs) {
   }
 }
 
+// A tile's two sides that pay only as a pair: from a 256x32 tile, each one-knob step is slower or
+// does not compile, and 128x64, two steps away, is the best tile. A wide round (a framework's
+// parallel compile) holds the space's paired moves and gets there; the knobs around the tile
+// (flags that do nothing) keep a random restart from landing on it by chance.
+TEST(Strategies, AWideRoundMovesTwoKnobsThatPayOnlyTogether) {
+  TuningSpace ts;
+  ts.space.add("height", power_of_two_fragment(16, 512))
+      .add("width", power_of_two_fragment(16, 512));
+  for (int k = 0; k < 10; ++k) ts.space.add("flag" + std::to_string(k), boolean_fragment());
+  ts.space.pair_moves({"height", "width"});
+  const Config seed = ts.space.complete({{"height", 256}, {"width", 32}});
+  const CostFunction cost = [](const Config& c) -> std::optional<double> {
+    const std::int64_t h = c.get_int("height"), w = c.get_int("width");
+    if (h * w > 8192) return std::nullopt;  // over the shared memory: no compile
+    if (h * w < 8192) return 1.2 + 0.1 * std::log2(8192.0 / static_cast<double>(h * w));
+    return h == 128 ? 0.6 : 1.0 + 0.05 * std::abs(std::log2(static_cast<double>(h) / 256.0));
+  };
+  for (const std::uint64_t rng_seed : {1, 2, 3, 4, 5}) {
+    const SearchOutcome outcome = near_seed_search(ts, seed, cost, rng_seed, 0.01, 32, 8);
+    ASSERT_TRUE(outcome.best.has_value());
+    const Config& best = outcome.steps[*outcome.best].config;
+    EXPECT_EQ(best.get_int("height"), 128) << "rng seed " << rng_seed << ": " << best.to_string();
+    EXPECT_EQ(best.get_int("width"), 64) << "rng seed " << rng_seed;
+  }
+}
+
 TEST(Strategies, AllFailingSpaceRunsToTheBudget) {
   TuningSpace ts;
   build_space(ts);

@@ -224,6 +224,25 @@ TEST_F(SpaceTest, SearchOperatorsStayInTheSearchView) {
   }
 }
 
+TEST_F(SpaceTest, PairedMovesStepTwoKnobsOfAGroupAndNameAnUnknownKnob) {
+  EXPECT_TRUE(space.paired_neighbours(space.default_config()).empty());
+  space.pair_moves({"tile", "depth", "tile"});
+  // tile 32 -> 16 or 64 (128 is seed-only), depth 2 -> 1 or 3: four pairs, none twice.
+  const std::vector<Config> paired = space.paired_neighbours(space.default_config());
+  ASSERT_EQ(paired.size(), 4u);
+  for (const Config& n : paired) {
+    EXPECT_NE(n.get_int("tile"), 32);
+    EXPECT_NE(n.get_int("depth"), 2);
+    EXPECT_EQ(n.get_string("order"), "row");
+  }
+  EXPECT_EQ(message_of([&] {
+              space.pair_moves({"tile", "dpth"});
+            }),
+            "unknown knob 'dpth' (did you mean 'depth'?)");
+  EXPECT_THROW(space.pair_moves({"tile", "tile"}), std::invalid_argument);
+  EXPECT_EQ(space.move_pairs().size(), 1u);
+}
+
 TEST_F(SpaceTest, SeedsRankByPriorityAndTheDefaultFallsBack) {
   TuningSpace ts;
   ts.space.add("tile", enum_fragment({16, 32, 64, 128}, {16, 32, 64}, 32))

@@ -203,6 +203,26 @@ TEST_F(InlineSpec, SchemaErrorsNameLineAndWhatWasExpected) {
   EXPECT_NE(message.find("no such file"), std::string::npos) << message;
 }
 
+TEST_F(InlineSpec, PairedMovesNameKnobsOfTheSpace) {
+  const std::string knobs = R"js(  "knobs": [
+    {"name": "BM", "kind": "power_of_two", "min": 16, "max": 256},
+    {"name": "BN", "kind": "power_of_two", "min": 16, "max": 256}
+  ],
+)js";
+  const KernelSpec spec =
+      parse(std::string(minimal_head) + knobs + R"js(  "paired_moves": [["BM", "BN"]]
+})js");
+  ASSERT_EQ(spec.tuning->space.move_pairs().size(), 1u);
+  EXPECT_EQ(spec.tuning->space.move_pairs()[0], (std::vector<std::size_t>{0, 1}));
+  // Line 12: a knob the space lacks, with the closest name.
+  const std::string message = error_of(std::string(minimal_head) + knobs + R"js(  "paired_moves": [
+    ["BM", "BK"]
+  ]
+})js");
+  EXPECT_EQ(message.rfind(at(12), 0), 0u) << message;
+  EXPECT_NE(message.find("unknown knob 'BK' (did you mean 'BM'?)"), std::string::npos) << message;
+}
+
 TEST_F(InlineSpec, KnobNamesMustBeIdentifiersUsableInCpp) {
   // Line 9: a space, a keyword, a leading digit, std, a newline.
   for (const std::string name : {"X Y", "class", "9a", "std", "a\\nb"}) {
