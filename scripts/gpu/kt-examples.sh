@@ -3,24 +3,34 @@
 # scripts and by Kernel Tuner itself on the same budget (issue 32). The repository keeps none of
 # Kernel Tuner's files: EXAMPLES is a copy of its examples/cuda folder.
 #
-#   scripts/gpu/kt-examples.sh wheels             here (network): Kernel Tuner's pinned wheels
+#   scripts/gpu/kt-examples.sh wheels             here (network): the pinned Kernel Tuner wheel
 #                                                 (bench/search/requirements-kernel-tuner.txt) and
-#                                                 cuda-python's (KT's nvcuda backend) into
-#                                                 .whl/kernel-tuner (ignored)
+#                                                 those of its requirements the GPU image lacks
+#                                                 (numpy, scipy, pandas, scikit-learn, matplotlib and
+#                                                 cuda-bindings are there), for Python 3.12, into
+#                                                 .device/kt/wheels (ignored)
 #   scripts/gpu/kt-examples.sh check EXAMPLES     here (no GPU): import-kt of each example and an
 #                                                 nvcc compile of its default config for sm_90a
+#   scripts/gpu/kt-examples.sh bundle EXAMPLES    here, after scripts/gpu/carry.sh pack (which
+#                                                 gathers build/release/devlib): .device/kt/carry.tar.xz
+#                                                 with the release build's programs and libraries,
+#                                                 the wheels and EXAMPLES as .device/kt/examples
 #   scripts/gpu/kt-examples.sh run EXAMPLES [BUDGET]
-#                                                 there (after carry.sh unpack): a venv from the
-#                                                 wheels, then per example cutune's tune and Kernel
-#                                                 Tuner's (random_sample, max_fevals BUDGET,
-#                                                 default 100); prints cutune best / KT best /
-#                                                 ratio / checked
+#                                                 there (after `tar -xJf .device/kt/carry.tar.xz`):
+#                                                 the wheels into a folder on PYTHONPATH, then per
+#                                                 example cutune's tune and Kernel Tuner's
+#                                                 (random_sample, max_fevals BUDGET, default 100);
+#                                                 prints cutune best / KT best / ratio / checked
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 # shellcheck source=scripts/gpu/lib.sh
 source "$root/scripts/gpu/lib.sh"
 bin="${BUILD_DIR:-$root/build/release}/bin"
-wheels="$root/.whl/kernel-tuner"
+wheels="$root/.device/kt/wheels"
+# Kernel Tuner's requirements (and theirs) that the GPU image does not hold.
+missing_on_gpu="kernel_tuner jsonschema jsonschema-specifications referencing rpds-py pymoo
+python-constraint2 xmltodict moocore cffi pycparser autograd cma alive-progress about-time graphemeu
+Deprecated pyaml scikit-optimize"
 work="${WORK_DIR:-$root/build/kt-examples}"
 # The examples whose first tune_kernel() call needs no Python host code (pnpoly's host code,
 # convolution_streams' streams, spmv's CSR data built in Python, texture memory, precision
@@ -42,8 +52,21 @@ import_one() {
 case "${1:-}" in
   wheels)
     mkdir -p "$wheels"
-    python3 -m pip download --dest "$wheels" -r "$root/bench/search/requirements-kernel-tuner.txt" \
-      cuda-python==13.4.4
+    pins=()
+    for name in $missing_on_gpu; do
+      pins+=("$(grep -i "^$name==" "$root/bench/search/requirements-kernel-tuner.txt")")
+    done
+    python3 -m pip download --no-deps --only-binary=:all: --python-version 3.12 \
+      --implementation cp --platform manylinux_2_28_x86_64 --platform manylinux_2_24_x86_64 \
+      --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 --dest "$wheels" "${pins[@]}"
+    ;;
+  bundle)
+    examples_dir="$(cd "${2:?usage: kt-examples.sh bundle EXAMPLES}" && pwd)"
+    [[ -d "$root/build/release/devlib" ]] || { echo "kt-examples.sh: run carry.sh pack first" >&2; exit 1; }
+    rm -rf "$root/.device/kt/examples" && cp -r "$examples_dir" "$root/.device/kt/examples"
+    (cd "$root" && tar -cf - build/release/bin build/release/lib build/release/devlib \
+      .device/kt/wheels .device/kt/examples | xz -T0 -6 > .device/kt/carry.tar.xz)
+    du -h "$root/.device/kt/carry.tar.xz"
     ;;
   check)
     examples_dir="$(cd "${2:?usage: kt-examples.sh check EXAMPLES}" && pwd)"
@@ -73,18 +96,16 @@ case "${1:-}" in
     export CUTUNE_CUDA_WORKER="$bin/cutune-cuda-worker"
     # The libraries carry.sh bundles beside the build (the GPU image lacks the Debian packages).
     export LD_LIBRARY_PATH="$bin/../devlib:$bin/../lib:${LD_LIBRARY_PATH:-}"
-    [[ -x "$work/venv/bin/python" ]] || {
-      python3 -m venv "$work/venv"
-      "$work/venv/bin/pip" install --no-index --find-links "$wheels" \
-        -r "$root/bench/search/requirements-kernel-tuner.txt" cuda-python==13.4.4
-    }
+    [[ -d "$work/site/kernel_tuner" ]] ||
+      python3 -m pip install -q --no-index --no-deps --no-compile --target "$work/site" "$wheels"/*.whl
+    export PYTHONPATH="$work/site${PYTHONPATH:+:$PYTHONPATH}"
     record_gpu "$work/gpu.txt"
     printf '%-22s %12s %12s %7s %s\n' example "cutune ms" "KT ms" ratio checked
     for name in "${examples[@]}"; do
       reference=$(import_one "$examples_dir" "$name") || { echo "$name: import failed"; continue; }
       "$bin/cutune" tune "$work/$name/spec.json" --budget "$budget" --no-store --json \
         > "$work/$name/cutune.json" 2> "$work/$name/cutune.log" || true
-      "$work/venv/bin/python" "$root/scripts/gpu/kt_examples_run.py" "$examples_dir/$name.py" \
+      python3 "$root/scripts/gpu/kt_examples_run.py" "$examples_dir/$name.py" \
         "$budget" nvcuda > "$work/$name/kt.json" 2> "$work/$name/kt.log" || true
       python3 - "$name" "$reference" "$work/$name" <<'PY'
 import json, sys
@@ -106,7 +127,7 @@ PY
     done
     ;;
   *)
-    sed -n '2,17p' "$0"
+    sed -n '2,23p' "$0"
     exit 2
     ;;
 esac
