@@ -23,7 +23,7 @@ source scripts/gpu/lib.sh
 archive=.carry/carry.tar.xz
 gpu_tests=(tests/runtime/test_runtime_cuda tests/families/gemm/gemm_evaluator_gpu_test
            tests/families/gemm/test_runtime_gemm_gpu tests/families/gemm_fp8/test_runtime_gemm_fp8_gpu
-           tests/gpu/test_cuda_gpu)
+           tests/gpu/test_cuda_gpu tests/gpu/test_launch_timer)
 
 case "${1:-}" in
   pack)
