@@ -4,11 +4,14 @@
 //   cutune-nvrtc --version
 //   cutune-nvrtc SOURCE OUTPUT [--name NAME] [--expression EXPR]... -- NVRTC_OPTIONS...
 //
+// The toolkit's include folders are searched after the caller's (toolkit_include_folders).
 // Prints the compiler log. On success writes OUTPUT and ends with the lowered names line
 // (nvrtc_helper_output.hpp), exit status 0; when the source does not compile, exit status 1.
 #include <nvrtc.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -31,6 +34,25 @@ void check(nvrtcResult result, const char* call) {
   if (result != NVRTC_SUCCESS) {
     throw std::runtime_error(std::string(call) + ": " + nvrtcGetErrorString(result));
   }
+}
+
+// The toolkit's header folders, searched after the caller's: nvcc finds CUB's block-level
+// algorithms and <cuda/std/...> there by itself, NVRTC only when told. (CUB's device-wide part,
+// <cub/cub.cuh> whole, holds host code that NVRTC refuses: such a kernel needs nvcc.) The
+// toolkit is CUDA_HOME's or CUDA_PATH's, else the one the helper was built with.
+std::vector<std::string> toolkit_include_folders() {
+  std::filesystem::path root = CUTUNE_CUDA_TOOLKIT_ROOT;
+  for (const char* variable : {"CUDA_HOME", "CUDA_PATH"}) {
+    if (const char* value = std::getenv(variable); value != nullptr && *value != '\0') {
+      root = value;
+      break;
+    }
+  }
+  std::vector<std::string> folders;
+  for (const std::filesystem::path& folder : {root / "include", root / "include" / "cccl"}) {
+    if (std::filesystem::is_directory(folder)) folders.push_back(folder.string());
+  }
+  return folders;
 }
 
 struct Job {
@@ -70,8 +92,12 @@ int compile(const Job& job) {
   for (const auto& expression : job.expressions) {
     check(nvrtcAddNameExpression(program, expression.c_str()), "nvrtcAddNameExpression");
   }
+  std::vector<std::string> all_options = job.options;
+  for (const std::string& folder : toolkit_include_folders()) {
+    all_options.push_back("--include-path=" + folder);
+  }
   std::vector<const char*> options;
-  for (const auto& option : job.options) options.push_back(option.c_str());
+  for (const auto& option : all_options) options.push_back(option.c_str());
   nvrtcResult compiled =
       nvrtcCompileProgram(program, static_cast<int>(options.size()), options.data());
 
@@ -112,7 +138,11 @@ int main(int argc, char** argv) {
     if (argc == 2 && std::string(argv[1]) == "--version") {
       int major = 0, minor = 0;
       check(nvrtcVersion(&major, &minor), "nvrtcVersion");
+      // The identity in every compile's cache key: the header folders are part of it.
       std::printf("nvrtc %d.%d\n", major, minor);
+      for (const std::string& folder : toolkit_include_folders()) {
+        std::printf("include %s\n", folder.c_str());
+      }
       return 0;
     }
     return compile(parse(argc, argv));

@@ -60,6 +60,26 @@ TEST(CubinCompiler, NvrtcCompilesTheReductionForEveryVectorWidth) {
   EXPECT_EQ(cubins.size(), 3u) << "each define set has its own cubin";
 }
 
+// Kernels written for nvcc include the toolkit's device libraries (CUB's block-level algorithms);
+// NVRTC finds them as nvcc does.
+TEST(CubinCompiler, NvrtcFindsTheToolkitsHeadersAsNvccDoes) {
+  TempDir cache("toolkit-headers");
+  CubinCompiler compiler(compiler_options(cache.path()));
+  CompileRequest request;
+  request.source = R"cu(#include <cub/block/block_reduce.cuh>
+extern "C" __global__ void block_sum(const float* in, float* out) {
+  using Reduce = cub::BlockReduce<float, 128>;
+  __shared__ typename Reduce::TempStorage storage;
+  const float sum = Reduce(storage).Sum(in[threadIdx.x]);
+  if (threadIdx.x == 0) *out = sum;
+}
+)cu";
+  request.source_name = "block_sum.cu";
+  request.options = {"-std=c++17"};
+  request.compiler = CompilerKind::nvrtc;
+  expect_cubin_with(compiler.submit(request).get(), "block_sum");
+}
+
 TEST(CubinCompiler, NameExpressionsInstantiateTemplatesWithKnobMacros) {
   TempDir cache("matmul");
   CubinCompiler compiler(compiler_options(cache.path()));
