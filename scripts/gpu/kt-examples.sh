@@ -19,7 +19,8 @@
 #                                                 there (after `tar -xJf .device/kt/carry.tar.xz`):
 #                                                 the wheels into a folder on PYTHONPATH, then per
 #                                                 example cutune's tune and Kernel Tuner's
-#                                                 (random_sample, max_fevals BUDGET, default 100);
+#                                                 (random_sample, max_fevals BUDGET, default 100;
+#                                                 each tool at most PER_TOOL_S, 40 s, an example);
 #                                                 prints cutune best / KT best / ratio / checked
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -91,6 +92,9 @@ case "${1:-}" in
   run)
     examples_dir="$(cd "${2:?usage: kt-examples.sh run EXAMPLES [BUDGET]}" && pwd)"
     budget="${3:-100}"
+    # Each tool's limit per example (PER_TOOL_S, default 40 s): Kernel Tuner compiles its configs
+    # one by one, and one slow example must not take the whole call; a tool stopped there shows "-".
+    per_tool_s="${PER_TOOL_S:-40}"
     require_nvcc kt-examples
     add_cublaslt_path
     export CUTUNE_CUDA_WORKER="$bin/cutune-cuda-worker"
@@ -103,9 +107,9 @@ case "${1:-}" in
     printf '%-22s %12s %12s %7s %s\n' example "cutune ms" "KT ms" ratio checked
     for name in "${examples[@]}"; do
       reference=$(import_one "$examples_dir" "$name") || { echo "$name: import failed"; continue; }
-      "$bin/cutune" tune "$work/$name/spec.json" --budget "$budget" --no-store --json \
+      timeout "$per_tool_s" "$bin/cutune" tune "$work/$name/spec.json" --budget "$budget" --no-store --json \
         > "$work/$name/cutune.json" 2> "$work/$name/cutune.log" || true
-      python3 "$root/scripts/gpu/kt_examples_run.py" "$examples_dir/$name.py" \
+      timeout "$per_tool_s" python3 "$root/scripts/gpu/kt_examples_run.py" "$examples_dir/$name.py" \
         "$budget" nvcuda > "$work/$name/kt.json" 2> "$work/$name/kt.log" || true
       python3 - "$name" "$reference" "$work/$name" <<'PY'
 import json, sys
@@ -127,7 +131,7 @@ PY
     done
     ;;
   *)
-    sed -n '2,23p' "$0"
+    sed -n '2,24p' "$0"
     exit 2
     ;;
 esac
