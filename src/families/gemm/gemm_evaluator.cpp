@@ -28,11 +28,6 @@ constexpr int kRetimeScale = 5;
 // C++20 library headers.
 const std::vector<std::string> kNvccFlags = {"-std=c++17", "-O3"};
 
-fs::path from_environment(const char* variable, const char* built_in) {
-  const char* value = std::getenv(variable);
-  return value != nullptr && *value != '\0' ? fs::path(value) : fs::path(built_in);
-}
-
 // The problem as the kernel family sees it; throws std::invalid_argument naming what it cannot run.
 gemm::GemmProblem checked_problem(const Problem& problem) {
   const gemm::GemmProblem converted = to_gemm_problem(problem);
@@ -45,25 +40,32 @@ gemm::GemmProblem checked_problem(const Problem& problem) {
 }
 
 fs::path source_path(const GemmCompileOptions& options) {
-  return options.source.empty() ? from_environment("CUTUNE_GEMM_SOURCE", CUTUNE_GEMM_DEVICE_SOURCE)
-                                : options.source;
+  return path_setting(options.source, "CUTUNE_GEMM_SOURCE", CUTUNE_GEMM_DEVICE_SOURCE);
 }
 
-// The text nvcc compiles. The kernel includes ../gemm_rules.hpp and ../gemm_schedule.hpp, which a
-// worker compiling the text in a scratch folder cannot find: they go ahead of it (the kernel skips
-// each include once it is defined), so that the compile and the source hash both cover them.
+// The kernel includes ../gemm_rules.hpp and ../gemm_schedule.hpp.
 std::string compiled_text(const fs::path& source) {
-  const fs::path folder = source.parent_path().parent_path();
-  return eval::read_file(folder / "gemm_rules.hpp") +
-         eval::read_file(folder / "gemm_schedule.hpp") + "#line 1 \"" + source.filename().string() +
-         "\"\n" + eval::read_file(source);
-}
-
-std::string version_of(const std::string& text) {
-  return hash::StoredVersionHash().field(text).hex();
+  return kernel_text(source, {"gemm_rules.hpp", "gemm_schedule.hpp"});
 }
 
 }  // namespace
+
+fs::path path_setting(const fs::path& given, const char* variable, const char* built_in) {
+  if (!given.empty()) return given;
+  const char* value = std::getenv(variable);
+  return value != nullptr && *value != '\0' ? fs::path(value) : fs::path(built_in);
+}
+
+std::string kernel_text(const fs::path& source, const std::vector<std::string>& headers) {
+  const fs::path folder = source.parent_path().parent_path();
+  std::string text;
+  for (const std::string& header : headers) text += eval::read_file(folder / header);
+  return text + "#line 1 \"" + source.filename().string() + "\"\n" + eval::read_file(source);
+}
+
+std::string kernel_text_version(const std::string& text) {
+  return hash::StoredVersionHash().field(text).hex();
+}
 
 Measurement compile_failure_measurement(const cuda::CompileResult& result) {
   Measurement m;
@@ -73,10 +75,8 @@ Measurement compile_failure_measurement(const cuda::CompileResult& result) {
 }
 
 std::unique_ptr<cuda::CubinCompiler> gemm_family_compiler(GemmCompileOptions& options) {
-  if (options.cutlass_include.empty()) {
-    options.cutlass_include =
-        from_environment("CUTUNE_CUTLASS_INCLUDE", CUTUNE_CUTLASS_INCLUDE_DIR);
-  }
+  options.cutlass_include =
+      path_setting(options.cutlass_include, "CUTUNE_CUTLASS_INCLUDE", CUTUNE_CUTLASS_INCLUDE_DIR);
   if (!fs::exists(options.cutlass_include / "cute")) {
     throw std::runtime_error("no CUTLASS headers in " + options.cutlass_include.string() +
                              " (set CUTUNE_CUTLASS_INCLUDE)");
@@ -158,10 +158,12 @@ std::string GemmCompiler::toolchain() {
   return text;
 }
 
-std::string GemmCompiler::source_version() const { return version_of(state_->source_text); }
+std::string GemmCompiler::source_version() const {
+  return kernel_text_version(state_->source_text);
+}
 
 std::string gemm_source_version(const GemmCompileOptions& options) {
-  return version_of(compiled_text(source_path(options)));
+  return kernel_text_version(compiled_text(source_path(options)));
 }
 
 const gemm::GemmProblem& GemmCompiler::problem() const { return state_->problem; }

@@ -63,6 +63,16 @@ cuda::protocol::GemmRequest gemm_request(const gemm::GemmProblem& problem,
 std::unique_ptr<cuda::CubinCompiler> gemm_family_compiler(GemmCompileOptions& options);
 // A compile that failed, as its candidate's Measurement.
 Measurement compile_failure_measurement(const cuda::CompileResult& result);
+// A path setting: `given` when set, else $variable when set, else the build's `built_in`.
+std::filesystem::path path_setting(const std::filesystem::path& given, const char* variable,
+                                   const char* built_in);
+// The text nvcc compiles for a family kernel: the `headers` of the folder above the kernel's ahead
+// of it (the kernel skips each include once defined), so that a worker compiling the text in a
+// scratch folder finds them and the text's version covers them.
+std::string kernel_text(const std::filesystem::path& source,
+                        const std::vector<std::string>& headers);
+// The version of a kernel text, as the store keys it.
+std::string kernel_text_version(const std::string& text);
 // How a request of a problem timed `regime` is timed under `options`: the timing budget and most
 // repetitions times `scale`, L2 flushed before each launch unless back to back.
 cuda::protocol::Timing gemm_timing(const GemmEvaluatorOptions& options, int scale,

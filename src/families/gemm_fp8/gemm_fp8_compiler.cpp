@@ -1,14 +1,11 @@
 #include "gemm_fp8/gemm_fp8_compiler.hpp"
 
-#include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
 #include <utility>
 #include <vector>
 
-#include "eval/files.hpp"
 #include "gemm/gemm_evaluator.hpp"
-#include "hash/content_hash.hpp"
 
 namespace cutune {
 namespace {
@@ -21,24 +18,9 @@ namespace fs = std::filesystem;
 const std::vector<std::string> kNvccFlags = {"-std=c++17", "-O3", "-DNDEBUG",
                                              "--expt-relaxed-constexpr"};
 
-fs::path setting(const fs::path& given, const char* variable, const char* built_in) {
-  if (!given.empty()) return given;
-  const char* value = std::getenv(variable);
-  return value != nullptr && *value != '\0' ? fs::path(value) : fs::path(built_in);
-}
-
-// The text nvcc compiles: the rules and the C interface ahead of the kernel (it skips each
-// include once defined), so that a compile in a scratch folder finds them and the version covers
-// them.
+// The kernel includes ../gemm_fp8_rules.hpp and ../gemm_fp8_abi.hpp.
 std::string compiled_text(const fs::path& source) {
-  const fs::path folder = source.parent_path().parent_path();
-  return eval::read_file(folder / "gemm_fp8_rules.hpp") +
-         eval::read_file(folder / "gemm_fp8_abi.hpp") + "#line 1 \"" + source.filename().string() +
-         "\"\n" + eval::read_file(source);
-}
-
-std::string version_of(const std::string& text) {
-  return hash::StoredVersionHash().field(text).hex();
+  return kernel_text(source, {"gemm_fp8_rules.hpp", "gemm_fp8_abi.hpp"});
 }
 
 }  // namespace
@@ -52,7 +34,8 @@ struct Fp8Compiler::State {
 
 Fp8Compiler::Fp8Compiler(gemm_fp8::Scaling scaling, GemmCompileOptions options)
     : state_(std::make_unique<State>()) {
-  options.source = setting(options.source, "CUTUNE_GEMM_FP8_SOURCE", CUTUNE_GEMM_FP8_DEVICE_SOURCE);
+  options.source =
+      path_setting(options.source, "CUTUNE_GEMM_FP8_SOURCE", CUTUNE_GEMM_FP8_DEVICE_SOURCE);
   state_->compiler = gemm_family_compiler(options);
   state_->scaling = scaling;
   state_->text = compiled_text(options.source);
@@ -88,11 +71,11 @@ std::string Fp8Compiler::toolchain() {
   return text;
 }
 
-std::string Fp8Compiler::source_version() const { return version_of(state_->text); }
+std::string Fp8Compiler::source_version() const { return kernel_text_version(state_->text); }
 
 std::string gemm_fp8_source_version(const GemmCompileOptions& options) {
-  return version_of(compiled_text(
-      setting(options.source, "CUTUNE_GEMM_FP8_SOURCE", CUTUNE_GEMM_FP8_DEVICE_SOURCE)));
+  return kernel_text_version(compiled_text(
+      path_setting(options.source, "CUTUNE_GEMM_FP8_SOURCE", CUTUNE_GEMM_FP8_DEVICE_SOURCE)));
 }
 
 }  // namespace cutune
