@@ -231,7 +231,12 @@ KtScriptSpec spec_of_call(const kt::ScriptCall& found, const kt::ScriptScope& sc
       flags.push_back(text);
     }
   }
-  spec["compile"] = {{"compiler", cpu ? "g++" : "nvrtc"}, {"flags", flags}};
+  // The compiler of Kernel Tuner's backend: lang "CUDA" (PyCUDA) runs nvcc, "cupy" and "nvcuda"
+  // NVRTC; a kernel may need nvcc (<cub/cub.cuh> holds host code that NVRTC refuses).
+  spec["compile"] = {{"compiler", cpu              ? "g++"
+                                  : lang == "cuda" ? "nvcc"
+                                                   : "nvrtc"},
+                     {"flags", flags}};
   return out;
 }
 

@@ -75,6 +75,7 @@ TEST(KtScript, CudaScriptCarriesConstantsGridDivisorsAndARunKernelReference) {
                  "grid_div": {"x": ["block_size_x"], "y": ["block_size_y"]},
                  "block": ["block_size_x", "block_size_y", 1]}})"));
   EXPECT_EQ(spec.at("compile").at("flags"), json({"-Dkernel_tuner=1", "-Dblock_size_z=1"}));
+  EXPECT_EQ(spec.at("compile").at("compiler"), "nvcc");  // lang "CUDA": PyCUDA's nvcc
 
   TempDir dir;
   std::ofstream(dir / "blur.json") << spec.dump(2);

@@ -29,8 +29,10 @@ struct CompileRequest {
   std::vector<std::pair<std::string, std::string>> defines;  // knob values, as -DNAME=VALUE
   std::vector<std::filesystem::path> include_dirs;           // searched by #include, and hashed
   std::vector<std::string> options;                          // more flags, e.g. "-std=c++17"
-  // NVRTC only: template instantiations to emit, e.g. "matmul<64, 4>" or "matmul<TILE, 4>"
-  // (macros from `defines` expand); CompileResult::symbol maps them to entry symbols.
+  // Entries to find: under NVRTC template instantiations to emit, e.g. "matmul<64, 4>" or
+  // "matmul<TILE, 4>" (macros from `defines` expand), or plain names; under nvcc plain names only
+  // (a kernel need not be extern "C": its one C++ symbol is looked up in the cubin).
+  // CompileResult::symbol maps them to entry symbols.
   std::vector<std::string> name_expressions;
   // nvcc only: a shared library (host code and the device code it launches, -shared -fPIC)
   // instead of a cubin, for kernels whose launch parameters need host code of the same
@@ -84,8 +86,8 @@ class CubinCompiler {
 
   // Queues a compile and returns at once; identical requests share one compile. A compile that
   // fails is a CompileResult (its status and log), never an exception. Throws
-  // std::invalid_argument for a request nvcc cannot serve (name expressions) or NVRTC cannot (a
-  // shared library), what cache_key throws, and std::system_error when the source cannot be
+  // std::invalid_argument for a request nvcc cannot serve (a name expression other than a plain
+  // name) or NVRTC cannot (a shared library), what cache_key throws, and std::system_error when the source cannot be
   // written to the cache folder. The future's get() throws std::system_error when a timeout's log
   // or NVRTC's lowered names cannot be written or read back, or NVRTC cannot be started again for
   // them, and nlohmann::json::exception when a cached file of lowered names is damaged.

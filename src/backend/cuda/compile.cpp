@@ -12,6 +12,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "cubin_symbols.hpp"
 #include "eval/child_process.hpp"
 #include "eval/compile_pool.hpp"
 #include "eval/files.hpp"
@@ -156,6 +157,19 @@ struct CubinCompiler::State {
     }
     result.status = CompileStatus::ok;
     result.cubin = raw.output;
+    if (request.compiler == CompilerKind::nvcc && !request.name_expressions.empty()) {
+      const std::string image = eval::read_file(result.cubin);
+      for (const auto& name : request.name_expressions) {
+        std::string why;
+        if (auto symbol = cubin_symbols::entry_symbol(image, name, why)) {
+          result.lowered_names[name] = *symbol;
+        } else {
+          CompileResult missing;  // an error
+          missing.log = request.source_name + ": " + why;
+          return missing;
+        }
+      }
+    }
     if (request.compiler == CompilerKind::nvrtc && !request.name_expressions.empty()) {
       fs::path names = options.cache_dir / (raw.key_hash + ".names.json");
       if (raw.cached && fs::exists(names)) {
@@ -234,9 +248,14 @@ std::string CubinCompiler::cache_key(const CompileRequest& request) {
 }
 
 std::shared_future<CompileResult> CubinCompiler::submit(const CompileRequest& request) {
-  if (request.compiler == CompilerKind::nvcc && !request.name_expressions.empty()) {
-    throw std::invalid_argument(request.source_name +
-                                ": name expressions need NVRTC; give nvcc an extern \"C\" entry");
+  if (request.compiler == CompilerKind::nvcc) {
+    for (const std::string& expression : request.name_expressions) {
+      if (!cubin_symbols::is_plain_name(expression)) {
+        throw std::invalid_argument(request.source_name + ": '" + expression +
+                                    "' is a template instantiation, which needs NVRTC; nvcc finds "
+                                    "plain names only");
+      }
+    }
   }
   // The compilers read the source from a file named by its contents.
   fs::path source = state_->sources_dir / (hash::ContentHash().field(request.source).hex() + ".cu");

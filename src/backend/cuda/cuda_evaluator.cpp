@@ -8,6 +8,7 @@
 #include <sstream>
 #include <thread>
 
+#include "cubin_symbols.hpp"
 #include "cutune/cuda.hpp"
 #include "cutune/cuda/device_worker_pool.hpp"
 #include "cutune/space.hpp"
@@ -117,9 +118,11 @@ struct CudaEvaluator::Impl {
       request.include_dirs.push_back(depend.parent_path());
     }
     request.options = spec.compile.flags;
-    // Under NVRTC every entry is a name expression: a template instantiation, or a plain name
-    // that need not be extern "C" (Kernel Tuner's kernels seldom are).
-    if (compiler_kind == cuda::CompilerKind::nvrtc) request.name_expressions.push_back(entry);
+    // An entry is a name expression, so that it need not be extern "C" (Kernel Tuner's kernels
+    // seldom are): under NVRTC a template instantiation or a plain name, under nvcc a plain name.
+    if (compiler_kind == cuda::CompilerKind::nvrtc || cuda::cubin_symbols::is_plain_name(entry)) {
+      request.name_expressions.push_back(entry);
+    }
     return request;
   }
 

@@ -209,5 +209,32 @@ TEST(CubinCompiler, NvccBuildsTheSameExamples) {
   EXPECT_THROW(compiler.submit(templated), std::invalid_argument);
 }
 
+// nvcc reports no lowered names: a kernel that is not extern "C" (as Kernel Tuner's seldom are) is
+// found by its plain name among the cubin's symbols, and an overload is refused with its symbols.
+TEST(CubinCompiler, NvccFindsAKernelThatIsNotExternC) {
+  TempDir cache("nvcc-names");
+  CubinCompiler compiler(compiler_options(cache.path()));
+  CompileRequest request;
+  request.source =
+      R"cu(__global__ void scale(float* x, int n) { if (threadIdx.x < n) x[threadIdx.x] *= 2; }
+extern "C" __global__ void shift(float* x) { x[threadIdx.x] += 1; }
+__global__ void twice(float* x) { x[0] *= 2; }
+__global__ void twice(double* x) { x[0] *= 2; }
+)cu";
+  request.source_name = "names.cu";
+  request.compiler = CompilerKind::nvcc;
+  request.name_expressions = {"scale", "shift"};
+  const CompileResult result = compiler.compile(request);
+  ASSERT_TRUE(result.ok()) << result.log;
+  EXPECT_EQ(result.symbol("scale"), "_Z5scalePfi");
+  EXPECT_EQ(result.symbol("shift"), "shift");
+  request.name_expressions = {"twice"};
+  const CompileResult overloaded = compiler.compile(request);
+  EXPECT_FALSE(overloaded.ok());
+  EXPECT_NE(overloaded.log.find("'twice' is overloaded (_Z5twicePd, _Z5twicePf)"),
+            std::string::npos)
+      << overloaded.log;
+}
+
 }  // namespace
 }  // namespace cutune::cuda

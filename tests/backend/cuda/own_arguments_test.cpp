@@ -114,7 +114,7 @@ TEST(CudaOwnArguments, AnImportedTuneScriptCompilesWithNvccAndNvrtc) {
     TempDir dir(std::string("imported-") + compiler);
     nlohmann::ordered_json imported =
         spec_from_kt_script(cuda::testing::read_text(script), {}, script.string()).spec;
-    ASSERT_EQ(imported.at("compile").at("compiler"), "nvrtc");
+    ASSERT_EQ(imported.at("compile").at("compiler"), "nvcc");  // lang "CUDA": PyCUDA's
     imported["compile"]["compiler"] = compiler;
     std::ofstream(dir.path() / "spec.json") << imported.dump(2);
     const KernelSpec spec = load_spec(dir.path() / "spec.json");
