@@ -1,8 +1,9 @@
-#include <algorithm>
+// The spec loader: reads a spec file section by section (knobs.cpp, constraints.cpp,
+// arguments.cpp, launch.cpp hold the larger sections) into a KernelSpec, every error naming file,
+// line and column.
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "cppgen/cpp_writer.hpp"
 #include "cutune/space.hpp"
 #include "cutune/spec.hpp"
 #include "eval/files.hpp"
@@ -23,106 +24,6 @@ using spec::Reader;
 
 const std::set<std::string, std::less<>> buffer_types{"f64", "f32", "f16", "bf16",
                                                       "i32", "i64", "u32", "u8"};
-
-FragmentPtr read_fragment(const Reader& r, const Node& knob, bool named) {
-  auto kind_node = r.require(knob, "kind");
-  auto kind =
-      r.one_of(kind_node, {"enum", "boolean", "power_of_two", "integer", "permutation", "list"});
-  auto allowed = [&](std::initializer_list<std::string_view> fields) {
-    std::vector<std::string_view> all{"kind"};
-    if (named) all.push_back("name");
-    all.insert(all.end(), fields);
-    r.expect_members(knob, all, " for a knob of kind " + kind);
-  };
-  auto optional_value = [&](std::string_view key) -> std::optional<Value> {
-    auto found = Reader::member(knob, key);
-    if (!found) return std::nullopt;
-    return r.value(*found);
-  };
-  try {
-    if (kind == "enum") {
-      allowed({"choices", "search", "default"});
-      auto choices = r.values(r.require(knob, "choices"));
-      auto search_node = Reader::member(knob, "search");
-      std::vector<Value> search = search_node ? r.values(*search_node) : std::vector<Value>{};
-      return enum_fragment(std::move(choices), std::move(search), optional_value("default"));
-    }
-    if (kind == "boolean") {
-      allowed({"search", "default"});
-      std::vector<bool> search;
-      if (auto node = Reader::member(knob, "search")) {
-        for (const auto& v : r.values(*node)) {
-          if (!v.is_bool()) r.fail(*node, "expected a list of true/false");
-          search.push_back(v.as_bool());
-        }
-      }
-      return boolean_fragment(r.boolean(knob, "default", false), std::move(search));
-    }
-    if (kind == "power_of_two") {
-      allowed({"min", "max", "default", "search_min", "search_max"});
-      return power_of_two_fragment(r.integer(r.require(knob, "min")),
-                                   r.integer(r.require(knob, "max")), r.integer(knob, "default"),
-                                   r.integer(knob, "search_min").value_or(0),
-                                   r.integer(knob, "search_max").value_or(0));
-    }
-    if (kind == "integer") {
-      allowed({"min", "max", "step", "default", "search_min", "search_max"});
-      return integer_fragment(r.integer(r.require(knob, "min")), r.integer(r.require(knob, "max")),
-                              r.integer(knob, "step").value_or(1), r.integer(knob, "default"),
-                              r.integer(knob, "search_min"), r.integer(knob, "search_max"));
-    }
-    if (kind == "permutation") {
-      allowed({"size"});
-      return permutation_fragment(static_cast<int>(r.integer(r.require(knob, "size"))));
-    }
-    allowed({"element", "length"});
-    auto element = r.require(knob, "element");
-    r.expect_object(element, {"kind", "choices", "search", "default", "min", "max", "step",
-                              "search_min", "search_max", "size", "element", "length"});
-    return list_fragment(read_fragment(r, element, false),
-                         static_cast<int>(r.integer(r.require(knob, "length"))));
-  } catch (const std::invalid_argument& error) {
-    r.fail(knob, std::string("illegal knob: ") + error.what());
-  }
-}
-
-// The repair of a constraint: moves one knob through its search values, in the declared
-// direction from its current value, to the first value that satisfies the constraint.
-std::function<void(Config&, const Problem&, const Device&)> stepping_repair(Expression expression,
-                                                                            std::size_t knob,
-                                                                            std::string direction) {
-  return [expression = std::move(expression), knob, direction = std::move(direction)](
-             Config& config, const Problem& problem, const Device& device) {
-    auto values = config.space().fragment(knob).values(View::search);
-    std::sort(values.begin(), values.end());
-    const Value current = config.at(knob);
-    auto split = std::lower_bound(values.begin(), values.end(), current);
-    std::vector<Value> below(values.begin(), split);
-    std::reverse(below.begin(), below.end());
-    std::vector<Value> above(split, values.end());
-    if (!above.empty() && above.front() == current) above.erase(above.begin());
-
-    std::vector<Value> order;
-    if (direction == "down") {
-      order = below;
-    } else if (direction == "up") {
-      order = above;
-    } else {  // nearest: alternate outwards, lower first
-      for (std::size_t i = 0; i < std::max(below.size(), above.size()); ++i) {
-        if (i < below.size()) order.push_back(below[i]);
-        if (i < above.size()) order.push_back(above[i]);
-      }
-    }
-    for (const auto& candidate : order) {
-      Config trial = config;
-      trial.set(knob, candidate);
-      if (expression.holds(trial, problem, device)) {
-        config = std::move(trial);
-        return;
-      }
-    }
-  };
-}
 
 std::vector<std::pair<std::string, double>> numeric_arguments(const KernelSpec& spec) {
   std::vector<std::pair<std::string, double>> out;
@@ -203,63 +104,9 @@ KernelSpec parse_spec(std::string_view text, const std::filesystem::path& origin
   }
   spec::Scope problem_scope{nullptr, numeric_arguments(spec)};
 
-  auto knobs = r.require(root, "knobs");
-  if (r.array(knobs).empty()) r.fail(knobs, "expected at least one knob");
-  for (std::size_t i = 0; i < knobs.json.size(); ++i) {
-    auto knob = r.element(knobs, i);
-    if (!knob.json.is_object())
-      r.fail(knob, "expected a knob object, got " + Reader::describe(knob.json));
-    auto name_node = r.require(knob, "name");
-    auto name = r.string(name_node);
-    // A knob becomes a macro, an expression name and a member of exported headers.
-    if (!cppgen::is_usable_name(name)) {
-      r.fail(name_node, "knob name " + cppgen::string_literal(name) +
-                            " is not a C identifier usable in C++ (letters, digits and '_', not "
-                            "starting with a digit, not a C++ keyword)");
-    }
-    auto fragment = read_fragment(r, knob, true);
-    try {
-      space.add(name, std::move(fragment));
-    } catch (const std::invalid_argument& error) {
-      r.fail(knob, error.what());
-    }
-  }
+  spec::read_knobs(r, root, problem_scope, space);
   spec::Scope knob_scope{&space, problem_scope.problem};
-  try {
-    // The names knobs derive (A_0 for a list's elements, MODE_fast for a choice) must not be
-    // another knob's or argument's: compiling any expression claims them all.
-    (void)spec::compile_expression("0", knob_scope);
-  } catch (const std::invalid_argument& error) {
-    r.fail(knobs, error.what());
-  }
-
-  if (auto constraints = Reader::member(root, "constraints")) {
-    for (std::size_t i = 0; i < r.array(*constraints).size(); ++i) {
-      auto node = r.element(*constraints, i);
-      r.expect_object(node, {"name", "expr", "repair", "gate"});
-      Constraint constraint;
-      constraint.name = r.string(node, "name", "constraint " + std::to_string(i));
-      auto expression = r.expression(r.require(node, "expr"), knob_scope);
-      constraint.is_gate = r.boolean(node, "gate", false);
-      if (auto repair = Reader::member(node, "repair")) {
-        r.expect_object(*repair, {"knob", "direction"});
-        auto knob_node = r.require(*repair, "knob");
-        auto knob = space.find(r.string(knob_node));
-        if (!knob) {
-          r.fail(knob_node, "unknown knob '" + r.string(knob_node) + "' (did you mean '" +
-                                space.closest_name(r.string(knob_node)) + "'?)");
-        }
-        auto direction = Reader::member(*repair, "direction")
-                             ? r.one_of(r.require(*repair, "direction"), {"down", "up", "nearest"})
-                             : std::string("nearest");
-        constraint.repair = stepping_repair(expression, *knob, direction);
-      }
-      constraint.holds = [expression](const Config& c, const Problem& p, const Device& d) {
-        return expression.holds(c, p, d);
-      };
-      space.constrain(std::move(constraint));
-    }
-  }
+  spec::read_constraints(r, root, knob_scope, space);
 
   if (auto scalars = Reader::member(root, "scalars")) {
     for (std::size_t i = 0; i < r.array(*scalars).size(); ++i) {
@@ -347,20 +194,7 @@ KernelSpec parse_spec(std::string_view text, const std::filesystem::path& origin
     spec.check = std::move(out);
   }
 
-  if (auto groups = Reader::member(root, "paired_moves")) {
-    for (std::size_t i = 0; i < r.array(*groups).size(); ++i) {
-      auto group = r.element(*groups, i);
-      std::vector<std::string> names;
-      for (std::size_t j = 0; j < r.array(group).size(); ++j) {
-        names.push_back(r.string(r.element(group, j)));
-      }
-      try {
-        space.pair_moves(names);
-      } catch (const std::exception& error) {  // an unknown knob, or fewer than two
-        r.fail(group, error.what());
-      }
-    }
-  }
+  spec::read_paired_moves(r, root, space);
 
   if (auto seeds = Reader::member(root, "seeds")) {
     for (std::size_t i = 0; i < r.array(*seeds).size(); ++i) {

@@ -2,9 +2,22 @@
 // refer to are read. Internal to cutune_spec.
 #pragma once
 
+#include "cutune/space.hpp"
+#include "expression.hpp"
 #include "reader.hpp"
 
 namespace cutune::spec {
+
+// `knobs`, into `space`: each a fragment of its kind, named as a C identifier; the names knobs
+// derive must not clash with each other or the problem's arguments (problem_scope).
+void read_knobs(const Reader& r, const Node& root, const Scope& problem_scope, Space& space);
+
+// `constraints`, after the knobs: expressions over knobs, problem and device (knob_scope), each
+// with an optional repair that steps one knob up, down or to the nearest value that holds.
+void read_constraints(const Reader& r, const Node& root, const Scope& knob_scope, Space& space);
+
+// `paired_moves`: groups of knobs a search also moves two at a time (Space::pair_moves).
+void read_paired_moves(const Reader& r, const Node& root, Space& space);
 
 // `arguments` (the kernel's parameters in its own order and types) and `constants` (CUDA
 // __constant__ symbols), after `buffers` and `scalars`: an argument or a constant names a buffer.
