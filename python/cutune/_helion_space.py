@@ -141,8 +141,8 @@ class HelionSpace:
 
     def paired_knobs(self, knobs: list) -> list:
         """The block sizes and num_warps, the knobs Helion's own search moves together in every
-        neighbour it draws: a tile's sides and its warps often pay only as a pair (a 256x32
-        attention tile becomes 128x64 in two steps, each slower alone)."""
+        neighbour it draws: a tile's sides and its warps often pay only as a pair (a tile of the same
+        area and another shape, or a larger tile that needs more warps, is two steps away)."""
         searched = {k["name"] for k in knobs
                     if k.get("search_min", k.get("min")) != k.get("search_max", k.get("max"))}
         slots = [*self.gen.block_size_indices, self.gen.num_warps_index]

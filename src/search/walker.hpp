@@ -77,17 +77,19 @@ class WalkerStrategy : public QueuedStrategy {
     const Walker& w = *walker_;
     std::optional<Config> best;
     double best_cost = w.cost * (1.0 - state_.context().min_move_gain);
-    each_legal_neighbour(w.centre, paired ? 0 : w.radius, [&](Config normalized) {
-      if (const std::optional<double> cost = state_.cost(normalized)) {
-        if (*cost < best_cost) {
-          best_cost = *cost;
-          best = std::move(normalized);
-        }
-      } else {
-        unmeasured(std::move(normalized));
-      }
-      return false;
-    });
+    const Space& space = state_.space();
+    each_legal(paired ? space.paired_neighbours(w.centre) : space.neighbours(w.centre, w.radius),
+               [&](Config normalized) {
+                 if (const std::optional<double> cost = state_.cost(normalized)) {
+                   if (*cost < best_cost) {
+                     best_cost = *cost;
+                     best = std::move(normalized);
+                   }
+                 } else {
+                   unmeasured(std::move(normalized));
+                 }
+                 return false;
+               });
     if (!best) return std::nullopt;
     return Walker{std::move(*best), best_cost};
   }
@@ -111,13 +113,11 @@ class WalkerStrategy : public QueuedStrategy {
   std::optional<Walker> walker_;
 
  private:
-  // Calls `visit(normalized)` for each legal neighbour of `centre` within `radius` (radius 0:
-  // its paired neighbours), in neighbourhood order, until it returns true.
+  // Calls `visit(normalized)` for each of `neighbours` that normalizes to a legal config, in
+  // their order, until it returns true.
   template <class Visit>
-  void each_legal_neighbour(const Config& centre, int radius, Visit&& visit) const {
-    const Space& space = state_.space();
-    for (Config& neighbour :
-         radius == 0 ? space.paired_neighbours(centre) : space.neighbours(centre, radius)) {
+  void each_legal(std::vector<Config> neighbours, Visit&& visit) const {
+    for (Config& neighbour : neighbours) {
       std::optional<Config> normalized = state_.normalize(std::move(neighbour));
       if (normalized && visit(std::move(*normalized))) return;
     }
@@ -127,7 +127,7 @@ class WalkerStrategy : public QueuedStrategy {
     const std::optional<double> cost = state_.cost(config);
     if (!cost) return false;
     bool better = false;
-    each_legal_neighbour(config, radius, [&](const Config& normalized) {
+    each_legal(state_.space().neighbours(config, radius), [&](const Config& normalized) {
       const std::optional<double> other = state_.cost(normalized);
       better = other && *other < *cost;
       return better;

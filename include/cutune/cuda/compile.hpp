@@ -87,10 +87,11 @@ class CubinCompiler {
   // Queues a compile and returns at once; identical requests share one compile. A compile that
   // fails is a CompileResult (its status and log), never an exception. Throws
   // std::invalid_argument for a request nvcc cannot serve (a name expression other than a plain
-  // name) or NVRTC cannot (a shared library), what cache_key throws, and std::system_error when the source cannot be
-  // written to the cache folder. The future's get() throws std::system_error when a timeout's log
-  // or NVRTC's lowered names cannot be written or read back, or NVRTC cannot be started again for
-  // them, and nlohmann::json::exception when a cached file of lowered names is damaged.
+  // name) or NVRTC cannot (a shared library), what cache_key throws, and std::system_error when
+  // the source cannot be written to the cache folder. The future's get() throws
+  // std::system_error when a timeout's log or NVRTC's lowered names cannot be written or read
+  // back, or NVRTC cannot be started again for them, and nlohmann::json::exception when a cached
+  // file of lowered names is damaged.
   std::shared_future<CompileResult> submit(const CompileRequest& request);
   // submit and wait: throws what submit and its future's get() throw.
   CompileResult compile(const CompileRequest& request) { return submit(request).get(); }
