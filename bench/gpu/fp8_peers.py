@@ -212,7 +212,7 @@ def main():
                 if "library" in entry:
                     libraries.setdefault(entry["problem"], {})[f"cutune_{entry['column']}"] = entry
     timer = GraphTimer("driver")
-    GraphTimer.ramp()
+    timer.ramp()
     deadline = float(os.environ.get("DEADLINE", "inf"))
     out = os.environ.get("OUT", ".")
     with open(os.path.join(out, "fp8_peers.jsonl"), "a") as sink:
