@@ -52,7 +52,11 @@ struct Fp8Config {
 };
 
 int shared_memory_bytes(const Fp8Config& config, Scaling scaling);
+// fp32 accumulators per consumer thread, and the most it may hold without spilling. Every schedule
+// that promotes (all but the fast-accumulation ones, and every schedule under block scaling) keeps
+// a second set: CUTLASS's fp8 mainloop sums a k-block's products apart from the running total.
 int accumulators_per_thread(const Fp8Config& config, Scaling scaling);
+int max_accumulators(const Fp8Config& config, Scaling scaling);
 
 // Every reason why `config` cannot run `problem`, each naming the knob or dimension, its value and
 // what is legal; empty when it can.

@@ -19,9 +19,9 @@ struct Tile {
 };
 
 // The tiles a full-height default chooses from, largest first (a tie in wave efficiency keeps the
-// larger): 128 rows split over two cooperative warpgroups, as wide as each scaling's register
-// budget allows (block scaling holds a second accumulator set, and its tile_n is a multiple of
-// the 128-column scale block).
+// larger): 128 rows split over two cooperative warpgroups, as wide as the register budget allows
+// (a schedule that promotes holds a second accumulator set, and block scaling's tile_n is a
+// multiple of the 128-column scale block).
 constexpr std::array<Tile, 3> kWideTiles{{{128, 256, false}, {128, 192, false}, {128, 128, false}}};
 // Decoding-sized M, or too few 128x128 tiles for one wave: 64-row ping-pong tiles.
 constexpr Tile kShortTile{64, 128, true};
@@ -30,21 +30,27 @@ Scaling scaling_of(const Problem& p) {
   return p.has("scaling") ? gemm_fp8::parse_scaling(p.at("scaling").as_string()) : Scaling::tensor;
 }
 
-bool legal_for(const Tile& t, Scaling scaling) {
+gemm_fp8::Schedule schedule_of(const Tile& t, bool fast_accum) {
+  using gemm_fp8::Schedule;
+  if (t.pingpong) return fast_accum ? Schedule::pingpong_fast_accum : Schedule::pingpong;
+  return fast_accum ? Schedule::cooperative_fast_accum : Schedule::cooperative;
+}
+
+bool legal_for(const Tile& t, Scaling scaling, bool fast_accum) {
   gemm_fp8::Fp8Config c;
   c.tile_m = t.tile_m;
   c.tile_n = t.tile_n;
-  c.schedule = t.pingpong ? gemm_fp8::Schedule::pingpong : gemm_fp8::Schedule::cooperative;
+  c.schedule = schedule_of(t, fast_accum);
   c.stages = rules::kMinStages;
   return gemm_fp8::violations(c, {128, 128, 128, scaling}).empty();
 }
 
 // The legal wide tile with the highest wave efficiency on `sm_count` slots.
-Tile wave_tile(std::int64_t m, std::int64_t n, int sm_count, Scaling scaling) {
+Tile wave_tile(std::int64_t m, std::int64_t n, int sm_count, Scaling scaling, bool fast_accum) {
   Tile best = kWideTiles.back();
   double best_efficiency = -1;
   for (const Tile& tile : kWideTiles) {
-    if (!legal_for(tile, scaling)) continue;
+    if (!legal_for(tile, scaling, fast_accum)) continue;
     const double e = gemm::wave_efficiency(m, n, tile.tile_m, tile.tile_n, sm_count);
     if (e > best_efficiency) {
       best = tile;
@@ -59,8 +65,7 @@ Tile wave_tile(std::int64_t m, std::int64_t n, int sm_count, Scaling scaling) {
 PartialConfig proposal(const Tile& tile, Scaling scaling, bool fast_accum) {
   const int stages = rules::deepest_stages(tile.tile_m, tile.tile_n, 128, static_cast<int>(scaling),
                                            rules::kSharedMemoryPerBlock);
-  const char* schedule = tile.pingpong ? (fast_accum ? "pingpong_fast_accum" : "pingpong")
-                                       : (fast_accum ? "cooperative_fast_accum" : "cooperative");
+  const std::string schedule = gemm_fp8::to_string(schedule_of(tile, fast_accum));
   return PartialConfig{{"tile_m", tile.tile_m}, {"tile_n", tile.tile_n}, {"tile_k", 128},
                        {"stages", stages},      {"cluster_m", 1},        {"cluster_n", 1},
                        {"schedule", schedule},  {"raster", "along_n"},   {"swizzle", 1}};
@@ -82,7 +87,8 @@ void add_gemm_fp8_seeds(TuningSpace& ts) {
       .propose =
           [](const Problem& p, const Device& d) {
             const Scaling s = scaling_of(p);
-            return proposal(wave_tile(p.get_int("m"), p.get_int("n"), d.sm_count, s), s, false);
+            return proposal(wave_tile(p.get_int("m"), p.get_int("n"), d.sm_count, s, false), s,
+                            false);
           },
   });
   // Above wave_tile: a grid short of one wave of 128x128 tiles fills more SMs with 64-row tiles.
@@ -106,7 +112,7 @@ void add_gemm_fp8_seeds(TuningSpace& ts) {
             const Scaling s = scaling_of(p);
             const Tile tile = short_of_a_wave(p, d)
                                   ? kShortTile
-                                  : wave_tile(p.get_int("m"), p.get_int("n"), d.sm_count, s);
+                                  : wave_tile(p.get_int("m"), p.get_int("n"), d.sm_count, s, true);
             return proposal(tile, s, true);
           },
   });

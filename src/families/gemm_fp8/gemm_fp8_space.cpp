@@ -128,12 +128,11 @@ void add_constraints(Space& space, const Fp8Knobs& k) {
   add_constraint(
       space, k, "register_budget",
       [](const Fp8Config& g, Scaling s, int) {
-        return gemm_fp8::accumulators_per_thread(g, s) <=
-               rules::max_accumulators(static_cast<int>(s));
+        return gemm_fp8::accumulators_per_thread(g, s) <= gemm_fp8::max_accumulators(g, s);
       },
       // Narrows the tile (to 128 columns, the scale block), then shortens it.
       [](Fp8Config& g, Scaling s, int) {
-        const int limit = rules::max_accumulators(static_cast<int>(s));
+        const int limit = gemm_fp8::max_accumulators(g, s);
         if (g.tile_n > 128) g.tile_n = 128;
         while (gemm_fp8::accumulators_per_thread(g, s) > limit && g.tile_m > 64) g.tile_m /= 2;
         if (g.tile_m < 128) to_pingpong(g);

@@ -49,12 +49,20 @@ TEST(Fp8Rules, EachRuleNamesItsKnobAndLegalValues) {
 
 TEST(Fp8Rules, RegistersAndSharedMemoryBound) {
   Fp8Config wide;
-  wide.tile_n = 256;  // 128x256 cooperative: 128 accumulators, the limit
+  wide.tile_n = 256;
+  wide.schedule = Schedule::cooperative_fast_accum;  // 128x256: 128 accumulators, the limit
   EXPECT_EQ(accumulators_per_thread(wide, Scaling::tensor), 128);
   EXPECT_TRUE(violations(wide, shape(256, 256, 256)).empty());
-  // Block scaling holds a second set: 256 is over its limit.
+  // The accurate schedule promotes, as block scaling does: a second set, 256 over their limit.
+  wide.schedule = Schedule::cooperative;
+  EXPECT_EQ(accumulators_per_thread(wide, Scaling::tensor), 256);
+  EXPECT_NE(gemm::joined(violations(wide, shape(256, 256, 256))).find("needs 256 fp32"),
+            std::string::npos);
   EXPECT_EQ(accumulators_per_thread(wide, Scaling::block), 256);
   EXPECT_FALSE(violations(wide, shape(256, 256, 256, Scaling::block)).empty());
+  Fp8Config promoted = wide;
+  promoted.tile_n = 192;  // two sets of 96: within the limit of two
+  EXPECT_TRUE(violations(promoted, shape(256, 256, 256)).empty());
   // 4 stages of 48 KiB and the epilogue fit in 227 KiB; 5 do not.
   wide.stages = 4;
   EXPECT_LE(shared_memory_bytes(wide, Scaling::tensor), rules::kSharedMemoryPerBlock);
