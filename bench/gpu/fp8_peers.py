@@ -4,6 +4,8 @@ process on the same tensors, timer and check:
   scaled_mm         torch._scaled_mm (cuBLASLt), no fast accumulation: per-tensor scales (tensor),
                     per-row x per-column (row_col), and DeepSeek-V3's 1x128 / 128x128 blocks
                     (block) where this torch has the blockwise recipes on sm_90
+  scaled_mm_fast    the same with use_fast_accum=True (tensor, row_col): the peer of a tuned
+                    winner whose schedule accumulates fast
   cutune_default    the family's default_config (its library, loaded with ctypes)
   cutune_tuned      the tune's winner, where FP8_TUNED names one for the shape and scaling
 
@@ -105,7 +107,7 @@ def operands(m, n, k, scaling):
     return a, b, scale_a, scale_b, ref
 
 
-def scaled_mm(a, b, scale_a, scale_b, scaling):
+def scaled_mm(a, b, scale_a, scale_b, scaling, fast=False):
     """torch._scaled_mm's call for the scaling, with its own scale shapes."""
     if scaling == "tensor":
         sa, sb = scale_a.reshape(()), scale_b.reshape(())
@@ -113,7 +115,8 @@ def scaled_mm(a, b, scale_a, scale_b, scaling):
         sa, sb = scale_a[:, None], scale_b[None, :]
     else:  # torch's blockwise recipes: A (m, k/128) outer-dim-major, B (k/128, n/128) likewise
         sa, sb = scale_a.t(), scale_b
-    return lambda: torch._scaled_mm(a, b.t(), sa, sb, out_dtype=torch.bfloat16)
+    return lambda: torch._scaled_mm(a, b.t(), sa, sb, out_dtype=torch.bfloat16,
+                                    use_fast_accum=fast)
 
 
 def measure(shape, scaling, libraries, timer, reps, rounds, tol):
@@ -123,6 +126,8 @@ def measure(shape, scaling, libraries, timer, reps, rounds, tol):
     columns = {}
     try:
         columns["scaled_mm"] = scaled_mm(a, b, scale_a, scale_b, scaling)
+        if scaling != "block":
+            columns["scaled_mm_fast"] = scaled_mm(a, b, scale_a, scale_b, scaling, fast=True)
     except Exception as exc:  # a recipe this torch lacks is reported, not fatal
         row["scaled_mm_unavailable"] = repr(exc)[:300]
     outputs = {}
@@ -139,7 +144,7 @@ def measure(shape, scaling, libraries, timer, reps, rounds, tol):
     graphs = {}
     for column, fn in list(columns.items()):
         try:
-            if column == "scaled_mm":
+            if column.startswith("scaled_mm"):
                 out = fn()
             else:
                 fn()
@@ -165,9 +170,10 @@ def measure(shape, scaling, libraries, timer, reps, rounds, tol):
     for column, values in times.items():
         row[f"{column}_ms"] = statistics.median(values)
         row[f"{column}_tflops"] = 2e-9 * m * n * k / row[f"{column}_ms"]
-        if "scaled_mm" in times and column != "scaled_mm":
-            ratios = [s / c for s, c in zip(times["scaled_mm"], values)]
-            row[f"{column}_vs_scaled_mm"] = statistics.median(ratios)
+        for peer in ("scaled_mm", "scaled_mm_fast"):
+            if peer in times and column.startswith("cutune"):
+                ratios = [s / c for s, c in zip(times[peer], values)]
+                row[f"{column}_vs_{peer}"] = statistics.median(ratios)
     return row
 
 
@@ -178,13 +184,16 @@ def table(path):
     rows = [json.loads(line) for line in open(path)]
     columns = ("cutune_default", "cutune_tuned")
     lines = ["| shape | scaling | scaled_mm TFLOP/s | default / scaled_mm | tuned / scaled_mm | "
-             "errors (scaled_mm, default, tuned) |", "|---|---|---|---|---|---|"]
+             "tuned / scaled_mm fast | errors (scaled_mm, fast, default, tuned) |",
+             "|---|---|---|---|---|---|---|"]
+    nan = float("nan")
     for r in rows:
-        cells = [f"{r.get(c + '_vs_scaled_mm', float('nan')):.3f}" for c in columns]
-        errors = ", ".join(f"{r.get(c + '_error', float('nan')):.1e}"
-                           for c in ("scaled_mm",) + columns)
-        lines.append(f"| {r['shape']} | {r['scaling']} | {r.get('scaled_mm_tflops', float('nan')):.0f}"
-                     f" | {cells[0]} | {cells[1]} | {errors} |")
+        cells = [f"{r.get(c + '_vs_scaled_mm', nan):.3f}" for c in columns]
+        cells.append(f"{r.get('cutune_tuned_vs_scaled_mm_fast', nan):.3f}")
+        errors = ", ".join(f"{r.get(c + '_error', nan):.1e}"
+                           for c in ("scaled_mm", "scaled_mm_fast") + columns)
+        lines.append(f"| {r['shape']} | {r['scaling']} | {r.get('scaled_mm_tflops', nan):.0f}"
+                     f" | {' | '.join(cells)} | {errors} |")
     lines.append("")
     for scaling in sorted({r["scaling"] for r in rows}):
         for column in columns:
