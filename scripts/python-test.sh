@@ -32,6 +32,8 @@ export CC="${CC:-cc}" CXX="${CXX:-c++}"
 echo "python-test.sh: package built and installed in $(( $(date +%s) - start )) s"
 # From /tmp, so that `import cutune` is the installed package, not python/cutune.
 cd /tmp
+# The C++ readers of a deployed config, which one test holds beside both Python paths.
 CUTUNE_REPOSITORY="$root" CUTUNE_CLI="$root/build/release/bin/cutune" \
+  CUTUNE_UNTUNED_READERS="$root/build/release/tests/runtime/cutune_untuned_readers" \
   "$venv/bin/python" -m pytest -q -p no:cacheprovider "$root/python/tests"
 echo "python-test.sh: done in $(( $(date +%s) - start )) s"

@@ -1,7 +1,7 @@
 // Warm start and transfer priors: how a tune starts from what the store already knows (the winners
 // of the nearest tuned shapes of a family, and its results on other devices and shapes). The tune
-// side's set-up (src/tune), used by `cutune tune`, the Python package, the runtime's tunes and the
-// benchmarks.
+// side's set-up (src/priors), used by `cutune tune`, the Python package, the runtime's tunes and
+// the benchmarks.
 #pragma once
 
 #include <cstddef>

@@ -1,7 +1,9 @@
 """The Python package on the CPU path (scripts/python-test.sh): a space report, a real tune of
 examples/cpu/matmul/matmul.json, and the Runtime's lookups of what it decided. Run against the
-installed package, with CUTUNE_REPOSITORY naming the checkout (for the example) and CUTUNE_CLI the
-`cutune` tool (for an exported store)."""
+installed package, with CUTUNE_REPOSITORY naming the checkout (for the example), CUTUNE_CLI the
+`cutune` tool (for an exported store) and CUTUNE_UNTUNED_READERS tests/runtime's
+cutune_untuned_readers (the C++ readers of a deployed config)."""
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -161,23 +163,35 @@ def test_runtime_reads_an_exported_store(tuned, tmp_path):
     assert runtime.lookup(MATMUL, PROBLEM)["origin"] == "store"
 
 
-@pytest.mark.skipif(not Path(os.environ.get("CUTUNE_CLI", "/nonexistent")).exists(),
-                    reason="needs the cutune tool (CUTUNE_CLI)")
-def test_both_runtimes_follow_the_one_rule_for_an_untuned_shape(tuned, tmp_path):
-    """Runtime(db) and Runtime("best.json") run the C++ runtime over the store and over its export
-    (tests/runtime/untuned_rule_test.cpp checks those against the lookup-only LookupTable): a shape
-    near the tuned one gets its winner, a far one the default config, and both say which."""
+READERS = os.environ.get("CUTUNE_UNTUNED_READERS", "/nonexistent")
+
+
+@pytest.mark.skipif(not (Path(os.environ.get("CUTUNE_CLI", "/nonexistent")).exists()
+                         and Path(READERS).exists()),
+                    reason="needs the cutune tool (CUTUNE_CLI) and tests/runtime's "
+                           "cutune_untuned_readers (CUTUNE_UNTUNED_READERS)")
+def test_all_four_readers_give_an_untuned_shape_one_config_and_origin(tuned, tmp_path):
+    """The one rule for an untuned shape (cutune/lookup.hpp), asked of every reader of one tuned
+    store: the C++ cutune::Runtime over the store and the lookup-only LookupTable over its export
+    (cutune_untuned_readers), Runtime(db) and Runtime("best.json"). A shape near the tuned one gets
+    its winner (repaired for it), a far one the family's default config; all four give the same
+    config, origin and warning."""
     db, _ = tuned
     exported = tmp_path / "best.json"
     subprocess.run([os.environ["CUTUNE_CLI"], "export", "--db", str(db), "--json", str(exported)],
                    check=True, capture_output=True)
     for problem, origin in (("m=96,n=64,k=64", "nearest"), ("m=32,n=32,k=32", "default_config")):
-        from_store = cutune.Runtime(db=db).lookup(MATMUL, problem)
-        from_export = cutune.Runtime(db=exported).lookup(MATMUL, problem)
-        assert from_store["origin"] == from_export["origin"] == origin, problem
-        assert from_store["config"] == from_export["config"], problem
-        assert from_store["warnings"] == from_export["warnings"], problem
-        assert any("untuned" in w for w in from_store["warnings"]), from_store["warnings"]
+        native = json.loads(subprocess.run([READERS, str(db), str(exported), MATMUL, problem],
+                                           check=True, capture_output=True, text=True).stdout)
+        answers = {"C++ Runtime(store)": native["runtime"],
+                   "C++ LookupTable(export)": native["lookup_table"],
+                   "Runtime(db)": cutune.Runtime(db=db).lookup(MATMUL, problem),
+                   "Runtime(best.json)": cutune.Runtime(db=exported).lookup(MATMUL, problem)}
+        seen = {name: (a["config"], a["origin"], a["warnings"]) for name, a in answers.items()}
+        assert len({json.dumps(answer, sort_keys=True) for answer in seen.values()}) == 1, seen
+        _, said, warnings = seen["Runtime(db)"]
+        assert said == origin, (problem, seen)
+        assert len(warnings) == 1 and "untuned" in warnings[0], warnings
 
 
 def test_tune_rejects_a_bad_budget_and_effort():

@@ -8,7 +8,7 @@
 #include <thread>
 #include <unordered_set>
 
-#include "finishing.hpp"
+#include "tournament/finishing.hpp"
 #include "tune_run.hpp"
 
 namespace cutune::tuning {

@@ -1,5 +1,5 @@
 // The finishing pass after the tournament: the simplest config that is as fast as the winner.
-// Internal to the tune driver.
+// The tune driver (src/tune) runs it after run_tournament (cutune/tournament.hpp).
 #pragma once
 
 #include <chrono>
