@@ -110,7 +110,7 @@ case "${1:-}" in
       timeout "$per_tool_s" "$bin/cutune" tune "$work/$name/spec.json" --budget "$budget" --no-store --json \
         > "$work/$name/cutune.json" 2> "$work/$name/cutune.log" || true
       timeout "$per_tool_s" python3 "$root/scripts/gpu/kt_examples_run.py" "$examples_dir/$name.py" \
-        "$budget" nvcuda > "$work/$name/kt.json" 2> "$work/$name/kt.log" || true
+        "$budget" nvcuda $((per_tool_s - 8)) > "$work/$name/kt.json" 2> "$work/$name/kt.log" || true
       python3 - "$name" "$reference" "$work/$name" <<'PY'
 import json, sys
 name, reference, folder = sys.argv[1:4]
