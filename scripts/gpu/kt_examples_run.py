@@ -1,12 +1,13 @@
 """Runs one of Kernel Tuner's example tune scripts with Kernel Tuner itself, on a fixed budget,
 and prints its best time as JSON: the Kernel Tuner side of scripts/gpu/kt-examples.sh.
 
-    python kt_examples_run.py SCRIPT BUDGET LANG
+    python kt_examples_run.py SCRIPT BUDGET LANG [KNOB=VALUE ...]
 
 The script runs as written, in its own folder, up to its first tune_kernel() call (the one
-`cutune import-kt` reads); that call gets strategy random_sample with max_fevals BUDGET and the
-CUDA backend LANG (nvcuda, whose cuda-python installs from PyPI, unlike pycuda), and the script
-stops there.
+`cutune import-kt` reads); that call gets strategy random_sample with max_fevals BUDGET, the
+CUDA backend LANG (nvcuda, whose cuda-python installs from PyPI, unlike pycuda) and each KNOB
+held at VALUE (a JSON value; kt-examples.sh pins a knob for cutune alike), and the script stops
+there.
 """
 import json
 import os
@@ -23,9 +24,20 @@ class FirstCallDone(Exception):
 
 def main():
     script, budget, lang = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+    pins = {name: json.loads(value) for name, value in (p.split("=", 1) for p in sys.argv[4:])}
     original = kernel_tuner.interface.tune_kernel
 
     def tune_first_call(*args, **kwargs):
+        params = dict(args[4] if len(args) > 4 else kwargs["tune_params"])
+        for name, value in pins.items():
+            if name not in params:
+                raise SystemExit("kt_examples_run.py: no knob %s to pin (knobs: %s)"
+                                 % (name, ", ".join(params)))
+            params[name] = [value]
+        if len(args) > 4:
+            args = args[:4] + (params,) + args[5:]
+        else:
+            kwargs["tune_params"] = params
         if str(kwargs.get("lang", "CUDA")).lower() in ("cuda", "cupy", "nvcuda"):
             kwargs["lang"] = lang
         kwargs["strategy"] = "random_sample"
