@@ -49,8 +49,8 @@ Deprecated pyaml scikit-optimize"
 work="${WORK_DIR:-$root/build/kt-examples}"
 # The examples whose first tune_kernel() call needs no Python host code (pnpoly's host code,
 # convolution_streams' streams, spmv's CSR data built in Python, texture memory, precision
-# wrappers, code generators and kernel builders do); the reference, when there is one, is a
-# run_kernel() kernel. reduction is left out: its `#pragma unroll loop_unroll_factor_0` needs
+# wrappers, code generators and kernel builders do); the reference is a run_kernel() kernel where
+# the script gives one, else the default config. reduction is left out: its `#pragma unroll loop_unroll_factor_0` needs
 # Kernel Tuner's rewriting of the source (a constexpr, or the pragma removed for 0), as nvcc does
 # not expand macros in a pragma's argument.
 examples=(convolution convolution_correct expdist matmul sepconv stencil vector_add zeromeanfilter)
