@@ -95,6 +95,9 @@ struct Family {
   std::string toolchain;
   // The vendor reference a report compares with, and the work of one run for rates (empty: none).
   std::string reference_name;
+  // What every candidate's outputs are compared with, for the tune's output: "the default config"
+  // (a spec without a check), "the reference kernel 'naive'", "cuBLASLt"; empty: nothing is.
+  std::string checked_against;
   std::function<double(const Problem&)> flop_count;
   // A config's short name for tables and scripts (the GEMM's "128x256x64_s4_c2x1_coop_rn8_k1",
   // which its benchmarks take); empty: the family has none. Throws ConfigError for a config of

@@ -66,8 +66,10 @@ nlohmann::ordered_json spec_from_kt_cache(const nlohmann::json& cache,
 // first tune_kernel() call (docs/kernel-tuner.md says which), whose arguments become the spec:
 // `arguments` (numpy arrays and scalars in order with their dtypes) the spec's buffers and
 // arguments, `cmem_args` its constants, `grid_div_x/y/z` and problem_size its launch, `answer`
-// its check (a run_kernel() reference kernel, or --reference for answers computed in Python),
-// `lang="C"` the CPU backend. Throws KernelTunerError naming the script and the line.
+// its check (a run_kernel() reference kernel, or --reference for answers computed in Python;
+// without an answer the arrays the kernel's signature lets it write become inouts, and the spec,
+// having no check, is checked against its default config), `lang="C"` the CPU backend. Throws
+// KernelTunerError naming the script and the line.
 struct KtScriptSpec {
   nlohmann::ordered_json spec;
   // The kernel source when the script holds it as text (to be written where spec["source"]

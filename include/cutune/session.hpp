@@ -67,8 +67,9 @@ class TuneSession {
   bool transfer() const { return transfer_; }
 
   // What `cutune tune --json` and the Python package report of the tune itself (tune_report_json
-  // under the session's key, with the store's decision when it has one), and whether it looked for
-  // transfer priors ("transfer": {"enabled", "priors"}).
+  // under the session's key, with the store's decision when it has one), whether it looked for
+  // transfer priors ("transfer": {"enabled", "priors"}), and what the outputs were compared with
+  // ("checked_against": Family::checked_against, null when nothing).
   nlohmann::json report_json(const TuneReport& report) const;
 
  private:

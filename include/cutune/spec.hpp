@@ -60,7 +60,18 @@ enum class BufferRole {
   input,    // filled once per evaluation from the fixed seed, shared by candidate and reference
   output,   // poisoned (NaN, or 0x7f.. for integers) before every run, compared with the reference
   scratch,  // zeroed before every run, never compared
+  inout,    // filled and restored as an input, compared as an output (a kernel that works in place)
 };
+
+std::string_view to_string(BufferRole role);  // "input", "output", "scratch", "inout"
+// Whether a buffer of `role` starts every run from its seeded fill (input, inout), and whether it
+// is compared with the reference afterwards (output, inout).
+inline bool is_filled(BufferRole role) {
+  return role == BufferRole::input || role == BufferRole::inout;
+}
+inline bool is_compared(BufferRole role) {
+  return role == BufferRole::output || role == BufferRole::inout;
+}
 
 enum class BufferFill { random, zero };  // inputs only: seeded non-zero random values, or zeros
 
@@ -100,7 +111,9 @@ struct LaunchSpec {
 };
 
 // How outputs are checked: against a reference kernel (its own source and entry point, same
-// parameters), or against the spec's own kernel compiled with a reference config.
+// parameters), or against the spec's own kernel compiled with a reference config. A spec without
+// a check whose buffers include an output or an inout gets one against its default config (no
+// entry, no reference_config), so that every candidate computes what the default computes.
 struct CheckSpec {
   std::filesystem::path source;  // reference kernel source (absolute); empty: the kernel's
   std::string entry;             // reference entry point; empty: reference_config of the kernel
@@ -152,6 +165,10 @@ struct KernelSpec {
   // declare, or a value of another type than its default.
   Problem resolve(const Problem& overrides) const;
 };
+
+// What a spec's candidates are compared with, for messages and reports: "the reference kernel
+// 'ENTRY'", "the reference config", "the default config"; empty when nothing is compared.
+std::string checked_against(const KernelSpec& spec);
 
 // A config's knobs as preprocessor definitions, NAME=VALUE each (a backend passes -DNAME=VALUE):
 //   an integer or real knob K      K=value

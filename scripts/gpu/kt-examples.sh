@@ -21,7 +21,21 @@
 #                                                 example cutune's tune and Kernel Tuner's
 #                                                 (random_sample, max_fevals BUDGET, default 100;
 #                                                 each tool at most PER_TOOL_S, 40 s, an example);
-#                                                 prints cutune best / KT best / ratio / checked
+#                                                 prints cutune best / KT best / ratio / what
+#                                                 cutune's configs were checked against
+#
+# A script without an `answer` becomes a spec whose writable arrays are inouts, every config
+# checked against the default config's results (docs/kernel-tuner.md). Some rows change what both
+# tools tune, so that they do the same work and that work can be checked:
+# - pins: a knob held at one value for cutune (the imported spec's choices) and Kernel Tuner (its
+#   tune_params). convolution.py's first tune_kernel() tunes filter_height and filter_width (3 to
+#   33) among the knobs, and sepconv.py's filter_width (3 to 17): each tool's fastest config would
+#   be its smallest filter, less work rather than a faster kernel, and a config of another filter
+#   computes another image than the default's. Both are pinned to 17, the filter
+#   convolution_correct.py checks.
+# - scratch: a buffer cutune does not compare. expdist's `cost` holds one partial sum per thread
+#   block of the config's own grid, so no two grids agree element by element (only their sum,
+#   which the script's second kernel computes, would).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 # shellcheck source=scripts/gpu/lib.sh
@@ -35,19 +49,37 @@ Deprecated pyaml scikit-optimize"
 work="${WORK_DIR:-$root/build/kt-examples}"
 # The examples whose first tune_kernel() call needs no Python host code (pnpoly's host code,
 # convolution_streams' streams, spmv's CSR data built in Python, texture memory, precision
-# wrappers, code generators and kernel builders do); the reference, when there is one, is a
-# run_kernel() kernel. reduction is left out: its `#pragma unroll loop_unroll_factor_0` needs
+# wrappers, code generators and kernel builders do); the reference is a run_kernel() kernel where
+# the script gives one, else the default config. reduction is left out: its `#pragma unroll loop_unroll_factor_0` needs
 # Kernel Tuner's rewriting of the source (a constexpr, or the pragma removed for 0), as nvcc does
 # not expand macros in a pragma's argument.
 examples=(convolution convolution_correct expdist matmul sepconv stencil vector_add zeromeanfilter)
+declare -A knob_pins=([convolution]="filter_height=17 filter_width=17" [sepconv]="filter_width=17")
+declare -A scratch_buffers=([expdist]="cost")
 
-# import EXAMPLES NAME: the spec of NAME.py in $work/NAME/spec.json; prints its check or "none".
+# import EXAMPLES NAME: the spec of NAME.py in $work/NAME/spec.json, with the row's pins and
+# scratch buffers; prints what it is checked against: a reference entry, "default" or "none".
 import_one() {
   mkdir -p "$work/$2"
   "$bin/cutune" import-kt "$1/$2.py" -o "$work/$2/spec.json" > "$work/$2/import.log" 2>&1 ||
     { cat "$work/$2/import.log" >&2; return 1; }
-  python3 -c 'import json,sys; c=json.load(open(sys.argv[1])).get("check"); print(c["entry"] if c else "none")' \
-    "$work/$2/spec.json"
+  # shellcheck disable=SC2086  # one word a pin
+  python3 - "$work/$2/spec.json" "${scratch_buffers[$2]:-}" ${knob_pins[$2]:-} <<'PY'
+import json, sys
+path, scratch, pins = sys.argv[1], sys.argv[2].split(), sys.argv[3:]
+spec = json.load(open(path))
+for pin in pins:
+    name, value = pin.split("=")
+    knob = next(k for k in spec["knobs"] if k["name"] == name)
+    knob["choices"], knob["default"] = [json.loads(value)], json.loads(value)
+for buffer in spec["buffers"]:
+    if buffer["name"] in scratch:
+        buffer["role"] = "scratch"
+        buffer.pop("fill", None)
+json.dump(spec, open(path, "w"), indent=2)
+compared = any(b.get("role") in ("output", "inout") for b in spec["buffers"])
+print(spec["check"]["entry"] if "check" in spec else "default" if compared else "none")
+PY
 }
 
 case "${1:-}" in
@@ -106,14 +138,15 @@ case "${1:-}" in
     record_gpu "$work/gpu.txt"
     printf '%-22s %12s %12s %7s %s\n' example "cutune ms" "KT ms" ratio checked
     for name in "${examples[@]}"; do
-      reference=$(import_one "$examples_dir" "$name") || { echo "$name: import failed"; continue; }
+      import_one "$examples_dir" "$name" > /dev/null || { echo "$name: import failed"; continue; }
       timeout "$per_tool_s" "$bin/cutune" tune "$work/$name/spec.json" --budget "$budget" --no-store --json \
         > "$work/$name/cutune.json" 2> "$work/$name/cutune.log" || true
+      # shellcheck disable=SC2086  # one word a pin
       timeout "$per_tool_s" python3 "$root/scripts/gpu/kt_examples_run.py" "$examples_dir/$name.py" \
-        "$budget" nvcuda $((per_tool_s - 8)) > "$work/$name/kt.json" 2> "$work/$name/kt.log" || true
-      python3 - "$name" "$reference" "$work/$name" <<'PY'
+        "$budget" nvcuda $((per_tool_s - 8)) ${knob_pins[$name]:-} > "$work/$name/kt.json" 2> "$work/$name/kt.log" || true
+      python3 - "$name" "$work/$name" "${scratch_buffers[$name]:-}" <<'PY'
 import json, sys
-name, reference, folder = sys.argv[1:4]
+name, folder, scratch = sys.argv[1:4]
 def load(path):
     try:
         text = open(path).read()
@@ -124,14 +157,17 @@ cutune, kt = load(folder + "/cutune.json"), load(folder + "/kt.json")
 best = (cutune.get("best") or {}).get("time_ms")
 kt_best = kt.get("best_ms")
 ratio = "%.2f" % (best / kt_best) if best and kt_best else "-"
-checked = ("against " + reference) if reference != "none" and best else "no reference"
+against = cutune.get("checked_against")
+wrong = (cutune.get("outcomes") or {}).get("wrong_result", 0)
+checked = ("against " + against if against else "not checked") + (
+    " (%d wrong)" % wrong if wrong else "") + (" (%s not compared)" % scratch if scratch else "")
 print("%-22s %12s %12s %7s %s" % (name, "%.4f" % best if best else "-",
                                    "%.4f" % kt_best if kt_best else "-", ratio, checked))
 PY
     done
     ;;
   *)
-    sed -n '2,24p' "$0"
+    sed -n '2,38p' "$0"
     exit 2
     ;;
 esac

@@ -2,6 +2,8 @@
 // arguments mapped onto the spec's arguments, constants, check and launch.
 #include <cctype>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 
@@ -143,6 +145,15 @@ KtScriptSpec spec_of_call(const kt::ScriptCall& found, const kt::ScriptScope& sc
     c.fail("kernel_source: a file name or the source text, got " + source.dump().substr(0, 80));
   }
   spec["entry"] = entry;
+  // The kernel's text, for its signature: the script's own, or the file it names (a path from
+  // where import-kt runs, until the CLI makes it relative to the spec); none when unreadable.
+  std::optional<std::string> kernel_text;
+  if (!out.source_text.empty()) {
+    kernel_text = out.source_text;
+  } else if (options.source.empty()) {
+    std::ifstream file(spec["source"].get<std::string>());
+    if (file) kernel_text = std::string(std::istreambuf_iterator<char>(file), {});
+  }
 
   // Problem: numbers become size_x, size_y, size_z; a string names an expression of knobs.
   json sizes = *keyword("problem_size");
@@ -193,7 +204,7 @@ KtScriptSpec spec_of_call(const kt::ScriptCall& found, const kt::ScriptScope& sc
     legal_defaults(spec["knobs"], list);
   }
 
-  kt::add_arguments(spec, args, c, cpu, options, out.notes);
+  kt::add_arguments(spec, args, c, cpu, options, kernel_text, out.notes);
 
   if (!cpu) {
     std::map<std::string, json> grid_div;

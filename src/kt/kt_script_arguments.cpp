@@ -1,5 +1,6 @@
 // A tune_kernel() call's `arguments`, `answer` and `cmem_args` -> the spec's buffers, arguments,
-// constants and check (script_context.hpp).
+// constants and check (script_context.hpp); without an answer, the arrays the kernel may write
+// are inouts, checked against the default config.
 #include <map>
 #include <set>
 
@@ -71,10 +72,35 @@ ordered& buffer_named(ordered& buffers, const std::string& name) {
   throw std::logic_error("no buffer " + name);
 }
 
+// Without an answer nothing says which arrays are outputs: each one the kernel's signature lets it
+// write (every one, when the signature cannot be read) becomes an inout, filled as the script
+// fills it and compared with what the default config computes from the same inputs.
+void mark_inouts(ordered& buffers, const std::vector<std::string>& buffer_of_argument,
+                 const std::string& entry, const std::optional<std::string>& kernel_source,
+                 std::vector<std::string>& notes) {
+  const auto read_only =
+      kernel_source ? const_pointer_parameters(*kernel_source, entry) : std::nullopt;
+  const bool known = read_only && read_only->size() == buffer_of_argument.size();
+  std::string inouts;
+  for (std::size_t i = 0; i < buffer_of_argument.size(); ++i) {
+    if (buffer_of_argument[i].empty() || (known && (*read_only)[i])) continue;
+    buffer_named(buffers, buffer_of_argument[i])["role"] = "inout";
+    inouts += (inouts.empty() ? "" : ", ") + buffer_of_argument[i];
+  }
+  if (inouts.empty()) return;
+  notes.push_back(
+      (known ? "no answer: the arrays " + entry + "'s signature lets it write (" + inouts + ")"
+             : "no answer, and no signature of " + entry + " read from its source: every array (" +
+                   inouts + ")") +
+      " are inouts, every config checked against the default config's results");
+}
+
 }  // namespace
 
 void add_arguments(ordered& spec, const std::map<std::string, PyNodePtr>& args, const Context& c,
-                   bool cpu, const KtImportOptions& options, std::vector<std::string>& notes) {
+                   bool cpu, const KtImportOptions& options,
+                   const std::optional<std::string>& kernel_source,
+                   std::vector<std::string>& notes) {
   const std::vector<PyNodePtr> nodes = elements(args.at("arguments"), c);
   const json values = c.value(args.at("arguments"), "arguments");
   if (!values.is_array() || values.size() != nodes.size()) {
@@ -110,7 +136,12 @@ void add_arguments(ordered& spec, const std::map<std::string, PyNodePtr>& args, 
   try {
     if (args.contains("answer")) answer = c.value(args.at("answer"), "answer");
   } catch (const KernelTunerError& error) {
-    notes.push_back(std::string(error.what()) + ": the spec has no check");
+    notes.push_back(std::string(error.what()) + ": read as no answer");
+  }
+  if (answer.is_null()) {
+    const std::string entry = spec.at("entry").get<std::string>();
+    mark_inouts(buffers, buffer_of_argument, entry.substr(0, entry.find('<')), kernel_source,
+                notes);
   }
   {
     if (!answer.is_null() && (!answer.is_array() || answer.size() != values.size())) {
@@ -157,8 +188,9 @@ void add_arguments(ordered& spec, const std::map<std::string, PyNodePtr>& args, 
     spec["check"] = {{"entry", options.reference}};
   } else if (!python_answers.empty()) {
     notes.push_back("answer " + std::to_string(python_answers.front()) +
-                    " is computed in Python: the spec has no check; pass --reference with a "
-                    "reference function of the kernel's source to check the outputs");
+                    " is computed in Python: the outputs are checked against the default "
+                    "config's; pass --reference with a reference function of the kernel's source "
+                    "to check them against it");
   }
   if (args.contains("atol") && spec.contains("check")) {
     spec["check"]["tolerance"] = c.value(args.at("atol"), "atol");

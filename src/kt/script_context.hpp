@@ -4,7 +4,9 @@
 
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cutune/kernel_tuner.hpp"
@@ -37,9 +39,17 @@ struct Context {
 };
 
 // The kernel's arguments (`arguments`, with `answer` and `cmem_args`) as the spec's buffers,
-// arguments, constants and check.
+// arguments, constants and check. Without an answer, the arrays the kernel's signature in
+// `kernel_source` (none: unread) lets it write are inouts, checked against the default config.
 void add_arguments(nlohmann::ordered_json& spec, const std::map<std::string, PyNodePtr>& args,
                    const Context& c, bool cpu, const KtImportOptions& options,
+                   const std::optional<std::string>& kernel_source,
                    std::vector<std::string>& notes);
+
+// Per parameter of the function or kernel `name` declared in `source` (C, C++ or CUDA), whether
+// it points to const data (`const float*`, `float const*`; not `float* const`); none when no
+// declaration of that name is found.
+std::optional<std::vector<bool>> const_pointer_parameters(std::string_view source,
+                                                          const std::string& name);
 
 }  // namespace cutune::kt

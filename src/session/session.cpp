@@ -45,6 +45,8 @@ FamilyEvaluator& TuneSession::target() {
 nlohmann::json TuneSession::report_json(const TuneReport& report) const {
   nlohmann::json out = tune_report_json(report, key(), store_ ? &*store_ : nullptr);
   out["transfer"]["enabled"] = transfer_;
+  const std::string& reference = source_.family.checked_against;
+  out["checked_against"] = reference.empty() ? nlohmann::json() : nlohmann::json(reference);
   return out;
 }
 

@@ -47,8 +47,8 @@ ConstantSpec read_constant(const Reader& r, const Node& node, const KernelSpec& 
   if (auto buffer = Reader::member(node, "buffer")) {
     r.expect_members(node, {"symbol", "buffer"}, " for a constant filled from a buffer");
     out.buffer = buffer_named(r, *buffer, spec);
-    if (spec.buffers[static_cast<std::size_t>(out.buffer)].role != BufferRole::input) {
-      r.fail(*buffer, "a constant is filled from an input buffer");
+    if (!is_filled(spec.buffers[static_cast<std::size_t>(out.buffer)].role)) {
+      r.fail(*buffer, "a constant is filled from an input or inout buffer");
     }
     return out;
   }

@@ -1,8 +1,7 @@
 // The spec loader: reads a spec file section by section (knobs.cpp, constraints.cpp,
-// arguments.cpp, launch.cpp hold the larger sections) into a KernelSpec, every error naming file,
-// line and column.
+// buffers.cpp, arguments.cpp, check.cpp, launch.cpp hold the larger sections) into a
+// KernelSpec, every error naming file, line and column.
 #include <nlohmann/json.hpp>
-#include <set>
 
 #include "cutune/space.hpp"
 #include "cutune/spec.hpp"
@@ -21,9 +20,6 @@ using spec::join;
 using spec::Json;
 using spec::Node;
 using spec::Reader;
-
-const std::set<std::string, std::less<>> buffer_types{"f64", "f32", "f16", "bf16",
-                                                      "i32", "i64", "u32", "u8"};
 
 std::vector<std::pair<std::string, double>> numeric_arguments(const KernelSpec& spec) {
   std::vector<std::pair<std::string, double>> out;
@@ -120,80 +116,10 @@ KernelSpec parse_spec(std::string_view text, const std::filesystem::path& origin
     }
   }
 
-  if (auto buffers = Reader::member(root, "buffers")) {
-    std::set<std::string> names;
-    for (std::size_t i = 0; i < r.array(*buffers).size(); ++i) {
-      auto node = r.element(*buffers, i);
-      r.expect_object(node, {"name", "type", "size", "role", "fill"});
-      BufferSpec buffer;
-      buffer.name = r.string(r.require(node, "name"));
-      if (!names.insert(buffer.name).second) r.fail(node, "duplicate buffer '" + buffer.name + "'");
-      auto type = r.require(node, "type");
-      buffer.type = r.string(type);
-      if (!buffer_types.contains(buffer.type)) {
-        r.fail(type, "expected one of " + join(buffer_types) + ", got \"" + buffer.type + "\"");
-      }
-      buffer.count = r.expression(r.require(node, "size"), problem_scope);
-      if (auto role = Reader::member(node, "role")) {
-        auto text = r.one_of(*role, {"input", "output", "scratch"});
-        buffer.role = text == "input"    ? BufferRole::input
-                      : text == "output" ? BufferRole::output
-                                         : BufferRole::scratch;
-      }
-      if (auto fill = Reader::member(node, "fill")) {
-        if (buffer.role != BufferRole::input) r.fail(*fill, "only input buffers have a fill");
-        buffer.fill =
-            r.one_of(*fill, {"random", "zero"}) == "zero" ? BufferFill::zero : BufferFill::random;
-      }
-      double count = buffer.count.evaluate(spec.problem, Device{});
-      if (!(count >= 1)) {
-        r.fail(node, "size evaluates to " + std::to_string(count) + " with the default problem");
-      }
-      spec.buffers.push_back(std::move(buffer));
-    }
-  }
-
+  spec::read_buffers(r, root, problem_scope, spec);
   spec::read_arguments(r, root, problem_scope, spec);
 
-  auto partial_config = [&](const Node& node) {
-    if (!node.json.is_object()) r.fail(node, "expected an object of knob: value");
-    PartialConfig partial;
-    for (const auto& [name, value] : node.json.items()) {
-      partial.emplace(name, r.value({value, child_pointer(node.pointer, name)}));
-    }
-    try {
-      space.complete(partial);
-    } catch (const ConfigError& error) {
-      r.fail(node, error.what());
-    }
-    return partial;
-  };
-
-  if (auto check = Reader::member(root, "check")) {
-    r.expect_object(*check, {"source", "entry", "config", "launch", "tolerance"});
-    CheckSpec out;
-    if (auto source = Reader::member(*check, "source")) out.source = r.file(*source);
-    out.entry = r.string(*check, "entry", "");
-    if (auto config = Reader::member(*check, "config"))
-      out.reference_config = partial_config(*config);
-    if (out.entry.empty() && !out.reference_config) {
-      r.fail(*check,
-             "expected 'entry' (a reference kernel, with 'config' the definitions it compiles "
-             "with) or 'config' (a reference config of this kernel)");
-    }
-    if (auto launch = Reader::member(*check, "launch")) {
-      if (spec.backend != "cuda") r.fail(*launch, "only cuda specs have a launch shape");
-      if (out.entry.empty()) r.fail(*launch, "a reference config launches as the kernel does");
-      out.launch = spec::read_launch(r, *launch, knob_scope);
-    }
-    if (!out.source.empty() && out.entry.empty()) r.fail(*check, "'source' needs an 'entry'");
-    if (auto tolerance = Reader::member(*check, "tolerance")) {
-      out.tolerance = r.number(*tolerance);
-      if (out.tolerance < 0) r.fail(*tolerance, "expected a tolerance >= 0");
-    }
-    spec.check = std::move(out);
-  }
-
+  spec::read_check(r, root, knob_scope, spec);
   spec::read_paired_moves(r, root, space);
 
   if (auto seeds = Reader::member(root, "seeds")) {
@@ -210,7 +136,7 @@ KernelSpec parse_spec(std::string_view text, const std::filesystem::path& origin
         double value = eligible.evaluate(p, d);
         return value != 0 && value == value;
       };
-      seed.propose = [partial = partial_config(r.require(node, "config"))](
+      seed.propose = [partial = spec::read_partial_config(r, r.require(node, "config"), space)](
                          const Problem&, const Device&) { return partial; };
       spec.tuning->seeds.push_back(std::move(seed));
     }

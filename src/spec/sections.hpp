@@ -19,6 +19,17 @@ void read_constraints(const Reader& r, const Node& root, const Scope& knob_scope
 // `paired_moves`: groups of knobs a search also moves two at a time (Space::pair_moves).
 void read_paired_moves(const Reader& r, const Node& root, Space& space);
 
+// `buffers`, after the problem: each with its type, its size over the problem's arguments
+// (problem_scope) and its role.
+void read_buffers(const Reader& r, const Node& root, const Scope& problem_scope, KernelSpec& spec);
+
+// A partial config (a seed's, a reference config) of knob: value, legal in `space`.
+PartialConfig read_partial_config(const Reader& r, const Node& node, const Space& space);
+
+// `check`, after the knobs and buffers: a reference kernel or a reference config; without one,
+// the default config when a buffer is compared (an output or an inout).
+void read_check(const Reader& r, const Node& root, const Scope& knob_scope, KernelSpec& spec);
+
 // `arguments` (the kernel's parameters in its own order and types) and `constants` (CUDA
 // __constant__ symbols), after `buffers` and `scalars`: an argument or a constant names a buffer.
 void read_arguments(const Reader& r, const Node& root, const Scope& problem_scope,

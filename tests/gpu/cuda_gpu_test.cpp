@@ -1,7 +1,8 @@
 // The CUDA backend on a real GPU: the example kernels run and pass their checks, a cluster launch
-// reaches the kernel, every failure of the fault spec is classified as it should be, and the same
-// config timed by separate tunes agrees within 2%, and the worker's paired rounds of a spec warm up
-// until steady and time every config in every round.
+// reaches the kernel, every failure of the fault spec is classified as it should be, the same
+// config timed by separate tunes agrees within 2%, the worker's paired rounds of a spec warm up
+// until steady and time every config in every round, and an inout buffer is restored before each
+// launch and compared with the default config's result.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -211,6 +212,46 @@ __global__ void from_buffer(float* out, const float* w, int n) {
     EXPECT_EQ(results[i].outcome, Outcome::ok) << results[i].detail;
     EXPECT_EQ(results[i].max_rel_error, 0.0);
   }
+  std::filesystem::remove_all(dir);
+}
+
+// An in-place kernel (an inout buffer) in a spec without a check: each launch starts from the
+// seeded values, and each config's result is compared with the default config's; the one config
+// that leaves the last element alone fails that check.
+TEST(CudaGpu, InoutBufferIsComparedWithTheDefaultConfigsResult) {
+  const auto dir = std::filesystem::temp_directory_path() / "cutune-gpu-inout";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "twice.cu") << R"cu(
+__global__ void twice(float* x, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n - (block_size_x == 128 ? 1 : 0)) x[i] = 2 * x[i] + 1;
+}
+)cu";
+  std::ofstream(dir / "twice.json") << R"js({
+  "name": "twice", "backend": "cuda", "source": "twice.cu", "entry": "twice",
+  "problem": {"n": 100000},
+  "knobs": [{"name": "block_size_x", "kind": "enum", "choices": [64, 128, 256]}],
+  "buffers": [{"name": "x", "type": "f32", "size": "n", "role": "inout"}],
+  "arguments": [{"buffer": "x"}, {"name": "n", "type": "i32", "value": "n"}],
+  "compile": {"compiler": "nvrtc"},
+  "launch": {"problem_size": ["n"], "grid_div": {"x": ["block_size_x"]}, "block": ["block_size_x"]}
+})js";
+  const KernelSpec spec = load_spec(dir / "twice.json");
+  CudaEvaluator evaluator(spec, {}, options());
+  const auto batch = configs(spec, {{{"block_size_x", Value(64)}},
+                                    {{"block_size_x", Value(128)}},
+                                    {{"block_size_x", Value(256)}}});
+  const auto results = evaluator.evaluate(batch);
+  ASSERT_EQ(results.size(), 3u);
+  for (std::size_t i : {0u, 2u}) {
+    SCOPED_TRACE(batch[i].to_string());
+    EXPECT_EQ(results[i].outcome, Outcome::ok) << results[i].detail;
+    EXPECT_EQ(results[i].max_rel_error, 0.0);
+  }
+  EXPECT_EQ(results[1].outcome, Outcome::wrong_result);
+  EXPECT_NE(results[1].detail.find("argument 0 (inout) differs from the default config"),
+            std::string::npos)
+      << results[1].detail;
   std::filesystem::remove_all(dir);
 }
 

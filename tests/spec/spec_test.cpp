@@ -374,6 +374,51 @@ TEST_F(InlineSpec, ReferenceConfigAndGridDivisors) {
   EXPECT_NE(error_of(text).find("give either 'grid' or 'problem_size'"), std::string::npos);
 }
 
+// Buffer roles: an unknown one named with the legal ones; an inout takes a fill as an input does;
+// a spec without a check whose buffers include an output or an inout is checked against its
+// default config, one with inputs only is not checked.
+TEST_F(InlineSpec, BufferRolesAndTheDefaultConfigCheck) {
+  const std::string head =
+      std::string(minimal_head) +
+      R"js(  "knobs": [{"name": "T", "kind": "power_of_two", "min": 1, "max": 8}],
+)js";
+  std::string message = error_of(head + R"js(  "buffers": [{"name": "x", "type": "f32", "size": "n",
+               "role": "inplace"}]
+})js");
+  EXPECT_EQ(message.rfind(at(9), 0), 0u) << message;
+  EXPECT_NE(message.find(
+                "buffers/0/role: expected one of input, output, scratch, inout, got \"inplace\""),
+            std::string::npos)
+      << message;
+  message = error_of(head + R"js(  "buffers": [{"name": "x", "type": "f32", "size": "n",
+               "role": "output", "fill": "zero"}]
+})js");
+  EXPECT_NE(message.find("buffers/0/fill: only input and inout buffers have a fill"),
+            std::string::npos)
+      << message;
+
+  const KernelSpec inout = parse(head + R"js(  "buffers": [{"name": "x", "type": "f32", "size": "n",
+               "role": "inout", "fill": "zero"}]
+})js");
+  EXPECT_EQ(inout.buffers[0].role, BufferRole::inout);
+  EXPECT_EQ(inout.buffers[0].fill, BufferFill::zero);
+  ASSERT_TRUE(inout.check.has_value());
+  EXPECT_TRUE(inout.check->entry.empty());
+  EXPECT_FALSE(inout.check->reference_config.has_value());
+  EXPECT_EQ(checked_against(inout), "the default config");
+
+  const KernelSpec inputs =
+      parse(head + R"js(  "buffers": [{"name": "x", "type": "f32", "size": "n"}]
+})js");
+  EXPECT_FALSE(inputs.check.has_value());
+  EXPECT_EQ(checked_against(inputs), "");
+  const KernelSpec naive = parse(head + R"js(  "buffers": [{"name": "x", "type": "f32", "size": "n",
+               "role": "output"}],
+  "check": {"entry": "naive"}
+})js");
+  EXPECT_EQ(checked_against(naive), "the reference kernel 'naive'");
+}
+
 TEST_F(InlineSpec, CudaSpecsCarryALaunchShape) {
   std::string head = minimal_head;
   head.replace(head.find("\"cpu\""), 5, "\"cuda\"");

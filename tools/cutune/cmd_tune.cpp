@@ -147,7 +147,7 @@ int run_tune(const TuneArgs& args) {
           signal_name(interrupt.signal()), report.evaluated.size(),
           store ? fmt::format(", every result stored in {}", store->path().string()) : "");
     }
-    print_report(report, key, args.show);
+    print_report(report, key, args.show, family.checked_against);
     print_comparison(report, comparison);
     print_warm_start(warm);
     print_transfer(transfer, report);

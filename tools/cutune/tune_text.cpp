@@ -174,7 +174,8 @@ void print_tournament(const TuneReport& report) {
 
 }  // namespace
 
-void print_report(const TuneReport& report, const TuningKey& key, std::size_t show) {
+void print_report(const TuneReport& report, const TuningKey& key, std::size_t show,
+                  const std::string& checked_against) {
   fmt::print("\n{}\n", fit(fmt::format("{} on {} ({}), problem {}", key.family, key.device,
                                        short_toolchain(key.toolchain), key.problem),
                            kOutputColumns));
@@ -190,6 +191,8 @@ void print_report(const TuneReport& report, const TuningKey& key, std::size_t sh
     outcomes += fmt::format("{}{} {}", outcomes.empty() ? "" : ", ", count, to_string(outcome));
   }
   fmt::print("outcomes: {}\n", outcomes);
+  fmt::print("{}\n", checked_against.empty() ? "outputs not checked"
+                                             : "outputs checked against " + checked_against);
   if (report.baseline) {
     const Measurement& m = report.baseline->measurement;
     fmt::print("default config in the search: {}\n",

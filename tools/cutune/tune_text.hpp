@@ -39,7 +39,9 @@ std::size_t count_encoder_errors(const TuneReport& report, const Space& space);
 nlohmann::json comparison_json(const TuneReport& report, const Comparison& c);
 void print_comparison(const TuneReport& report, const Comparison& c);
 
-// The winner first, then the `show` fastest others, the outcomes, the tournament and the winner.
-void print_report(const TuneReport& report, const TuningKey& key, std::size_t show);
+// The winner first, then the `show` fastest others, the outcomes with what the outputs were
+// checked against (Family::checked_against), the tournament and the winner.
+void print_report(const TuneReport& report, const TuningKey& key, std::size_t show,
+                  const std::string& checked_against);
 
 }  // namespace cutune::cli

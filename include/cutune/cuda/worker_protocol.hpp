@@ -40,7 +40,11 @@ enum class Role {
   input,    // filled once (seeded random non-zero values, or zeros), restored before every launch
   output,   // poisoned (NaN; integers 0x7f bytes) before every launch, compared with the reference
   scratch,  // zeroed before every launch, never compared
+  inout,    // filled and restored as an input, compared as an output
 };
+// Whether a launch starts from the buffer's fill, and whether it is compared afterwards.
+inline bool is_filled(Role role) { return role == Role::input || role == Role::inout; }
+inline bool is_compared(Role role) { return role == Role::output || role == Role::inout; }
 
 // One kernel parameter: a device buffer (passed as its pointer) or a scalar passed by value.
 struct Arg {
@@ -48,7 +52,7 @@ struct Arg {
   Dtype dtype = Dtype::f32;
   std::uint64_t count = 0;  // buffer elements
   Role role = Role::input;
-  bool zero_fill = false;  // inputs: zeros instead of random values
+  bool zero_fill = false;  // inputs and inouts: zeros instead of random values
   double value = 0;        // scalars: converted to dtype
   bool hidden = false;     // a buffer that only fills a constant: not a kernel parameter
 };
@@ -76,6 +80,7 @@ struct MeasureRequest {
   std::uint64_t id = 0;
   Launch candidate;
   std::optional<Launch> reference;  // none: the candidate is only timed
+  std::string reference_name;       // what the reference is, for a wrong result's detail
   std::vector<Arg> args;
   std::vector<Constant> constants;  // written into the candidate's and the reference's modules
   std::uint64_t seed = 1;           // input values; the same seed gives the same inputs
@@ -198,7 +203,8 @@ NLOHMANN_JSON_SERIALIZE_ENUM(Dtype, {{Dtype::f64, "f64"},
                                      {Dtype::u8, "u8"}})
 NLOHMANN_JSON_SERIALIZE_ENUM(Role, {{Role::input, "input"},
                                     {Role::output, "output"},
-                                    {Role::scratch, "scratch"}})
+                                    {Role::scratch, "scratch"},
+                                    {Role::inout, "inout"}})
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Launch, cubin, kernel, grid, block, cluster,
                                                 dynamic_smem)
@@ -222,6 +228,7 @@ inline void to_json(nlohmann::json& j, const MeasureRequest& r) {
        {"seed", r.seed},    {"tolerance", r.tolerance}, {"time", r.time},
        {"timing", r.timing}};
   if (r.reference) j["reference"] = *r.reference;
+  if (r.reference) j["reference_name"] = r.reference_name;
   if (!r.constants.empty()) j["constants"] = r.constants;
   if (r.rounds > 0) {
     j["candidates"] = r.candidates;
@@ -234,6 +241,7 @@ inline void from_json(const nlohmann::json& j, MeasureRequest& r) {
   r.id = j.value("id", std::uint64_t{0});
   j.at("candidate").get_to(r.candidate);
   if (j.contains("reference")) r.reference = j.at("reference").get<Launch>();
+  r.reference_name = j.value("reference_name", std::string("the reference"));
   r.args = j.value("args", std::vector<Arg>{});
   r.constants = j.value("constants", std::vector<Constant>{});
   r.seed = j.value("seed", std::uint64_t{1});

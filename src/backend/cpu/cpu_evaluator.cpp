@@ -95,6 +95,7 @@ CpuEvaluator::CpuEvaluator(const KernelSpec& spec, Problem problem, CpuOptions o
   auto device = Device::host_cpu();
 
   double bytes = 0;  // the buffers' total
+  double held = 0;   // with the worker's copies of them
   for (const auto& buffer : spec.buffers) {
     if (!proto::is_element_type(buffer.type)) {
       throw std::invalid_argument(spec.path.string() + ": buffer '" + buffer.name + "' has type " +
@@ -106,26 +107,25 @@ CpuEvaluator::CpuEvaluator(const KernelSpec& spec, Problem problem, CpuOptions o
       throw std::invalid_argument(spec.path.string() + ": buffer '" + buffer.name + "' size '" +
                                   buffer.count.text() + "' is " + std::to_string(count));
     }
-    const char* role = buffer.role == BufferRole::input    ? "input"
-                       : buffer.role == BufferRole::output ? "output"
-                                                           : "scratch";
-    impl.buffers.push_back({buffer.name, buffer.type,
-                            static_cast<std::uint64_t>(std::llround(count)), role,
-                            buffer.fill == BufferFill::zero ? "zero" : "random"});
-    if (buffer.role == BufferRole::output) {
+    impl.buffers.push_back(
+        {buffer.name, buffer.type, static_cast<std::uint64_t>(std::llround(count)),
+         std::string(to_string(buffer.role)), buffer.fill == BufferFill::zero ? "zero" : "random"});
+    if (is_compared(buffer.role)) {
       impl.tolerance = std::max(impl.tolerance, default_tolerance(buffer.type));
     }
-    bytes += count * static_cast<double>(proto::element_size(buffer.type));
+    const double size = count * static_cast<double>(proto::element_size(buffer.type));
+    bytes += size;
+    held += size * (1 + (is_filled(buffer.role) ? 1 : 0) + (is_compared(buffer.role) ? 1 : 0));
   }
-  // Once here rather than once per candidate: the worker keeps a second copy of every input (to
-  // restore it) and output (the reference's), so twice the buffers must fit in this machine.
+  // Once here rather than once per candidate: the worker keeps a copy of every buffer it fills
+  // (to restore it) and of every buffer it compares (the reference's), and all must fit.
   const double memory = static_cast<double>(::sysconf(_SC_PHYS_PAGES)) *
                         static_cast<double>(::sysconf(_SC_PAGE_SIZE));
-  if (2 * bytes > memory) {
+  if (held > memory) {
     throw std::invalid_argument(fmt::format(
-        "{}: the buffers of problem {} take {:.3g} GB (twice that in the worker), more than this "
-        "machine's {:.3g} GB of memory",
-        spec.path.string(), impl.problem.canonical(), bytes / 1e9, memory / 1e9));
+        "{}: the buffers of problem {} take {:.3g} GB ({:.3g} GB with the worker's copies), more "
+        "than this machine's {:.3g} GB of memory",
+        spec.path.string(), impl.problem.canonical(), bytes / 1e9, held / 1e9, memory / 1e9));
   }
   for (const auto& scalar : spec.scalars) {
     impl.scalars.push_back(std::llround(scalar.evaluate(impl.problem, device)));
@@ -160,8 +160,9 @@ CpuEvaluator::CpuEvaluator(const KernelSpec& spec, Problem problem, CpuOptions o
     const auto reference = cpu::compiled_source(spec, source, entry, impl.cache_dir());
     auto result = impl.pool.submit(impl.request(reference, config)).get();
     if (result.status != eval::CompileResult::Status::ok) {
-      throw std::runtime_error("the reference kernel (" + source.string() +
-                               ") does not compile:\n" + eval::log_excerpt(result.log));
+      throw std::runtime_error(checked_against(spec) + " of " + source.string() +
+                               ", the reference, does not compile:\n" +
+                               eval::log_excerpt(result.log));
     }
     impl.reference = proto::Kernel{result.output.string(), reference.symbol};
     impl.setup_compiles[result.key_hash] = result.wall_s;
@@ -169,8 +170,9 @@ CpuEvaluator::CpuEvaluator(const KernelSpec& spec, Problem problem, CpuOptions o
     // rather than a refusal on every candidate.
     const auto [replied, outcome, detail] = impl.probe(result.output, reference.symbol);
     if (!replied || outcome != "ok") {
-      throw std::runtime_error(fmt::format("{}: the reference kernel '{}' ({}) cannot run: {}",
-                                           spec.path.string(), entry, source.string(), detail));
+      throw std::runtime_error(fmt::format("{}: {} of {}, the reference, cannot run: {}",
+                                           spec.path.string(), checked_against(spec),
+                                           source.string(), detail));
     }
     if (entry == spec.entry && source == spec.source) return;  // the candidates' entry too
   }

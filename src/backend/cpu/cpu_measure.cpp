@@ -133,6 +133,7 @@ proto::MeasureRequest CpuEvaluator::Impl::measure_request(const std::filesystem:
   request.id = next_id++;
   request.candidate = {object.string(), kernel.symbol};
   request.reference = reference;
+  request.reference_name = checked_against(spec);
   request.buffers = buffers;
   request.scalars = scalars;
   request.arguments = arguments;

@@ -44,9 +44,12 @@ struct Buffer {
   std::string name;  // the spec's, for messages
   std::string type;  // one of element_types
   std::uint64_t count = 0;
-  std::string role;  // "input", "output", "scratch"
-  std::string fill;  // inputs: "random" or "zero"
+  std::string role;  // "input", "output", "scratch", "inout" (cutune::BufferRole's names)
+  std::string fill;  // inputs and inouts: "random" or "zero"
 };
+// Whether a run starts from the buffer's seeded fill, and whether it is compared afterwards.
+inline bool is_filled(const Buffer& b) { return b.role == "input" || b.role == "inout"; }
+inline bool is_compared(const Buffer& b) { return b.role == "output" || b.role == "inout"; }
 
 // One parameter of a kernel called with its own parameter list (through the call shim of
 // cppgen/call_shim.hpp): a buffer's pointer, or a scalar of `type` (i32, i64, u32, u64, f32, f64)
@@ -77,6 +80,7 @@ struct MeasureRequest {
   std::uint64_t id = 0;
   Kernel candidate;
   std::optional<Kernel> reference;  // none: outputs are not checked
+  std::string reference_name;       // what the reference is, for a wrong result's detail
   std::vector<Buffer> buffers;
   std::vector<std::int64_t> scalars;
   // Non-empty: the entries are call shims, handed a pointer to each argument's value instead of
@@ -143,6 +147,7 @@ inline void to_json(nlohmann::json& j, const MeasureRequest& r) {
        {"buffers", r.buffers},     {"scalars", r.scalars}, {"seed", r.seed},
        {"tolerance", r.tolerance}, {"time", r.time},       {"timing", r.timing}};
   if (r.reference) j["reference"] = *r.reference;
+  if (r.reference) j["reference_name"] = r.reference_name;
   if (!r.arguments.empty()) j["arguments"] = r.arguments;
 }
 
@@ -150,6 +155,7 @@ inline void from_json(const nlohmann::json& j, MeasureRequest& r) {
   r.id = j.value("id", std::uint64_t{0});
   j.at("candidate").get_to(r.candidate);
   if (j.contains("reference")) r.reference = j.at("reference").get<Kernel>();
+  r.reference_name = j.value("reference_name", std::string("the reference"));
   r.buffers = j.value("buffers", std::vector<Buffer>{});
   r.scalars = j.value("scalars", std::vector<std::int64_t>{});
   r.arguments = j.value("arguments", std::vector<Argument>{});

@@ -38,8 +38,8 @@ struct Buffer {
   std::size_t bytes = 0;  // count * element size: the trailing guard starts right after
   std::unique_ptr<std::byte, decltype(&std::free)> storage{nullptr, &std::free};
   std::byte* data = nullptr;         // storage + kGuardBytes
-  std::vector<std::byte> pristine;   // inputs: the values every run starts from
-  std::vector<std::byte> reference;  // outputs: what the reference kernel wrote
+  std::vector<std::byte> pristine;   // inputs and inouts: the values every run starts from
+  std::vector<std::byte> reference;  // outputs and inouts: what the reference kernel left
 };
 
 // Evicts the kernel's buffers from every cache level before a timed run, so that each run starts
@@ -107,11 +107,12 @@ class Worker {
   void prepare_arguments(const std::vector<proto::Argument>& arguments);
   // What an entry takes first: the buffers' pointers (the fixed ABI) or the shim's arguments.
   void** first_argument();
-  // Inputs back to their seeded values (a candidate may have written them), outputs poisoned,
-  // scratch zeroed.
+  // Inputs and inouts back to their seeded values (a candidate may have written them), outputs
+  // poisoned, scratch zeroed.
   void reset_buffers();
-  // Empty when every guard still holds its poison and (with a reference) every output is within
-  // tolerance; otherwise why not. `error` takes the largest relative error seen.
+  // Empty when every guard still holds its poison and (with a reference) every output and inout
+  // is within tolerance; otherwise why not (naming request.reference_name). `error` takes the
+  // largest relative error seen.
   std::string verify(const proto::MeasureRequest& request, double& error) const;
   // The first guard a kernel wrote over, named; empty when all hold their poison.
   std::string damaged_guard() const;

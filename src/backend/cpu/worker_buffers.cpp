@@ -1,6 +1,6 @@
 // The CPU worker's buffers for the current problem: allocated between poisoned guards, inputs
-// filled from the seed, the reference's outputs kept, everything reset before each run, and a
-// run's outputs and guards checked against them.
+// and inouts filled from the seed, the reference's outputs and inouts kept, everything reset
+// before each run, and a run's outputs, inouts and guards checked against them.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -89,7 +89,7 @@ void Worker::prepare(const proto::MeasureRequest& request) {
     }
     std::fill_n(buffer.storage.get(), total, kPoison);
     buffer.data = buffer.storage.get() + kGuardBytes;
-    if (buffer.spec.role == "input") {
+    if (proto::is_filled(buffer.spec)) {
       std::memset(buffer.data, 0, buffer.bytes);
       if (buffer.spec.fill != "zero") {
         by_type(buffer.spec.type, [&](auto zero) {
@@ -115,7 +115,7 @@ void Worker::prepare(const proto::MeasureRequest& request) {
       throw std::runtime_error("reference kernel: " + damage);
     }
     for (auto& buffer : buffers_) {
-      if (buffer.spec.role == "output") {
+      if (proto::is_compared(buffer.spec)) {
         buffer.reference.assign(buffer.data, buffer.data + buffer.bytes);
       }
     }
@@ -154,7 +154,7 @@ void Worker::reset_buffers() {
     // Guards poisoned afresh: a damage was reported for the run that did it, not the next one.
     std::fill_n(buffer.storage.get(), kGuardBytes, kPoison);
     std::fill_n(buffer.data + buffer.bytes, kGuardBytes, kPoison);
-    if (buffer.spec.role == "input") {
+    if (proto::is_filled(buffer.spec)) {
       std::memcpy(buffer.data, buffer.pristine.data(), buffer.bytes);
     } else if (buffer.spec.role == "scratch") {
       std::memset(buffer.data, 0, buffer.bytes);
@@ -175,12 +175,13 @@ std::string Worker::verify(const proto::MeasureRequest& request, double& error) 
   if (std::string damage = damaged_guard(); !damage.empty()) return damage;
   if (!request.reference) return {};
   for (const auto& buffer : buffers_) {
-    if (buffer.spec.role != "output") continue;
+    if (!proto::is_compared(buffer.spec)) continue;
     const double e = relative_error(buffer);
     if (!(e <= request.tolerance)) {
       error = std::isfinite(e) ? e : std::numeric_limits<double>::max();
-      return std::isfinite(e) ? "output '" + buffer.spec.name + "' differs from the reference"
-                              : "output '" + buffer.spec.name + "' holds NaN or infinity";
+      const std::string what = buffer.spec.role + " '" + buffer.spec.name + "'";
+      return std::isfinite(e) ? what + " differs from " + request.reference_name
+                              : what + " holds NaN or infinity";
     }
     error = std::max(error, e);
   }

@@ -39,9 +39,7 @@ void CudaEvaluator::Impl::set_arguments() {
     proto::Arg arg;
     arg.dtype = dtype_named(buffer.type, spec);
     arg.count = static_cast<std::uint64_t>(std::llround(count));
-    arg.role = buffer.role == BufferRole::input    ? proto::Role::input
-               : buffer.role == BufferRole::output ? proto::Role::output
-                                                   : proto::Role::scratch;
+    arg.role = nlohmann::json(std::string(to_string(buffer.role))).get<proto::Role>();
     arg.zero_fill = buffer.fill == BufferFill::zero;
     buffers.push_back(arg);
   }
@@ -96,12 +94,15 @@ void CudaEvaluator::Impl::set_reference() {
     auto entry = spec.check->entry.empty() ? spec.entry : spec.check->entry;
     auto compiled = compiler->compile(compile_request(source, config, entry));
     if (!compiled.ok()) {
-      throw std::runtime_error("the reference kernel (" + source.string() +
-                               ") does not compile:\n" + eval::log_excerpt(compiled.log));
+      throw std::runtime_error(checked_against(spec) + " of " + source.string() +
+                               ", the reference, does not compile:\n" +
+                               eval::log_excerpt(compiled.log));
     }
     std::string why;
     auto launch = launch_of(config, why, spec.check->launch ? &*spec.check->launch : nullptr);
-    if (!launch) throw std::runtime_error("the reference config has no launch: " + why);
+    if (!launch) {
+      throw std::runtime_error(checked_against(spec) + ", the reference, has no launch: " + why);
+    }
     launch->cubin = compiled.cubin.string();
     launch->kernel = compiled.symbol(entry);
     reference = launch;
@@ -112,6 +113,7 @@ proto::MeasureRequest CudaEvaluator::Impl::measure_request(const proto::Timing& 
   proto::MeasureRequest request;
   request.id = next_id++;
   request.reference = reference;
+  request.reference_name = checked_against(spec);
   request.args = args;
   request.constants = constants;
   request.seed = options.seed;

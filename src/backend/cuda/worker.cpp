@@ -1,6 +1,7 @@
 // The device worker's context: the GPU's device, context and stream, the modules it loaded, the
-// buffers of the current argument list (inputs kept pristine, outputs poisoned, guards around
-// every buffer) and the launches; a sticky error throws CudaError, a refused launch LaunchRefused.
+// buffers of the current argument list (inputs and inouts kept pristine, outputs poisoned, guards
+// around every buffer) and the launches; a sticky error throws CudaError, a refused launch
+// LaunchRefused.
 #include "worker.hpp"
 
 #include <cstring>
@@ -128,7 +129,7 @@ void Worker::prepare(const proto::MeasureRequest& request) {
     workspace_.working.emplace_back(arg.is_buffer ? GuardedBuffer(bytes) : GuardedBuffer());
     workspace_.pristine.emplace_back();
     workspace_.expected.emplace_back();
-    if (arg.is_buffer && arg.role == proto::Role::input) {
+    if (arg.is_buffer && proto::is_filled(arg.role)) {
       workspace_.pristine.back() = DeviceBuffer(bytes);
       if (arg.zero_fill) {
         check(cuMemsetD8(workspace_.pristine.back().pointer, 0, bytes), "cuMemsetD8");
@@ -149,7 +150,7 @@ void Worker::prepare(const proto::MeasureRequest& request) {
     sync("reference");
     for (std::size_t i = 0; i < request.args.size(); ++i) {
       const auto& arg = request.args[i];
-      if (!arg.is_buffer || arg.role != proto::Role::output) continue;
+      if (!arg.is_buffer || !proto::is_compared(arg.role)) continue;
       workspace_.expected[i].resize(workspace_.working[i].bytes);
       check(cuMemcpyDtoH(workspace_.expected[i].data(), workspace_.working[i].pointer,
                          workspace_.expected[i].size()),
@@ -170,7 +171,7 @@ void Worker::restore_inputs() {
 
 void Worker::reset_outputs(const std::vector<proto::Arg>& args) {
   for (std::size_t i = 0; i < args.size(); ++i) {
-    if (!args[i].is_buffer || args[i].role == proto::Role::input) continue;
+    if (!args[i].is_buffer || proto::is_filled(args[i].role)) continue;
     bool integer = args[i].dtype == proto::Dtype::i32 || args[i].dtype == proto::Dtype::i64 ||
                    args[i].dtype == proto::Dtype::u32 || args[i].dtype == proto::Dtype::u64 ||
                    args[i].dtype == proto::Dtype::u8;

@@ -24,12 +24,12 @@ namespace cutune::cuda::worker {
 namespace proto = protocol;
 
 // Buffers for one argument list and seed, kept while requests share them: pristine inputs,
-// the working copies kernels see, and the reference's outputs on the host.
+// the working copies kernels see, and the reference's outputs on the host (inouts are both).
 struct Workspace {
   std::string key;
-  std::vector<DeviceBuffer> pristine;            // per argument; inputs only
+  std::vector<DeviceBuffer> pristine;            // per argument; inputs and inouts
   std::vector<GuardedBuffer> working;            // per argument; every buffer, guarded
-  std::vector<std::vector<std::byte>> expected;  // per argument; outputs only
+  std::vector<std::vector<std::byte>> expected;  // per argument; outputs and inouts
 };
 
 class Worker : public Host {
@@ -81,10 +81,12 @@ class Worker : public Host {
   void launch(CUfunction entry, const proto::Launch& shape, std::vector<void*> params);
   void sync(const std::string& what);
   void prepare(const proto::MeasureRequest& request);
-  // A previous candidate may have written into its inputs: every launch starts from the same data.
+  // A previous candidate may have written into its inputs and inouts: every launch starts from the
+  // same data.
   void restore_inputs();
   // Float outputs become NaN (all bits set), so an element the kernel never writes fails the
-  // check; integer outputs 0x7f7f..., far from any value the inputs produce.
+  // check; integer outputs 0x7f7f..., far from any value the inputs produce; scratch is zeroed.
+  // Inputs and inouts are restore_inputs()' to reset.
   void reset_outputs(const std::vector<proto::Arg>& args);
   std::vector<void*> params(const std::vector<proto::Arg>& args);
 

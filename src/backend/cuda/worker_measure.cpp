@@ -55,7 +55,7 @@ bool Worker::check_candidate(CUfunction candidate, const proto::Launch& shape,
   if (!request.reference) return true;
   for (std::size_t i = 0; i < request.args.size(); ++i) {
     const auto& arg = request.args[i];
-    if (!arg.is_buffer || arg.role != proto::Role::output) continue;
+    if (!arg.is_buffer || !proto::is_compared(arg.role)) continue;
     std::vector<std::byte> got(workspace_.working[i].bytes);
     check(cuMemcpyDtoH(got.data(), workspace_.working[i].pointer, got.size()), "cuMemcpyDtoH");
     Comparison result = compare(got, workspace_.expected[i], arg.dtype, arg.count);
@@ -64,7 +64,8 @@ bool Worker::check_candidate(CUfunction candidate, const proto::Launch& shape,
     if (!result.problem.empty() || !(result.max_rel_error <= limit)) {
       reply.outcome = "wrong_result";
       reply.detail =
-          "argument " + std::to_string(i) + ": " +
+          "argument " + std::to_string(i) + " (" + nlohmann::json(arg.role).get<std::string>() +
+          ") differs from " + request.reference_name + ": " +
           (result.problem.empty() ? "relative error " + std::to_string(result.max_rel_error) +
                                         " above tolerance " + std::to_string(limit)
                                   : result.problem);
@@ -76,9 +77,7 @@ bool Worker::check_candidate(CUfunction candidate, const proto::Launch& shape,
 
 std::string Worker::damaged_guard(const std::vector<proto::Arg>& args) const {
   for (std::size_t i = 0; i < workspace_.working.size() && i < args.size(); ++i) {
-    const char* role = args[i].role == proto::Role::input    ? "input"
-                       : args[i].role == proto::Role::output ? "output"
-                                                             : "scratch";
+    const std::string role = nlohmann::json(args[i].role).get<std::string>();
     std::string damage =
         workspace_.working[i].damage("argument " + std::to_string(i) + " (" + role + ")");
     if (!damage.empty()) return damage;

@@ -18,6 +18,7 @@ Family gemm_tuning_family(GemmEvaluatorOptions options) {
   f.resolve = resolve_gemm_problem;
   f.make_evaluator = make_gemm_evaluator<GemmEvaluator>(std::move(options));
   f.reference_name = "cuBLASLt";
+  f.checked_against = "cuBLASLt";
   f.config_name = [](const Config& config) { return gemm::to_string(to_gemm_config(config)); };
   f.flop_count = [](const Problem& problem) { return gemm_flops(to_gemm_problem(problem)); };
   return f;

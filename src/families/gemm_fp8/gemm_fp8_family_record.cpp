@@ -23,6 +23,7 @@ Family gemm_fp8_tuning_family(GemmEvaluatorOptions options) {
   f.resolve = resolve_gemm_fp8_problem;
   f.make_evaluator = make_gemm_evaluator<Fp8Evaluator>(std::move(options));
   f.reference_name = "cuBLASLt fp8";
+  f.checked_against = "cuBLASLt in fp32 on the dequantized operands";
   f.flop_count = [](const Problem& problem) { return gemm_flops(to_fp8_problem(problem)); };
   return f;
 }

@@ -18,6 +18,7 @@ Family spec_common(const KernelSpec& spec, std::string_view backend) {
   f.tuning = spec.tuning.get();
   f.example_problem = spec.problem;
   f.resolve = [&spec](const Problem& problem) { return spec.resolve(problem); };
+  f.checked_against = checked_against(spec);
   return f;
 }
 

@@ -1,6 +1,7 @@
 // CudaEvaluator hands the compiler the knob definitions of the CPU backend (knob_definitions,
 // cutune/spec.hpp): K=value, K_text=1 for a string enum, K={..} and K_i for a list. The kernel
-// below compiles only when they arrive as documented; the stand-in worker plays the device.
+// below compiles only when they arrive as documented (its default config does not, so nothing is
+// compared with it: its buffer is scratch); the stand-in worker plays the device.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -42,7 +43,7 @@ constexpr const char* spec_text = R"js({
     {"name": "TILE", "kind": "power_of_two", "min": 16, "max": 128, "default": 64},
     {"name": "SCALE", "kind": "enum", "choices": [0.5, 2.25], "default": 2.25}
   ],
-  "buffers": [{"name": "out", "type": "f32", "size": "n", "role": "output"}],
+  "buffers": [{"name": "out", "type": "f32", "size": "n", "role": "scratch"}],
   "compile": {"compiler": "nvrtc"},
   "launch": {"grid": [1], "block": [32]}
 })js";
