@@ -64,22 +64,8 @@ import_one() {
   "$bin/cutune" import-kt "$1/$2.py" -o "$work/$2/spec.json" > "$work/$2/import.log" 2>&1 ||
     { cat "$work/$2/import.log" >&2; return 1; }
   # shellcheck disable=SC2086  # one word a pin
-  python3 - "$work/$2/spec.json" "${scratch_buffers[$2]:-}" ${knob_pins[$2]:-} <<'PY'
-import json, sys
-path, scratch, pins = sys.argv[1], sys.argv[2].split(), sys.argv[3:]
-spec = json.load(open(path))
-for pin in pins:
-    name, value = pin.split("=")
-    knob = next(k for k in spec["knobs"] if k["name"] == name)
-    knob["choices"], knob["default"] = [json.loads(value)], json.loads(value)
-for buffer in spec["buffers"]:
-    if buffer["name"] in scratch:
-        buffer["role"] = "scratch"
-        buffer.pop("fill", None)
-json.dump(spec, open(path, "w"), indent=2)
-compared = any(b.get("role") in ("output", "inout") for b in spec["buffers"])
-print(spec["check"]["entry"] if "check" in spec else "default" if compared else "none")
-PY
+  python3 "$root/bench/gpu/kt_examples_rows.py" spec "$work/$2/spec.json" "${scratch_buffers[$2]:-}" \
+    ${knob_pins[$2]:-}
 }
 
 case "${1:-}" in
@@ -144,26 +130,7 @@ case "${1:-}" in
       # shellcheck disable=SC2086  # one word a pin
       timeout "$per_tool_s" python3 "$root/scripts/gpu/kt_examples_run.py" "$examples_dir/$name.py" \
         "$budget" nvcuda $((per_tool_s - 8)) ${knob_pins[$name]:-} > "$work/$name/kt.json" 2> "$work/$name/kt.log" || true
-      python3 - "$name" "$work/$name" "${scratch_buffers[$name]:-}" <<'PY'
-import json, sys
-name, folder, scratch = sys.argv[1:4]
-def load(path):
-    try:
-        text = open(path).read()
-        return json.loads(text[text.index("{"):])
-    except (OSError, ValueError):
-        return {}
-cutune, kt = load(folder + "/cutune.json"), load(folder + "/kt.json")
-best = (cutune.get("best") or {}).get("time_ms")
-kt_best = kt.get("best_ms")
-ratio = "%.2f" % (best / kt_best) if best and kt_best else "-"
-against = cutune.get("checked_against")
-wrong = (cutune.get("outcomes") or {}).get("wrong_result", 0)
-checked = ("against " + against if against else "not checked") + (
-    " (%d wrong)" % wrong if wrong else "") + (" (%s not compared)" % scratch if scratch else "")
-print("%-22s %12s %12s %7s %s" % (name, "%.4f" % best if best else "-",
-                                   "%.4f" % kt_best if kt_best else "-", ratio, checked))
-PY
+      python3 "$root/bench/gpu/kt_examples_rows.py" row "$name" "$work/$name" "${scratch_buffers[$name]:-}"
     done
     ;;
   *)
