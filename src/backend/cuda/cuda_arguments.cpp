@@ -26,6 +26,22 @@ proto::Dtype dtype_named(const std::string& type, const KernelSpec& spec) {
   return found->second;
 }
 
+// The worker's role for a spec's buffer role. Spelled out rather than read through the roles' JSON
+// names: an enum name the wire does not know would read back silently as its first role, input.
+proto::Role worker_role(BufferRole role) {
+  switch (role) {
+    case BufferRole::input:
+      return proto::Role::input;
+    case BufferRole::output:
+      return proto::Role::output;
+    case BufferRole::scratch:
+      return proto::Role::scratch;
+    case BufferRole::inout:
+      return proto::Role::inout;
+  }
+  throw std::logic_error("a buffer role without a worker role");
+}
+
 }  // namespace
 
 void CudaEvaluator::Impl::set_arguments() {
@@ -39,7 +55,7 @@ void CudaEvaluator::Impl::set_arguments() {
     proto::Arg arg;
     arg.dtype = dtype_named(buffer.type, spec);
     arg.count = static_cast<std::uint64_t>(std::llround(count));
-    arg.role = nlohmann::json(std::string(to_string(buffer.role))).get<proto::Role>();
+    arg.role = worker_role(buffer.role);
     arg.zero_fill = buffer.fill == BufferFill::zero;
     buffers.push_back(arg);
   }
