@@ -2,6 +2,7 @@
 // space as its evaluator and its results charged to a simulated clock, and the summary of one
 // strategy's searches on one space.
 #include <span>
+#include <unordered_map>
 
 #include "bench_data.hpp"
 #include "cutune/evaluator.hpp"
@@ -24,7 +25,8 @@ class CountingEvaluator : public Evaluator {
     std::vector<Measurement> results = replay_.evaluate(batch);
     std::vector<ConfigCost> costs;
     for (std::size_t i = 0; i < batch.size(); ++i) costs.push_back(cost(batch[i], results[i]));
-    for (double t : clock_.charge(costs)) finished_s.push_back(t);
+    const std::vector<double> finished = clock_.charge(costs);
+    for (std::size_t i = 0; i < batch.size(); ++i) finished_s[batch[i].hash()] = finished[i];
     return results;
   }
   // Re-timing and the tournament come after the search: not search rounds.
@@ -39,7 +41,9 @@ class CountingEvaluator : public Evaluator {
 
   std::size_t calls = 0;
   std::size_t configs = 0;
-  std::vector<double> finished_s;  // per evaluated config, in order: when its result was known
+  // When each config it measured was known. A step the driver answers without the evaluator (a
+  // default the recording lacks) is not among them.
+  std::unordered_map<std::uint64_t, double> finished_s;
 
  private:
   // A config absent from the recording costs nothing (no tuner would have run it); a failed
@@ -99,12 +103,18 @@ Run run_one(const BenchSpace& space, const std::string& strategy_name, Effort ef
   options.finishing = false;
   const TuneReport report = tune(family, {}, target, &store, options);
   std::vector<Measurement> measurements;
-  for (const Evaluated& e : report.evaluated) measurements.push_back(e.measurement);
+  std::vector<double> known_s;  // per step: a step the evaluator never saw cost nothing
+  for (const Evaluated& e : report.evaluated) {
+    measurements.push_back(e.measurement);
+    const auto it = evaluator.finished_s.find(e.config.hash());
+    known_s.push_back(it != evaluator.finished_s.end() ? it->second
+                      : known_s.empty()                ? 0.0
+                                                       : known_s.back());
+  }
   Run run;
   run.curve = optimum_fraction_curve(measurements, space.recorded->optimum_ms(), budget);
-  run.at_seconds =
-      optimum_fraction_at(measurements, evaluator.finished_s, space.recorded->optimum_ms(),
-                          kSecondMarks, 0.99, &run.seconds_to_99);
+  run.at_seconds = optimum_fraction_at(measurements, known_s, space.recorded->optimum_ms(),
+                                       kSecondMarks, 0.99, &run.seconds_to_99);
   run.calls = evaluator.calls;
   run.configs = evaluator.configs;
   run.priors = report.priors;

@@ -101,3 +101,26 @@ foreach(point "convolution_milo/MI250X,random+transfer,3,0.1514"
     message(FATAL_ERROR "the prior seeds from A4000 are not in MI250X's curve (${point}):\n${curves}")
   endif()
 endforeach()
+# A recording that lacks the space default (each knob's first value), as public ones do: the
+# default is one failed evaluation the evaluator never sees, and the tables at simulated seconds
+# still line up with the evaluations (the benchmark aborted here on such recordings).
+file(WRITE "${OUT}/no-default/space.json" [[{
+  "device_name": "Test GPU", "kernel_name": "k", "objective": "time",
+  "tune_params_keys": ["bx", "by"], "tune_params": {"bx": [16, 32, 64], "by": [1, 2]},
+  "cache": {
+    "16,2": {"bx": 16, "by": 2, "time": 4.0}, "32,1": {"bx": 32, "by": 1, "time": 3.0},
+    "32,2": {"bx": 32, "by": 2, "time": 2.0}, "64,1": {"bx": 64, "by": 1, "time": 1.5},
+    "64,2": {"bx": 64, "by": 2, "time": 1.0}}}]])
+execute_process(
+  COMMAND "${CUTUNE}" bench-strategies "${OUT}/no-default/space.json" --budget 6 --repeats 2
+          --strategies random,lfbo --out "${OUT}/no-default"
+  OUTPUT_VARIABLE no_default ERROR_VARIABLE errors RESULT_VARIABLE status)
+if(NOT status EQUAL 0)
+  message(FATAL_ERROR "bench-strategies on a recording without its default failed (${status}):\n"
+                      "${no_default}\n${errors}")
+endif()
+file(READ "${OUT}/no-default/strategy_seconds.csv" seconds)
+string(FIND "${seconds}" "no-default/space,lfbo,300,1.000000" at)
+if(at EQUAL -1)
+  message(FATAL_ERROR "the seconds table lacks lfbo's optimum at 300 s:\n${seconds}\n${no_default}")
+endif()
