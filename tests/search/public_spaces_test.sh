@@ -15,6 +15,12 @@ echo titan | gzip > "$repo/currently_unused/cachefiles/KernelTuner data/gemm/RTX
 git -C "$repo" init --quiet
 git -C "$repo" -c user.name=t -c user.email=t@t add -A
 git -C "$repo" -c user.name=t -c user.email=t@t commit --quiet -m recordings
+# A file whose content the clone lacks (a partial clone's large file): its blob removed.
+echo lacking | gzip > "$repo/cachefiles/conv/W6600.json.gz"
+git -C "$repo" -c user.name=t -c user.email=t@t add -A
+git -C "$repo" -c user.name=t -c user.email=t@t commit --quiet -m lacking
+blob=$(git -C "$repo" rev-parse HEAD:cachefiles/conv/W6600.json.gz)
+rm -f "$repo/.git/objects/${blob:0:2}/${blob:2}"
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 output=$(BENCHMARK_HUB_REV=HEAD "$script" "$work/out" "$repo" 2>&1)
@@ -22,7 +28,10 @@ output=$(BENCHMARK_HUB_REV=HEAD "$script" "$work/out" "$repo" 2>&1)
 [[ "$(gunzip -c "$work/out/kt_gemm/RTX_Titan.json.gz")" == titan ]] || fail "kt_gemm: $output"
 [[ ! -e "$work/out/conv/A100_T4.json.gz" ]] || fail "the T4 twin was copied"
 [[ ! -e "$work/out/conv/A6000_original.json.gz" ]] || fail "the original file was copied"
-[[ "$output" == *"2 recordings"* ]] || fail "wrong count: $output"
+[[ "$output" == *"2 recordings"* && "$output" == *"(1 skipped)"* ]] || fail "wrong count: $output"
+[[ "$output" == *"skipped cachefiles/conv/W6600.json.gz"* ]] || fail "the lacking file unnamed: $output"
+[[ ! -e "$work/out/conv/W6600.json.gz" && ! -e "$work/out/conv/W6600.json.gz.part" ]] ||
+  fail "the lacking file left a file behind"
 
 # A revision the clone lacks is an error naming it.
 if BENCHMARK_HUB_REV=0123456789abcdef0123456789abcdef01234567 "$script" "$work/none" "$repo" \
