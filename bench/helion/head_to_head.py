@@ -135,6 +135,9 @@ def main():
             # compile and run), Helion compiling and benchmarking new configs, re-timing.
             row["cutune"]["setup_s"] = row["cutune_s"] - (report.get("seconds") or 0.0)
             row["cutune"].update({f"{k}_s": v for k, v in search.seconds.items()})
+            if search.result.decision is not None:
+                row["cutune_config"] = json.loads(
+                    search.space.to_helion(search.result.decision["config"]).to_json())
         row["cutune_error"] = error(ours(*args), ref)
         # A second kernel object on the same store: the stored winner, nothing benchmarked.
         start = time.perf_counter()

@@ -135,8 +135,10 @@ class HelionSpace:
             _admit_seed_values(knob, [seed["config"][knob["name"]] for seed in seeds])
         spec = {"name": f"helion_{name}", "entry": name, "knobs": knobs, "seeds": seeds}
         paired = self.paired_knobs(knobs)
-        if len(paired) >= 2:
-            spec["paired_moves"] = [paired]
+        groups = [paired] if len(paired) >= 2 else []
+        groups += self.gated_pairs(knobs, seeds[0]["config"])
+        if groups:
+            spec["paired_moves"] = groups
         return spec
 
     def paired_knobs(self, knobs: list) -> list:
@@ -148,6 +150,46 @@ class HelionSpace:
         slots = [*self.gen.block_size_indices, self.gen.num_warps_index]
         return [self.names[i] for i in slots
                 if i >= 0 and i not in self.constants and self.names[i] in searched]
+
+
+    def gated_pairs(self, knobs: list, default: dict) -> list:
+        """[gate, knob] for each knob that no step changes at the default, as Helion's normalize
+        sees it, while it does once one step of the gate is taken (num_sm_multiplier under a
+        persistent pid_type, the outer loop's range knobs once the kernel loops over its tiles).
+        A search stepping one knob at a time reaches such a knob only through its gate's value
+        alone, often slower than where it started; moved as a pair, the two pay together."""
+        def changes(config: dict, name: str, values) -> bool:
+            base = self.normalize(config)
+            return base is not None and any(
+                self.normalize(dict(config, **{name: v})) not in (None, base) for v in values)
+
+        by_name = {k["name"]: k for k in knobs}
+        inert = [n for n, k in by_name.items()
+                 if _steps(k, default[n]) and not changes(default, n, _steps(k, default[n]))]
+        pairs = []
+        for name in inert:
+            for gate, knob in by_name.items():
+                if gate in inert:
+                    continue
+                opened = [dict(default, **{gate: v}) for v in _steps(knob, default[gate])]
+                if any(changes(c, name, _steps(by_name[name], c[name])) for c in opened):
+                    pairs.append([gate, name])
+                    break
+        return pairs
+
+
+def _steps(knob: dict, value) -> list:
+    """A knob's values one step from `value` in its search view (none for lists and orders)."""
+    kind = knob["kind"]
+    if kind in ("power_of_two", "integer"):
+        low, high = knob.get("search_min", knob["min"]), knob.get("search_max", knob["max"])
+        up, down = (value * 2, value // 2) if kind == "power_of_two" else (value + 1, value - 1)
+        return [v for v in (up, down) if low <= v <= high and v != value]
+    if kind == "boolean":
+        return [not value]
+    if kind == "enum":
+        return [v for v in knob.get("search", knob["choices"]) if v != value]
+    return []
 
 
 def _admit_seed_values(knob: dict, values: list) -> None:

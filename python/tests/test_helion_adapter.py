@@ -61,7 +61,23 @@ def test_block_sizes_and_warps_move_in_pairs():
     bound = make_add(cutune.helion.autotuner).bind((x, y))
     gen = ConfigGeneration(bound.config_spec)
     spec = HelionSpace(gen, bound.config_spec).spec("add")
-    assert spec["paired_moves"] == [["block_sizes_0", "block_sizes_1", "num_warps"]]
+    assert spec["paired_moves"][0] == ["block_sizes_0", "block_sizes_1", "num_warps"]
+
+
+def test_a_knob_its_gate_switches_off_moves_with_the_gate():
+    """num_sm_multiplier does nothing under Helion's default flat pid_type (its normalize resets
+    it), so it is paired with pid_type; a knob every config uses (num_warps) has no gate."""
+    x, y = args()
+    bound = make_add(cutune.helion.autotuner).bind((x, y))
+    gen = ConfigGeneration(bound.config_spec)
+    space = HelionSpace(gen, bound.config_spec)
+    pairs = space.spec("add")["paired_moves"][1:]
+    assert ["pid_type", "num_sm_multiplier"] in pairs
+    assert all(len(p) == 2 and p[1] != "num_warps" for p in pairs)
+    default = space.spec("add")["seeds"][0]["config"]
+    assert space.normalize(dict(default, num_sm_multiplier=4)) == space.normalize(default)
+    persistent = dict(default, pid_type="persistent_blocked", num_sm_multiplier=4)
+    assert space.normalize(persistent)["num_sm_multiplier"] == 4
 
 
 def test_helion_kernel_tunes_through_cutune_and_is_served_from_the_store(tmp_path):
