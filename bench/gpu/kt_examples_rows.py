@@ -5,9 +5,15 @@
         alike), makes the buffers named in SCRATCH (space-separated) uncompared scratch, writes
         SPEC back and prints what the tune is checked against: the reference entry, "default"
         (the default config) or "none"
+    python3 kt_examples_rows.py pinned SPEC KT_JSON OUT
+        writes OUT: SPEC with every knob held at Kernel Tuner's checked best (KT_JSON's
+        best_config), so that cutune's harness times that config too; fails when there is none
+    python3 kt_examples_rows.py header
+        prints the table's header
     python3 kt_examples_rows.py row NAME FOLDER SCRATCH
-        prints the table's row of one example from FOLDER's cutune.json and kt.json: cutune's
-        best, Kernel Tuner's, their ratio and what cutune checked against
+        prints the table's row of one example from FOLDER's cutune.json, kt.json and
+        kt_in_cutune.json: cutune's best, Kernel Tuner's by its own timer and by cutune's, the
+        ratio of the two timed by cutune's harness, and what each side was checked against
 
 Standard library only (the GPU image's python3); tested by tests/tools/kt_examples_rows_test.py.
 """
@@ -42,18 +48,39 @@ def load_json_tail(path):
         return {}
 
 
-def row(name, cutune, kt, scratch):
+def row(name, cutune, kt, kt_in_cutune, scratch):
+    """cutune's best, Kernel Tuner's best by its timer and by cutune's, and cutune's over
+    Kernel Tuner's as cutune's harness times both (below 1: cutune's config is faster)."""
     best = (cutune.get("best") or {}).get("time_ms")
     kt_best = kt.get("best_ms")
-    ratio = "%.2f" % (best / kt_best) if best and kt_best else "-"
+    kt_timed = (kt_in_cutune.get("best") or {}).get("time_ms")
+    ratio = "%.2f" % (best / kt_timed) if best and kt_timed else "-"
     against = cutune.get("checked_against")
     wrong = (cutune.get("outcomes") or {}).get("wrong_result", 0)
     checked = ("against " + against if against else "not checked") + (
         " (%d wrong)" % wrong if wrong else "") + (" (%s not compared)" % scratch if scratch else "")
-    kt_wrong = " (Kernel Tuner: %d wrong)" % kt["wrong"] if kt.get("wrong") else ""
-    return "%-22s %12s %12s %7s %s%s" % (name, "%.4f" % best if best else "-",
-                                         "%.4f" % kt_best if kt_best else "-", ratio, checked,
-                                         kt_wrong)
+    kt_notes = [n % kt[k] for k, n in (("wrong", "%d wrong"), ("rejected", "%d fastest rejected"))
+                if kt.get(k)]
+    kt_checked = " (Kernel Tuner: %s)" % ", ".join(kt_notes) if kt_notes else ""
+
+    def ms(value):
+        return "%.4f" % value if value else "-"
+    return "%-22s %10s %10s %12s %7s %s%s" % (name, ms(best), ms(kt_best), ms(kt_timed), ratio,
+                                             checked, kt_checked)
+
+
+HEADER = "%-22s %10s %10s %12s %7s %s" % ("example", "cutune ms", "KT ms", "KT by cutune",
+                                          "ratio", "checked")
+
+
+def pinned(spec, kt):
+    """`spec` with each knob held at Kernel Tuner's checked best config."""
+    config = kt.get("best_config")
+    if not config:
+        raise SystemExit("kt_examples_rows.py: Kernel Tuner has no checked best to time")
+    pin_and_scratch(spec, [], ["%s=%s" % (k, json.dumps(v)) for k, v in config.items()
+                               if any(knob["name"] == k for knob in spec["knobs"])])
+    return spec
 
 
 def main(argv):
@@ -63,10 +90,15 @@ def main(argv):
         against = pin_and_scratch(spec, argv[2].split(), argv[3:])
         json.dump(spec, open(path, "w"), indent=2)
         print(against)
+    elif len(argv) == 4 and argv[0] == "pinned":
+        spec = pinned(json.load(open(argv[1])), load_json_tail(argv[2]))
+        json.dump(spec, open(argv[3], "w"), indent=2)
+    elif argv == ["header"]:
+        print(HEADER)
     elif len(argv) == 4 and argv[0] == "row":
         name, folder, scratch = argv[1:]
-        print(row(name, load_json_tail(folder + "/cutune.json"), load_json_tail(folder + "/kt.json"),
-                  scratch))
+        print(row(name, *(load_json_tail("%s/%s.json" % (folder, tool))
+                          for tool in ("cutune", "kt", "kt_in_cutune")), scratch))
     else:
         raise SystemExit(__doc__)
 

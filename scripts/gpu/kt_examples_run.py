@@ -1,7 +1,7 @@
 """Runs one of Kernel Tuner's example tune scripts with Kernel Tuner itself, on a fixed budget,
 and prints its best time as JSON: the Kernel Tuner side of scripts/gpu/kt-examples.sh.
 
-    python kt_examples_run.py SCRIPT BUDGET LANG SECONDS [KNOB=VALUE ...]
+    python kt_examples_run.py SCRIPT BUDGET LANG SECONDS SPEC CUTUNE_JSON [KNOB=VALUE ...]
 
 The script runs as written, in its own folder, up to its first tune_kernel() call (the one
 `cutune import-kt` reads); that call gets strategy random_sample with max_fevals BUDGET and
@@ -10,11 +10,21 @@ CUDA backend LANG (nvcuda, whose cuda-python installs from PyPI, unlike pycuda) 
 held at VALUE (a JSON value; kt-examples.sh pins a knob for cutune alike), and the script stops
 there. A config whose output fails the script's answer is a failed config, as in cutune, instead
 of the exception that ends Kernel Tuner's tune.
+
+Kernel Tuner checks a config only against an `answer` the script gives, and a config that fails
+to launch can come back with the time of a launch that did nothing. So its best is checked as
+cutune checks every config: from the fastest down, each config's outputs (run_kernel) against the
+script's answer, else against the config cutune's tune took as its default (CUTUNE_JSON), with
+cutune's normwise tolerance per element type, scratch buffers of SPEC (the imported spec) left
+out; the first that passes is Kernel Tuner's best, the ones above it are counted as rejected.
 """
+import inspect
 import json
 import os
 import runpy
 import sys
+
+import numpy
 
 import kernel_tuner
 import kernel_tuner.interface
@@ -40,9 +50,66 @@ def count_wrong_results_as_failures():
     core.DeviceInterface.compile_and_benchmark = checked
 
 
+# run_kernel's arguments among tune_kernel's: how the checked config is launched.
+RUN_ARGUMENTS = ("grid_div_x", "grid_div_y", "grid_div_z", "lang", "device", "platform",
+                 "smem_args", "cmem_args", "texmem_args", "compiler", "compiler_options", "defines",
+                 "block_size_names")
+# cutune's default tolerance per element kind (docs/spec-format.md, "Check and tolerance").
+TOLERANCE = {"f": 1e-4, "d": 1e-9}
+
+
+def agrees(out, ref) -> bool:
+    """cutune's normwise check: max |out - ref| / max |ref| within the element type's tolerance."""
+    out, ref = numpy.asarray(out), numpy.asarray(ref)
+    if out.shape != ref.shape:
+        return False
+    tolerance = TOLERANCE.get(ref.dtype.char, 1e-4 if ref.dtype.kind == "f" else 0.0)
+    out, ref = out.astype(numpy.float64), ref.astype(numpy.float64)
+    if not numpy.isfinite(out).all():
+        return False
+    scale = numpy.abs(ref).max() if ref.size else 0.0
+    return numpy.abs(out - ref).max() <= tolerance * scale if scale > 0 else numpy.array_equal(out, ref)
+
+
+def checked_best(results, call_args, call_kwargs, spec_path, cutune_path):
+    """(time, config, rejected): the fastest config whose outputs agree with the reference."""
+    name, source, size, arguments, params = call_args
+    options = {k: v for k, v in call_kwargs.items() if k in RUN_ARGUMENTS}
+
+    def run(config):
+        # Fresh copies of the arguments as they were before the tune: a backend may run the
+        # kernel on the caller's arrays (the C one does), and an output left from an earlier
+        # run would hide a config that writes nothing.
+        fresh = [a.copy() if isinstance(a, numpy.ndarray) else a for a in arguments]
+        return kernel_tuner.run_kernel(name, source, size, fresh, config, quiet=True, **options)
+
+    spec = json.load(open(spec_path))
+    roles = {b["name"]: b.get("role") for b in spec["buffers"]}
+    skipped = {i for i, a in enumerate(spec.get("arguments", []))
+               if roles.get(a.get("buffer")) == "scratch"}
+    reference = call_kwargs.get("answer")
+    if reference is None:
+        with open(cutune_path) as f:
+            text = f.read()
+        default = json.loads(text[text.index("{"):])["default"]["config"]
+        reference = run({k: default[k] if k in default else v[0] for k, v in params.items()})
+    timed = sorted((r for r in results if isinstance(r.get("time"), (int, float))),
+                   key=lambda r: r["time"])
+    for rejected, r in enumerate(timed):
+        try:
+            outputs = run({k: r[k] for k in params})
+        except Exception:  # a config that does not run is not a best
+            continue
+        if all(i in skipped or not isinstance(ref, numpy.ndarray) or agrees(out, ref)
+               for i, (out, ref) in enumerate(zip(outputs, reference))):
+            return r["time"], {k: r[k] for k in params}, rejected
+    return None, None, len(timed)
+
+
 def main():
     script, budget, lang, seconds = sys.argv[1], int(sys.argv[2]), sys.argv[3], float(sys.argv[4])
-    pins = {name: json.loads(value) for name, value in (p.split("=", 1) for p in sys.argv[5:])}
+    spec_path, cutune_path = sys.argv[5], sys.argv[6]
+    pins = {name: json.loads(value) for name, value in (p.split("=", 1) for p in sys.argv[7:])}
     original = kernel_tuner.interface.tune_kernel
     count_wrong_results_as_failures()
 
@@ -62,8 +129,13 @@ def main():
         kwargs["strategy"] = "random_sample"
         kwargs["strategy_options"] = {"max_fevals": budget, "time_limit": seconds}
         kwargs["verbose"] = False
+        given = inspect.signature(original).bind(*args, **kwargs).arguments
+        before = [a.copy() if isinstance(a, numpy.ndarray) else a for a in given["arguments"]]
         results, _ = original(*args, **kwargs)
-        raise FirstCallDone(results)
+        given["arguments"] = before
+        call = tuple(given[k] for k in ("kernel_name", "kernel_source", "problem_size",
+                                        "arguments")) + (params,)
+        raise FirstCallDone(results, call, given)
 
     kernel_tuner.tune_kernel = tune_first_call
     kernel_tuner.interface.tune_kernel = tune_first_call
@@ -72,10 +144,12 @@ def main():
         runpy.run_path(script, run_name="__main__")
         print(json.dumps({"error": "no tune_kernel() call ran"}))
     except FirstCallDone as done:
-        results = done.args[0]
+        results, call, kwargs = done.args
         times = [r["time"] for r in results if isinstance(r.get("time"), (int, float))]
-        print(json.dumps({"best_ms": min(times) if times else None, "configs": len(results),
-                          "valid": len(times),
+        best, config, rejected = checked_best(results, call, kwargs, spec_path, cutune_path)
+        print(json.dumps({"best_ms": best, "best_config": config, "rejected": rejected,
+                          "fastest_unchecked_ms": min(times) if times else None,
+                          "configs": len(results), "valid": len(times),
                           "wrong": sum(1 for r in results if r.get("wrong_result"))}))
 
 

@@ -42,7 +42,9 @@ std::vector<Config> configs(const KernelSpec& spec, const std::vector<PartialCon
 TEST(CudaGpu, ReductionConfigsAreCorrectAndTimed) {
   KernelSpec spec = load_spec(example("reduction.json"));
   CudaEvaluator evaluator(spec, {}, options());
-  EXPECT_NE(evaluator.device_name().find("H200"), std::string::npos) << evaluator.device_name();
+  // The device as the store keys it: its name and architecture ("NVIDIA H200 (sm_90)"), on any
+  // card the GPU machine lends.
+  EXPECT_NE(evaluator.device_name().find("(sm_"), std::string::npos) << evaluator.device_name();
   auto batch = configs(spec, {{},
                               {{"VEC", Value(4)}, {"UNROLL", Value(4)}},
                               {{"BLOCK_THREADS", Value(1024)}, {"WARP_SHUFFLE", Value(false)}},

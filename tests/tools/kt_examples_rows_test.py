@@ -49,18 +49,31 @@ class PinAndScratch(unittest.TestCase):
 
 
 class Row(unittest.TestCase):
-    def test_a_row_gives_both_bests_their_ratio_and_the_checks(self):
+    def test_a_row_gives_both_bests_and_their_ratio_in_cutunes_harness(self):
         cutune = {"best": {"time_ms": 0.5}, "checked_against": "the default config",
                   "outcomes": {"ok": 28, "wrong_result": 2}}
-        line = kt_examples_rows.row("matmul", cutune, {"best_ms": 0.625, "wrong": 1}, "")
-        self.assertEqual(line.split()[:4], ["matmul", "0.5000", "0.6250", "0.80"])
+        kt = {"best_ms": 0.7, "wrong": 1, "rejected": 2}
+        line = kt_examples_rows.row("matmul", cutune, kt, {"best": {"time_ms": 0.625}}, "")
+        self.assertEqual(line.split()[:5], ["matmul", "0.5000", "0.7000", "0.6250", "0.80"])
         self.assertIn("against the default config (2 wrong)", line)
-        self.assertIn("(Kernel Tuner: 1 wrong)", line)
+        self.assertIn("(Kernel Tuner: 1 wrong, 2 fastest rejected)", line)
 
     def test_a_tool_without_a_result_shows_a_dash(self):
-        line = kt_examples_rows.row("expdist", {}, {"best_ms": 1.0}, "cost")
-        self.assertEqual(line.split()[:4], ["expdist", "-", "1.0000", "-"])
+        line = kt_examples_rows.row("expdist", {}, {"best_ms": 1.0}, {}, "cost")
+        self.assertEqual(line.split()[:5], ["expdist", "-", "1.0000", "-", "-"])
         self.assertIn("not checked (cost not compared)", line)
+
+
+class Pinned(unittest.TestCase):
+    def test_every_knob_is_held_at_kernel_tuners_checked_best(self):
+        s = kt_examples_rows.pinned(spec(), {"best_config": {"filter_width": 5,
+                                                             "block_size_x": 32}})
+        self.assertEqual([k["choices"] for k in s["knobs"]], [[5], [32]])
+
+    def test_no_checked_best_is_an_error(self):
+        with self.assertRaises(SystemExit) as raised:
+            kt_examples_rows.pinned(spec(), {"best_ms": None, "best_config": None})
+        self.assertIn("no checked best", str(raised.exception))
 
     def test_output_before_the_json_is_skipped(self):
         with tempfile.TemporaryDirectory() as folder:

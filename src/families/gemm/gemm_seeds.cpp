@@ -16,6 +16,8 @@ using gemm::ceil_div;
 
 constexpr const char* kCooperative = "cooperative";
 constexpr const char* kPingpong = "pingpong";
+// The shortest k at which partial_wave's tiles take their 2x1 cluster (see half_tiles).
+constexpr std::int64_t kLongKLoop = 4096;
 
 // tile_m x tile_n tiles without a cluster or split-K, in `stages` k-blocks of tile_k, grouped
 // raster of 8 along N: every seed's config but the half-tile ones.
@@ -73,7 +75,11 @@ void add_gemm_seeds(TuningSpace& ts) {
   // `stages` stages of tile_k. The 64x128 tiles take k-steps of 128 in 4 stages: against 8 stages
   // of 64 they measured +3.7 % geomean over six such shapes with L2 flushed (+3 % at
   // 128x8192x8192, +20 % at 256x8192x8192, within 2 % where K is split) and +12 % launched back to
-  // back without a flush, as a decoding model calls them.
+  // back without a flush, as a decoding model calls them. The 2x1 cluster (B multicast) pays
+  // only where the k-loop is long: on the H100 at 128x8192x8192 the clustered tiles read 1.040 of
+  // cuBLASLt and the same tiles without a cluster 0.993, while at k <= 2048 the cluster cost
+  // 11-15 % (512x2048x2048 0.838 against 0.947, 1024^3 0.809 against 0.919, 256x4096x2048 0.879
+  // against 1.008; on the H200 0.862 against 0.920 at 512x2048x2048).
   const auto half_tiles = [dims](std::string name, int priority, int tile_m, int tile_n, int tile_k,
                                  int stages, int cluster_m, const char* schedule) {
     return HeuristicSeed{
@@ -90,11 +96,16 @@ void add_gemm_seeds(TuningSpace& ts) {
               const auto [m, n, k] = dims(p);
               const std::int64_t ctas = ceil_div(m, tile_m) * ceil_div(n, tile_n);
               const auto split = std::clamp<std::int64_t>(d.sm_count / ctas, 1, rules::kMaxSplitK);
-              return PartialConfig{{"tile_m", tile_m},       {"tile_n", tile_n},
-                                   {"tile_k", tile_k},       {"stages", stages},
-                                   {"cluster_m", cluster_m}, {"cluster_n", 1},
-                                   {"schedule", schedule},   {"raster", "along_n"},
-                                   {"swizzle", 8},           {"split_k", split}};
+              return PartialConfig{{"tile_m", tile_m},
+                                   {"tile_n", tile_n},
+                                   {"tile_k", tile_k},
+                                   {"stages", stages},
+                                   {"cluster_m", k >= kLongKLoop ? cluster_m : 1},
+                                   {"cluster_n", 1},
+                                   {"schedule", schedule},
+                                   {"raster", "along_n"},
+                                   {"swizzle", 8},
+                                   {"split_k", split}};
             },
     };
   };

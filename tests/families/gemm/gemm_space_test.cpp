@@ -92,6 +92,9 @@ TEST_F(GemmSpaceTest, DefaultConfigPerSuiteShape) {
       {8192, 8192, 8192, "wave_fit", "128x192x64_s4_c1x1_ping_rn8_k1"},
       {1024, 8192, 8192, "fast_launch", large},
       {128, 8192, 8192, "partial_wave", "64x128x128_s4_c2x1_ping_rn8_k1"},
+      // Short k-loops: the same tiles without the cluster.
+      {512, 2048, 2048, "partial_wave", "64x128x128_s4_c1x1_ping_rn8_k1"},
+      {1024, 1024, 1024, "partial_wave", "64x128x128_s4_c1x1_ping_rn8_k1"},
       {8192, 8192, 1024, "small_k", "128x192x64_s5_c1x1_ping_rn8_k1"},
       {4096, 14336, 4096, "fast_launch", large},
   };

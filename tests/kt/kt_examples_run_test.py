@@ -1,0 +1,70 @@
+"""scripts/gpu/kt_examples_run.py, Kernel Tuner's side of the examples table, run for real under
+the pinned Kernel Tuner (.venv-kernel-tuner) on a C kernel (lang="C", no GPU): a config that
+does nothing reports the shortest time, as a CUDA launch that failed unnoticed does, and Kernel
+Tuner, given no `answer`, takes it as its best. The runner must check the fastest configs'
+outputs against cutune's default config and report the fastest that agrees. The kernel returns
+its own "time" (Kernel Tuner's C backend takes the function's return value), so the order of the
+configs does not depend on how busy the machine is.
+
+    python kt_examples_run_test.py RUNNER"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+RUNNER = sys.argv.pop(1) if len(sys.argv) > 1 else None
+
+SCRIPT = '''
+import numpy
+from kernel_tuner import tune_kernel
+
+kernel = """
+extern "C" float scale(float *out, float *in, int n) {
+    if (skip) return 0.5f;  /* does nothing: the fastest "time" of all */
+    for (int r = 0; r < reps; r++)
+        for (int i = 0; i < n; i++) out[i] = 2.0f * in[i];
+    return (float)reps;
+}
+"""
+n = 1024
+x = numpy.arange(n, dtype=numpy.float32)
+out = numpy.zeros_like(x)
+tune_kernel("scale", kernel, n, [out, x, numpy.int32(n)], {"reps": [2, 1, 4], "skip": [0, 1]},
+            lang="C")
+'''
+
+
+class CheckedBest(unittest.TestCase):
+    def run_runner(self, folder, default):
+        script = os.path.join(folder, "scale.py")
+        with open(script, "w") as f:
+            f.write(SCRIPT)
+        spec = os.path.join(folder, "spec.json")
+        with open(spec, "w") as f:
+            json.dump({"buffers": [{"name": "out", "role": "inout"},
+                                   {"name": "in", "role": "input"}],
+                       "arguments": [{"buffer": "out"}, {"buffer": "in"}, {"scalar": "n"}]}, f)
+        cutune = os.path.join(folder, "cutune.json")
+        with open(cutune, "w") as f:
+            f.write("cutune: a line before the report\n"
+                    + json.dumps({"default": {"config": default}}))
+        done = subprocess.run([sys.executable, RUNNER, script, "20", "nvcuda", "60", spec, cutune],
+                              capture_output=True, text=True, timeout=240)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        text = done.stdout
+        return json.loads(text[text.rindex("\n{") + 1:] if "\n{" in text else text)
+
+    def test_a_config_that_does_nothing_is_not_the_best(self):
+        with tempfile.TemporaryDirectory() as folder:
+            result = self.run_runner(folder, {"reps": 2, "skip": 0})
+        self.assertEqual(result["fastest_unchecked_ms"], 0.5)
+        self.assertEqual(result["best_ms"], 1.0)
+        self.assertEqual(result["best_config"], {"reps": 1, "skip": 0})
+        self.assertEqual(result["rejected"], 3)  # skip = 1 at each of the three reps
+        self.assertEqual(result["valid"], 6)
+
+
+if __name__ == "__main__":
+    unittest.main()
