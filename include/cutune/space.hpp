@@ -92,6 +92,10 @@ class Space {
   // Two knobs of one pair_moves group moved one step each, every such pair once (none without
   // groups).
   std::vector<Config> paired_neighbours(const Config& config) const;
+  // `to` moved two steps further along each knob of ordered values (power_of_two, integer) that
+  // differs between `from` and `to`, in the direction from one to the other, where the search
+  // view holds both steps; nullopt when no knob can move so.
+  std::optional<Config> onward(const Config& from, const Config& to) const;
   Config mutate(const Config& config, Rng& rng, double rate) const;
   Config crossover(const Config& a, const Config& b, Rng& rng) const;
 

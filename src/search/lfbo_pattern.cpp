@@ -153,10 +153,12 @@ class LfboPatternSearch final : public WalkerStrategy {
     // A round of the tune may carry more than the settings' few: the classifier's order then
     // takes as many of the neighbourhood as the round holds, since a round's configs compile
     // together and its free slots would otherwise go unused. Such a wide round also holds the
-    // space's paired moves (Space::pair_moves).
+    // space's paired moves (Space::pair_moves) and the onward config of the walker's last move
+    // (Space::onward): a round carries a walker one move, and a climb along a tile side would
+    // otherwise take a round per step.
     const std::size_t count = std::max(settings_.batch, wanted);
     const bool wide = count > settings_.batch;
-    std::vector<Config> unmeasured, paired;
+    std::vector<Config> unmeasured, paired, onward;
     std::optional<Walker> best = best_neighbour([&](Config neighbour) {
       if (!state_.proposed(neighbour)) unmeasured.push_back(std::move(neighbour));
     });
@@ -167,15 +169,18 @@ class LfboPatternSearch final : public WalkerStrategy {
           },
           true);
       if (pair && (!best || pair->cost < best->cost)) best = std::move(pair);
+      onward_move(best, onward);  // two steps further along the last move (Space::onward)
     }
     if (best) {
       move_to(std::move(*best));
       return false;
     }
-    // A quarter of the round for paired moves: a group of three knobs has a dozen, all measured
-    // around a centre within three rounds, while most of the round still goes to single steps,
-    // which the classifier ranks from what it has seen. Slots either kind leaves go to the other.
-    std::size_t queued = offer_best(paired, std::max<std::size_t>(1, count / 4));
+    // The onward config first, then a quarter of the round for paired moves: a group of three
+    // knobs has a dozen, all measured around a centre within three rounds, while most of the
+    // round still goes to single steps, which the classifier ranks from what it has seen. Slots
+    // either kind leaves go to the other.
+    std::size_t queued = offer_best(std::move(onward), 1);
+    queued += offer_best(paired, std::max<std::size_t>(1, count / 4));
     queued += offer_best(std::move(unmeasured), count - queued);
     if (queued < count) queued += offer_best(std::move(paired), count - queued);
     if (queued > 0) return true;

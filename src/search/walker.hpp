@@ -22,6 +22,7 @@ class WalkerStrategy : public QueuedStrategy {
     Config centre;
     double cost;
     int radius = 1;
+    std::optional<Config> came_from = std::nullopt;  // the centre before the last move
   };
 
   void on_start() override {
@@ -97,7 +98,26 @@ class WalkerStrategy : public QueuedStrategy {
   // Moves the walker to `next` (a centre from now on).
   void move_to(Walker next) {
     centres_.insert(next.centre.hash());
+    next.came_from = std::move(walker_->centre);
     *walker_ = std::move(next);
+  }
+
+  // Space::onward of the walker's last move, normalized: measured and better than the centre by
+  // SearchContext::min_move_gain, the walker's next centre (true); unmeasured, in `unmeasured`.
+  bool onward_move(std::optional<Walker>& best, std::vector<Config>& unmeasured) const {
+    const Walker& w = *walker_;
+    if (!w.came_from) return false;
+    std::optional<Config> far = state_.space().onward(*w.came_from, w.centre);
+    if (far) far = state_.normalize(std::move(*far));
+    if (!far) return false;
+    if (const std::optional<double> cost = state_.cost(*far)) {
+      const double bar = best ? best->cost : w.cost * (1.0 - state_.context().min_move_gain);
+      if (*cost >= bar) return false;
+      best = Walker{std::move(*far), *cost};
+      return true;
+    }
+    if (!state_.proposed(*far)) unmeasured.push_back(std::move(*far));
+    return false;
   }
 
   // Widens the walker's radius, or retires it at `max_radius`.

@@ -336,6 +336,29 @@ TEST(Strategies, AWideRoundMovesTwoKnobsThatPayOnlyTogether) {
   }
 }
 
+// A long slope along one knob: a round carries a walker one move, so rounds of single steps climb
+// one step a round. A wide round also holds the config two steps beyond the walker's last move
+// (Space::onward), and the climb covers two steps a round. Only the seed's mode compiles, so no
+// random draw lands on the slope's far end by chance.
+TEST(Strategies, AWideRoundCarriesAClimbOnward) {
+  TuningSpace ts;
+  ts.space.add("tile", power_of_two_fragment(1, 1 << 20)).add("mode", integer_fragment(0, 1000000));
+  // Knobs that do nothing fill a round with single steps, as a Helion kernel's twenty knobs do.
+  for (int k = 0; k < 12; ++k) ts.space.add("flag" + std::to_string(k), boolean_fragment());
+  const Config seed = ts.space.complete({{"tile", 1}, {"mode", 0}});
+  const CostFunction cost = [](const Config& c) -> std::optional<double> {
+    if (c.get_int("mode") != 0) return std::nullopt;
+    return 1.0 + std::abs(std::log2(static_cast<double>(c.get_int("tile"))) - 14.0);
+  };
+  for (const std::uint64_t rng_seed : {1, 2, 3, 4, 5}) {
+    const SearchOutcome outcome = near_seed_search(ts, seed, cost, rng_seed, 0.01, 48, 8);
+    ASSERT_TRUE(outcome.best.has_value());
+    const Config& best = outcome.steps[*outcome.best].config;
+    std::cout << "rng seed " << rng_seed << ": " << best.to_string() << "\n";
+    EXPECT_GE(best.get_int("tile"), 1024) << "rng seed " << rng_seed;
+  }
+}
+
 TEST(Strategies, AllFailingSpaceRunsToTheBudget) {
   TuningSpace ts;
   build_space(ts);

@@ -243,6 +243,36 @@ TEST_F(SpaceTest, PairedMovesStepTwoKnobsOfAGroupAndNameAnUnknownKnob) {
   EXPECT_EQ(space.move_pairs().size(), 1u);
 }
 
+// Onward moves extend the last move two steps along knobs of ordered values only, in the search
+// view only; a move of other knobs, or one with no room for two more steps, has none.
+TEST(SpaceOnward, TwoStepsFurtherAlongOrderedKnobs) {
+  Space space;
+  space.add("width", power_of_two_fragment(16, 1024))
+      .add("stages", integer_fragment(0, 4, 1, 2))
+      .add("order", enum_fragment({"row", "col"}));
+  const Config start = space.complete({{"width", 32}, {"stages", 3}});
+  const std::optional<Config> far =
+      space.onward(start, space.complete({{"width", 64}, {"stages", 2}}));
+  ASSERT_TRUE(far.has_value());
+  EXPECT_EQ(far->get_int("width"), 256);
+  EXPECT_EQ(far->get_int("stages"), 0);
+  EXPECT_EQ(far->get_string("order"), "row");
+  // No room for two more steps below 16.
+  EXPECT_EQ(space.onward(start, space.complete({{"width", 16}, {"stages", 3}})), std::nullopt);
+  const std::optional<Config> wider =
+      space.onward(start, space.complete({{"width", 128}, {"stages", 3}}));
+  ASSERT_TRUE(wider.has_value());
+  EXPECT_EQ(wider->get_int("width"), 512);  // two steps, however long the move was
+  EXPECT_EQ(space.onward(start, space.complete({{"width", 32}, {"stages", 3}, {"order", "col"}})),
+            std::nullopt);
+  EXPECT_EQ(space.onward(start, space.complete({{"width", 512}, {"stages", 3}})), std::nullopt);
+  // An enum of integers is not extended (its lines are short: docs/strategies.md).
+  Space imported;
+  imported.add("block", enum_fragment({32, 64, 96, 128, 256}));
+  EXPECT_EQ(imported.onward(imported.complete({{"block", 32}}), imported.complete({{"block", 64}})),
+            std::nullopt);
+}
+
 TEST_F(SpaceTest, SeedsRankByPriorityAndTheDefaultFallsBack) {
   TuningSpace ts;
   ts.space.add("tile", enum_fragment({16, 32, 64, 128}, {16, 32, 64}, 32))
