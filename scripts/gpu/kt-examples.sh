@@ -90,7 +90,9 @@ case "${1:-}" in
   bundle)
     examples_dir="$(cd "${2:?usage: kt-examples.sh bundle EXAMPLES}" && pwd)"
     [[ -d "$root/build/release/devlib" ]] || { echo "kt-examples.sh: run carry.sh pack first" >&2; exit 1; }
-    rm -rf "$root/.device/kt/examples" && cp -r "$examples_dir" "$root/.device/kt/examples"
+    if [[ "$examples_dir" != "$root/.device/kt/examples" ]]; then  # else: already there
+      rm -rf "$root/.device/kt/examples" && cp -r "$examples_dir" "$root/.device/kt/examples"
+    fi
     (cd "$root" && tar -cf - build/release/bin build/release/lib build/release/devlib \
       .device/kt/wheels .device/kt/examples | xz -T0 -6 > .device/kt/carry.tar.xz)
     du -h "$root/.device/kt/carry.tar.xz"
