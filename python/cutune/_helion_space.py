@@ -151,7 +151,6 @@ class HelionSpace:
         return [self.names[i] for i in slots
                 if i >= 0 and i not in self.constants and self.names[i] in searched]
 
-
     def gated_pairs(self, knobs: list, default: dict) -> list:
         """[gate, knob] for each knob that no step changes at the default, as Helion's normalize
         sees it, while it does once one step of the gate is taken (num_sm_multiplier under a

@@ -102,22 +102,21 @@ class WalkerStrategy : public QueuedStrategy {
     *walker_ = std::move(next);
   }
 
-  // Space::onward of the walker's last move, normalized: measured and better than the centre by
-  // SearchContext::min_move_gain, the walker's next centre (true); unmeasured, in `unmeasured`.
-  bool onward_move(std::optional<Walker>& best, std::vector<Config>& unmeasured) const {
+  // Space::onward of the walker's last move, normalized: measured and better than `best` (else
+  // than the centre by SearchContext::min_move_gain), it becomes `best`; unmeasured, it goes to
+  // `unmeasured`.
+  void onward_move(std::optional<Walker>& best, std::vector<Config>& unmeasured) const {
     const Walker& w = *walker_;
-    if (!w.came_from) return false;
+    if (!w.came_from) return;
     std::optional<Config> far = state_.space().onward(*w.came_from, w.centre);
     if (far) far = state_.normalize(std::move(*far));
-    if (!far) return false;
+    if (!far) return;
     if (const std::optional<double> cost = state_.cost(*far)) {
       const double bar = best ? best->cost : w.cost * (1.0 - state_.context().min_move_gain);
-      if (*cost >= bar) return false;
-      best = Walker{std::move(*far), *cost};
-      return true;
+      if (*cost < bar) best = Walker{std::move(*far), *cost};
+    } else if (!state_.proposed(*far)) {
+      unmeasured.push_back(std::move(*far));
     }
-    if (!state_.proposed(*far)) unmeasured.push_back(std::move(*far));
-    return false;
   }
 
   // Widens the walker's radius, or retires it at `max_radius`.
