@@ -8,6 +8,11 @@ import helion
 from helion import exc
 from helion.autotuner import config_fragment as fragments
 
+# The tile seeds of a kernel with a tile of two or more sides (HelionSpace.tile_seeds): square
+# tiles of these sides, each with these warps.
+TILE_SIDES = (64, 128)
+TILE_WARPS = (4, 8)
+
 # What Helion raises for a config it will not run (as its own seed transfer catches).
 _REJECTED = (exc.InvalidConfig, ValueError, TypeError, KeyError, AssertionError)
 
@@ -131,6 +136,7 @@ class HelionSpace:
         for i, (flat, _) in enumerate(self.gen.seed_flat_config_pairs()):
             seeds.append({"name": f"helion_seed_{i}", "priority": 100 - i,
                           "config": self.from_flat(flat)})
+        seeds += self.tile_seeds(knobs, seeds)
         for knob in knobs:
             _admit_seed_values(knob, [seed["config"][knob["name"]] for seed in seeds])
         spec = {"name": f"helion_{name}", "entry": name, "knobs": knobs, "seeds": seeds}
@@ -140,6 +146,32 @@ class HelionSpace:
         if groups:
             spec["paired_moves"] = groups
         return spec
+
+    def tile_seeds(self, knobs: list, seeds: list) -> list:
+        """For a kernel with a tile of two or more sides: Helion's default with square tiles of
+        TILE_SIDES and TILE_WARPS warps, each as Helion normalizes it. Helion's default tile is
+        small (16 a side) and its compiler seeds aim at other kernels, so a climb from them takes
+        a round per doubling of a side before it reaches the tiles a tile kernel runs best with
+        (64 to 256 a side); measured in the first round, the fastest of these starts the climb."""
+        by_name = {k["name"]: k for k in knobs}
+        sides = [n for n in self.paired_knobs(knobs) if n != self.names[self.gen.num_warps_index]]
+        if len(sides) < 2:
+            return []
+        default = seeds[0]["config"]
+        taken = {json.dumps(seed["config"], sort_keys=True) for seed in seeds}
+        out = []
+        for side in TILE_SIDES:
+            for warps in TILE_WARPS:
+                config = dict(default, **{n: _clamp(by_name[n], side) for n in sides})
+                if "num_warps" in by_name:
+                    config["num_warps"] = _clamp(by_name["num_warps"], warps)
+                normalized = self.normalize(config)
+                text = json.dumps(normalized, sort_keys=True)
+                if normalized is not None and text not in taken:
+                    taken.add(text)
+                    out.append({"name": f"tile_{side}_w{warps}", "priority": 50 - len(out),
+                                "config": normalized})
+        return out
 
     def paired_knobs(self, knobs: list) -> list:
         """The block sizes and num_warps, the knobs Helion's own search moves together in every
@@ -175,6 +207,12 @@ class HelionSpace:
                     pairs.append([gate, name])
                     break
         return pairs
+
+
+def _clamp(knob: dict, value: int) -> int:
+    """`value` within a numeric knob's search view."""
+    low, high = knob.get("search_min", knob["min"]), knob.get("search_max", knob["max"])
+    return max(low, min(high, value))
 
 
 def _steps(knob: dict, value) -> list:

@@ -64,6 +64,27 @@ def test_block_sizes_and_warps_move_in_pairs():
     assert spec["paired_moves"][0] == ["block_sizes_0", "block_sizes_1", "num_warps"]
 
 
+def test_a_tile_kernel_gets_square_tile_seeds_and_a_row_kernel_none():
+    """Helion's default tile (16 a side) is far from where a tile kernel runs best: a kernel with
+    two or more tile sides also gets square tiles of 64 and 128 with 4 and 8 warps, normalized by
+    Helion, after Helion's own default and seeds; a one-sided tile gets none."""
+    big = torch.randn(512, 512)
+    bound = make_add(cutune.helion.autotuner).bind((big, big))
+    space = HelionSpace(ConfigGeneration(bound.config_spec), bound.config_spec)
+    seeds = space.spec("add")["seeds"]
+    tiles = [s for s in seeds if s["name"].startswith("tile_")]
+    shape = [(s["config"]["block_sizes_0"], s["config"]["block_sizes_1"], s["config"]["num_warps"])
+             for s in tiles]
+    assert shape == [(64, 64, 4), (64, 64, 8), (128, 128, 4), (128, 128, 8)]
+    assert all(space.normalize(s["config"]) == s["config"] for s in tiles)
+    assert max(s["priority"] for s in tiles) < min(s["priority"] for s in seeds
+                                                    if s["name"].startswith("helion_"))
+    row = torch.randn(4096)
+    bound = make_add(cutune.helion.autotuner).bind((row, row))
+    space = HelionSpace(ConfigGeneration(bound.config_spec), bound.config_spec)
+    assert not [s for s in space.spec("add")["seeds"] if s["name"].startswith("tile_")]
+
+
 def test_a_knob_its_gate_switches_off_moves_with_the_gate():
     """num_sm_multiplier does nothing under Helion's default flat pid_type (its normalize resets
     it), so it is paired with pid_type; a knob every config uses (num_warps) has no gate."""

@@ -49,15 +49,14 @@ class WalkerStrategy : public QueuedStrategy {
     return true;
   }
 
-  // A walker from the first unused seed, else from the best measured config never a centre. With
-  // `fresh_radius` > 0, a restart skips every config with a better measured neighbour within that
-  // radius: a climb from one of those would step onto the better neighbour and, more often than
-  // not, back into a basin already climbed, at the cost of a round of restart candidates each time.
+  // A walker from the fastest measured seed not yet a centre (a seed's priority is a guess made
+  // before anything ran; its measured time is a fact), else from the best measured config never a
+  // centre. With `fresh_radius` > 0, a restart skips every config with a better measured
+  // neighbour within that radius: a climb from one of those would step onto the better neighbour
+  // and, more often than not, back into a basin already climbed, at the cost of a round of restart
+  // candidates each time.
   bool start_walker(int fresh_radius = 0) {
-    for (const Config& seed : state_.context().seeds) {
-      const std::optional<Config> normalized = state_.normalize(seed);
-      if (normalized && try_start(*normalized)) return true;
-    }
+    if (start_from_fastest_seed()) return true;
     if (!restart_sampled_) return false;
     for (std::size_t i : state_.ranking()) {
       if (fresh_radius > 0 && has_better_neighbour(state_.evaluated()[i], fresh_radius)) continue;
@@ -152,6 +151,21 @@ class WalkerStrategy : public QueuedStrategy {
       return better;
     });
     return better;
+  }
+
+  bool start_from_fastest_seed() {
+    std::optional<Config> fastest;
+    double fastest_cost = 0.0;
+    for (const Config& seed : state_.context().seeds) {
+      std::optional<Config> normalized = state_.normalize(seed);
+      if (!normalized || centres_.contains(normalized->hash())) continue;
+      const std::optional<double> cost = state_.cost(*normalized);
+      if (cost && std::isfinite(*cost) && (!fastest || *cost < fastest_cost)) {
+        fastest_cost = *cost;
+        fastest = std::move(normalized);
+      }
+    }
+    return fastest && try_start(*fastest);
   }
 
   bool try_start(const Config& centre) {

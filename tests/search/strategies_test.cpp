@@ -239,6 +239,39 @@ TEST(Strategies, StartNearSeedsFillsTheFirstRoundWithTheSeedsNeighbours) {
   }
 }
 
+// The first climb starts from the fastest seed, not the first listed: a seed's rank is a guess
+// made before anything ran (a framework's default comes first), its time a measurement.
+TEST(Strategies, TheFirstWalkerStartsFromTheFastestSeed) {
+  TuningSpace ts;
+  build_space(ts);
+  const Config slow = ts.space.complete({{"a", 2}, {"b", 1}, {"c", "x"}});
+  const Config fast = ts.space.complete({{"a", 10}, {"b", 16}, {"c", "y"}});
+  for (const std::string name : {"pattern", "lfbo"}) {
+    auto strategy = make_strategy(name, Effort::quick);
+    FormulaEvaluator evaluator(separable);
+    SearchContext context;
+    context.space = &ts;
+    context.seeds = {slow, fast};
+    context.rng_seed = 5;
+    context.max_evaluations = 100;
+    context.start_near_seeds = true;
+    strategy->start(context);
+    for (int round = 0; round < 2; ++round) {
+      const std::vector<Config> batch = strategy->ask(round == 0 ? 64 : 8);
+      ASSERT_FALSE(batch.empty()) << name;
+      if (round == 1) {
+        // The climb from the fast seed (a = 10) stays near it: a walker from the slow one (a = 2)
+        // would try a = 1..3 (or move there from the first round's neighbours).
+        for (const Config& c : batch) {
+          EXPECT_GE(c.get_int("a"), 7)
+              << name << ": " << c.to_string() << " climbs from the slow seed";
+        }
+      }
+      strategy->tell(batch, evaluator.evaluate(batch));
+    }
+  }
+}
+
 // A host kernel's lfbo search (effort quick) from `seed`'s neighbourhood, moving on gains of at
 // least `min_move_gain`, run to `budget` evaluations in rounds of `batch`.
 SearchOutcome near_seed_search(const TuningSpace& ts, const Config& seed, const CostFunction& cost,
