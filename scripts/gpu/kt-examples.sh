@@ -146,7 +146,8 @@ case "${1:-}" in
       timeout $((seconds + 20)) python3 "$root/scripts/gpu/kt_examples_run.py" "$examples_dir/$name.py" \
         "$budget" nvcuda $((seconds - 10)) "$dir/spec.json" "$dir/cutune.json" ${knob_pins[$name]:-} \
         > "$dir/kt.json" 2> "$dir/kt.log" || true
-      # Kernel Tuner's checked best, timed by cutune's harness: the spec held at that config.
+      # Kernel Tuner's checked best, timed by cutune's harness: a one-config tune of the spec
+      # whose default is that config.
       if python3 "$rows" pinned "$dir/spec.json" "$dir/kt.json" "$dir/kt_spec.json" 2> "$dir/kt_in_cutune.log"; then
         timeout 60 "$bin/cutune" tune "$dir/kt_spec.json" --budget 1 --no-store --json \
           > "$dir/kt_in_cutune.json" 2>> "$dir/kt_in_cutune.log" || true

@@ -65,10 +65,12 @@ class Row(unittest.TestCase):
 
 
 class Pinned(unittest.TestCase):
-    def test_every_knob_is_held_at_kernel_tuners_checked_best(self):
+    def test_the_default_is_kernel_tuners_checked_best_and_every_choice_stays(self):
         s = kt_examples_rows.pinned(spec(), {"best_config": {"filter_width": 5,
                                                              "block_size_x": 32}})
-        self.assertEqual([k["choices"] for k in s["knobs"]], [[5], [32]])
+        self.assertEqual([k["default"] for k in s["knobs"]], [5, 32])
+        # A reference kernel's config may use 16 (convolution_naive): it must stay legal.
+        self.assertEqual([k["choices"] for k in s["knobs"]], [[3, 5, 17], [16, 32]])
 
     def test_no_checked_best_is_an_error(self):
         with self.assertRaises(SystemExit) as raised:
