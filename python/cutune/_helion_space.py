@@ -154,7 +154,9 @@ class HelionSpace:
         a round per doubling of a side before it reaches the tiles a tile kernel runs best with
         (64 to 256 a side); measured in the first round, the fastest of these starts the climb."""
         by_name = {k["name"]: k for k in knobs}
-        sides = [n for n in self.paired_knobs(knobs) if n != self.names[self.gen.num_warps_index]]
+        index = self.gen.num_warps_index
+        warps_knob = by_name.get(self.names[index]) if index >= 0 else None
+        sides = [n for n in self.paired_knobs(knobs) if warps_knob is None or n != warps_knob["name"]]
         if len(sides) < 2:
             return []
         default = seeds[0]["config"]
@@ -163,8 +165,8 @@ class HelionSpace:
         for side in TILE_SIDES:
             for warps in TILE_WARPS:
                 config = dict(default, **{n: _clamp(by_name[n], side) for n in sides})
-                if "num_warps" in by_name:
-                    config["num_warps"] = _clamp(by_name["num_warps"], warps)
+                if warps_knob is not None:
+                    config[warps_knob["name"]] = _clamp(warps_knob, warps)
                 normalized = self.normalize(config)
                 text = json.dumps(normalized, sort_keys=True)
                 if normalized is not None and text not in taken:
