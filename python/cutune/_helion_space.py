@@ -156,7 +156,8 @@ class HelionSpace:
         by_name = {k["name"]: k for k in knobs}
         index = self.gen.num_warps_index
         warps_knob = by_name.get(self.names[index]) if index >= 0 else None
-        sides = [n for n in self.paired_knobs(knobs) if warps_knob is None or n != warps_knob["name"]]
+        sides = [n for n in self.paired_knobs(knobs)
+                 if warps_knob is None or n != warps_knob["name"]]
         if len(sides) < 2:
             return []
         default = seeds[0]["config"]
