@@ -212,9 +212,14 @@ class HelionSpace:
         return pairs
 
 
+def _search_range(knob: dict) -> tuple:
+    """A numeric knob's search view: (lowest, highest)."""
+    return knob.get("search_min", knob["min"]), knob.get("search_max", knob["max"])
+
+
 def _clamp(knob: dict, value: int) -> int:
     """`value` within a numeric knob's search view."""
-    low, high = knob.get("search_min", knob["min"]), knob.get("search_max", knob["max"])
+    low, high = _search_range(knob)
     return max(low, min(high, value))
 
 
@@ -222,7 +227,7 @@ def _steps(knob: dict, value) -> list:
     """A knob's values one step from `value` in its search view (none for lists and orders)."""
     kind = knob["kind"]
     if kind in ("power_of_two", "integer"):
-        low, high = knob.get("search_min", knob["min"]), knob.get("search_max", knob["max"])
+        low, high = _search_range(knob)
         up, down = (value * 2, value // 2) if kind == "power_of_two" else (value + 1, value - 1)
         return [v for v in (up, down) if low <= v <= high and v != value]
     if kind == "boolean":

@@ -77,23 +77,29 @@ def agrees(out, ref) -> bool:
     return numpy.abs(out - ref).max() <= tolerance * scale
 
 
-def checked_best(results, call_args, call_kwargs, spec_path, cutune_path):
-    """(time, config, rejected): the fastest config whose outputs agree with the reference."""
-    name, source, size, arguments, params = call_args
-    options = {k: v for k, v in call_kwargs.items() if k in RUN_ARGUMENTS}
+def copies(arguments):
+    """The arguments with every array copied: a backend may run the kernel on the caller's arrays
+    (the C one does), and an output left from an earlier run would hide a config that writes
+    nothing."""
+    return [a.copy() if isinstance(a, numpy.ndarray) else a for a in arguments]
+
+
+def checked_best(results, call, spec_path, cutune_path):
+    """(time, config, rejected): the fastest config whose outputs agree with the reference.
+    `call`: tune_kernel()'s arguments by name, its arrays as they were before the tune."""
+    name, source, size, arguments, params = (call[k] for k in (
+        "kernel_name", "kernel_source", "problem_size", "arguments", "tune_params"))
+    options = {k: v for k, v in call.items() if k in RUN_ARGUMENTS}
 
     def run(config):
-        # Fresh copies of the arguments as they were before the tune: a backend may run the
-        # kernel on the caller's arrays (the C one does), and an output left from an earlier
-        # run would hide a config that writes nothing.
-        fresh = [a.copy() if isinstance(a, numpy.ndarray) else a for a in arguments]
-        return kernel_tuner.run_kernel(name, source, size, fresh, config, quiet=True, **options)
+        return kernel_tuner.run_kernel(name, source, size, copies(arguments), config, quiet=True,
+                                       **options)
 
     spec = json.load(open(spec_path))
     roles = {b["name"]: b.get("role") for b in spec["buffers"]}
     skipped = {i for i, a in enumerate(spec.get("arguments", []))
                if roles.get(a.get("buffer")) == "scratch"}
-    reference = call_kwargs.get("answer")
+    reference = call.get("answer")
     if reference is None:
         default = load_json_tail(cutune_path)["default"]["config"]
         reference = run({k: default[k] if k in default else v[0] for k, v in params.items()})
@@ -133,13 +139,11 @@ def main():
         kwargs["strategy"] = "random_sample"
         kwargs["strategy_options"] = {"max_fevals": budget, "time_limit": seconds}
         kwargs["verbose"] = False
-        given = inspect.signature(original).bind(*args, **kwargs).arguments
-        before = [a.copy() if isinstance(a, numpy.ndarray) else a for a in given["arguments"]]
+        call = inspect.signature(original).bind(*args, **kwargs).arguments
+        before = copies(call["arguments"])
         results, _ = original(*args, **kwargs)
-        given["arguments"] = before
-        call = tuple(given[k] for k in ("kernel_name", "kernel_source", "problem_size",
-                                        "arguments")) + (params,)
-        raise FirstCallDone(results, call, given)
+        call["arguments"] = before
+        raise FirstCallDone(results, call)
 
     kernel_tuner.tune_kernel = tune_first_call
     kernel_tuner.interface.tune_kernel = tune_first_call
@@ -148,9 +152,9 @@ def main():
         runpy.run_path(script, run_name="__main__")
         print(json.dumps({"error": "no tune_kernel() call ran"}))
     except FirstCallDone as done:
-        results, call, kwargs = done.args
+        results, call = done.args
         times = [r["time"] for r in results if isinstance(r.get("time"), (int, float))]
-        best, config, rejected = checked_best(results, call, kwargs, spec_path, cutune_path)
+        best, config, rejected = checked_best(results, call, spec_path, cutune_path)
         print(json.dumps({"best_ms": best, "best_config": config, "rejected": rejected,
                           "fastest_unchecked_ms": min(times) if times else None,
                           "configs": len(results), "valid": len(times),
