@@ -10,7 +10,9 @@ from helion.autotuner import config_fragment as fragments
 
 # The tile seeds of a kernel with a tile of two or more sides (HelionSpace.tile_seeds): square
 # tiles of these sides, each with these warps.
-TILE_SIDES = (64, 128)
+# (first side, every other side): square tiles, and the tall tile flash attention and the Triton
+# tutorial's GEMM run best with (more rows per program than the loop's step).
+TILE_SHAPES = ((64, 64), (128, 128), (128, 64))
 TILE_WARPS = (4, 8)
 
 # What Helion raises for a config it will not run (as its own seed transfer catches).
@@ -148,8 +150,8 @@ class HelionSpace:
         return spec
 
     def tile_seeds(self, knobs: list, seeds: list) -> list:
-        """For a kernel with a tile of two or more sides: Helion's default with square tiles of
-        TILE_SIDES and TILE_WARPS warps, each as Helion normalizes it. Helion's default tile is
+        """For a kernel with a tile of two or more sides: Helion's default with the tiles of
+        TILE_SHAPES and TILE_WARPS warps, each as Helion normalizes it. Helion's default tile is
         small (16 a side) and its compiler seeds aim at other kernels, so a climb from them takes
         a round per doubling of a side before it reaches the tiles a tile kernel runs best with
         (64 to 256 a side); measured in the first round, the fastest of these starts the climb."""
@@ -163,16 +165,18 @@ class HelionSpace:
         default = seeds[0]["config"]
         taken = {json.dumps(seed["config"], sort_keys=True) for seed in seeds}
         out = []
-        for side in TILE_SIDES:
+        for first, other in TILE_SHAPES:
             for warps in TILE_WARPS:
-                config = dict(default, **{n: _clamp(by_name[n], side) for n in sides})
+                config = dict(default, **{n: _clamp(by_name[n], first if i == 0 else other)
+                                          for i, n in enumerate(sides)})
                 if warps_knob is not None:
                     config[warps_knob["name"]] = _clamp(warps_knob, warps)
                 normalized = self.normalize(config)
                 text = json.dumps(normalized, sort_keys=True)
                 if normalized is not None and text not in taken:
                     taken.add(text)
-                    out.append({"name": f"tile_{side}_w{warps}", "priority": 50 - len(out),
+                    out.append({"name": f"tile_{first}x{other}_w{warps}",
+                                "priority": 50 - len(out),
                                 "config": normalized})
         return out
 

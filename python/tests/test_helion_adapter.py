@@ -64,10 +64,11 @@ def test_block_sizes_and_warps_move_in_pairs():
     assert spec["paired_moves"][0] == ["block_sizes_0", "block_sizes_1", "num_warps"]
 
 
-def test_a_tile_kernel_gets_square_tile_seeds_and_a_row_kernel_none():
+def test_a_tile_kernel_gets_tile_seeds_and_a_row_kernel_none():
     """Helion's default tile (16 a side) is far from where a tile kernel runs best: a kernel with
-    two or more tile sides also gets square tiles of 64 and 128 with 4 and 8 warps, normalized by
-    Helion, after Helion's own default and seeds; a one-sided tile gets none."""
+    two or more tile sides also gets square tiles of 64 and 128 and a tall 128x64 tile, with 4 and
+    8 warps, normalized by Helion, after Helion's own default and seeds; a one-sided tile gets
+    none."""
     big = torch.randn(512, 512)
     bound = make_add(cutune.helion.autotuner).bind((big, big))
     space = HelionSpace(ConfigGeneration(bound.config_spec), bound.config_spec)
@@ -75,7 +76,8 @@ def test_a_tile_kernel_gets_square_tile_seeds_and_a_row_kernel_none():
     tiles = [s for s in seeds if s["name"].startswith("tile_")]
     shape = [(s["config"]["block_sizes_0"], s["config"]["block_sizes_1"], s["config"]["num_warps"])
              for s in tiles]
-    assert shape == [(64, 64, 4), (64, 64, 8), (128, 128, 4), (128, 128, 8)]
+    assert shape == [(64, 64, 4), (64, 64, 8), (128, 128, 4), (128, 128, 8), (128, 64, 4),
+                     (128, 64, 8)]
     assert all(space.normalize(s["config"]) == s["config"] for s in tiles)
     assert max(s["priority"] for s in tiles) < min(s["priority"] for s in seeds
                                                     if s["name"].startswith("helion_"))
