@@ -61,16 +61,22 @@ enum class BufferRole {
   output,   // poisoned (NaN, or 0x7f.. for integers) before every run, compared with the reference
   scratch,  // zeroed before every run, never compared
   inout,    // filled and restored as an input, compared as an output (a kernel that works in place)
+  // Zeroed before every run, compared by the sum of its elements: a reduction's per-block partial
+  // results, whose number and order follow the config's grid, so that no two grids agree element
+  // by element while every correct one agrees on the total.
+  partial_sums,
 };
 
-std::string_view to_string(BufferRole role);  // "input", "output", "scratch", "inout"
+// "input", "output", "scratch", "inout", "partial_sums"
+std::string_view to_string(BufferRole role);
 // Whether a buffer of `role` starts every run from its seeded fill (input, inout), and whether it
-// is compared with the reference afterwards (output, inout).
+// is compared with the reference afterwards (output, inout, partial_sums).
 inline bool is_filled(BufferRole role) {
   return role == BufferRole::input || role == BufferRole::inout;
 }
 inline bool is_compared(BufferRole role) {
-  return role == BufferRole::output || role == BufferRole::inout;
+  return role == BufferRole::output || role == BufferRole::inout ||
+         role == BufferRole::partial_sums;
 }
 
 enum class BufferFill { random, zero };  // inputs only: seeded non-zero random values, or zeros

@@ -16,7 +16,7 @@ to launch can come back with the time of a launch that did nothing. So its best 
 cutune checks every config: from the fastest down, each config's outputs (run_kernel) against the
 script's answer, else against the config cutune's tune took as its default (CUTUNE_JSON), with
 cutune's normwise tolerance per element type, scratch buffers of SPEC (the imported spec) left
-out; the first that passes is Kernel Tuner's best, the ones above it are counted as rejected.
+out and its partial_sums buffers compared by their totals; the first that passes is Kernel Tuner's best, the ones above it are counted as rejected.
 """
 import inspect
 import json
@@ -62,8 +62,9 @@ RUN_ARGUMENTS = ("grid_div_x", "grid_div_y", "grid_div_z", "lang", "device", "pl
 TOLERANCE = {"f": 1e-4, "d": 1e-9}
 
 
-def agrees(out, ref) -> bool:
-    """cutune's normwise check: max |out - ref| / max |ref| within the element type's tolerance."""
+def agrees(out, ref, summed=False) -> bool:
+    """cutune's normwise check: max |out - ref| / max |ref| within the element type's tolerance;
+    for partial sums (`summed`), |sum(out) - sum(ref)| / sum|ref|."""
     out, ref = numpy.asarray(out), numpy.asarray(ref)
     if out.shape != ref.shape:
         return False
@@ -71,6 +72,8 @@ def agrees(out, ref) -> bool:
     out, ref = out.astype(numpy.float64), ref.astype(numpy.float64)
     if not numpy.isfinite(out).all():
         return False
+    if summed:
+        return abs(out.sum() - ref.sum()) <= tolerance * numpy.abs(ref).sum()
     scale = numpy.abs(ref).max() if ref.size else 0.0
     if scale == 0:
         return numpy.array_equal(out, ref)
@@ -97,8 +100,8 @@ def checked_best(results, call, spec_path, cutune_path):
 
     spec = json.load(open(spec_path))
     roles = {b["name"]: b.get("role") for b in spec["buffers"]}
-    skipped = {i for i, a in enumerate(spec.get("arguments", []))
-               if roles.get(a.get("buffer")) == "scratch"}
+    role = [roles.get(a.get("buffer")) for a in spec.get("arguments", [])]
+    role += [None] * (len(arguments) - len(role))
     reference = call.get("answer")
     if reference is None:
         default = load_json_tail(cutune_path)["default"]["config"]
@@ -110,7 +113,8 @@ def checked_best(results, call, spec_path, cutune_path):
             outputs = run({k: r[k] for k in params})
         except Exception:  # a config that does not run is not a best
             continue
-        if all(i in skipped or not isinstance(ref, numpy.ndarray) or agrees(out, ref)
+        if all(role[i] == "scratch" or not isinstance(ref, numpy.ndarray)
+               or agrees(out, ref, role[i] == "partial_sums")
                for i, (out, ref) in enumerate(zip(outputs, reference))):
             return r["time"], {k: r[k] for k in params}, rejected
     return None, None, len(timed)

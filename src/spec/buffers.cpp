@@ -10,7 +10,7 @@ namespace cutune {
 namespace {
 
 // In BufferRole's order.
-constexpr std::string_view role_names[] = {"input", "output", "scratch", "inout"};
+constexpr std::string_view role_names[] = {"input", "output", "scratch", "inout", "partial_sums"};
 
 }  // namespace
 
@@ -23,7 +23,7 @@ const std::set<std::string, std::less<>> buffer_types{"f64", "f32", "f16", "bf16
                                                       "i32", "i64", "u32", "u8"};
 
 BufferRole read_role(const Reader& r, const Node& node) {
-  const std::string text = r.one_of(node, {"input", "output", "scratch", "inout"});
+  const std::string text = r.one_of(node, {"input", "output", "scratch", "inout", "partial_sums"});
   const auto* found = std::find(std::begin(role_names), std::end(role_names), text);
   return static_cast<BufferRole>(found - std::begin(role_names));
 }

@@ -35,17 +35,43 @@ tune_kernel("scale", kernel, n, [out, x, numpy.int32(n)], {"reps": [2, 1, 4], "s
             lang="C")
 '''
 
+# Partial sums of `in`, one per chunk (expdist's per-block `cost`): 2 and 4 chunks agree with 1 on
+# the total only; 5 drops the remainder of n = 1001 and reports the fastest time, 2 the next.
+PARTIAL_SUMS = '''
+import numpy
+from kernel_tuner import tune_kernel
+
+kernel = """
+extern "C" float chunk_sums(float *cost, float *in, int n) {
+    int per = n / chunks;
+    for (int c = 0; c < chunks; c++) {
+        float sum = 0.0f;
+        int end = c == chunks - 1 && chunks != 5 ? n : (c + 1) * per;
+        for (int i = c * per; i < end; i++) sum += in[i];
+        cost[c] = sum;
+    }
+    return chunks == 5 ? 0.5f : chunks == 2 ? 1.0f : 2.0f + chunks;
+}
+"""
+n = 1001
+x = numpy.arange(n, dtype=numpy.float32) / n
+cost = numpy.zeros(8, dtype=numpy.float32)
+tune_kernel("chunk_sums", kernel, n, [cost, x, numpy.int32(n)], {"chunks": [1, 2, 4, 5]},
+            lang="C")
+'''
+
+SCALE_BUFFERS = [{"name": "out", "role": "inout"}, {"name": "in", "role": "input"}]
+
 
 class CheckedBest(unittest.TestCase):
-    def run_runner(self, folder, default):
+    def run_runner(self, folder, default, script_text=SCRIPT, buffers=SCALE_BUFFERS):
         script = os.path.join(folder, "scale.py")
         with open(script, "w") as f:
-            f.write(SCRIPT)
+            f.write(script_text)
         spec = os.path.join(folder, "spec.json")
         with open(spec, "w") as f:
-            json.dump({"buffers": [{"name": "out", "role": "inout"},
-                                   {"name": "in", "role": "input"}],
-                       "arguments": [{"buffer": "out"}, {"buffer": "in"}, {"scalar": "n"}]}, f)
+            json.dump({"buffers": buffers, "arguments": [
+                {"buffer": buffers[0]["name"]}, {"buffer": "in"}, {"scalar": "n"}]}, f)
         cutune = os.path.join(folder, "cutune.json")
         with open(cutune, "w") as f:
             f.write("cutune: a line before the report\n"
@@ -64,6 +90,15 @@ class CheckedBest(unittest.TestCase):
         self.assertEqual(result["best_config"], {"reps": 1, "skip": 0})
         self.assertEqual(result["rejected"], 3)  # skip = 1 at each of the three reps
         self.assertEqual(result["valid"], 6)
+
+    def test_partial_sums_are_checked_by_their_total(self):
+        with tempfile.TemporaryDirectory() as folder:
+            result = self.run_runner(folder, {"chunks": 1}, PARTIAL_SUMS,
+                                     [{"name": "cost", "role": "partial_sums"},
+                                      {"name": "in", "role": "input"}])
+        self.assertEqual(result["fastest_unchecked_ms"], 0.5)
+        self.assertEqual(result["best_config"], {"chunks": 2})  # its cost differs from chunks 1's
+        self.assertEqual(result["rejected"], 1)  # chunks = 5 only
 
 
 if __name__ == "__main__":

@@ -387,7 +387,8 @@ TEST_F(InlineSpec, BufferRolesAndTheDefaultConfigCheck) {
 })js");
   EXPECT_EQ(message.rfind(at(9), 0), 0u) << message;
   EXPECT_NE(message.find(
-                "buffers/0/role: expected one of input, output, scratch, inout, got \"inplace\""),
+                "buffers/0/role: expected one of input, output, scratch, inout, partial_sums, got "
+                "\"inplace\""),
             std::string::npos)
       << message;
   message = error_of(head + R"js(  "buffers": [{"name": "x", "type": "f32", "size": "n",

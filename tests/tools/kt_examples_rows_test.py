@@ -1,4 +1,4 @@
-"""bench/gpu/kt_examples_rows.py, the Python side of scripts/gpu/kt-examples.sh: pins and scratch
+"""bench/gpu/kt_examples_rows.py, the Python side of scripts/gpu/kt-examples.sh: pins and summed
 buffers on an imported spec, and a table row from the two tools' outputs. Run by ctest
 (tests/tools/CMakeLists.txt); standard library only."""
 import json
@@ -20,23 +20,27 @@ def spec():
                         {"name": "in", "role": "input"}]}
 
 
-class PinAndScratch(unittest.TestCase):
-    def test_a_pin_holds_the_knob_and_scratch_leaves_a_buffer_uncompared(self):
+class PinAndSum(unittest.TestCase):
+    def test_a_pin_holds_the_knob_and_a_summed_buffer_is_compared_by_its_total(self):
         s = spec()
-        against = kt_examples_rows.pin_and_scratch(s, ["cost"], ["filter_width=17"])
+        against = kt_examples_rows.pin_and_sum(s, ["cost"], ["filter_width=17"])
         self.assertEqual(s["knobs"][0], {"name": "filter_width", "choices": [17], "default": 17})
         self.assertEqual(s["knobs"][1]["choices"], [16, 32])
-        self.assertEqual(s["buffers"][1], {"name": "cost", "role": "scratch"})
-        self.assertEqual(against, "default")  # "out" is still compared
+        self.assertEqual(s["buffers"][1], {"name": "cost", "role": "partial_sums"})
+        self.assertEqual(against, "default")
 
     def test_what_the_tune_is_checked_against(self):
         s = dict(spec(), check={"entry": "convolution_naive"})
-        self.assertEqual(kt_examples_rows.pin_and_scratch(s, [], []), "convolution_naive")
-        self.assertEqual(kt_examples_rows.pin_and_scratch(spec(), ["out", "cost"], []), "none")
+        self.assertEqual(kt_examples_rows.pin_and_sum(s, [], []), "convolution_naive")
+        inputs = dict(spec(), buffers=[{"name": "in", "role": "input"}])
+        self.assertEqual(kt_examples_rows.pin_and_sum(inputs, [], []), "none")
+        summed = dict(spec(), buffers=[{"name": "cost", "role": "scratch"}])
+        self.assertEqual(kt_examples_rows.pin_and_sum(summed, [], []), "none")
+        self.assertEqual(kt_examples_rows.pin_and_sum(summed, ["cost"], []), "default")
 
     def test_an_unknown_knob_is_refused_naming_the_knobs(self):
         with self.assertRaises(SystemExit) as raised:
-            kt_examples_rows.pin_and_scratch(spec(), [], ["filter_height=17"])
+            kt_examples_rows.pin_and_sum(spec(), [], ["filter_height=17"])
         self.assertIn("filter_height", str(raised.exception))
         self.assertIn("filter_width, block_size_x", str(raised.exception))
 
@@ -61,7 +65,7 @@ class Row(unittest.TestCase):
     def test_a_tool_without_a_result_shows_a_dash(self):
         line = kt_examples_rows.row("expdist", {}, {"best_ms": 1.0}, {}, "cost")
         self.assertEqual(line.split()[:5], ["expdist", "-", "1.0000", "-", "-"])
-        self.assertIn("not checked (cost not compared)", line)
+        self.assertIn("not checked (cost by its sum)", line)
 
 
 class Pinned(unittest.TestCase):

@@ -41,10 +41,13 @@ enum class Role {
   output,   // poisoned (NaN; integers 0x7f bytes) before every launch, compared with the reference
   scratch,  // zeroed before every launch, never compared
   inout,    // filled and restored as an input, compared as an output
+  partial_sums,  // zeroed before every launch, compared by the sum of its elements
 };
 // Whether a launch starts from the buffer's fill, and whether it is compared afterwards.
 inline bool is_filled(Role role) { return role == Role::input || role == Role::inout; }
-inline bool is_compared(Role role) { return role == Role::output || role == Role::inout; }
+inline bool is_compared(Role role) {
+  return role == Role::output || role == Role::inout || role == Role::partial_sums;
+}
 
 // One kernel parameter: a device buffer (passed as its pointer) or a scalar passed by value.
 struct Arg {
@@ -204,7 +207,8 @@ NLOHMANN_JSON_SERIALIZE_ENUM(Dtype, {{Dtype::f64, "f64"},
 NLOHMANN_JSON_SERIALIZE_ENUM(Role, {{Role::input, "input"},
                                     {Role::output, "output"},
                                     {Role::scratch, "scratch"},
-                                    {Role::inout, "inout"}})
+                                    {Role::inout, "inout"},
+                                    {Role::partial_sums, "partial_sums"}})
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Launch, cubin, kernel, grid, block, cluster,
                                                 dynamic_smem)

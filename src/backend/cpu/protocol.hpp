@@ -44,12 +44,14 @@ struct Buffer {
   std::string name;  // the spec's, for messages
   std::string type;  // one of element_types
   std::uint64_t count = 0;
-  std::string role;  // "input", "output", "scratch", "inout" (cutune::BufferRole's names)
+  std::string role;  // "input", "output", "scratch", "inout", "partial_sums" (BufferRole's names)
   std::string fill;  // inputs and inouts: "random" or "zero"
 };
 // Whether a run starts from the buffer's seeded fill, and whether it is compared afterwards.
 inline bool is_filled(const Buffer& b) { return b.role == "input" || b.role == "inout"; }
-inline bool is_compared(const Buffer& b) { return b.role == "output" || b.role == "inout"; }
+inline bool is_compared(const Buffer& b) {
+  return b.role == "output" || b.role == "inout" || b.role == "partial_sums";
+}
 
 // One parameter of a kernel called with its own parameter list (through the call shim of
 // cppgen/call_shim.hpp): a buffer's pointer, or a scalar of `type` (i32, i64, u32, u64, f32, f64)

@@ -50,20 +50,25 @@ auto by_type(const std::string& type, F&& f) {
   return f(std::uint32_t{});
 }
 
-// Normwise relative error max|x - r| / max|r| (absolute when the reference is all zero);
-// infinity when x holds a NaN or an infinity.
+// Normwise relative error max|x - r| / max|r| (absolute when the reference is all zero); for
+// partial_sums, |sum(x) - sum(r)| / sum|r|, the error the order of the sum may make. Infinity when
+// x holds a NaN or an infinity.
 double relative_error(const Buffer& buffer) {
+  const bool summed = buffer.spec.role == "partial_sums";
   return by_type(buffer.spec.type, [&](auto zero) {
     using T = decltype(zero);
     const T* x = reinterpret_cast<const T*>(buffer.data);
     const T* r = reinterpret_cast<const T*>(buffer.reference.data());
-    double diff = 0, scale = 0;
+    double diff = 0, scale = 0, sum = 0, reference = 0;
     for (std::uint64_t i = 0; i < buffer.spec.count; ++i) {
       double xi = static_cast<double>(x[i]), ri = static_cast<double>(r[i]);
       if (!std::isfinite(xi)) return std::numeric_limits<double>::infinity();
+      sum += xi;
+      reference += ri;
       diff = std::max(diff, std::abs(xi - ri));
-      scale = std::max(scale, std::abs(ri));
+      scale = summed ? scale + std::abs(ri) : std::max(scale, std::abs(ri));
     }
+    if (summed) diff = std::abs(sum - reference);
     return scale > 0 ? diff / scale : diff;
   });
 }
@@ -156,7 +161,7 @@ void Worker::reset_buffers() {
     std::fill_n(buffer.data + buffer.bytes, kGuardBytes, kPoison);
     if (proto::is_filled(buffer.spec)) {
       std::memcpy(buffer.data, buffer.pristine.data(), buffer.bytes);
-    } else if (buffer.spec.role == "scratch") {
+    } else if (buffer.spec.role == "scratch" || buffer.spec.role == "partial_sums") {
       std::memset(buffer.data, 0, buffer.bytes);
     } else if (buffer.spec.type == "f32" || buffer.spec.type == "f64") {
       by_type(buffer.spec.type, [&](auto zero) {

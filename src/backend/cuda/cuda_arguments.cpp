@@ -38,6 +38,8 @@ proto::Role worker_role(BufferRole role) {
       return proto::Role::scratch;
     case BufferRole::inout:
       return proto::Role::inout;
+    case BufferRole::partial_sums:
+      return proto::Role::partial_sums;
   }
   throw std::logic_error("a buffer role without a worker role");
 }

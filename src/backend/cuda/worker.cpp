@@ -175,7 +175,9 @@ void Worker::reset_outputs(const std::vector<proto::Arg>& args) {
     bool integer = args[i].dtype == proto::Dtype::i32 || args[i].dtype == proto::Dtype::i64 ||
                    args[i].dtype == proto::Dtype::u32 || args[i].dtype == proto::Dtype::u64 ||
                    args[i].dtype == proto::Dtype::u8;
-    unsigned char fill = args[i].role == proto::Role::scratch ? 0x00 : integer ? 0x7f : 0xff;
+    const bool zeroed =
+        args[i].role == proto::Role::scratch || args[i].role == proto::Role::partial_sums;
+    unsigned char fill = zeroed ? 0x00 : integer ? 0x7f : 0xff;
     check(
         cuMemsetD8Async(workspace_.working[i].pointer, fill, workspace_.working[i].bytes, stream_),
         "cuMemsetD8Async");

@@ -79,6 +79,10 @@ struct Comparison {
 // finite fails outright (poisoned outputs are NaN, so an element never written fails too).
 Comparison compare(const std::vector<std::byte>& got, const std::vector<std::byte>& want,
                    protocol::Dtype dtype, std::uint64_t count);
+// A partial_sums buffer's: |sum(x) - sum(ref)| / sum|ref|, the error the order of a sum of these
+// elements may make; any non-finite element fails outright.
+Comparison compare_sums(const std::vector<std::byte>& got, const std::vector<std::byte>& want,
+                        protocol::Dtype dtype, std::uint64_t count);
 
 struct DeviceBuffer {
   CUdeviceptr pointer = 0;

@@ -247,4 +247,21 @@ Comparison compare(const std::vector<std::byte>& got, const std::vector<std::byt
   return {max_ref > 0 ? max_diff / max_ref : max_diff, {}};
 }
 
+Comparison compare_sums(const std::vector<std::byte>& got, const std::vector<std::byte>& want,
+                        proto::Dtype dtype, std::uint64_t count) {
+  double sum = 0, reference = 0, magnitude = 0;
+  for (std::uint64_t i = 0; i < count; ++i) {
+    double x = element(got, dtype, i), r = element(want, dtype, i);
+    if (!std::isfinite(x)) {
+      return {std::numeric_limits<double>::max(),
+              "non-finite value " + std::to_string(x) + " at element " + std::to_string(i)};
+    }
+    sum += x;
+    reference += r;
+    magnitude += std::fabs(r);
+  }
+  const double diff = std::fabs(sum - reference);
+  return {magnitude > 0 ? diff / magnitude : diff, {}};
+}
+
 }  // namespace cutune::cuda::worker
