@@ -1,9 +1,9 @@
 """The Python side of scripts/gpu/kt-examples.sh, one command each:
 
-    python3 kt_examples_rows.py spec SPEC SUMMED [KNOB=VALUE ...]
+    python3 kt_examples_rows.py spec SPEC BUFFERS [KNOB=VALUE ...]
         pins each KNOB of the imported spec to VALUE (a JSON value; Kernel Tuner's side pins it
-        alike), makes the buffers named in SUMMED (space-separated) partial_sums (compared by
-        their total), writes
+        alike), gives each buffer of BUFFERS (space-separated NAME=ROLE or NAME=FILL) its role
+        (partial_sums: compared by its total) or fill (positive), writes
         SPEC back and prints what the tune is checked against: the reference entry, "default"
         (the default config) or "none"
     python3 kt_examples_rows.py pinned SPEC KT_JSON OUT
@@ -12,7 +12,7 @@
         fails when there is none
     python3 kt_examples_rows.py header
         prints the table's header
-    python3 kt_examples_rows.py row NAME FOLDER SUMMED
+    python3 kt_examples_rows.py row NAME FOLDER BUFFERS
         prints the table's row of one example from FOLDER's cutune.json, kt.json and
         kt_in_cutune.json: cutune's best, Kernel Tuner's by its own timer and by cutune's, the
         ratio of the two timed by cutune's harness, and what each side was checked against
@@ -23,9 +23,17 @@ import json
 import sys
 
 
-def pin_and_sum(spec, summed, pins):
-    """`spec` with each "knob=value" of `pins` held at its value and the `summed` buffers
-    compared by their total (partial_sums); returns what the tune is checked against."""
+FILLS = ("random", "zero", "positive")
+
+
+def summed(buffers):
+    """The names that `buffers` ("name=role_or_fill" items) makes partial_sums."""
+    return [b.split("=", 1)[0] for b in buffers if b.endswith("=partial_sums")]
+
+
+def pin_and_edit(spec, buffers, pins):
+    """`spec` with each "knob=value" of `pins` held at its value and each "name=role_or_fill" of
+    `buffers` applied; returns what the tune is checked against."""
     for pin in pins:
         name, value = pin.split("=", 1)
         knob = next((k for k in spec["knobs"] if k["name"] == name), None)
@@ -33,10 +41,17 @@ def pin_and_sum(spec, summed, pins):
             raise SystemExit("kt_examples_rows.py: no knob %s to pin (knobs: %s)"
                              % (name, ", ".join(k["name"] for k in spec["knobs"])))
         knob["choices"], knob["default"] = [json.loads(value)], json.loads(value)
+    edits = dict(b.split("=", 1) for b in buffers)
     for buffer in spec["buffers"]:
-        if buffer["name"] in summed:
-            buffer["role"] = "partial_sums"
+        value = edits.pop(buffer["name"], None)
+        if value in FILLS:
+            buffer["fill"] = value
+        elif value is not None:
+            buffer["role"] = value
             buffer.pop("fill", None)
+    if edits:
+        raise SystemExit("kt_examples_rows.py: no buffer %s (buffers: %s)"
+                         % (", ".join(edits), ", ".join(b["name"] for b in spec["buffers"])))
     compared = any(b.get("role") in ("output", "inout", "partial_sums") for b in spec["buffers"])
     return spec["check"]["entry"] if "check" in spec else "default" if compared else "none"
 
@@ -50,7 +65,7 @@ def load_json_tail(path):
         return {}
 
 
-def row(name, cutune, kt, kt_in_cutune, summed):
+def row(name, cutune, kt, kt_in_cutune, buffers):
     """cutune's best, Kernel Tuner's best by its timer and by cutune's, and cutune's over
     Kernel Tuner's as cutune's harness times both (below 1: cutune's config is faster)."""
     best = (cutune.get("best") or {}).get("time_ms")
@@ -60,7 +75,8 @@ def row(name, cutune, kt, kt_in_cutune, summed):
     against = cutune.get("checked_against")
     wrong = (cutune.get("outcomes") or {}).get("wrong_result", 0)
     checked = ("against " + against if against else "not checked") + (
-        " (%d wrong)" % wrong if wrong else "") + (" (%s by its sum)" % summed if summed else "")
+        " (%d wrong)" % wrong if wrong else "") + "".join(
+            " (%s by its sum)" % b for b in summed(buffers))
     kt_notes = [n % kt[k] for k, n in (("wrong", "%d wrong"), ("rejected", "%d fastest rejected"))
                 if kt.get(k)]
     kt_checked = " (Kernel Tuner: %s)" % ", ".join(kt_notes) if kt_notes else ""
@@ -93,7 +109,7 @@ def main(argv):
     if len(argv) >= 3 and argv[0] == "spec":
         path = argv[1]
         spec = json.load(open(path))
-        against = pin_and_sum(spec, argv[2].split(), argv[3:])
+        against = pin_and_edit(spec, argv[2].split(), argv[3:])
         json.dump(spec, open(path, "w"), indent=2)
         print(against)
     elif len(argv) == 4 and argv[0] == "pinned":
@@ -102,9 +118,9 @@ def main(argv):
     elif argv == ["header"]:
         print(HEADER)
     elif len(argv) == 4 and argv[0] == "row":
-        name, folder, summed = argv[1:]
+        name, folder, buffers = argv[1:]
         print(row(name, *(load_json_tail("%s/%s.json" % (folder, tool))
-                          for tool in ("cutune", "kt", "kt_in_cutune")), summed))
+                          for tool in ("cutune", "kt", "kt_in_cutune")), buffers.split()))
     else:
         raise SystemExit(__doc__)
 

@@ -79,7 +79,10 @@ inline bool is_compared(BufferRole role) {
          role == BufferRole::partial_sums;
 }
 
-enum class BufferFill { random, zero };  // inputs only: seeded non-zero random values, or zeros
+// Inputs and inouts: seeded values away from zero with either sign, zeros, or the seeded values'
+// magnitudes (for what a kernel divides by, takes the root or logarithm of, or scales by).
+enum class BufferFill { random, zero, positive };
+std::string_view to_string(BufferFill fill);  // "random", "zero", "positive"
 
 struct BufferSpec {
   std::string name;

@@ -38,9 +38,10 @@
 #   be its smallest filter, less work rather than a faster kernel, and a config of another filter
 #   computes another image than the default's. Both are pinned to 17, the filter
 #   convolution_correct.py checks.
-# - summed: a buffer compared by its total (role partial_sums). expdist's `cost` holds one partial
-#   sum per thread block of the config's own grid, so no two grids agree element by element; their
-#   totals, which the script's second kernel computes, do.
+# - buffers: a buffer's role or fill. expdist's `cost` holds one partial sum per thread block of
+#   the config's own grid, so no two grids agree element by element; their totals, which the
+#   script's second kernel computes, do (role partial_sums). Its scales divide a distance in an
+#   exponent, so they are positive, as the script's are (fill positive).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 # shellcheck source=scripts/gpu/lib.sh
@@ -60,19 +61,19 @@ work="${WORK_DIR:-$root/build/kt-examples}"
 # not expand macros in a pragma's argument.
 examples=(convolution convolution_correct expdist matmul sepconv stencil vector_add zeromeanfilter)
 declare -A knob_pins=([convolution]="filter_height=17 filter_width=17" [sepconv]="filter_width=17")
-declare -A summed_buffers=([expdist]="cost")
+declare -A buffer_edits=([expdist]="cost=partial_sums scale_A=positive scale_B=positive")
 # Examples whose configs run for milliseconds (a 4096^2 matmul, 17x17 filters on 4096^2 images):
 # 30 configs take each tool about a minute.
 declare -A tool_seconds=([matmul]=75 [convolution]=60 [convolution_correct]=50)
 
 # import EXAMPLES NAME: the spec of NAME.py in $work/NAME/spec.json, with the row's pins and
-# summed buffers; prints what it is checked against: a reference entry, "default" or "none".
+# buffer edits; prints what it is checked against: a reference entry, "default" or "none".
 import_one() {
   mkdir -p "$work/$2"
   "$bin/cutune" import-kt "$1/$2.py" -o "$work/$2/spec.json" > "$work/$2/import.log" 2>&1 ||
     { cat "$work/$2/import.log" >&2; return 1; }
   # shellcheck disable=SC2086  # one word a pin
-  python3 "$root/bench/gpu/kt_examples_rows.py" spec "$work/$2/spec.json" "${summed_buffers[$2]:-}" \
+  python3 "$root/bench/gpu/kt_examples_rows.py" spec "$work/$2/spec.json" "${buffer_edits[$2]:-}" \
     ${knob_pins[$2]:-}
 }
 
@@ -152,7 +153,7 @@ case "${1:-}" in
         timeout 60 "$bin/cutune" tune "$dir/kt_spec.json" --budget 1 --no-store --json \
           > "$dir/kt_in_cutune.json" 2>> "$dir/kt_in_cutune.log" || true
       fi
-      python3 "$rows" row "$name" "$dir" "${summed_buffers[$name]:-}"
+      python3 "$rows" row "$name" "$dir" "${buffer_edits[$name]:-}"
     done
     ;;
   *)

@@ -16,7 +16,8 @@ to launch can come back with the time of a launch that did nothing. So its best 
 cutune checks every config: from the fastest down, each config's outputs (run_kernel) against the
 script's answer, else against the config cutune's tune took as its default (CUTUNE_JSON), with
 cutune's normwise tolerance per element type, scratch buffers of SPEC (the imported spec) left
-out and its partial_sums buffers compared by their totals; the first that passes is Kernel Tuner's best, the ones above it are counted as rejected.
+out and its partial_sums buffers compared by their totals; the first that passes is Kernel
+Tuner's best, the ones above it are counted as rejected.
 """
 import inspect
 import json

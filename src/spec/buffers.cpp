@@ -11,10 +11,13 @@ namespace {
 
 // In BufferRole's order.
 constexpr std::string_view role_names[] = {"input", "output", "scratch", "inout", "partial_sums"};
+// In BufferFill's order.
+constexpr std::string_view fill_names[] = {"random", "zero", "positive"};
 
 }  // namespace
 
 std::string_view to_string(BufferRole role) { return role_names[static_cast<int>(role)]; }
+std::string_view to_string(BufferFill fill) { return fill_names[static_cast<int>(fill)]; }
 
 namespace spec {
 namespace {
@@ -49,8 +52,9 @@ void read_buffers(const Reader& r, const Node& root, const Scope& problem_scope,
     if (auto role = Reader::member(node, "role")) buffer.role = read_role(r, *role);
     if (auto fill = Reader::member(node, "fill")) {
       if (!is_filled(buffer.role)) r.fail(*fill, "only input and inout buffers have a fill");
-      buffer.fill =
-          r.one_of(*fill, {"random", "zero"}) == "zero" ? BufferFill::zero : BufferFill::random;
+      const std::string text = r.one_of(*fill, {"random", "zero", "positive"});
+      const auto* found = std::find(std::begin(fill_names), std::end(fill_names), text);
+      buffer.fill = static_cast<BufferFill>(found - std::begin(fill_names));
     }
     double count = buffer.count.evaluate(spec.problem, Device{});
     if (!(count >= 1)) {

@@ -1,5 +1,5 @@
-"""bench/gpu/kt_examples_rows.py, the Python side of scripts/gpu/kt-examples.sh: pins and summed
-buffers on an imported spec, and a table row from the two tools' outputs. Run by ctest
+"""bench/gpu/kt_examples_rows.py, the Python side of scripts/gpu/kt-examples.sh: pins and buffer
+edits on an imported spec, and a table row from the two tools' outputs. Run by ctest
 (tests/tools/CMakeLists.txt); standard library only."""
 import json
 import os
@@ -20,27 +20,36 @@ def spec():
                         {"name": "in", "role": "input"}]}
 
 
-class PinAndSum(unittest.TestCase):
+class PinAndEdit(unittest.TestCase):
     def test_a_pin_holds_the_knob_and_a_summed_buffer_is_compared_by_its_total(self):
         s = spec()
-        against = kt_examples_rows.pin_and_sum(s, ["cost"], ["filter_width=17"])
+        against = kt_examples_rows.pin_and_edit(s, ["cost=partial_sums", "in=positive"],
+                                              ["filter_width=17"])
         self.assertEqual(s["knobs"][0], {"name": "filter_width", "choices": [17], "default": 17})
         self.assertEqual(s["knobs"][1]["choices"], [16, 32])
         self.assertEqual(s["buffers"][1], {"name": "cost", "role": "partial_sums"})
+        self.assertEqual(s["buffers"][2], {"name": "in", "role": "input", "fill": "positive"})
         self.assertEqual(against, "default")
 
     def test_what_the_tune_is_checked_against(self):
         s = dict(spec(), check={"entry": "convolution_naive"})
-        self.assertEqual(kt_examples_rows.pin_and_sum(s, [], []), "convolution_naive")
+        self.assertEqual(kt_examples_rows.pin_and_edit(s, [], []), "convolution_naive")
         inputs = dict(spec(), buffers=[{"name": "in", "role": "input"}])
-        self.assertEqual(kt_examples_rows.pin_and_sum(inputs, [], []), "none")
+        self.assertEqual(kt_examples_rows.pin_and_edit(inputs, [], []), "none")
         summed = dict(spec(), buffers=[{"name": "cost", "role": "scratch"}])
-        self.assertEqual(kt_examples_rows.pin_and_sum(summed, [], []), "none")
-        self.assertEqual(kt_examples_rows.pin_and_sum(summed, ["cost"], []), "default")
+        self.assertEqual(kt_examples_rows.pin_and_edit(summed, [], []), "none")
+        self.assertEqual(kt_examples_rows.pin_and_edit(summed, ["cost=partial_sums"], []),
+                         "default")
+
+    def test_an_unknown_buffer_is_refused_naming_the_buffers(self):
+        with self.assertRaises(SystemExit) as raised:
+            kt_examples_rows.pin_and_edit(spec(), ["costs=partial_sums"], [])
+        self.assertIn("costs", str(raised.exception))
+        self.assertIn("out, cost, in", str(raised.exception))
 
     def test_an_unknown_knob_is_refused_naming_the_knobs(self):
         with self.assertRaises(SystemExit) as raised:
-            kt_examples_rows.pin_and_sum(spec(), [], ["filter_height=17"])
+            kt_examples_rows.pin_and_edit(spec(), [], ["filter_height=17"])
         self.assertIn("filter_height", str(raised.exception))
         self.assertIn("filter_width, block_size_x", str(raised.exception))
 
@@ -63,7 +72,8 @@ class Row(unittest.TestCase):
         self.assertIn("(Kernel Tuner: 1 wrong, 2 fastest rejected)", line)
 
     def test_a_tool_without_a_result_shows_a_dash(self):
-        line = kt_examples_rows.row("expdist", {}, {"best_ms": 1.0}, {}, "cost")
+        line = kt_examples_rows.row("expdist", {}, {"best_ms": 1.0}, {},
+                                    ["cost=partial_sums", "scale_A=positive"])
         self.assertEqual(line.split()[:5], ["expdist", "-", "1.0000", "-", "-"])
         self.assertIn("not checked (cost by its sum)", line)
 

@@ -55,9 +55,10 @@ struct Arg {
   Dtype dtype = Dtype::f32;
   std::uint64_t count = 0;  // buffer elements
   Role role = Role::input;
-  bool zero_fill = false;  // inputs and inouts: zeros instead of random values
-  double value = 0;        // scalars: converted to dtype
-  bool hidden = false;     // a buffer that only fills a constant: not a kernel parameter
+  bool zero_fill = false;      // inputs and inouts: zeros instead of random values
+  bool positive_fill = false;  // inputs and inouts: the random values' magnitudes
+  double value = 0;            // scalars: converted to dtype
+  bool hidden = false;         // a buffer that only fills a constant: not a kernel parameter
 };
 
 // A __constant__ symbol of the launched module, written before each launch of a request: with
@@ -213,7 +214,7 @@ NLOHMANN_JSON_SERIALIZE_ENUM(Role, {{Role::input, "input"},
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Launch, cubin, kernel, grid, block, cluster,
                                                 dynamic_smem)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Arg, is_buffer, dtype, count, role, zero_fill,
-                                                value, hidden)
+                                                positive_fill, value, hidden)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Constant, symbol, arg, dtype, values)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Timing, warmup, warmup_ms, budget_ms, min_reps,
                                                 max_reps, flush_l2, graph)

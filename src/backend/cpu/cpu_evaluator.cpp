@@ -109,7 +109,7 @@ CpuEvaluator::CpuEvaluator(const KernelSpec& spec, Problem problem, CpuOptions o
     }
     impl.buffers.push_back(
         {buffer.name, buffer.type, static_cast<std::uint64_t>(std::llround(count)),
-         std::string(to_string(buffer.role)), buffer.fill == BufferFill::zero ? "zero" : "random"});
+         std::string(to_string(buffer.role)), std::string(to_string(buffer.fill))});
     if (is_compared(buffer.role)) {
       impl.tolerance = std::max(impl.tolerance, default_tolerance(buffer.type));
     }

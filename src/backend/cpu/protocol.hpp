@@ -45,7 +45,7 @@ struct Buffer {
   std::string type;  // one of element_types
   std::uint64_t count = 0;
   std::string role;  // "input", "output", "scratch", "inout", "partial_sums" (BufferRole's names)
-  std::string fill;  // inputs and inouts: "random" or "zero"
+  std::string fill;  // inputs and inouts: "random", "zero" or "positive"
 };
 // Whether a run starts from the buffer's seeded fill, and whether it is compared afterwards.
 inline bool is_filled(const Buffer& b) { return b.role == "input" || b.role == "inout"; }

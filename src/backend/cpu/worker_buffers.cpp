@@ -26,14 +26,14 @@ std::uint64_t next_random(std::uint64_t& state) {
 }
 
 template <typename T>
-void fill_random(T* data, std::uint64_t count, std::uint64_t seed) {
+void fill_random(T* data, std::uint64_t count, std::uint64_t seed, bool positive) {
   std::uint64_t state = seed;
   for (std::uint64_t i = 0; i < count; ++i) {
     std::uint64_t bits = next_random(state);
     if constexpr (std::is_floating_point_v<T>) {
       // Magnitudes in [0.1, 1) with either sign: never zero, so a missing term shows.
       double magnitude = 0.1 + 0.9 * static_cast<double>(bits >> 11) * 0x1.0p-53;
-      data[i] = static_cast<T>((bits & 1) ? -magnitude : magnitude);
+      data[i] = static_cast<T>((bits & 1) && !positive ? -magnitude : magnitude);
     } else {
       data[i] = static_cast<T>(1 + (bits >> 1) % 15);
     }
@@ -100,7 +100,7 @@ void Worker::prepare(const proto::MeasureRequest& request) {
         by_type(buffer.spec.type, [&](auto zero) {
           using T = decltype(zero);
           fill_random(reinterpret_cast<T*>(buffer.data), buffer.spec.count,
-                      request.seed * 0x100000001b3ull + i);
+                      request.seed * 0x100000001b3ull + i, buffer.spec.fill == "positive");
           return 0;
         });
       }

@@ -59,6 +59,7 @@ void CudaEvaluator::Impl::set_arguments() {
     arg.count = static_cast<std::uint64_t>(std::llround(count));
     arg.role = worker_role(buffer.role);
     arg.zero_fill = buffer.fill == BufferFill::zero;
+    arg.positive_fill = buffer.fill == BufferFill::positive;
     buffers.push_back(arg);
   }
   const auto scalar = [&](const std::string& type, const Expression& value) {

@@ -134,7 +134,7 @@ void Worker::prepare(const proto::MeasureRequest& request) {
       if (arg.zero_fill) {
         check(cuMemsetD8(workspace_.pristine.back().pointer, 0, bytes), "cuMemsetD8");
       } else {
-        auto values = random_values(arg.dtype, arg.count, rng);
+        auto values = random_values(arg.dtype, arg.count, rng, arg.positive_fill);
         check(cuMemcpyHtoD(workspace_.pristine.back().pointer, values.data(), bytes),
               "cuMemcpyHtoD");
       }

@@ -64,7 +64,9 @@ class Random {
 
 // Random values away from zero, so that a kernel that skips work cannot pass by accident: reals
 // in +-[1/16, 1], integers in +-[1, 8] (unsigned: [1, 8]).
-std::vector<std::byte> random_values(protocol::Dtype dtype, std::uint64_t count, Random& rng);
+// positive: the values' magnitudes.
+std::vector<std::byte> random_values(protocol::Dtype dtype, std::uint64_t count, Random& rng,
+                                     bool positive = false);
 
 // One value written as `dtype` at `out` (integers truncated toward zero); `values` all so.
 void put_value(protocol::Dtype dtype, std::byte* out, double value);

@@ -215,14 +215,15 @@ std::vector<std::byte> converted(proto::Dtype dtype, const std::vector<double>& 
 
 // Random values away from zero, so that a kernel that skips work cannot pass by accident (the
 // values docs/spec-format.md promises): reals in +-[0.1, 1), integers in [1, 15].
-std::vector<std::byte> random_values(proto::Dtype dtype, std::uint64_t count, Random& rng) {
+std::vector<std::byte> random_values(proto::Dtype dtype, std::uint64_t count, Random& rng,
+                                     bool positive) {
   std::vector<std::byte> data(count * proto::dtype_size(dtype));
   const bool real_type = dtype == proto::Dtype::f64 || dtype == proto::Dtype::f32 ||
                          dtype == proto::Dtype::f16 || dtype == proto::Dtype::bf16;
   for (std::uint64_t i = 0; i < count; ++i) {
     std::uint64_t bits = rng.next();
     float real = 0.1f + static_cast<float>(bits >> 40) * (0.9f / 16777216.0f);
-    if (bits & 1) real = -real;
+    if ((bits & 1) && !positive) real = -real;
     std::int64_t integer = static_cast<std::int64_t>((bits >> 1) % 15) + 1;
     put_value(dtype, data.data() + i * proto::dtype_size(dtype),
               real_type ? static_cast<double>(real) : static_cast<double>(integer));
