@@ -25,7 +25,7 @@ from helion import exc  # noqa: E402
 from helion.autotuner.base_search import BaseSearch  # noqa: E402
 from helion.autotuner.config_generation import ConfigGeneration  # noqa: E402
 
-from . import _host  # noqa: E402
+from . import _helion_worker, _host  # noqa: E402
 from ._helion_space import HelionSpace  # noqa: E402
 
 # Configs measured by effort, when not given: at least MIN_CONFIGS, then the search ends once
@@ -85,6 +85,15 @@ class CutuneSearch(BaseSearch):
             if decision is not None:
                 return self.space.to_helion(decision["config"])
         return super().autotune(skip_cache=skip_cache)
+
+    def _prepare(self) -> None:
+        """Helion's set-up (its baseline compiled and run), with its benchmark worker started
+        first so that the worker's start overlaps it (_helion_worker)."""
+        worker = _helion_worker.start(self.settings) if self.on_gpu else None
+        try:
+            super()._prepare()
+        finally:
+            _helion_worker.hand_over(worker, getattr(self, "benchmark_provider", None))
 
     def _autotune(self) -> helion.Config:
         self.result = self.host.tune(self._measure, self.space.normalize, budget=self.budget,

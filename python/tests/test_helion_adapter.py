@@ -16,13 +16,14 @@ import helion  # noqa: E402
 import helion.language as hl  # noqa: E402
 from helion.autotuner.config_generation import ConfigGeneration  # noqa: E402
 
+from cutune import _helion_worker  # noqa: E402
 from cutune._helion_space import HelionSpace  # noqa: E402
 
 CPU_SETTINGS = {"autotune_precompile": None, "autotune_benchmark_subprocess": False}
 
 
-def make_add(autotuner_fn):
-    @helion.kernel(autotuner_fn=autotuner_fn, **CPU_SETTINGS)
+def make_add(autotuner_fn, **settings):
+    @helion.kernel(autotuner_fn=autotuner_fn, **{**CPU_SETTINGS, **settings})
     def add(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
         out = torch.empty_like(x)
         for tile in hl.tile(out.size()):
@@ -150,3 +151,26 @@ def test_a_round_is_as_many_configs_as_helion_compiles_at_once():
     for jobs, expected in ((16, 16), (2, low), (128, high)):
         search.settings.autotune_precompile_jobs = jobs
         assert search._round() == expected
+
+
+def test_helions_benchmark_worker_starts_before_its_set_up():
+    """On a GPU Helion times configs in a worker process it spawns at its first benchmark (a fresh
+    Python that imports torch and Helion), which every tune waits for; cutune starts it before
+    Helion's set-up and Helion's provider takes it, and shuts it down at its cleanup. Here on the
+    CPU, with the GPU's branch taken by hand; a worker that the provider would not use is not
+    left running."""
+    x, y = args()
+    kernel = make_add(cutune.helion.autotuner, autotune_benchmark_subprocess=True)
+    search = cutune.helion.CutuneSearch(kernel.bind((x, y)), (x, y))
+    search.on_gpu = True
+    search._prepare()
+    provider = search.benchmark_provider
+    worker = provider._benchmark_worker
+    assert worker is not None and worker.alive()
+    provider.cleanup()
+    assert not worker.alive()
+    spare = _helion_worker.start(search.settings)
+    assert spare.alive()
+    provider._benchmark_worker = worker  # a provider that has its worker already
+    assert not _helion_worker.hand_over(spare, provider)
+    assert not spare.alive()
