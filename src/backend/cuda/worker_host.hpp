@@ -63,8 +63,7 @@ class Random {
 };
 
 // Random values away from zero, so that a kernel that skips work cannot pass by accident: reals
-// in +-[1/16, 1], integers in +-[1, 8] (unsigned: [1, 8]).
-// positive: the values' magnitudes.
+// in +-[0.1, 1), integers in [1, 15]; with `positive`, the reals' magnitudes.
 std::vector<std::byte> random_values(protocol::Dtype dtype, std::uint64_t count, Random& rng,
                                      bool positive = false);
 
