@@ -8,10 +8,10 @@ import helion
 from helion import exc
 from helion.autotuner import config_fragment as fragments
 
-# The tile seeds of a kernel with a tile of two or more sides (HelionSpace.tile_seeds): square
-# tiles of these sides, each with these warps.
-# (first side, every other side): square tiles, and the tall tile flash attention and the Triton
-# tutorial's GEMM run best with (more rows per program than the loop's step).
+# The tile seeds of a kernel with a tile of two or more sides (HelionSpace.tile_seeds), each with
+# each of TILE_WARPS warps: (first side, every other side), square tiles and the tall tile flash
+# attention and the Triton tutorial's GEMM run best with (more rows per program than the loop's
+# step).
 TILE_SHAPES = ((64, 64), (128, 128), (128, 64))
 TILE_WARPS = (4, 8)
 

@@ -101,8 +101,7 @@ def checked_best(results, call, spec_path, cutune_path):
 
     spec = json.load(open(spec_path))
     roles = {b["name"]: b.get("role") for b in spec["buffers"]}
-    role = [roles.get(a.get("buffer")) for a in spec.get("arguments", [])]
-    role += [None] * (len(arguments) - len(role))
+    role = {i: roles.get(a.get("buffer")) for i, a in enumerate(spec.get("arguments", []))}
     reference = call.get("answer")
     if reference is None:
         default = load_json_tail(cutune_path)["default"]["config"]
@@ -114,8 +113,8 @@ def checked_best(results, call, spec_path, cutune_path):
             outputs = run({k: r[k] for k in params})
         except Exception:  # a config that does not run is not a best
             continue
-        if all(role[i] == "scratch" or not isinstance(ref, numpy.ndarray)
-               or agrees(out, ref, role[i] == "partial_sums")
+        if all(role.get(i) == "scratch" or not isinstance(ref, numpy.ndarray)
+               or agrees(out, ref, role.get(i) == "partial_sums")
                for i, (out, ref) in enumerate(zip(outputs, reference))):
             return r["time"], {k: r[k] for k in params}, rejected
     return None, None, len(timed)

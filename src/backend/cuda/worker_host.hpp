@@ -78,12 +78,10 @@ struct Comparison {
 
 // Normwise relative error max|x - ref| / max|ref|; any non-finite output where the reference is
 // finite fails outright (poisoned outputs are NaN, so an element never written fails too).
+// `summed` (a partial_sums buffer): |sum(x) - sum(ref)| / sum|ref|, the error the order of a sum
+// of these elements may make, and any non-finite element fails.
 Comparison compare(const std::vector<std::byte>& got, const std::vector<std::byte>& want,
-                   protocol::Dtype dtype, std::uint64_t count);
-// A partial_sums buffer's: |sum(x) - sum(ref)| / sum|ref|, the error the order of a sum of these
-// elements may make; any non-finite element fails outright.
-Comparison compare_sums(const std::vector<std::byte>& got, const std::vector<std::byte>& want,
-                        protocol::Dtype dtype, std::uint64_t count);
+                   protocol::Dtype dtype, std::uint64_t count, bool summed = false);
 
 struct DeviceBuffer {
   CUdeviceptr pointer = 0;

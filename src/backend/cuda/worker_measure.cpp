@@ -58,9 +58,8 @@ bool Worker::check_candidate(CUfunction candidate, const proto::Launch& shape,
     if (!arg.is_buffer || !proto::is_compared(arg.role)) continue;
     std::vector<std::byte> got(workspace_.working[i].bytes);
     check(cuMemcpyDtoH(got.data(), workspace_.working[i].pointer, got.size()), "cuMemcpyDtoH");
-    Comparison result = arg.role == proto::Role::partial_sums
-                            ? compare_sums(got, workspace_.expected[i], arg.dtype, arg.count)
-                            : compare(got, workspace_.expected[i], arg.dtype, arg.count);
+    Comparison result = compare(got, workspace_.expected[i], arg.dtype, arg.count,
+                                arg.role == proto::Role::partial_sums);
     reply.max_rel_error = std::max(reply.max_rel_error, result.max_rel_error);
     double limit = request.tolerance >= 0 ? request.tolerance : proto::default_tolerance(arg.dtype);
     if (!result.problem.empty() || !(result.max_rel_error <= limit)) {

@@ -232,37 +232,24 @@ std::vector<std::byte> random_values(proto::Dtype dtype, std::uint64_t count, Ra
 }
 
 // Normwise relative error max|x - ref| / max|ref|; any non-finite output where the reference is
-// finite fails outright (poisoned outputs are NaN, so an element never written fails too).
+// finite fails outright (poisoned outputs are NaN, so an element never written fails too). Summed:
+// |sum(x) - sum(ref)| / sum|ref|, and any non-finite output fails.
 Comparison compare(const std::vector<std::byte>& got, const std::vector<std::byte>& want,
-                   proto::Dtype dtype, std::uint64_t count) {
-  double max_diff = 0, max_ref = 0;
+                   proto::Dtype dtype, std::uint64_t count, bool summed) {
+  double diff = 0, scale = 0, sum = 0, reference = 0;
   for (std::uint64_t i = 0; i < count; ++i) {
     double x = element(got, dtype, i), r = element(want, dtype, i);
-    if (!std::isfinite(x) && std::isfinite(r)) {
-      return {std::numeric_limits<double>::max(),
-              "non-finite value " + std::to_string(x) + " at element " + std::to_string(i)};
-    }
-    max_diff = std::max(max_diff, std::fabs(x - r));
-    max_ref = std::max(max_ref, std::fabs(r));
-  }
-  return {max_ref > 0 ? max_diff / max_ref : max_diff, {}};
-}
-
-Comparison compare_sums(const std::vector<std::byte>& got, const std::vector<std::byte>& want,
-                        proto::Dtype dtype, std::uint64_t count) {
-  double sum = 0, reference = 0, magnitude = 0;
-  for (std::uint64_t i = 0; i < count; ++i) {
-    double x = element(got, dtype, i), r = element(want, dtype, i);
-    if (!std::isfinite(x)) {
+    if (!std::isfinite(x) && (summed || std::isfinite(r))) {
       return {std::numeric_limits<double>::max(),
               "non-finite value " + std::to_string(x) + " at element " + std::to_string(i)};
     }
     sum += x;
     reference += r;
-    magnitude += std::fabs(r);
+    diff = std::max(diff, std::fabs(x - r));
+    scale = summed ? scale + std::fabs(r) : std::max(scale, std::fabs(r));
   }
-  const double diff = std::fabs(sum - reference);
-  return {magnitude > 0 ? diff / magnitude : diff, {}};
+  if (summed) diff = std::fabs(sum - reference);
+  return {scale > 0 ? diff / scale : diff, {}};
 }
 
 }  // namespace cutune::cuda::worker
