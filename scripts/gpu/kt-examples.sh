@@ -8,7 +8,10 @@
 #                                                 those of its requirements the GPU image lacks
 #                                                 (numpy, scipy, pandas, scikit-learn, matplotlib and
 #                                                 cuda-bindings are there), for Python 3.12, into
-#                                                 .device/kt/wheels (ignored)
+#                                                 .device/kt/wheels (ignored); and PyCUDA, which
+#                                                 PyPI has as source only, built into a wheel by
+#                                                 python3.12 (PYTHON312) and this machine's nvcc,
+#                                                 with what it needs
 #   scripts/gpu/kt-examples.sh check EXAMPLES     here (no GPU): import-kt of each example and an
 #                                                 nvcc compile of its default config for sm_90a
 #   scripts/gpu/kt-examples.sh bundle EXAMPLES    here, after scripts/gpu/carry.sh pack (which
@@ -62,6 +65,13 @@ work="${WORK_DIR:-$root/build/kt-examples}"
 examples=(convolution convolution_correct expdist matmul sepconv stencil vector_add zeromeanfilter)
 declare -A knob_pins=([convolution]="filter_height=17 filter_width=17" [sepconv]="filter_width=17")
 declare -A buffer_edits=([expdist]="cost=partial_sums scale_A=positive scale_B=positive")
+# Kernel Tuner's CUDA backend per example (default nvcuda, NVRTC): expdist includes
+# <cub/cub.cuh>, which NVRTC cannot compile, so Kernel Tuner compiles it as its users do by
+# default, with PyCUDA and nvcc.
+declare -A kt_backends=([expdist]=CUDA)
+# PyCUDA and what it needs beyond the GPU image, for the wheels step.
+pycuda_pins="pycuda==2026.1 pytools==2026.1.1 mako==1.4.3 platformdirs==4.14.9 markupsafe==3.0.4
+siphash24==1.9 typing_extensions==4.16.0"
 # Examples whose configs run for milliseconds (a 4096^2 matmul, 17x17 filters on 4096^2 images):
 # 30 configs take each tool about a minute.
 declare -A tool_seconds=([matmul]=75 [convolution]=60 [convolution_correct]=50)
@@ -87,6 +97,8 @@ case "${1:-}" in
     python3 -m pip download --no-deps --only-binary=:all: --python-version 3.12 \
       --implementation cp --platform manylinux_2_28_x86_64 --platform manylinux_2_24_x86_64 \
       --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 --dest "$wheels" "${pins[@]}"
+    # shellcheck disable=SC2086  # one word a pin
+    "${PYTHON312:-python3.12}" -m pip wheel -q --wheel-dir "$wheels" $pycuda_pins
     ;;
   bundle)
     examples_dir="$(cd "${2:?usage: kt-examples.sh bundle EXAMPLES}" && pwd)"
@@ -145,7 +157,7 @@ case "${1:-}" in
       # Kernel Tuner tunes for all but 10 s of its share, then checks its fastest configs.
       # shellcheck disable=SC2086  # one word a pin
       timeout $((seconds + 20)) python3 "$root/scripts/gpu/kt_examples_run.py" "$examples_dir/$name.py" \
-        "$budget" nvcuda $((seconds - 10)) "$dir/spec.json" "$dir/cutune.json" ${knob_pins[$name]:-} \
+        "$budget" "${kt_backends[$name]:-nvcuda}" $((seconds - 10)) "$dir/spec.json" "$dir/cutune.json" ${knob_pins[$name]:-} \
         > "$dir/kt.json" 2> "$dir/kt.log" || true
       # Kernel Tuner's checked best, timed by cutune's harness: a one-config tune of the spec
       # whose default is that config.
