@@ -37,7 +37,8 @@ struct TuneOptions {
   double max_seconds = 0.0;           // wall-time budget; 0 means none
   // Ends the search early once it has stopped improving: after at least min_evaluations configs,
   // when `patience` rounds in a row did not make the fastest config at least min_gain faster (a
-  // round that made it 5 % faster earns one more: src/tune/plateau.hpp).
+  // round that made it 5 % faster, the first round against the default's time, earns one more:
+  // src/tune/plateau.hpp).
   // Where the measure is costly (a Python framework compiles every config) a search that found its
   // answer early should not spend the rest of the budget; 0 turns it off.
   std::size_t patience = 0;

@@ -65,10 +65,11 @@ work="${WORK_DIR:-$root/build/kt-examples}"
 examples=(convolution convolution_correct expdist matmul sepconv stencil vector_add zeromeanfilter)
 declare -A knob_pins=([convolution]="filter_height=17 filter_width=17" [sepconv]="filter_width=17")
 declare -A buffer_edits=([expdist]="cost=partial_sums scale_A=positive scale_B=positive")
-# Kernel Tuner's CUDA backend per example (default nvcuda, NVRTC): expdist includes
+# Kernel Tuner's CUDA backend per example (default nvcuda, NVRTC; Kernel Tuner 1.5 picks it for "CUDA"
+# too when cuda-python is there): expdist includes
 # <cub/cub.cuh>, which NVRTC cannot compile, so Kernel Tuner compiles it as its users do by
 # default, with PyCUDA and nvcc.
-declare -A kt_backends=([expdist]=CUDA)
+declare -A kt_backends=([expdist]=pycuda)
 # PyCUDA and what it needs beyond the GPU image, for the wheels step.
 pycuda_pins="pycuda==2026.1 pytools==2026.1.1 mako==1.4.3 platformdirs==4.14.9 markupsafe==3.0.4
 siphash24==1.9 typing_extensions==4.16.0"

@@ -6,7 +6,7 @@ and prints its best time as JSON: the Kernel Tuner side of scripts/gpu/kt-exampl
 The script runs as written, in its own folder, up to its first tune_kernel() call (the one
 `cutune import-kt` reads); that call gets strategy random_sample with max_fevals BUDGET and
 time_limit SECONDS (so that a slow example ends with its best so far rather than nothing), the
-CUDA backend LANG (nvcuda with NVRTC, or CUDA: PyCUDA with nvcc) and each KNOB
+CUDA backend LANG (nvcuda with NVRTC, or pycuda with nvcc) and each KNOB
 held at VALUE (a JSON value; kt-examples.sh pins a knob for cutune alike), and the script stops
 there. A config whose output fails the script's answer is a failed config, as in cutune, instead
 of the exception that ends Kernel Tuner's tune.

@@ -16,11 +16,15 @@ class Plateau {
  public:
   static constexpr double kSteepGain = 0.05;
 
-  Plateau(const TuneOptions& options, double fastest)
+  // `fastest` after the first round, `baseline` the default config's time (infinite when it
+  // failed): a first round that made the default kSteepGain faster (a wide space, whose seeds lie
+  // far from its default) has earned its flat round as any steep round does.
+  Plateau(const TuneOptions& options, double baseline, double fastest)
       : patience_(options.patience),
         min_evaluations_(options.min_evaluations),
         min_gain_(options.min_gain),
-        reference_(fastest) {}
+        reference_(fastest),
+        flat_rounds_(fastest < baseline * (1.0 - kSteepGain) ? -1 : 0) {}
 
   void round_ended(double fastest) {
     if (fastest < reference_ * (1.0 - min_gain_)) {
@@ -40,7 +44,7 @@ class Plateau {
   std::size_t min_evaluations_;
   double min_gain_;
   double reference_;
-  long flat_rounds_ = 0;  // -1 after a steep round: the earned round comes first
+  long flat_rounds_;  // -1 after a steep round: the earned round comes first
 };
 
 }  // namespace cutune

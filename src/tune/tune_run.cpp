@@ -99,7 +99,11 @@ TuneReport TuneRun::run() {
   }
   measure_prior_seeds(batch);
   int rounds_without_news = 0;
-  Plateau plateau(options_, fastest_ok());
+  const bool baseline_ok = report_.baseline && report_.baseline->measurement.ok();
+  Plateau plateau(
+      options_,
+      baseline_ok ? report_.baseline->measurement.time_ms : std::numeric_limits<double>::infinity(),
+      fastest_ok());
   while (report_.evaluated.size() < options_.max_evaluations && !out_of_time() &&
          rounds_without_news < kMaxRoundsWithoutNews && !budget_full_ && !stop_asked() &&
          !plateau.reached(report_.evaluated.size())) {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -137,15 +138,26 @@ class FlatDevice : public FakeDevice {
   }
 };
 
-TEST(Tune, PatienceEndsASearchThatStoppedImproving) {
+// Widths 1 to 40, and the options of a search in rounds of two, up to 30 configs.
+std::unique_ptr<TuningSpace> forty_widths(std::int64_t default_width) {
   auto ts = std::make_unique<TuningSpace>();
   std::vector<Value> widths;
   for (std::int64_t w = 1; w <= 40; ++w) widths.push_back(Value(w));
-  ts->space.add("width", enum_fragment(widths, {}, 1));
+  ts->space.add("width", enum_fragment(widths, {}, default_width));
+  return ts;
+}
+
+TuneOptions rounds_of_two() {
   TuneOptions o = options();
   o.max_evaluations = 30;
   o.batch_size = 2;
   o.finishing = false;  // its resets are new configs too
+  return o;
+}
+
+TEST(Tune, PatienceEndsASearchThatStoppedImproving) {
+  auto ts = forty_widths(1);
+  TuneOptions o = rounds_of_two();
   TestEvaluator<FlatDevice> without;
   tune(toy_family(*ts), Problem::parse("n=8,dtype=f32"), without.bundle, nullptr, o);
   const int searched_without = without->measured;
@@ -164,25 +176,57 @@ TEST(Tune, PatienceEndsASearchThatStoppedImproving) {
   EXPECT_TRUE(report.best);  // the tournament still chooses a winner
 }
 
+// A device on which the default (the widest config) takes twice as long as every other config.
+class SlowDefaultDevice : public FakeDevice {
+ public:
+  std::vector<Measurement> evaluate(std::span<const Config> batch) override {
+    std::vector<Measurement> out = FakeDevice::evaluate(batch);
+    for (Measurement& m : out) m.time_ms = m.times_ms.front() = m.time_ms == 40.0 ? 10.0 : 5.0;
+    return out;
+  }
+};
+
+// The first round counts from the default's time: a first round that found a config 5 % faster
+// than the default earns one more flat round, as any steep round does; one whose default was
+// already as fast as what it found does not.
+TEST(Tune, AFirstRoundFarBelowTheDefaultEarnsOneMoreRound) {
+  auto ts = forty_widths(40);
+  TuneOptions o = rounds_of_two();
+  o.patience = 1;
+  o.min_evaluations = 2;
+  const Problem problem = Problem::parse("n=8,dtype=f32");
+  TestEvaluator<FlatDevice> flat;
+  const TuneReport near = tune(toy_family(*ts), problem, flat.bundle, nullptr, o);
+  TestEvaluator<SlowDefaultDevice> slow;
+  const TuneReport far = tune(toy_family(*ts), problem, slow.bundle, nullptr, o);
+  // Rounds of 2: the first, then one flat round; the earned round adds one more.
+  EXPECT_EQ(near.evaluated.size(), 4u);
+  EXPECT_EQ(far.evaluated.size(), 6u);
+  Plateau failed_default(o, std::numeric_limits<double>::infinity(), 5.0);
+  failed_default.round_ended(5.0);
+  EXPECT_FALSE(failed_default.reached(100));  // a first round that ran anything at all is steep
+  EXPECT_DOUBLE_EQ(far.best->measurement.time_ms, 5.0);
+}
+
 // A round 5 % faster earns one more flat round before patience ends the search; a round only 1 %
 // faster does not.
 TEST(Tune, ASteepRoundEarnsOneMoreFlatRound) {
   TuneOptions o;
   o.patience = 1;
-  Plateau gentle(o, 10.0);
+  Plateau gentle(o, 10.0, 10.0);
   gentle.round_ended(9.85);  // 1.5 % faster
   EXPECT_FALSE(gentle.reached(100));
   gentle.round_ended(9.85);
   EXPECT_TRUE(gentle.reached(100));
 
-  Plateau steep(o, 10.0);
+  Plateau steep(o, 10.0, 10.0);
   steep.round_ended(9.0);  // 10 % faster
   steep.round_ended(9.0);
   EXPECT_FALSE(steep.reached(100));
   steep.round_ended(8.99);  // under 1 %: flat
   EXPECT_TRUE(steep.reached(100));
   o.min_evaluations = 200;
-  Plateau early(o, 1.0);
+  Plateau early(o, 1.0, 1.0);
   early.round_ended(1.0);
   EXPECT_FALSE(early.reached(100));
   EXPECT_TRUE(early.reached(200));
