@@ -43,6 +43,12 @@ enum class Role {
   inout,    // filled and restored as an input, compared as an output
   partial_sums,  // zeroed before every launch, compared by the sum of its elements
 };
+// What an input or inout holds before the first launch.
+enum class Fill {
+  random,    // seeded random non-zero values
+  zero,      // zeros
+  positive,  // the random values' magnitudes
+};
 // Whether a launch starts from the buffer's fill, and whether it is compared afterwards.
 inline bool is_filled(Role role) { return role == Role::input || role == Role::inout; }
 inline bool is_compared(Role role) {
@@ -55,10 +61,9 @@ struct Arg {
   Dtype dtype = Dtype::f32;
   std::uint64_t count = 0;  // buffer elements
   Role role = Role::input;
-  bool zero_fill = false;      // inputs and inouts: zeros instead of random values
-  bool positive_fill = false;  // inputs and inouts: the random values' magnitudes
-  double value = 0;            // scalars: converted to dtype
-  bool hidden = false;         // a buffer that only fills a constant: not a kernel parameter
+  Fill fill = Fill::random;  // inputs and inouts
+  double value = 0;          // scalars: converted to dtype
+  bool hidden = false;       // a buffer that only fills a constant: not a kernel parameter
 };
 
 // A __constant__ symbol of the launched module, written before each launch of a request: with
@@ -210,11 +215,14 @@ NLOHMANN_JSON_SERIALIZE_ENUM(Role, {{Role::input, "input"},
                                     {Role::scratch, "scratch"},
                                     {Role::inout, "inout"},
                                     {Role::partial_sums, "partial_sums"}})
+NLOHMANN_JSON_SERIALIZE_ENUM(Fill, {{Fill::random, "random"},
+                                    {Fill::zero, "zero"},
+                                    {Fill::positive, "positive"}})
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Launch, cubin, kernel, grid, block, cluster,
                                                 dynamic_smem)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Arg, is_buffer, dtype, count, role, zero_fill,
-                                                positive_fill, value, hidden)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Arg, is_buffer, dtype, count, role, fill, value,
+                                                hidden)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Constant, symbol, arg, dtype, values)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Timing, warmup, warmup_ms, budget_ms, min_reps,
                                                 max_reps, flush_l2, graph)

@@ -44,6 +44,18 @@ proto::Role worker_role(BufferRole role) {
   throw std::logic_error("a buffer role without a worker role");
 }
 
+proto::Fill worker_fill(BufferFill fill) {
+  switch (fill) {
+    case BufferFill::random:
+      return proto::Fill::random;
+    case BufferFill::zero:
+      return proto::Fill::zero;
+    case BufferFill::positive:
+      return proto::Fill::positive;
+  }
+  throw std::logic_error("a buffer fill without a worker fill");
+}
+
 }  // namespace
 
 void CudaEvaluator::Impl::set_arguments() {
@@ -58,8 +70,7 @@ void CudaEvaluator::Impl::set_arguments() {
     arg.dtype = dtype_named(buffer.type, spec);
     arg.count = static_cast<std::uint64_t>(std::llround(count));
     arg.role = worker_role(buffer.role);
-    arg.zero_fill = buffer.fill == BufferFill::zero;
-    arg.positive_fill = buffer.fill == BufferFill::positive;
+    arg.fill = worker_fill(buffer.fill);
     buffers.push_back(arg);
   }
   const auto scalar = [&](const std::string& type, const Expression& value) {

@@ -131,10 +131,10 @@ void Worker::prepare(const proto::MeasureRequest& request) {
     workspace_.expected.emplace_back();
     if (arg.is_buffer && proto::is_filled(arg.role)) {
       workspace_.pristine.back() = DeviceBuffer(bytes);
-      if (arg.zero_fill) {
+      if (arg.fill == proto::Fill::zero) {
         check(cuMemsetD8(workspace_.pristine.back().pointer, 0, bytes), "cuMemsetD8");
       } else {
-        auto values = random_values(arg.dtype, arg.count, rng, arg.positive_fill);
+        auto values = random_values(arg.dtype, arg.count, rng, arg.fill == proto::Fill::positive);
         check(cuMemcpyHtoD(workspace_.pristine.back().pointer, values.data(), bytes),
               "cuMemcpyHtoD");
       }

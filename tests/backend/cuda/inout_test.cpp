@@ -42,7 +42,7 @@ TEST(CudaInout, TheWorkerComparesTheInoutWithTheDefaultConfigsLaunch) {
   ASSERT_EQ(measured[0].outcome, Outcome::ok) << measured[0].detail;
   const json request = json::parse(measured[0].detail);
   EXPECT_EQ(request.at("args").at(0).at("role"), "inout");
-  EXPECT_EQ(request.at("args").at(0).at("zero_fill"), true);
+  EXPECT_EQ(request.at("args").at(0).at("fill"), "zero");
   EXPECT_EQ(request.at("reference_name"), "the default config");
   // The reference is the kernel itself at the default config: ceil(1000 / 32) blocks of 32.
   EXPECT_EQ(request.at("reference").at("kernel"), "echo_double");
