@@ -65,10 +65,9 @@ work="${WORK_DIR:-$root/build/kt-examples}"
 examples=(convolution convolution_correct expdist matmul sepconv stencil vector_add zeromeanfilter)
 declare -A knob_pins=([convolution]="filter_height=17 filter_width=17" [sepconv]="filter_width=17")
 declare -A buffer_edits=([expdist]="cost=partial_sums scale_A=positive scale_B=positive")
-# Kernel Tuner's CUDA backend per example (default nvcuda, NVRTC; Kernel Tuner 1.5 picks it for "CUDA"
-# too when cuda-python is there): expdist includes
-# <cub/cub.cuh>, which NVRTC cannot compile, so Kernel Tuner compiles it as its users do by
-# default, with PyCUDA and nvcc.
+# Kernel Tuner's CUDA backend per example (default nvcuda, NVRTC, which Kernel Tuner 1.5 also
+# picks for "CUDA" where cuda-python is installed): expdist includes <cub/cub.cuh>, which NVRTC
+# cannot compile, so Kernel Tuner compiles it with PyCUDA and nvcc, named as such.
 declare -A kt_backends=([expdist]=pycuda)
 # PyCUDA and what it needs beyond the GPU image, for the wheels step.
 pycuda_pins="pycuda==2026.1 pytools==2026.1.1 mako==1.4.3 platformdirs==4.14.9 markupsafe==3.0.4
@@ -159,7 +158,8 @@ case "${1:-}" in
       # Kernel Tuner tunes for all but 10 s of its share, then checks its fastest configs.
       # shellcheck disable=SC2086  # one word a pin
       timeout $((seconds + 20)) python3 "$root/scripts/gpu/kt_examples_run.py" "$examples_dir/$name.py" \
-        "$budget" "${kt_backends[$name]:-nvcuda}" $((seconds - 10)) "$dir/spec.json" "$dir/cutune.json" ${knob_pins[$name]:-} \
+        "$budget" "${kt_backends[$name]:-nvcuda}" $((seconds - 10)) "$dir/spec.json" \
+        "$dir/cutune.json" ${knob_pins[$name]:-} \
         > "$dir/kt.json" 2> "$dir/kt.log" || true
       # Kernel Tuner's checked best, timed by cutune's harness: a one-config tune of the spec
       # whose default is that config.
