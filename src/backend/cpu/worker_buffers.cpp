@@ -7,6 +7,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "eval/normwise_error.hpp"
 #include "worker.hpp"
 
 namespace cutune::cpu {
@@ -50,26 +51,20 @@ auto by_type(const std::string& type, F&& f) {
   return f(std::uint32_t{});
 }
 
-// Normwise relative error max|x - r| / max|r| (absolute when the reference is all zero); for
-// partial_sums, |sum(x) - sum(r)| / sum|r|, the error the order of the sum may make. Infinity when
-// x holds a NaN or an infinity.
+// The buffer's eval::NormwiseError (summed for partial_sums); infinity when x holds a NaN or an
+// infinity.
 double relative_error(const Buffer& buffer) {
-  const bool summed = buffer.spec.role == "partial_sums";
   return by_type(buffer.spec.type, [&](auto zero) {
     using T = decltype(zero);
     const T* x = reinterpret_cast<const T*>(buffer.data);
     const T* r = reinterpret_cast<const T*>(buffer.reference.data());
-    double diff = 0, scale = 0, sum = 0, reference = 0;
+    eval::NormwiseError error(buffer.spec.role == "partial_sums");
     for (std::uint64_t i = 0; i < buffer.spec.count; ++i) {
-      double xi = static_cast<double>(x[i]), ri = static_cast<double>(r[i]);
+      const double xi = static_cast<double>(x[i]);
       if (!std::isfinite(xi)) return std::numeric_limits<double>::infinity();
-      sum += xi;
-      reference += ri;
-      diff = std::max(diff, std::abs(xi - ri));
-      scale = summed ? scale + std::abs(ri) : std::max(scale, std::abs(ri));
+      error.add(xi, static_cast<double>(r[i]));
     }
-    if (summed) diff = std::abs(sum - reference);
-    return scale > 0 ? diff / scale : diff;
+    return error.value();
   });
 }
 

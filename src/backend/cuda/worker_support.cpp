@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cutune/cuda/worker_protocol.hpp"
+#include "eval/normwise_error.hpp"
 #include "worker_host.hpp"
 
 namespace proto = cutune::cuda::protocol;
@@ -231,25 +232,21 @@ std::vector<std::byte> random_values(proto::Dtype dtype, std::uint64_t count, Ra
   return data;
 }
 
-// Normwise relative error max|x - ref| / max|ref|; any non-finite output where the reference is
-// finite fails outright (poisoned outputs are NaN, so an element never written fails too). Summed:
-// |sum(x) - sum(ref)| / sum|ref|, and any non-finite output fails.
+// eval::NormwiseError (summed: a partial_sums buffer); any non-finite output where the reference
+// is finite fails outright (poisoned outputs are NaN, so an element never written fails too), and
+// summed, any non-finite output.
 Comparison compare(const std::vector<std::byte>& got, const std::vector<std::byte>& want,
                    proto::Dtype dtype, std::uint64_t count, bool summed) {
-  double diff = 0, scale = 0, sum = 0, reference = 0;
+  eval::NormwiseError error(summed);
   for (std::uint64_t i = 0; i < count; ++i) {
     double x = element(got, dtype, i), r = element(want, dtype, i);
     if (!std::isfinite(x) && (summed || std::isfinite(r))) {
       return {std::numeric_limits<double>::max(),
               "non-finite value " + std::to_string(x) + " at element " + std::to_string(i)};
     }
-    sum += x;
-    reference += r;
-    diff = std::max(diff, std::fabs(x - r));
-    scale = summed ? scale + std::fabs(r) : std::max(scale, std::fabs(r));
+    error.add(x, r);
   }
-  if (summed) diff = std::fabs(sum - reference);
-  return {scale > 0 ? diff / scale : diff, {}};
+  return {error.value(), {}};
 }
 
 }  // namespace cutune::cuda::worker
