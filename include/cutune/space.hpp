@@ -29,6 +29,20 @@ struct Constraint {
   bool is_gate = false;
 };
 
+// A guess where fast configs lie, such as a thread block whose x side is a whole number of warps.
+// Unlike a constraint it makes no config illegal: a search's random first round keeps to the
+// configs every preference holds for (where its draws find any), and the search may leave them.
+struct Preference {
+  std::string name;
+  std::function<bool(const Config&, const Problem&, const Device&)> holds = {};
+};
+
+// The preference that a thread block's x side, `block_x` of a config, be a whole number of warps
+// (32 threads): by the convention of CUDA kernels and Kernel Tuner's block_size_x, threadIdx.x runs
+// along contiguous memory, so such a block gives every warp one contiguous row to load.
+Preference whole_warps(std::string name,
+                       std::function<double(const Config&, const Problem&, const Device&)> block_x);
+
 // What normalization did to one candidate.
 struct Normalized {
   std::optional<Config> config;    // empty when the candidate is still illegal after repair
@@ -50,6 +64,8 @@ class Space {
   // step cannot reach when either move alone is slower. Throws ConfigError naming an unknown knob
   // (with the closest name), std::invalid_argument for a group of fewer than two distinct knobs.
   Space& pair_moves(const std::vector<std::string>& knobs);
+  // Throws std::invalid_argument for a preference without a name or a predicate.
+  Space& prefer(Preference preference);
 
   std::size_t knob_count() const { return names_.size(); }
   const std::vector<std::string>& names() const { return names_; }
@@ -61,6 +77,9 @@ class Space {
   std::string closest_name(std::string_view name) const;
   const std::vector<Constraint>& constraints() const { return constraints_; }
   const std::vector<std::vector<std::size_t>>& move_pairs() const { return move_pairs_; }
+  const std::vector<Preference>& preferences() const { return preferences_; }
+  // Every preference holds (true for a space without any).
+  bool preferred(const Config& config, const Problem& problem, const Device& device) const;
   // Hash of the knob names in order: configs of differently shaped spaces hash differently.
   std::uint64_t layout_hash() const { return layout_hash_; }
 
@@ -117,6 +136,7 @@ class Space {
   std::vector<FragmentPtr> fragments_;
   std::vector<Constraint> constraints_;
   std::vector<std::vector<std::size_t>> move_pairs_;  // pair_moves groups, as knob indices
+  std::vector<Preference> preferences_;
   Layout full_, search_;
   std::vector<std::size_t> feature_offsets_{0};
   std::uint64_t layout_hash_ = 0xcbf29ce484222325ULL;  // FNV-1a offset basis

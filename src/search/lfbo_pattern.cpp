@@ -137,11 +137,17 @@ class LfboPatternSearch final : public WalkerStrategy {
     return queued;
   }
 
+  // The restart pool keeps the space's preferences while the fastest config measured keeps them:
+  // on a device where the fastest config breaks one, the preference was a wrong guess there, and
+  // restarts then draw from the whole view.
   std::size_t offer_restart_candidates() {
+    const bool keep_preferences = state_.preferences_stand();
     std::vector<Config> pool;
     pool.reserve(settings_.random_pool);
     for (std::size_t i = 0; i < settings_.random_pool; ++i) {
-      pool.push_back(state_.space().draw(state_.rng()));
+      Config drawn = state_.space().draw(state_.rng());
+      if (keep_preferences && !state_.preferred(drawn)) continue;
+      pool.push_back(std::move(drawn));
     }
     return offer_best(fresh_candidates(state_, std::move(pool)), settings_.restart_samples);
   }

@@ -41,6 +41,20 @@ bool SearchState::proposed(const Config& normalized) const {
   return proposed_.contains(normalized.hash());
 }
 
+bool SearchState::preferred(const Config& normalized) const {
+  try {
+    return space().preferred(normalized, context_.problem, context_.device);
+  } catch (const std::exception&) {
+    return false;  // a preference that cannot judge the config is no reason to prefer it
+  }
+}
+
+bool SearchState::preferences_stand() const {
+  if (space().preferences().empty() || results_.empty()) return false;
+  const std::size_t fastest = ranking().front();
+  return results_[fastest].ok() && preferred(evaluated_[fastest]);
+}
+
 void SearchState::record(std::span<const Config> configs, std::span<const Measurement> results) {
   if (configs.size() != results.size()) {
     throw std::invalid_argument("search: tell() got configs and results of different lengths");
@@ -110,8 +124,24 @@ std::optional<Config> QueuedStrategy::offer(Config candidate) {
   return admitted;
 }
 
-std::size_t QueuedStrategy::offer_random(std::size_t count) {
+std::size_t QueuedStrategy::offer_preferred(std::size_t count) {
+  if (state_.space().preferences().empty()) return 0;
   std::size_t queued = 0;
+  std::size_t fruitless = 0;
+  while (queued < count && fruitless < kMaxFruitlessDraws) {
+    std::optional<Config> drawn = state_.normalize(state_.space().draw(state_.rng()));
+    if (drawn && state_.preferred(*drawn) && offer(std::move(*drawn))) {
+      ++queued;
+      fruitless = 0;
+    } else {
+      ++fruitless;
+    }
+  }
+  return queued;
+}
+
+std::size_t QueuedStrategy::offer_random(std::size_t count, Draws draws) {
+  std::size_t queued = draws == Draws::preferred ? offer_preferred(count) : 0;
   std::size_t fruitless = 0;
   while (queued < count && !enumerated_ && fruitless < kMaxFruitlessDraws) {
     if (offer(state_.space().draw(state_.rng()))) {

@@ -34,6 +34,12 @@ class SearchState {
   // it. Nothing for an illegal candidate or a duplicate.
   std::optional<Config> admit(Config candidate);
   bool proposed(const Config& normalized) const;
+  // Every preference of the space holds for the config (Space::preferred; one that throws does
+  // not hold).
+  bool preferred(const Config& normalized) const;
+  // The space has preferences and the fastest correct config measured so far keeps them: the
+  // device has not contradicted them yet.
+  bool preferences_stand() const;
 
   void record(std::span<const Config> configs, std::span<const Measurement> results);
   // The cost of a config already measured in this tune.
@@ -72,10 +78,12 @@ class QueuedStrategy : public Strategy {
 
   // Queues the candidate if admit() takes it; returns the normalized config queued.
   std::optional<Config> offer(Config candidate);
-  // Queues up to count new random configs of the search view. When draws stop finding new ones
+  // Queues up to count new random configs of the search view (with Draws::preferred, those the
+  // space's preferences hold for first, as many as draws find). When draws stop finding new ones
   // in a finite view, the view's remaining configs are enumerated in random order instead, so a
   // search only runs dry once the whole view has been proposed. Returns how many were queued.
-  std::size_t offer_random(std::size_t count);
+  enum class Draws { any, preferred };
+  std::size_t offer_random(std::size_t count, Draws draws = Draws::any);
   // Queues every seed of the context that was never proposed; returns how many.
   std::size_t offer_seeds();
   // Queues up to count configs one step from a seed (radius 1), drawn at random from each seed's
@@ -85,6 +93,8 @@ class QueuedStrategy : public Strategy {
   SearchState state_;
 
  private:
+  std::size_t offer_preferred(std::size_t count);
+
   std::deque<Config> queue_;
   std::vector<Config> remaining_;  // the enumerated rest of a finite view, shuffled
   bool enumerated_ = false;

@@ -33,9 +33,10 @@ class WalkerStrategy : public QueuedStrategy {
   }
 
   // The first refill: the seeds, then up to `initial_samples` in all the seeds' neighbours (with
-  // SearchContext::start_near_seeds) and random configs. False once done. Near the seeds the
-  // first round is filled to the `wanted` the tune asked for: its configs compile together, so
-  // the free slots of a round cost nothing, and the seeds' neighbours are worth measuring.
+  // SearchContext::start_near_seeds) and random configs, those the space prefers (Space::prefer)
+  // where draws find them. False once done. Near the seeds the first round is filled to the
+  // `wanted` the tune asked for: its configs compile together, so the free slots of a round cost
+  // nothing, and the seeds' neighbours are worth measuring.
   bool offer_initial(std::size_t initial_samples, std::size_t wanted) {
     if (initialized_) return false;
     initialized_ = true;
@@ -44,7 +45,7 @@ class WalkerStrategy : public QueuedStrategy {
     if (state_.context().start_near_seeds && offered < initial_samples) {
       offered += offer_seed_neighbours(initial_samples - offered);
     }
-    if (offered < initial_samples) offer_random(initial_samples - offered);
+    if (offered < initial_samples) offer_random(initial_samples - offered, Draws::preferred);
     restart_sampled_ = true;
     return true;
   }

@@ -186,6 +186,13 @@ KernelSpec parse_spec(std::string_view text, const std::filesystem::path& origin
   if (spec.backend == "cuda") {
     if (!launch) r.fail(root, "a cuda spec needs a 'launch' object (grid, block, ...)");
     spec.launch = spec::read_launch(r, *launch, knob_scope);
+    if (const Expression& block_x = spec.launch->block[0]; block_x.uses_knobs()) {
+      space.prefer(whole_warps(
+          "the thread block's x side (" + block_x.text() + ") is a whole number of warps",
+          [block_x](const Config& c, const Problem& p, const Device& d) {
+            return block_x.evaluate(c, p, d);
+          }));
+    }
   } else if (launch) {
     r.fail(*launch, "only cuda specs have a launch shape");
   }

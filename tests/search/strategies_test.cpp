@@ -12,6 +12,7 @@
 
 #include "cutune/space.hpp"
 #include "cutune/strategy.hpp"
+#include "search/search_state.hpp"
 
 namespace cutune {
 namespace {
@@ -390,6 +391,63 @@ TEST(Strategies, AWideRoundCarriesAClimbOnward) {
     std::cout << "rng seed " << rng_seed << ": " << best.to_string() << "\n";
     EXPECT_GE(best.get_int("tile"), 1024) << "rng seed " << rng_seed;
   }
+}
+
+// The walker strategies' random first round keeps to the space's preferences where draws find
+// such configs, and fills the round with any config where they do not.
+TEST(Strategies, TheFirstRoundKeepsToTheSpacesPreferences) {
+  for (const std::string name : {"pattern", "lfbo"}) {
+    TuningSpace ts;
+    build_space(ts);
+    ts.space.prefer({.name = "a is a multiple of 4",
+                     .holds = [](const Config& c, const Problem&, const Device&) {
+                       return c.get_int("a") % 4 == 0;
+                     }});
+    const SearchOutcome outcome =
+        search(name, ts, separable, 5, {.max_evaluations = 16, .batch_size = 32});
+    ASSERT_EQ(outcome.steps.size(), 16u) << name;
+    for (const auto& step : outcome.steps) EXPECT_EQ(step.config.get_int("a") % 4, 0) << name;
+
+    TuningSpace nowhere;
+    build_space(nowhere);
+    nowhere.space.prefer(
+        {.name = "a above 100", .holds = [](const Config& c, const Problem&, const Device&) {
+           return c.get_int("a") > 100;
+         }});
+    EXPECT_EQ(
+        search(name, nowhere, separable, 5, {.max_evaluations = 16, .batch_size = 32}).steps.size(),
+        16u)
+        << name;
+  }
+}
+
+// A preference stands while the fastest correct config measured keeps it; lfbo's restarts keep
+// to it only then.
+TEST(Strategies, APreferenceStandsUntilTheFastestConfigBreaksIt) {
+  TuningSpace ts;
+  build_space(ts);
+  search::SearchState state;
+  SearchContext context;
+  context.space = &ts;
+  state.start(context);
+  EXPECT_FALSE(state.preferences_stand());  // no preferences
+  ts.space.prefer(
+      {.name = "d is false",
+       .holds = [](const Config& c, const Problem&, const Device&) { return !c.get_bool("d"); }});
+  EXPECT_FALSE(state.preferences_stand());  // nothing measured
+  const Config kept = ts.space.complete({{"a", 2}, {"d", false}});
+  const Config broken = ts.space.complete({{"a", 3}, {"d", true}});
+  Measurement fast, slow, failed;
+  fast.time_ms = 1;
+  slow.time_ms = 2;
+  failed.outcome = Outcome::compile_error;
+  state.record(std::vector{kept, broken}, std::vector{fast, slow});
+  EXPECT_TRUE(state.preferences_stand());
+  state.record(std::vector{ts.space.complete({{"a", 4}, {"d", true}})}, std::vector{failed});
+  EXPECT_TRUE(state.preferences_stand());  // a failure is never the fastest
+  fast.time_ms = 0.5;
+  state.record(std::vector{ts.space.complete({{"a", 5}, {"d", true}})}, std::vector{fast});
+  EXPECT_FALSE(state.preferences_stand());
 }
 
 TEST(Strategies, AllFailingSpaceRunsToTheBudget) {

@@ -101,6 +101,31 @@ TEST_F(SpaceTest, PartialConfigsCompleteFromDefaultsAndRoundTripThroughJson) {
   EXPECT_THROW(space.from_json(nlohmann::json::array()), ConfigError);
 }
 
+// A preference judges configs and never makes one illegal; whole_warps wants a positive multiple
+// of 32 threads.
+TEST_F(SpaceTest, APreferenceJudgesButNeverDropsAConfig) {
+  const Config small = space.complete({{"tile", 16}});
+  EXPECT_TRUE(space.preferred(small, {}, {}));  // no preferences yet
+  space.prefer(whole_warps("tile is whole warps", [](const Config& c, const Problem&,
+                                                     const Device&) { return c.get_int("tile"); }));
+  EXPECT_FALSE(space.preferred(small, {}, {}));
+  EXPECT_TRUE(space.preferred(space.complete({{"tile", 64}}), {}, {}));
+  EXPECT_TRUE(space.normalize(small, {}, {}).config.has_value());
+  const auto warps = [&small](double threads) {
+    return whole_warps("",
+                       [threads](const Config&, const Problem&, const Device&) { return threads; })
+        .holds(small, {}, {});
+  };
+  EXPECT_TRUE(warps(32));
+  EXPECT_TRUE(warps(96));
+  EXPECT_FALSE(warps(0));
+  EXPECT_FALSE(warps(48));
+  EXPECT_FALSE(warps(32.5));
+  EXPECT_THROW(space.prefer({.name = "", .holds = [](auto&&...) { return true; }}),
+               std::invalid_argument);
+  EXPECT_THROW(space.prefer({.name = "empty"}), std::invalid_argument);
+}
+
 TEST_F(SpaceTest, HashIsCanonicalAndDependsOnTheKnobNames) {
   const Config a = space.complete({{"tile", 64}});
   const Config b = space.from_json(nlohmann::json::parse(R"({"tile": 64, "depth": 2})"));

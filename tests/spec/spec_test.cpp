@@ -370,6 +370,12 @@ TEST_F(InlineSpec, ReferenceConfigAndGridDivisors) {
   EXPECT_EQ(spec.launch->grid[0].evaluate(config, problem, Device{}), 3);  // ceil(64 / 24)
   EXPECT_EQ(spec.launch->grid[1].evaluate(config, problem, Device{}), 10);
   EXPECT_EQ(spec.launch->grid[2].evaluate(config, problem, Device{}), 1);
+  // A block whose x side is a knob: the first round prefers whole warps (T = 1..8 has none).
+  const Space& space = spec.tuning->space;
+  ASSERT_EQ(space.preferences().size(), 1u);
+  EXPECT_EQ(space.preferences()[0].name,
+            "the thread block's x side (T) is a whole number of warps");
+  EXPECT_FALSE(space.preferred(config, problem, Device{}));
   text.replace(text.find(R"("problem_size")"), 0, R"("grid": [1], )");
   EXPECT_NE(error_of(text).find("give either 'grid' or 'problem_size'"), std::string::npos);
 }
@@ -437,6 +443,7 @@ TEST_F(InlineSpec, CudaSpecsCarryALaunchShape) {
   EXPECT_EQ(spec.launch->grid[0].evaluate(config, spec.problem, Device{}), 2);
   EXPECT_EQ(spec.launch->grid[2].evaluate(config, spec.problem, Device{}), 1);
   EXPECT_EQ(spec.launch->block[0].evaluate(config, spec.problem, Device{}), 128);
+  EXPECT_TRUE(spec.tuning->space.preferences().empty());  // a constant block: nothing to prefer
   EXPECT_EQ(spec.launch->shared_memory.evaluate(config, spec.problem, Device{}), 32 * 64 * 2);
   EXPECT_EQ(spec.compile.compiler, "nvcc");
 

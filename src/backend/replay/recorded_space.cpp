@@ -19,6 +19,13 @@ RecordedSpace::RecordedSpace(Recording recording) : recording_(std::move(recordi
           fmt::format("{}: knob {}: {}", recording_.source.string(), knob.name, e.what()));
     }
   }
+  // Kernel Tuner launches its kernels with block_size_x as the thread block's x side.
+  if (const std::optional<std::size_t> block_x = space.find("block_size_x")) {
+    space.prefer(whole_warps("block_size_x is a whole number of warps",
+                             [knob = *block_x](const Config& c, const Problem&, const Device&) {
+                               return c.at(knob).as_double();
+                             }));
+  }
   for (std::size_t i = 0; i < recording_.entries.size(); ++i) {
     const Config config = config_of(recording_.entries[i]);
     if (find(config) == nullptr) index_.emplace(config.hash(), i);  // a repeat keeps the first

@@ -67,6 +67,10 @@ TEST(Replay, KernelTunerCacheBecomesASpaceOfEnumKnobs) {
   }
   EXPECT_EQ(failures[Outcome::compile_error], 6);
   EXPECT_EQ(failures[Outcome::launch_error], 155);
+  // Kernel Tuner's block_size_x is the thread block's x side: whole warps are preferred.
+  ASSERT_EQ(space.preferences().size(), 1u);
+  EXPECT_TRUE(space.preferred(space.complete({{"block_size_x", 64}}), {}, {}));
+  EXPECT_FALSE(space.preferred(space.complete({{"block_size_x", 48}}), {}, {}));
 }
 
 TEST(Replay, EveryConfigReplaysItsRecordedTimeExactly) {
