@@ -28,6 +28,10 @@ struct DiversityReport {
   // Per constraint, in the space's order: on how many of the draws its repair ran.
   std::vector<std::string> constraint_names;
   std::vector<std::size_t> constraint_trips;
+  // Per preference, in the space's order: how many of the distinct configs it holds for (a
+  // search's first round keeps to those, docs/space.md).
+  std::vector<std::string> preference_names;
+  std::vector<std::size_t> preference_holds;
   std::vector<std::string> problem_errors;  // why the family cannot run the problem at all
   std::vector<std::string> eligible_seeds;  // highest priority first
   std::vector<std::string> seed_errors;     // eligible seeds that cannot be used, and why

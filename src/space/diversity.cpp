@@ -22,6 +22,8 @@ DiversityReport measure_diversity(const TuningSpace& ts, const Problem& problem,
   report.population = population;
   for (const Constraint& c : space.constraints()) report.constraint_names.push_back(c.name);
   report.constraint_trips.assign(space.constraints().size(), 0);
+  for (const Preference& p : space.preferences()) report.preference_names.push_back(p.name);
+  report.preference_holds.assign(space.preferences().size(), 0);
 
   Rng rng(seed);
   std::unordered_set<std::uint64_t> hashes;
@@ -40,6 +42,9 @@ DiversityReport measure_diversity(const TuningSpace& ts, const Problem& problem,
     } else {
       for (std::size_t knob = 0; knob < space.knob_count(); ++knob) {
         values_seen[knob].insert(n.config->at(knob));
+      }
+      for (std::size_t i = 0; i < space.preferences().size(); ++i) {
+        if (space.preferences()[i].holds(*n.config, problem, device)) ++report.preference_holds[i];
       }
     }
     if (report.draws == population) report.first_distinct = hashes.size();
@@ -75,6 +80,13 @@ nlohmann::json DiversityReport::to_json() const {
          {"trips", constraint_trips[i]},
          {"rate", draws ? static_cast<double>(constraint_trips[i]) / draws : 0.0}});
   }
+  nlohmann::json preferences = nlohmann::json::array();
+  for (std::size_t i = 0; i < preference_names.size(); ++i) {
+    preferences.push_back(
+        {{"name", preference_names[i]},
+         {"holds", preference_holds[i]},
+         {"share", distinct ? static_cast<double>(preference_holds[i]) / distinct : 0.0}});
+  }
   nlohmann::json j = {{"population", population},
                       {"draws", draws},
                       {"distinct", distinct},
@@ -84,6 +96,7 @@ nlohmann::json DiversityReport::to_json() const {
                       {"searchable_knobs", searchable_knobs},
                       {"varying_knobs", varying_knobs},
                       {"constraints", constraints},
+                      {"preferences", preferences},
                       {"problem_errors", problem_errors},
                       {"eligible_seeds", eligible_seeds},
                       {"seed_configs", nlohmann::json::array()},

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "cutune/diversity.hpp"
 #include "cutune/space.hpp"
 
 namespace cutune {
@@ -71,6 +72,13 @@ TEST(Replay, KernelTunerCacheBecomesASpaceOfEnumKnobs) {
   ASSERT_EQ(space.preferences().size(), 1u);
   EXPECT_TRUE(space.preferred(space.complete({{"block_size_x", 64}}), {}, {}));
   EXPECT_FALSE(space.preferred(space.complete({{"block_size_x", 48}}), {}, {}));
+  // `cutune space` counts the distinct configs it holds for: 8 of the 16 block widths.
+  const DiversityReport report = measure_diversity(recorded->tuning_space(), {}, {}, 300, 0);
+  ASSERT_EQ(report.preference_names,
+            std::vector<std::string>{"block_size_x is a whole number of warps"});
+  EXPECT_GT(report.preference_holds[0], report.distinct / 3);
+  EXPECT_LT(report.preference_holds[0], 2 * report.distinct / 3);
+  EXPECT_EQ(report.to_json()["preferences"][0]["holds"], report.preference_holds[0]);
 }
 
 TEST(Replay, EveryConfigReplaysItsRecordedTimeExactly) {
