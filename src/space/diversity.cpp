@@ -73,20 +73,22 @@ DiversityReport measure_diversity(const TuningSpace& ts, const Problem& problem,
 }
 
 nlohmann::json DiversityReport::to_json() const {
-  nlohmann::json constraints = nlohmann::json::array();
-  for (std::size_t i = 0; i < constraint_names.size(); ++i) {
-    constraints.push_back(
-        {{"name", constraint_names[i]},
-         {"trips", constraint_trips[i]},
-         {"rate", draws ? static_cast<double>(constraint_trips[i]) / draws : 0.0}});
-  }
-  nlohmann::json preferences = nlohmann::json::array();
-  for (std::size_t i = 0; i < preference_names.size(); ++i) {
-    preferences.push_back(
-        {{"name", preference_names[i]},
-         {"holds", preference_holds[i]},
-         {"share", distinct ? static_cast<double>(preference_holds[i]) / distinct : 0.0}});
-  }
+  // One row per rule: its name, its count (`count_key`) and that count's share of `of`.
+  const auto rows = [](const std::vector<std::string>& names,
+                       const std::vector<std::size_t>& counts, std::size_t of,
+                       const char* count_key, const char* share_key) {
+    nlohmann::json out = nlohmann::json::array();
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      out.push_back({{"name", names[i]},
+                     {count_key, counts[i]},
+                     {share_key, of ? static_cast<double>(counts[i]) / of : 0.0}});
+    }
+    return out;
+  };
+  const nlohmann::json constraints =
+      rows(constraint_names, constraint_trips, draws, "trips", "rate");
+  const nlohmann::json preferences =
+      rows(preference_names, preference_holds, distinct, "holds", "share");
   nlohmann::json j = {{"population", population},
                       {"draws", draws},
                       {"distinct", distinct},
