@@ -124,13 +124,13 @@ std::optional<Config> QueuedStrategy::offer(Config candidate) {
   return admitted;
 }
 
-std::size_t QueuedStrategy::offer_preferred(std::size_t count) {
-  if (state_.space().preferences().empty()) return 0;
+template <class Accept>
+std::size_t QueuedStrategy::offer_draws(std::size_t count, Accept accept) {
   std::size_t queued = 0;
   std::size_t fruitless = 0;
   while (queued < count && fruitless < kMaxFruitlessDraws) {
-    std::optional<Config> drawn = state_.normalize(state_.space().draw(state_.rng()));
-    if (drawn && state_.preferred(*drawn) && offer(std::move(*drawn))) {
+    Config drawn = state_.space().draw(state_.rng());
+    if (accept(drawn) && offer(std::move(drawn))) {
       ++queued;
       fruitless = 0;
     } else {
@@ -141,16 +141,14 @@ std::size_t QueuedStrategy::offer_preferred(std::size_t count) {
 }
 
 std::size_t QueuedStrategy::offer_random(std::size_t count, Draws draws) {
-  std::size_t queued = draws == Draws::preferred ? offer_preferred(count) : 0;
-  std::size_t fruitless = 0;
-  while (queued < count && !enumerated_ && fruitless < kMaxFruitlessDraws) {
-    if (offer(state_.space().draw(state_.rng()))) {
-      ++queued;
-      fruitless = 0;
-    } else {
-      ++fruitless;
-    }
+  std::size_t queued = 0;
+  if (draws == Draws::preferred && !state_.space().preferences().empty()) {
+    queued = offer_draws(count, [this](const Config& drawn) {
+      const std::optional<Config> normalized = state_.normalize(drawn);
+      return normalized && state_.preferred(*normalized);
+    });
   }
+  if (!enumerated_) queued += offer_draws(count - queued, [](const Config&) { return true; });
   if (queued < count && !enumerated_) {
     // Draws keep landing on known or illegal configs: list what is left of a finite view.
     const std::optional<std::uint64_t> size = state_.space().size(View::search);

@@ -93,7 +93,10 @@ class QueuedStrategy : public Strategy {
   SearchState state_;
 
  private:
-  std::size_t offer_preferred(std::size_t count);
+  // Queues up to count random draws that `accept` takes, until kMaxFruitlessDraws draws in a row
+  // queue nothing; returns how many.
+  template <class Accept>
+  std::size_t offer_draws(std::size_t count, Accept accept);
 
   std::deque<Config> queue_;
   std::vector<Config> remaining_;  // the enumerated rest of a finite view, shuffled

@@ -1,21 +1,12 @@
-// Preferences (Space::prefer): where a search's random first round looks before it knows anything
-// of the device. A constraint says where a config is illegal; a preference says only where fast
-// configs usually are, so it never drops a candidate and a search that finds it wrong moves on.
+// Preferences (Space::prefer; a Space keeps them beside its constraints): where a search's random
+// first round looks before it knows anything of the device. A constraint says where a config is
+// illegal; a preference says only where fast configs usually are, so it never drops a candidate and
+// a search that finds it wrong moves on.
 #include <cmath>
-#include <stdexcept>
 
 #include "cutune/space.hpp"
 
 namespace cutune {
-
-Space& Space::prefer(Preference preference) {
-  if (preference.name.empty()) throw std::invalid_argument("a preference needs a name");
-  if (!preference.holds) {
-    throw std::invalid_argument("preference '" + preference.name + "' has no predicate");
-  }
-  preferences_.push_back(std::move(preference));
-  return *this;
-}
 
 bool Space::preferred(const Config& config, const Problem& problem, const Device& device) const {
   for (const Preference& preference : preferences_) {
@@ -24,8 +15,8 @@ bool Space::preferred(const Config& config, const Problem& problem, const Device
   return true;
 }
 
-Preference whole_warps(std::string name,
-                       std::function<double(const Config&, const Problem&, const Device&)> block_x) {
+Preference whole_warps(
+    std::string name, std::function<double(const Config&, const Problem&, const Device&)> block_x) {
   constexpr double kWarpSize = 32;
   return Preference{
       .name = std::move(name),

@@ -13,6 +13,15 @@ namespace {
 // Repairs may undo one another; a candidate still changing after this many passes is dropped.
 constexpr int kMaxNormalizePasses = 8;
 
+// A constraint or a preference is named in every report and must judge configs.
+void require_name_and_predicate(std::string_view kind, const std::string& name,
+                                bool has_predicate) {
+  if (name.empty()) throw std::invalid_argument(fmt::format("a {} needs a name", kind));
+  if (!has_predicate) {
+    throw std::invalid_argument(fmt::format("{} '{}' has no predicate", kind, name));
+  }
+}
+
 std::size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<std::size_t> row(b.size() + 1);
   for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
@@ -55,11 +64,14 @@ Space& Space::add(std::string name, FragmentPtr fragment) {
 }
 
 Space& Space::constrain(Constraint constraint) {
-  if (constraint.name.empty()) throw std::invalid_argument("a constraint needs a name");
-  if (!constraint.holds) {
-    throw std::invalid_argument("constraint '" + constraint.name + "' has no predicate");
-  }
+  require_name_and_predicate("constraint", constraint.name, bool(constraint.holds));
   constraints_.push_back(std::move(constraint));
+  return *this;
+}
+
+Space& Space::prefer(Preference preference) {
+  require_name_and_predicate("preference", preference.name, bool(preference.holds));
+  preferences_.push_back(std::move(preference));
   return *this;
 }
 
