@@ -15,6 +15,7 @@
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -312,26 +313,38 @@ TEST(SharedTune, WhenAParticipantIsKilledTheOthersFinishAndMeasureWhatItHeld) {
     pids.push_back(
         start_participant(db, fmt::format("k{}", p), fmt::format("/tmp/cutune-killed-{}.json", p)));
   }
-  // Kill participant 1 once it has written results and holds claims.
+  // Participant 1 is killed once it has written results and holds claims, and what it held is
+  // read at that moment. Every claim and record begins by locking its key's row (lock_key): while
+  // the watcher holds that lock, no write is half done, no claim changes hands, and a write that
+  // waits on it when its participant dies commits nothing, for no client is left to send the
+  // commit. A signal alone freezes nothing: what a process sent before it stopped still commits.
   postgres::Connection watch(db);
   const auto count = [&](const std::string& sql) { return watch.run(sql).integer(0, 0); };
-  const auto deadline = Clock::now() + std::chrono::seconds(30);
-  while (
-      Clock::now() < deadline &&
-      (count("SELECT count(*) FROM measurements WHERE tune_id = 'k1'") < 4 ||
-       count("SELECT count(*) FROM claims WHERE owner LIKE 'k1@%' AND config_json <> ''") == 0)) {
+  const auto measured = [&] {
+    return count("SELECT count(*) FROM measurements WHERE tune_id = 'k1'");
+  };
+  const auto deadline = Clock::now() + std::chrono::seconds(60);
+  std::optional<postgres::Transaction> frozen;
+  for (;;) {
+    frozen.emplace(watch);
+    watch.run("SELECT id FROM tuning_keys FOR UPDATE");
+    if (measured() >= 4 &&
+        count("SELECT count(*) FROM claims WHERE owner LIKE 'k1@%' AND config_json <> ''") > 0) {
+      break;
+    }
+    frozen.reset();
+    ASSERT_LT(Clock::now(), deadline) << "participant k1 never held a claim after 4 results";
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
-  ASSERT_GT(pids[1], 0);  // kill(-1) would signal every process
-  // Stopped first, so that what it held is read while it is alive and changes nothing: once it is
-  // dead the others take its claims over at once.
-  kill(pids[1], SIGSTOP);
   const postgres::Result held =
       watch.run("SELECT config_hash FROM claims WHERE owner LIKE 'k1@%' AND config_json <> ''");
-  const std::int64_t written = count("SELECT count(*) FROM measurements WHERE tune_id = 'k1'");
+  const std::int64_t written = measured();
+  ASSERT_GT(pids[1], 0);  // kill(-1) would signal every process
   kill(pids[1], SIGKILL);
   int status = 0;
   waitpid(pids[1], &status, 0);
+  frozen.reset();  // rolled back: the others go on, and take its claims over once the server
+                   // has ended its session
   ASSERT_GT(held.rows(), 0);
   ASSERT_GE(written, 4);
 
