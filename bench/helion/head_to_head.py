@@ -13,6 +13,7 @@ minutes of GPU, so a later call that re-tunes cutune pairs it with Helion's reco
 compiled and timed afresh in this process.
 """
 import argparse
+import csv
 import json
 import os
 import statistics
@@ -60,6 +61,32 @@ def counts(search) -> dict:
         return {}
     return {"configs": metrics.num_configs_tested, "compile_failures": metrics.num_compile_failures,
             "accuracy_failures": metrics.num_accuracy_failures}
+
+
+def failures_by_origin(log_base: str, search) -> dict:
+    """Compile failures and timeouts in Helion's autotune log (LOG_BASE.csv, one row per config
+    benchmarked), split into Helion's compiler seeds, which both tuners measure first, and the
+    configs the search itself proposed."""
+    path = log_base + ".csv"
+    if search is None or not os.path.exists(path):
+        return {}
+    from helion.autotuner.search_space_logger import canonical_config_id
+    inner = getattr(search, "autotuner", search)
+    # Helion's search keeps its config generation; cutune's keeps it in its space.
+    generation = getattr(inner, "config_gen", None) or getattr(getattr(inner, "space", None),
+                                                               "gen", None)
+    if generation is None:
+        return {}
+    seeds = {canonical_config_id(c) for _, c in generation.seed_flat_config_pairs()}
+    out = {"seed_failures": 0, "search_failures": 0, "logged": 0}
+    with open(path, newline="") as f:
+        for row in csv.reader(f):
+            if len(row) < 5 or row[0] == "run_id":  # the header
+                continue
+            out["logged"] += 1
+            if row[4] in ("error", "timeout", "peer_compilation_fail"):
+                out["seed_failures" if row[2] in seeds else "search_failures"] += 1
+    return out
 
 
 def paired(timer, fns, rounds, reps=20) -> list:
@@ -122,9 +149,12 @@ def main():
         ref = reference(*args)
         row = {"kernel": name, "problem": problem, "device": torch.cuda.get_device_name()}
         budget = {"budget": opts.budget} if opts.budget else {}
+        log = os.path.join(opts.out, f"autotune-{name}")
         ours, row["cutune_s"], search = run_tuner(
-            maker, args, cutune.helion.autotuner_with(db=db, **budget), autotune_effort="quick")
+            maker, args, cutune.helion.autotuner_with(db=db, **budget), autotune_effort="quick",
+            autotune_log=f"{log}-cutune")
         row["cutune"] = counts(search)
+        row["cutune"].update(failures_by_origin(f"{log}-cutune", search))
         if search is not None and search.result is not None:
             report = search.result.report
             row["cutune"]["outcomes"] = report.get("outcomes", {})
@@ -159,9 +189,12 @@ def main():
                 cold_triton_cache()
             else:
                 theirs, seconds, helion_search = run_tuner(maker, args, default_autotuner_fn,
-                                                           autotune_effort=effort)
+                                                           autotune_effort=effort,
+                                                           autotune_log=f"{log}-helion-{effort}")
                 row[f"helion_{effort}_s"] = seconds
                 row[f"helion_{effort}"] = counts(helion_search)
+                row[f"helion_{effort}"].update(
+                    failures_by_origin(f"{log}-helion-{effort}", helion_search))
                 chosen = getattr(theirs.bind(args), "_config", None)  # what set_config() ran
                 if chosen is not None:
                     row[f"helion_{effort}_config"] = json.loads(chosen.to_json())
