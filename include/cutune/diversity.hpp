@@ -40,6 +40,10 @@ struct DiversityReport {
   std::vector<std::string> seed_configs;    // the usable seeds' configs (seed_configs) as JSON
   std::string default_error;                // why there is none, when there is none
 
+  // Constraint i's repairs as a fraction of the draws; preference i's distinct configs as a
+  // fraction of the distinct ones (0 when there were none).
+  double constraint_rate(std::size_t i) const;
+  double preference_share(std::size_t i) const;
   nlohmann::json to_json() const;
 };
 

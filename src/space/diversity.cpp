@@ -12,7 +12,19 @@ constexpr std::size_t kDropReasonsKept = 5;
 // left out.
 constexpr std::size_t kDrawsPerMember = 64;
 
+double fraction(std::size_t count, std::size_t of) {
+  return of ? static_cast<double>(count) / static_cast<double>(of) : 0.0;
+}
+
 }  // namespace
+
+double DiversityReport::constraint_rate(std::size_t i) const {
+  return fraction(constraint_trips[i], draws);
+}
+
+double DiversityReport::preference_share(std::size_t i) const {
+  return fraction(preference_holds[i], distinct);
+}
 
 DiversityReport measure_diversity(const TuningSpace& ts, const Problem& problem,
                                   const Device& device, std::size_t population,
@@ -73,22 +85,18 @@ DiversityReport measure_diversity(const TuningSpace& ts, const Problem& problem,
 }
 
 nlohmann::json DiversityReport::to_json() const {
-  // One row per rule: its name, its count (`count_key`) and that count's share of `of`.
-  const auto rows = [](const std::vector<std::string>& names,
-                       const std::vector<std::size_t>& counts, std::size_t of,
-                       const char* count_key, const char* share_key) {
-    nlohmann::json out = nlohmann::json::array();
-    for (std::size_t i = 0; i < names.size(); ++i) {
-      out.push_back({{"name", names[i]},
-                     {count_key, counts[i]},
-                     {share_key, of ? static_cast<double>(counts[i]) / of : 0.0}});
-    }
-    return out;
-  };
-  const nlohmann::json constraints =
-      rows(constraint_names, constraint_trips, draws, "trips", "rate");
-  const nlohmann::json preferences =
-      rows(preference_names, preference_holds, distinct, "holds", "share");
+  nlohmann::json constraints = nlohmann::json::array();
+  for (std::size_t i = 0; i < constraint_names.size(); ++i) {
+    constraints.push_back({{"name", constraint_names[i]},
+                           {"trips", constraint_trips[i]},
+                           {"rate", constraint_rate(i)}});
+  }
+  nlohmann::json preferences = nlohmann::json::array();
+  for (std::size_t i = 0; i < preference_names.size(); ++i) {
+    preferences.push_back({{"name", preference_names[i]},
+                           {"holds", preference_holds[i]},
+                           {"share", preference_share(i)}});
+  }
   nlohmann::json j = {{"population", population},
                       {"draws", draws},
                       {"distinct", distinct},

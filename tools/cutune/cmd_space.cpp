@@ -85,22 +85,17 @@ void run_space(const SpaceOptions& options) {
              join(report.varying_knobs));
   fmt::print("constraints (share of draws repaired):\n");
   for (std::size_t i = 0; i < report.constraint_names.size(); ++i) {
-    const double rate =
-        report.draws ? 100.0 * static_cast<double>(report.constraint_trips[i]) / report.draws : 0.0;
-    fmt::print("  {:<32} {:6.1f}%  ({}){}\n", report.constraint_names[i], rate,
-               report.constraint_trips[i], space.constraints()[i].is_gate ? "  gate" : "");
+    fmt::print("  {:<32} {:6.1f}%  ({}){}\n", report.constraint_names[i],
+               100.0 * report.constraint_rate(i), report.constraint_trips[i],
+               space.constraints()[i].is_gate ? "  gate" : "");
   }
   if (!report.preference_names.empty()) {
     fmt::print(
         "preferences (share of the distinct configs they hold for; a first round keeps to "
         "them):\n");
     for (std::size_t i = 0; i < report.preference_names.size(); ++i) {
-      const double share = report.distinct
-                               ? 100.0 * static_cast<double>(report.preference_holds[i]) /
-                                     static_cast<double>(report.distinct)
-                               : 0.0;
-      fmt::print("  {:<32} {:6.1f}%  ({})\n", report.preference_names[i], share,
-                 report.preference_holds[i]);
+      fmt::print("  {:<32} {:6.1f}%  ({})\n", report.preference_names[i],
+                 100.0 * report.preference_share(i), report.preference_holds[i]);
     }
   }
   fmt::print("eligible seeds: {}\n", join(report.eligible_seeds));
