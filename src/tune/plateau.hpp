@@ -11,7 +11,10 @@ namespace cutune {
 // TuneOptions::patience: counts the rounds since the fastest config last improved by min_gain. A
 // round that made it at least kSteepGain faster earns one more flat round: a search still
 // descending steeply often crosses a flat stretch before its next gain, while one near its answer
-// (a default already close to the best) gains little and ends on time.
+// (a default already close to the best) gains little and ends on time. A flat round counts once
+// it holds half a batch of configs, short rounds added together: a strategy that hands back only
+// the leftovers of its last refill (one config of a first round one short) has not searched a
+// round's worth.
 class Plateau {
  public:
   static constexpr double kSteepGain = 0.05;
@@ -19,19 +22,26 @@ class Plateau {
   // `fastest` after the first round, `baseline` the default config's time (infinite when it
   // failed): a first round that made the default kSteepGain faster (a wide space, whose seeds lie
   // far from its default) has earned its flat round as any steep round does.
-  Plateau(const TuneOptions& options, double baseline, double fastest)
+  Plateau(const TuneOptions& options, std::size_t batch, double baseline, double fastest)
       : patience_(options.patience),
+        round_configs_((batch + 1) / 2),
         min_evaluations_(options.min_evaluations),
         min_gain_(options.min_gain),
         reference_(fastest),
         flat_rounds_(fastest < baseline * (1.0 - kSteepGain) ? -1 : 0) {}
 
-  void round_ended(double fastest) {
+  // `configs`: how many the round measured.
+  void round_ended(double fastest, std::size_t configs) {
     if (fastest < reference_ * (1.0 - min_gain_)) {
       flat_rounds_ = fastest < reference_ * (1.0 - kSteepGain) ? -1 : 0;
       reference_ = fastest;
-    } else {
+      flat_configs_ = 0;
+      return;
+    }
+    flat_configs_ += configs;
+    if (flat_configs_ >= round_configs_) {
       ++flat_rounds_;
+      flat_configs_ = 0;
     }
   }
   bool reached(std::size_t evaluated) const {
@@ -41,6 +51,8 @@ class Plateau {
 
  private:
   std::size_t patience_;
+  std::size_t round_configs_;     // the configs of a flat round that counts: half a batch
+  std::size_t flat_configs_ = 0;  // in flat rounds too short to count yet
   std::size_t min_evaluations_;
   double min_gain_;
   double reference_;

@@ -101,7 +101,7 @@ TuneReport TuneRun::run() {
   int rounds_without_news = 0;
   const bool baseline_ok = report_.baseline && report_.baseline->measurement.ok();
   Plateau plateau(
-      options_,
+      options_, batch,
       baseline_ok ? report_.baseline->measurement.time_ms : std::numeric_limits<double>::infinity(),
       fastest_ok());
   while (report_.evaluated.size() < options_.max_evaluations && !out_of_time() &&
@@ -116,7 +116,7 @@ TuneReport TuneRun::run() {
     if (budget_full_) break;  // the rest were never measured; no ask() follows to need them
     strategy->tell(asked, results);
     rounds_without_news = report_.evaluated.size() == before ? rounds_without_news + 1 : 0;
-    plateau.round_ended(fastest_ok());
+    plateau.round_ended(fastest_ok(), asked.size());
   }
   if (!stop_asked()) {
     if (participant_) {

@@ -202,8 +202,8 @@ TEST(Tune, AFirstRoundFarBelowTheDefaultEarnsOneMoreRound) {
   // Rounds of 2: the first, then one flat round; the earned round adds one more.
   EXPECT_EQ(near.evaluated.size(), 4u);
   EXPECT_EQ(far.evaluated.size(), 6u);
-  Plateau failed_default(o, std::numeric_limits<double>::infinity(), 5.0);
-  failed_default.round_ended(5.0);
+  Plateau failed_default(o, 2, std::numeric_limits<double>::infinity(), 5.0);
+  failed_default.round_ended(5.0, 2);
   EXPECT_FALSE(failed_default.reached(100));  // a first round that ran anything at all is steep
   EXPECT_DOUBLE_EQ(far.best->measurement.time_ms, 5.0);
 }
@@ -213,23 +213,45 @@ TEST(Tune, AFirstRoundFarBelowTheDefaultEarnsOneMoreRound) {
 TEST(Tune, ASteepRoundEarnsOneMoreFlatRound) {
   TuneOptions o;
   o.patience = 1;
-  Plateau gentle(o, 10.0, 10.0);
-  gentle.round_ended(9.85);  // 1.5 % faster
+  Plateau gentle(o, 2, 10.0, 10.0);
+  gentle.round_ended(9.85, 2);  // 1.5 % faster
   EXPECT_FALSE(gentle.reached(100));
-  gentle.round_ended(9.85);
+  gentle.round_ended(9.85, 2);
   EXPECT_TRUE(gentle.reached(100));
 
-  Plateau steep(o, 10.0, 10.0);
-  steep.round_ended(9.0);  // 10 % faster
-  steep.round_ended(9.0);
+  Plateau steep(o, 2, 10.0, 10.0);
+  steep.round_ended(9.0, 2);  // 10 % faster
+  steep.round_ended(9.0, 2);
   EXPECT_FALSE(steep.reached(100));
-  steep.round_ended(8.99);  // under 1 %: flat
+  steep.round_ended(8.99, 2);  // under 1 %: flat
   EXPECT_TRUE(steep.reached(100));
   o.min_evaluations = 200;
-  Plateau early(o, 1.0, 1.0);
-  early.round_ended(1.0);
+  Plateau early(o, 2, 1.0, 1.0);
+  early.round_ended(1.0, 2);
   EXPECT_FALSE(early.reached(100));
   EXPECT_TRUE(early.reached(200));
+}
+
+// A flat round counts once it holds half a batch: a strategy handing back the one config left of
+// its first refill has not searched a round's worth, and short rounds add up.
+TEST(Tune, AShortFlatRoundCountsOnlyWithTheNext) {
+  TuneOptions o;
+  o.patience = 1;
+  Plateau plateau(o, 16, 10.0, 10.0);
+  plateau.round_ended(10.0, 1);
+  EXPECT_FALSE(plateau.reached(100));
+  plateau.round_ended(10.0, 6);
+  EXPECT_FALSE(plateau.reached(100));
+  plateau.round_ended(10.0, 1);  // 8 of 16 configs in flat rounds: one round
+  EXPECT_TRUE(plateau.reached(100));
+
+  Plateau gained(o, 16, 10.0, 10.0);
+  gained.round_ended(10.0, 7);
+  gained.round_ended(9.5, 16);  // a gain: the short flat round before it is forgotten
+  gained.round_ended(9.5, 1);
+  EXPECT_FALSE(gained.reached(100));
+  gained.round_ended(9.5, 16);
+  EXPECT_TRUE(gained.reached(100));
 }
 
 TEST(Tune, RefusesAFamilyWithoutASpace) {
