@@ -138,7 +138,7 @@ class HelionSpace:
         for i, (flat, _) in enumerate(self.gen.seed_flat_config_pairs()):
             seeds.append({"name": f"helion_seed_{i}", "priority": 100 - i,
                           "config": self.from_flat(flat)})
-        seeds += self.tile_seeds(knobs, seeds)
+        seeds += self.tile_seeds(knobs, seeds) or self.warp_seeds(knobs, seeds)
         for knob in knobs:
             _admit_seed_values(knob, [seed["config"][knob["name"]] for seed in seeds])
         spec = {"name": f"helion_{name}", "entry": name, "knobs": knobs, "seeds": seeds}
@@ -171,14 +171,37 @@ class HelionSpace:
                                           for i, n in enumerate(sides)})
                 if warps_knob is not None:
                     config[warps_knob["name"]] = _clamp(warps_knob, warps)
-                normalized = self.normalize(config)
-                text = json.dumps(normalized, sort_keys=True)
-                if normalized is not None and text not in taken:
-                    taken.add(text)
-                    out.append({"name": f"tile_{first}x{other}_w{warps}",
-                                "priority": 50 - len(out),
-                                "config": normalized})
+                self._add_seed(out, taken, f"tile_{first}x{other}_w{warps}", config)
         return out
+
+    def warp_seeds(self, knobs: list, seeds: list) -> list:
+        """For a kernel without tile seeds (a row reduction, an elementwise kernel): Helion's
+        default with num_warps one step down and one step up, as Helion normalizes them. Such a
+        kernel's default is often within a few percent of its best, and the warps a row of a
+        given length runs best with change from card to card; measured in the first round, a
+        better warp count starts the climb instead of a neighbour that only a random draw of the
+        default's many per-tensor knobs would reach."""
+        index = self.gen.num_warps_index
+        warps_knob = next((k for k in knobs if index >= 0 and k["name"] == self.names[index]),
+                          None)
+        if warps_knob is None:
+            return []
+        default = seeds[0]["config"]
+        taken = {json.dumps(seed["config"], sort_keys=True) for seed in seeds}
+        out = []
+        for warps in sorted(_steps(warps_knob, default[warps_knob["name"]])):
+            self._add_seed(out, taken, f"default_w{warps}",
+                           dict(default, **{warps_knob["name"]: warps}))
+        return out
+
+    def _add_seed(self, out: list, taken: set, name: str, config: dict) -> None:
+        """Appends `config` as Helion normalizes it to `out`, a seed below Helion's own, unless
+        Helion rejects it or it is one of `taken` (the configs already seeds, as JSON text)."""
+        normalized = self.normalize(config)
+        text = json.dumps(normalized, sort_keys=True)
+        if normalized is not None and text not in taken:
+            taken.add(text)
+            out.append({"name": name, "priority": 50 - len(out), "config": normalized})
 
     def paired_knobs(self, knobs: list) -> list:
         """The block sizes and num_warps, the knobs Helion's own search moves together in every

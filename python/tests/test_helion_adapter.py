@@ -86,6 +86,24 @@ def test_a_tile_kernel_gets_tile_seeds_and_a_row_kernel_none():
     bound = make_add(cutune.helion.autotuner).bind((row, row))
     space = HelionSpace(ConfigGeneration(bound.config_spec), bound.config_spec)
     assert not [s for s in space.spec("add")["seeds"] if s["name"].startswith("tile_")]
+    assert not [s for s in seeds if s["name"].startswith("default_w")]  # tile seeds carry warps
+
+
+def test_a_kernel_without_tile_seeds_gets_the_defaults_warp_neighbours():
+    """A one-sided tile (a row kernel) gets Helion's default with num_warps one step down and
+    one step up as seeds, normalized by Helion, after Helion's own default and seeds."""
+    row = torch.randn(4096)
+    bound = make_add(cutune.helion.autotuner).bind((row, row))
+    space = HelionSpace(ConfigGeneration(bound.config_spec), bound.config_spec)
+    seeds = space.spec("add")["seeds"]
+    default = seeds[0]["config"]
+    warps = [s for s in seeds if s["name"].startswith("default_w")]
+    assert sorted(s["config"]["num_warps"] for s in warps) == [default["num_warps"] // 2,
+                                                               default["num_warps"] * 2]
+    for s in warps:
+        assert s["config"] == space.normalize(dict(default, num_warps=s["config"]["num_warps"]))
+    assert max(s["priority"] for s in warps) < min(s["priority"] for s in seeds
+                                                    if s["name"].startswith("helion_"))
 
 
 def test_a_knob_its_gate_switches_off_moves_with_the_gate():
