@@ -12,9 +12,8 @@ namespace cutune {
 // round that made it at least kSteepGain faster earns one more flat round: a search still
 // descending steeply often crosses a flat stretch before its next gain, while one near its answer
 // (a default already close to the best) gains little and ends on time. A flat round counts once
-// it holds half a batch of configs, short rounds added together: a strategy that hands back only
-// the leftovers of its last refill (one config of a first round one short) has not searched a
-// round's worth.
+// it holds half a batch of configs, short rounds added together: a round that holds only what a
+// strategy's last refill left over (a single config) has not searched a round's worth.
 class Plateau {
  public:
   static constexpr double kSteepGain = 0.05;
@@ -30,7 +29,7 @@ class Plateau {
         reference_(fastest),
         flat_rounds_(fastest < baseline * (1.0 - kSteepGain) ? -1 : 0) {}
 
-  // `configs`: how many the round measured.
+  // `configs`: how many configs the round asked for.
   void round_ended(double fastest, std::size_t configs) {
     if (fastest < reference_ * (1.0 - min_gain_)) {
       flat_rounds_ = fastest < reference_ * (1.0 - kSteepGain) ? -1 : 0;
