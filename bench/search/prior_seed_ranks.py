@@ -8,21 +8,15 @@ like on a device tells that the prior fits there (docs/strategies.md, the transf
 """
 import argparse
 import bisect
-import gzip
-import json
 import os
 
+from kernel_tuner_compare import cache_files
 
-def times_of(path: str):
-    """Config key -> time, the correct results of one recording; None for a file in another
-    format than Kernel Tuner's cache (a T4 results file)."""
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rt") as f:
-        cache = json.load(f).get("cache")
-    if cache is None:
-        return None
+
+def times_of(doc: dict) -> dict:
+    """Config key -> time, the correct results of one Kernel Tuner cache file."""
     out = {}
-    for key, row in cache.items():
+    for key, row in doc["cache"].items():
         t = row.get("time")
         if isinstance(t, (int, float)) and t == t and t < 1e9:
             out[key] = t
@@ -34,9 +28,7 @@ def main():
     parser.add_argument("folder")
     parser.add_argument("--count", type=int, default=6)
     opts = parser.parse_args()
-    names = sorted(n for n in os.listdir(opts.folder) if n.endswith((".json", ".json.gz")))
-    devices = {n.split(".")[0]: times_of(os.path.join(opts.folder, n)) for n in names}
-    devices = {name: times for name, times in devices.items() if times is not None}
+    devices = {os.path.basename(label): times_of(doc) for label, doc in cache_files([opts.folder])}
     print("| target | from | " + " | ".join(f"#{i + 1}" for i in range(opts.count)) + " |")
     print("| --- | --- |" + " --- |" * opts.count)
     for target, times in devices.items():

@@ -156,8 +156,7 @@ class HelionSpace:
         a round per doubling of a side before it reaches the tiles a tile kernel runs best with
         (64 to 256 a side); measured in the first round, the fastest of these starts the climb."""
         by_name = {k["name"]: k for k in knobs}
-        index = self.gen.num_warps_index
-        warps_knob = by_name.get(self.names[index]) if index >= 0 else None
+        warps_knob = self._warps_knob(knobs)
         sides = [n for n in self.paired_knobs(knobs)
                  if warps_knob is None or n != warps_knob["name"]]
         if len(sides) < 2:
@@ -181,9 +180,7 @@ class HelionSpace:
         given length runs best with change from card to card; measured in the first round, a
         better warp count starts the climb instead of a neighbour that only a random draw of the
         default's many per-tensor knobs would reach."""
-        index = self.gen.num_warps_index
-        warps_knob = next((k for k in knobs if index >= 0 and k["name"] == self.names[index]),
-                          None)
+        warps_knob = self._warps_knob(knobs)
         if warps_knob is None:
             return []
         default = seeds[0]["config"]
@@ -193,6 +190,11 @@ class HelionSpace:
             self._add_seed(out, taken, f"default_w{warps}",
                            dict(default, **{warps_knob["name"]: warps}))
         return out
+
+    def _warps_knob(self, knobs: list) -> Optional[dict]:
+        """The knob of Helion's num_warps slot, None when the kernel has none to tune."""
+        index = self.gen.num_warps_index
+        return next((k for k in knobs if index >= 0 and k["name"] == self.names[index]), None)
 
     def _add_seed(self, out: list, taken: set, name: str, config: dict) -> None:
         """Appends `config` as Helion normalizes it to `out`, a seed below Helion's own, unless
