@@ -6,7 +6,8 @@ and prints its best time as JSON: the Kernel Tuner side of scripts/gpu/kt-exampl
 The script runs as written, in its own folder, up to its first tune_kernel() call (the one
 `cutune import-kt` reads); that call gets strategy random_sample with max_fevals BUDGET and
 time_limit SECONDS (so that a slow example ends with its best so far rather than nothing), the
-CUDA backend LANG (nvcuda with NVRTC, or pycuda with nvcc) and each KNOB
+CUDA backend LANG (nvcuda with NVRTC, or pycuda with nvcc; the script's run_kernel() calls too)
+and each KNOB
 held at VALUE (a JSON value; kt-examples.sh pins a knob for cutune alike), and the script stops
 there. A config whose output fails the script's answer is a failed config, as in cutune, instead
 of the exception that ends Kernel Tuner's tune.
@@ -120,6 +121,14 @@ def checked_best(results, call, spec_path, cutune_path):
     return None, None, len(timed)
 
 
+def on_backend(kwargs: dict, lang: str) -> None:
+    """A CUDA call of the script (CUDA, CuPy or nvcuda by its `lang`) made on the backend LANG:
+    every run of one example on one backend, so a backend the GPU's image cannot start (CuPy's,
+    where its device-properties call disagrees with Python's uuid) stops no example."""
+    if str(kwargs.get("lang", "CUDA")).lower() in ("cuda", "cupy", "nvcuda"):
+        kwargs["lang"] = lang
+
+
 def main():
     script, budget, lang, seconds = sys.argv[1], int(sys.argv[2]), sys.argv[3], float(sys.argv[4])
     spec_path, cutune_path = sys.argv[5], sys.argv[6]
@@ -138,8 +147,7 @@ def main():
             args = args[:4] + (params,) + args[5:]
         else:
             kwargs["tune_params"] = params
-        if str(kwargs.get("lang", "CUDA")).lower() in ("cuda", "cupy", "nvcuda"):
-            kwargs["lang"] = lang
+        on_backend(kwargs, lang)
         kwargs["strategy"] = "random_sample"
         kwargs["strategy_options"] = {"max_fevals": budget, "time_limit": seconds}
         kwargs["verbose"] = False
@@ -149,7 +157,14 @@ def main():
         call["arguments"] = before
         raise FirstCallDone(results, call)
 
+    run_kernel = kernel_tuner.run_kernel
+
+    def run_on_backend(*args, **kwargs):  # the script's own runs: a reference kernel's answer
+        on_backend(kwargs, lang)
+        return run_kernel(*args, **kwargs)
+
     kernel_tuner.tune_kernel = tune_first_call
+    kernel_tuner.run_kernel = run_on_backend
     kernel_tuner.interface.tune_kernel = tune_first_call
     os.chdir(os.path.dirname(os.path.abspath(script)))
     try:

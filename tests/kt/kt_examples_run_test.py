@@ -60,11 +60,21 @@ tune_kernel("chunk_sums", kernel, n, [cost, x, numpy.int32(n)], {"chunks": [1, 2
             lang="C")
 '''
 
+# A script whose answer comes from its own run_kernel() call on a backend named in the script
+# (CuPy): the runner makes that call on its backend too, here Kernel Tuner's C backend.
+ANSWER_ON_ITS_BACKEND = SCRIPT.replace("from kernel_tuner import tune_kernel",
+                                       "from kernel_tuner import run_kernel, tune_kernel").replace(
+    'tune_kernel("scale"',
+    'answer = run_kernel("scale", kernel, n, [numpy.zeros_like(x), x, numpy.int32(n)],\n'
+    '                    {"reps": 1, "skip": 0}, lang="cupy")\n'
+    'tune_kernel("scale"').replace('lang="C")', 'lang="cupy", answer=[answer[0], None, None])')
+
 SCALE_BUFFERS = [{"name": "out", "role": "inout"}, {"name": "in", "role": "input"}]
 
 
 class CheckedBest(unittest.TestCase):
-    def run_runner(self, folder, default, script_text=SCRIPT, buffers=SCALE_BUFFERS):
+    def run_runner(self, folder, default, script_text=SCRIPT, buffers=SCALE_BUFFERS,
+                   lang="nvcuda"):
         script = os.path.join(folder, "scale.py")
         with open(script, "w") as f:
             f.write(script_text)
@@ -76,7 +86,7 @@ class CheckedBest(unittest.TestCase):
         with open(cutune, "w") as f:
             f.write("cutune: a line before the report\n"
                     + json.dumps({"default": {"config": default}}))
-        done = subprocess.run([sys.executable, RUNNER, script, "20", "nvcuda", "60", spec, cutune],
+        done = subprocess.run([sys.executable, RUNNER, script, "20", lang, "60", spec, cutune],
                               capture_output=True, text=True, timeout=240)
         self.assertEqual(done.returncode, 0, done.stderr)
         text = done.stdout
@@ -99,6 +109,13 @@ class CheckedBest(unittest.TestCase):
         self.assertEqual(result["fastest_unchecked_ms"], 0.5)
         self.assertEqual(result["best_config"], {"chunks": 2})  # its cost differs from chunks 1's
         self.assertEqual(result["rejected"], 1)  # chunks = 5 only
+
+
+    def test_the_scripts_own_runs_take_the_runners_backend(self):
+        with tempfile.TemporaryDirectory() as folder:
+            result = self.run_runner(folder, {"reps": 2, "skip": 0}, ANSWER_ON_ITS_BACKEND, lang="C")
+        self.assertEqual(result["wrong"], 3)  # skip = 1 leaves the answer's output unwritten
+        self.assertEqual(result["best_config"], {"reps": 1, "skip": 0})
 
 
 if __name__ == "__main__":
