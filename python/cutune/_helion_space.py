@@ -14,6 +14,11 @@ from helion.autotuner import config_fragment as fragments
 # step).
 TILE_SHAPES = ((64, 64), (128, 128), (128, 64))
 TILE_WARPS = (4, 8)
+# A third side and those after it are a loop's step (a matmul's K), whose tiles each pipeline stage
+# holds in shared memory: at 128 deep, the default's 4 stages of a 128x128 tile need 4 x (128x128 +
+# 128x128) bf16 = 256 KiB, more than a Hopper SM has (227 KiB), and Helion's compile fails. 64 is
+# the step the Triton tutorial's GEMM and Helion's own matmul winners take.
+TILE_STEP = 64
 
 # What Helion raises for a config it will not run (as its own seed transfer catches).
 _REJECTED = (exc.InvalidConfig, ValueError, TypeError, KeyError, AssertionError)
@@ -166,7 +171,7 @@ class HelionSpace:
         out = []
         for first, other in TILE_SHAPES:
             for warps in TILE_WARPS:
-                config = dict(default, **{n: _clamp(by_name[n], first if i == 0 else other)
+                config = dict(default, **{n: _clamp(by_name[n], _side(i, first, other))
                                           for i, n in enumerate(sides)})
                 if warps_knob is not None:
                     config[warps_knob["name"]] = _clamp(warps_knob, warps)
@@ -239,6 +244,11 @@ class HelionSpace:
                     pairs.append([gate, name])
                     break
         return pairs
+
+
+def _side(index: int, first: int, other: int) -> int:
+    """A tile seed's side `index`: `first`, then `other`, then steps of at most TILE_STEP."""
+    return first if index == 0 else other if index == 1 else min(other, TILE_STEP)
 
 
 def _search_range(knob: dict) -> tuple:

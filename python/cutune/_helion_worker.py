@@ -1,22 +1,40 @@
-"""Helion's benchmark worker, started before Helion's set-up instead of at the first benchmark.
+"""Helion's benchmark worker: started before Helion's set-up instead of at the first benchmark,
+and kept for the next tune in the same process instead of shut down at the end of each.
 
 Helion times configs in a long-lived worker process that it spawns at its first benchmark: a
 fresh Python that imports torch and Helion and opens the GPU before it can time anything, which
 every tune waits for once (Helion's own tune shows it as the seconds before its first timed
 round). Spawned before Helion computes its baseline, the worker starts while the baseline and
-the first round compile, and Helion's provider, which would spawn the same worker, takes it."""
+the first round compile, and Helion's provider, which would spawn the same worker, takes it. A
+program that tunes several kernels (a model's) waits for it once: at the end of a tune the worker
+is taken back from the provider, its copies of that tune's arguments dropped, and the next tune's
+provider gets it already running."""
+import threading
 from typing import Optional
 
 try:
     from helion.autotuner.benchmark_worker import BenchmarkWorker
+    from helion.autotuner.kernel_args import load_trusted_kernel_args, release_private_kernel_args
 except ImportError:  # a Helion without the worker: it benchmarks in its own process
     BenchmarkWorker = None
 
+# Seconds the worker may take to drop a tune's arguments before it is shut down instead.
+FORGET_TIMEOUT_S = 30.0
+
+_kept = None  # the worker of this process's last tune, idle, or None
+_kept_lock = threading.Lock()  # two tunes in two threads never share one worker
+
 
 def start(settings) -> Optional[object]:
-    """A running worker when Helion's settings benchmark in one, else None."""
+    """A running worker when Helion's settings benchmark in one (the last tune's, if it is still
+    alive), else None."""
+    global _kept
     if BenchmarkWorker is None or not getattr(settings, "autotune_benchmark_subprocess", False):
         return None
+    with _kept_lock:
+        worker, _kept = _kept, None
+    if worker is not None and worker.alive():
+        return worker
     worker = BenchmarkWorker(device=None)
     try:
         worker._start()
@@ -28,8 +46,7 @@ def start(settings) -> Optional[object]:
 
 def hand_over(worker, provider) -> bool:
     """Gives `worker` to Helion's benchmark provider if it benchmarks in a worker and has none
-    yet (it then shuts the worker down at its cleanup); else shuts the worker down. Whether the
-    provider took it."""
+    yet; else shuts the worker down. Whether the provider took it."""
     if worker is None:
         return False
     takes = (provider is not None and getattr(provider, "_benchmark_worker", False) is None
@@ -39,3 +56,24 @@ def hand_over(worker, provider) -> bool:
     else:
         worker.shutdown()
     return takes
+
+
+def keep(provider) -> bool:
+    """At the end of a tune: takes the provider's worker back for the next tune (Helion's cleanup
+    would shut it down), once it has dropped the tune's arguments (Helion's worker caches them
+    per tune, on the GPU). Whether it was kept."""
+    global _kept
+    worker = getattr(provider, "_benchmark_worker", None)
+    if worker is None or not worker.alive():
+        return False
+    try:
+        for job in (load_trusted_kernel_args.cache_clear, release_private_kernel_args):
+            worker.run(job, timeout=FORGET_TIMEOUT_S)
+    except Exception:  # a worker that cannot forget is Helion's to shut down
+        return False
+    provider._benchmark_worker = None
+    with _kept_lock:
+        worker, _kept = _kept, worker
+    if worker is not None:  # an earlier tune's, kept while this one ran in another thread
+        worker.shutdown()
+    return True

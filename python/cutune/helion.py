@@ -88,7 +88,7 @@ class CutuneSearch(BaseSearch):
 
     def _prepare(self) -> None:
         """Helion's set-up (its baseline compiled and run), with its benchmark worker started
-        first so that the worker's start overlaps it (_helion_worker)."""
+        first so that the worker's start overlaps it, or the last tune's worker (_helion_worker)."""
         worker = _helion_worker.start(self.settings) if self.on_gpu else None
         try:
             super()._prepare()
@@ -101,6 +101,8 @@ class CutuneSearch(BaseSearch):
                                      strategy=self.strategy, batch=self._round(),
                                      patience=self.patience,
                                      min_configs=MIN_CONFIGS[self.effort])
+        if self.on_gpu:
+            _helion_worker.keep(self.benchmark_provider)
         if self.result.decision is None:
             raise exc.NoConfigFound()
         return self.space.to_helion(self.result.decision["config"])

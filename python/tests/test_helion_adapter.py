@@ -4,6 +4,7 @@ cutune space and back, Helion's default_config pinned, Helion's normalize as the
 winner a helion.Config, and a second kernel object served from the store. Helion's own benchmark
 needs a GPU: here each config is compiled by Helion and timed by wall clock."""
 import os
+import sys
 
 os.environ["TRITON_INTERPRET"] = "1"  # before triton and helion are imported
 
@@ -89,6 +90,20 @@ def test_a_tile_kernel_gets_tile_seeds_and_a_row_kernel_none():
     assert not [s for s in seeds if s["name"].startswith("default_w")]  # tile seeds carry warps
 
 
+def test_a_matmul_tile_seed_steps_k_by_at_most_64():
+    """A third tile side is a loop's step (a matmul's K): a 128-deep step with the default's
+    pipeline stages overflows a Hopper SM's shared memory, so tile seeds step K by at most 64."""
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "bench", "helion"))
+    from kernels import matmul_kernel  # the head to head's matmul (bench/helion/kernels.py)
+    matmul = matmul_kernel(autotuner_fn=cutune.helion.autotuner, **CPU_SETTINGS)
+    big = torch.randn(512, 512)
+    bound = matmul.bind((big, big))
+    space = HelionSpace(ConfigGeneration(bound.config_spec), bound.config_spec)
+    tiles = [s["config"] for s in space.spec("matmul")["seeds"] if s["name"].startswith("tile_")]
+    shape = sorted({(c["block_sizes_0"], c["block_sizes_1"], c["block_sizes_2"]) for c in tiles})
+    assert shape == [(64, 64, 64), (128, 64, 64), (128, 128, 64)]
+
+
 def test_a_kernel_without_tile_seeds_gets_the_defaults_warp_neighbours():
     """A one-sided tile (a row kernel) gets Helion's default with num_warps one step down and
     one step up as seeds, normalized by Helion, after Helion's own default and seeds."""
@@ -171,6 +186,46 @@ def test_a_round_is_as_many_configs_as_helion_compiles_at_once():
         assert search._round() == expected
 
 
+def prepared_on_the_gpus_branch(kernel, x, y):
+    """A search of `kernel` after Helion's set-up, taken as on a GPU (its benchmark worker)."""
+    search = cutune.helion.CutuneSearch(kernel.bind((x, y)), (x, y))
+    search.on_gpu = True
+    search._prepare()
+    return search
+
+
+def test_the_benchmark_worker_is_kept_for_the_next_tune(tmp_path, monkeypatch):
+    """A program that tunes several kernels waits for Helion's benchmark worker once: at the end
+    of a tune cutune takes the worker back from Helion's provider, whose cleanup would shut it
+    down, after the worker dropped the tune's arguments, and the next tune's provider gets it
+    running. Here on the CPU, with the GPU's branch taken by hand. The CPU's torch lacks a name
+    Helion imports (cutune/_helion_compat.py), so the worker, a fresh Python that imports Helion,
+    takes cutune's stand-in first through a sitecustomize, as this process did on import."""
+    import functools
+    from helion.autotuner.kernel_args import load_trusted_kernel_args
+    (tmp_path / "sitecustomize.py").write_text("import cutune._helion_compat\n")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(tmp_path)] + sys.path))
+    x, y = args()
+    kernel = make_add(cutune.helion.autotuner, autotune_benchmark_subprocess=True)
+    provider = prepared_on_the_gpus_branch(kernel, x, y).benchmark_provider
+    worker = provider._benchmark_worker
+    saved = str(tmp_path / "args.pt")
+    torch.save((x, y), saved)
+    load = functools.partial(load_trusted_kernel_args, saved)
+    worker.run(load, timeout=60)  # the worker caches a tune's arguments by their file
+    assert _helion_worker.keep(provider)
+    provider.cleanup()
+    assert worker.alive()
+    os.remove(saved)
+    with pytest.raises(FileNotFoundError):  # not served from the cache: dropped by keep()
+        worker.run(load, timeout=60)
+    second = prepared_on_the_gpus_branch(kernel, x, y).benchmark_provider
+    assert second._benchmark_worker is worker
+    second.cleanup()
+    assert not worker.alive()
+    assert not _helion_worker.keep(second)  # nothing left to keep
+
+
 def test_helions_benchmark_worker_starts_before_its_set_up():
     """On a GPU Helion times configs in a worker process it spawns at its first benchmark (a fresh
     Python that imports torch and Helion), which every tune waits for; cutune starts it before
@@ -179,9 +234,7 @@ def test_helions_benchmark_worker_starts_before_its_set_up():
     left running."""
     x, y = args()
     kernel = make_add(cutune.helion.autotuner, autotune_benchmark_subprocess=True)
-    search = cutune.helion.CutuneSearch(kernel.bind((x, y)), (x, y))
-    search.on_gpu = True
-    search._prepare()
+    search = prepared_on_the_gpus_branch(kernel, x, y)
     provider = search.benchmark_provider
     worker = provider._benchmark_worker
     assert worker is not None and worker.alive()
