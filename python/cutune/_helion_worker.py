@@ -8,7 +8,14 @@ round). Spawned before Helion computes its baseline, the worker starts while the
 the first round compile, and Helion's provider, which would spawn the same worker, takes it. A
 program that tunes several kernels (a model's) waits for it once: at the end of a tune the worker
 is taken back from the provider, its copies of that tune's arguments dropped, and the next tune's
-provider gets it already running."""
+provider gets it already running.
+
+A fresh worker opens the GPU (its CUDA context and Triton's driver, whose C helpers Triton builds
+with the host compiler in a cold cache) as soon as it has started, while Helion sets up and the
+first round compiles, so the first benchmark does not wait for that too; and it follows the
+process's Triton settings (the cache directory Helion sets for each tune) from job to job."""
+import functools
+import os
 import threading
 from typing import Optional
 
@@ -18,8 +25,10 @@ try:
 except ImportError:  # a Helion without the worker: it benchmarks in its own process
     BenchmarkWorker = None
 
-# Seconds the worker may take to drop a tune's arguments before it is shut down instead.
+# Seconds the worker may take to drop a tune's arguments before it is shut down instead, and to
+# open the GPU.
 FORGET_TIMEOUT_S = 30.0
+OPEN_GPU_TIMEOUT_S = 120.0
 
 _kept = None  # the worker of this process's last tune, idle, or None
 _kept_lock = threading.Lock()  # two tunes in two threads never share one worker
@@ -35,9 +44,9 @@ def start(settings) -> Optional[object]:
         worker, _kept = _kept, None
     if worker is not None and worker.alive():
         return worker
-    worker = BenchmarkWorker(device=None)
+    worker = _Worker(device=None)
     try:
-        worker._start()
+        worker.start_opening_gpu()
     except Exception:  # Helion starts its own at the first benchmark
         worker.shutdown()
         return None
@@ -64,7 +73,7 @@ def keep(provider) -> bool:
     per tune, on the GPU). Whether it was kept."""
     global _kept
     worker = getattr(provider, "_benchmark_worker", None)
-    if worker is None or not worker.alive():
+    if not isinstance(worker, _Worker) or not worker.alive():  # Helion's own: Helion shuts it
         return False
     try:
         for job in (load_trusted_kernel_args.cache_clear, release_private_kernel_args):
@@ -77,3 +86,58 @@ def keep(provider) -> bool:
     if worker is not None:  # an earlier tune's, kept while this one ran in another thread
         worker.shutdown()
     return True
+
+
+def triton_environment() -> dict:
+    """This process's Triton settings (TRITON_* environment variables)."""
+    return {k: v for k, v in os.environ.items() if k.startswith("TRITON_")}
+
+
+def take_triton_environment(settings: dict) -> None:
+    """In the worker: Triton's settings become `settings` (read by Triton at each use)."""
+    for name in [k for k in os.environ if k.startswith("TRITON_") and k not in settings]:
+        del os.environ[name]
+    os.environ.update(settings)
+
+
+def open_gpu() -> None:
+    """In the worker: the CUDA context and Triton's driver, made before the first benchmark."""
+    import torch
+    if torch.cuda.is_available():
+        from triton.runtime import driver
+        torch.cuda.init()
+        driver.active.get_current_device()  # builds Triton's driver helpers on first use
+
+
+if BenchmarkWorker is not None:
+    class _Worker(BenchmarkWorker):
+        """Helion's worker, which opens the GPU in a thread of this process as soon as it starts
+        (a job sent meanwhile waits: the worker runs one job at a time), and takes this process's
+        Triton settings before a job whenever they changed since it last took them: Helion points
+        Triton's cache at a temporary directory of its own for each tune, which the worker's
+        compiles must share, and a kept worker outlives the tune whose directory it was started
+        with."""
+
+        def start_opening_gpu(self) -> None:
+            self._environment = triton_environment()  # what the worker inherits
+            self._start()
+            self._opening = threading.Thread(target=self._open_gpu, daemon=True)
+            self._opening.start()
+
+        def _open_gpu(self) -> None:
+            try:
+                BenchmarkWorker.run(self, open_gpu, timeout=OPEN_GPU_TIMEOUT_S)
+            except Exception:  # the first benchmark finds out (Helion restarts a dead worker)
+                pass
+
+        def run(self, job, timeout):
+            opening, self._opening = getattr(self, "_opening", None), None
+            if opening is not None:
+                opening.join()
+            environment = triton_environment()
+            if environment != self._environment:
+                super().run(functools.partial(take_triton_environment, environment), timeout)
+                self._environment = environment
+            return super().run(job, timeout)
+else:
+    _Worker = None

@@ -186,6 +186,14 @@ def test_a_round_is_as_many_configs_as_helion_compiles_at_once():
         assert search._round() == expected
 
 
+def workers_import_helion(tmp_path, monkeypatch):
+    """The CPU's torch lacks a name Helion imports (cutune/_helion_compat.py), so a worker, a
+    fresh Python that imports Helion, takes cutune's stand-in first through a sitecustomize, as
+    this process did on import."""
+    (tmp_path / "sitecustomize.py").write_text("import cutune._helion_compat\n")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(tmp_path)] + sys.path))
+
+
 def prepared_on_the_gpus_branch(kernel, x, y):
     """A search of `kernel` after Helion's set-up, taken as on a GPU (its benchmark worker)."""
     search = cutune.helion.CutuneSearch(kernel.bind((x, y)), (x, y))
@@ -198,13 +206,11 @@ def test_the_benchmark_worker_is_kept_for_the_next_tune(tmp_path, monkeypatch):
     """A program that tunes several kernels waits for Helion's benchmark worker once: at the end
     of a tune cutune takes the worker back from Helion's provider, whose cleanup would shut it
     down, after the worker dropped the tune's arguments, and the next tune's provider gets it
-    running. Here on the CPU, with the GPU's branch taken by hand. The CPU's torch lacks a name
-    Helion imports (cutune/_helion_compat.py), so the worker, a fresh Python that imports Helion,
-    takes cutune's stand-in first through a sitecustomize, as this process did on import."""
+    running. Here on the CPU, with the GPU's branch taken by hand."""
     import functools
     from helion.autotuner.kernel_args import load_trusted_kernel_args
-    (tmp_path / "sitecustomize.py").write_text("import cutune._helion_compat\n")
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(tmp_path)] + sys.path))
+    workers_import_helion(tmp_path, monkeypatch)
+    monkeypatch.setenv("TRITON_PRINT_AUTOTUNING", "1")  # dropped before the next tune
     x, y = args()
     kernel = make_add(cutune.helion.autotuner, autotune_benchmark_subprocess=True)
     provider = prepared_on_the_gpus_branch(kernel, x, y).benchmark_provider
@@ -219,25 +225,35 @@ def test_the_benchmark_worker_is_kept_for_the_next_tune(tmp_path, monkeypatch):
     os.remove(saved)
     with pytest.raises(FileNotFoundError):  # not served from the cache: dropped by keep()
         worker.run(load, timeout=60)
+    # The next tune's Triton cache (a harness gives each tune a cold one) is the kept worker's too.
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "next-tune"))
+    monkeypatch.delenv("TRITON_PRINT_AUTOTUNING", raising=False)
     second = prepared_on_the_gpus_branch(kernel, x, y).benchmark_provider
     assert second._benchmark_worker is worker
+    in_worker = worker.run(_helion_worker.triton_environment, timeout=60)
+    assert in_worker == _helion_worker.triton_environment()
+    assert in_worker["TRITON_CACHE_DIR"] == str(tmp_path / "next-tune")
     second.cleanup()
     assert not worker.alive()
     assert not _helion_worker.keep(second)  # nothing left to keep
 
 
-def test_helions_benchmark_worker_starts_before_its_set_up():
+def test_helions_benchmark_worker_starts_before_its_set_up(tmp_path, monkeypatch):
     """On a GPU Helion times configs in a worker process it spawns at its first benchmark (a fresh
     Python that imports torch and Helion), which every tune waits for; cutune starts it before
     Helion's set-up and Helion's provider takes it, and shuts it down at its cleanup. Here on the
     CPU, with the GPU's branch taken by hand; a worker that the provider would not use is not
     left running."""
+    workers_import_helion(tmp_path, monkeypatch)
     x, y = args()
     kernel = make_add(cutune.helion.autotuner, autotune_benchmark_subprocess=True)
     search = prepared_on_the_gpus_branch(kernel, x, y)
     provider = search.benchmark_provider
     worker = provider._benchmark_worker
     assert worker is not None and worker.alive()
+    # A job sent while the worker opens the GPU waits for it and gets its own answer.
+    assert worker.run(_helion_worker.triton_environment, timeout=60) == \
+        _helion_worker.triton_environment()
     provider.cleanup()
     assert not worker.alive()
     spare = _helion_worker.start(search.settings)
