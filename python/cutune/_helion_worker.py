@@ -10,10 +10,8 @@ program that tunes several kernels (a model's) waits for it once: at the end of 
 is taken back from the provider, its copies of that tune's arguments dropped, and the next tune's
 provider gets it already running.
 
-A fresh worker opens the GPU (its CUDA context and Triton's driver, whose C helpers Triton builds
-with the host compiler in a cold cache) as soon as it has started, while Helion sets up and the
-first round compiles, so the first benchmark does not wait for that too; and it follows the
-process's Triton settings (the cache directory Helion sets for each tune) from job to job."""
+The worker follows the process's Triton settings (the cache directory Helion sets for each tune)
+from job to job."""
 import functools
 import os
 import threading
@@ -25,10 +23,8 @@ try:
 except ImportError:  # a Helion without the worker: it benchmarks in its own process
     BenchmarkWorker = None
 
-# Seconds the worker may take to drop a tune's arguments before it is shut down instead, and to
-# open the GPU.
+# Seconds the worker may take to drop a tune's arguments before it is shut down instead.
 FORGET_TIMEOUT_S = 30.0
-OPEN_GPU_TIMEOUT_S = 120.0
 
 _kept = None  # the worker of this process's last tune, idle, or None
 _kept_lock = threading.Lock()  # two tunes in two threads never share one worker
@@ -46,7 +42,7 @@ def start(settings) -> Optional[object]:
         return worker
     worker = _Worker(device=None)
     try:
-        worker.start_opening_gpu()
+        worker.start()
     except Exception:  # Helion starts its own at the first benchmark
         worker.shutdown()
         return None
@@ -100,40 +96,18 @@ def take_triton_environment(settings: dict) -> None:
     os.environ.update(settings)
 
 
-def open_gpu() -> None:
-    """In the worker: the CUDA context and Triton's driver, made before the first benchmark."""
-    import torch
-    if torch.cuda.is_available():
-        from triton.runtime import driver
-        torch.cuda.init()
-        driver.active.get_current_device()  # builds Triton's driver helpers on first use
-
-
 if BenchmarkWorker is not None:
     class _Worker(BenchmarkWorker):
-        """Helion's worker, which opens the GPU in a thread of this process as soon as it starts
-        (a job sent meanwhile waits: the worker runs one job at a time), and takes this process's
-        Triton settings before a job whenever they changed since it last took them: Helion points
-        Triton's cache at a temporary directory of its own for each tune, which the worker's
-        compiles must share, and a kept worker outlives the tune whose directory it was started
-        with."""
+        """Helion's worker, which takes this process's Triton settings before a job whenever they
+        changed since it last took them: Helion points Triton's cache at a temporary directory of
+        its own for each tune, which the worker's compiles must share, and a kept worker outlives
+        the tune whose directory it was started with."""
 
-        def start_opening_gpu(self) -> None:
+        def start(self) -> None:
             self._environment = triton_environment()  # what the worker inherits
             self._start()
-            self._opening = threading.Thread(target=self._open_gpu, daemon=True)
-            self._opening.start()
-
-        def _open_gpu(self) -> None:
-            try:
-                BenchmarkWorker.run(self, open_gpu, timeout=OPEN_GPU_TIMEOUT_S)
-            except Exception:  # the first benchmark finds out (Helion restarts a dead worker)
-                pass
 
         def run(self, job, timeout):
-            opening, self._opening = getattr(self, "_opening", None), None
-            if opening is not None:
-                opening.join()
             environment = triton_environment()
             if environment != self._environment:
                 super().run(functools.partial(take_triton_environment, environment), timeout)

@@ -251,7 +251,7 @@ def test_helions_benchmark_worker_starts_before_its_set_up(tmp_path, monkeypatch
     provider = search.benchmark_provider
     worker = provider._benchmark_worker
     assert worker is not None and worker.alive()
-    # A job sent while the worker opens the GPU waits for it and gets its own answer.
+    # Helion's set-up pointed Triton's cache somewhere after the worker started: its jobs follow.
     assert worker.run(_helion_worker.triton_environment, timeout=60) == \
         _helion_worker.triton_environment()
     provider.cleanup()
