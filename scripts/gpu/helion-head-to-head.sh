@@ -12,6 +12,9 @@
 #   tunes agree?); BUDGET=N  cutune's configs (default: by effort); TRITON=0
 #   skips the Triton pair; HELION_FROM=FILE  an earlier call's head_to_head.jsonl, whose Helion
 #   winners are re-timed instead of tuned again. A Helion quick tune costs 1-4 minutes of GPU a kernel.
+#   scripts/gpu/helion-head-to-head.sh worker-start   there, as run: where a cold tune's first
+#                                               seconds go, a phase of Helion's benchmark worker
+#                                               at a time (bench/helion/worker_start.py, KERNEL)
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 bundle="${PY_BUNDLE:-$root/build/python-bundle}"
@@ -27,7 +30,9 @@ if [[ "${1:-run}" == wheels ]]; then
   ls "$wheels"
   exit 0
 fi
-[[ "${1:-run}" == run ]] || { echo "helion-head-to-head.sh: wheels | run" >&2; exit 64; }
+mode="${1:-run}"
+[[ "$mode" == run || "$mode" == worker-start ]] ||
+  { echo "helion-head-to-head.sh: wheels | run | worker-start" >&2; exit 64; }
 
 start_clock
 out="${OUT:-$root/build/helion-head-to-head}"
@@ -38,6 +43,10 @@ install_python_package "$work" "$bundle" "$wheels" "$out" || exit 1
 record_gpu "$out/gpu.txt"
 export XDG_CACHE_HOME="$work/cache" HELION_SKIP_CACHE=1
 cd "$work"  # `import cutune` is the installed package
+if [[ "$mode" == worker-start ]]; then
+  python3 "$root/bench/helion/worker_start.py" --kernel "${KERNEL:-rms_norm}"
+  exit $?
+fi
 status=0
 PYTHONUNBUFFERED=1 python3 "$root/bench/helion/head_to_head.py" --out "$out" \
   --kernels "${KERNELS:-matmul,softmax,rms_norm,layer_norm,swiglu,attention}" \
