@@ -20,6 +20,12 @@ TILE_WARPS = (4, 8)
 # the step the Triton tutorial's GEMM and Helion's own matmul winners take.
 TILE_STEP = 64
 
+# The most elements of a tile (its first two sides) one thread may hold. Each element a thread
+# computes on is at least a register, and a thread has 255: a denser tile spills, compiles for tens
+# of seconds (a Helion compile timeout) and runs many times slower (a 32x2048 elementwise tile
+# with 2 or 4 warps). A kernel whose default is denser keeps its default's density as the cap.
+MAX_TILE_PER_THREAD = 256
+
 # What Helion raises for a config it will not run (as its own seed transfer catches).
 _REJECTED = (exc.InvalidConfig, ValueError, TypeError, KeyError, AssertionError)
 
@@ -104,6 +110,15 @@ class HelionSpace:
                     table[json.dumps(one(c))] = c
             self.decoding.append(table)
         self._normalized = {}
+        self._tile_cap = max(MAX_TILE_PER_THREAD,
+                             self._tile_per_thread(generation.flatten(config_spec.default_config())))
+
+    def _tile_per_thread(self, flat) -> float:
+        """Elements of the tile (its first two sides; 0 without two) per thread of the config."""
+        sides = self.gen.block_size_indices[:2]
+        if len(sides) < 2 or self.gen.num_warps_index < 0:
+            return 0
+        return flat[sides[0]] * flat[sides[1]] / (32 * flat[self.gen.num_warps_index])
 
     def _decode(self, slot: int, value):
         table = self.decoding[slot]
@@ -123,12 +138,14 @@ class HelionSpace:
         return self.gen.unflatten(self.to_flat(config))
 
     def normalize(self, config: dict) -> Optional[dict]:
-        """The config Helion runs for `config` (its canonical flat form), or None: rejected."""
+        """The config Helion runs for `config` (its canonical flat form), or None: rejected by
+        Helion, or a tile denser than the cap (MAX_TILE_PER_THREAD)."""
         key = json.dumps(config, sort_keys=True)
         if key not in self._normalized:
             try:
                 flat, _ = self.gen.canonicalize_flat(self.to_flat(config))
-                self._normalized[key] = self.from_flat(flat)
+                dense = self._tile_per_thread(flat) > self._tile_cap
+                self._normalized[key] = None if dense else self.from_flat(flat)
             except _REJECTED:
                 self._normalized[key] = None
         return self._normalized[key]

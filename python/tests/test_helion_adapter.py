@@ -104,6 +104,23 @@ def test_a_matmul_tile_seed_steps_k_by_at_most_64():
     assert shape == [(64, 64, 64), (128, 64, 64), (128, 128, 64)]
 
 
+def test_a_tile_denser_than_a_thread_holds_is_rejected():
+    """A tile whose first two sides give each thread more than MAX_TILE_PER_THREAD elements spills
+    (a thread has 255 registers): the space rejects it, as Helion rejects a config it will not
+    run, and keeps the same tile with enough warps, and Helion's default."""
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "bench", "helion"))
+    from kernels import swiglu_kernel  # the head to head's swiglu (bench/helion/kernels.py)
+    x = torch.randn(512, 4096)
+    bound = swiglu_kernel(autotuner_fn=cutune.helion.autotuner, **CPU_SETTINGS).bind((x, x))
+    space = HelionSpace(ConfigGeneration(bound.config_spec), bound.config_spec)
+    default = space.spec("swiglu")["seeds"][0]["config"]
+    assert space.normalize(default) is not None
+    tile = dict(default, block_sizes_0=32, block_sizes_1=2048)  # 65536 elements
+    assert space.normalize(dict(tile, num_warps=4)) is None  # 512 a thread
+    assert space.normalize(dict(tile, num_warps=8))["block_sizes_1"] == 2048  # 256 a thread
+    assert space.normalize(dict(tile, num_warps=16)) is not None
+
+
 def test_a_kernel_without_tile_seeds_gets_the_defaults_warp_neighbours():
     """A one-sided tile (a row kernel) gets Helion's default with num_warps one step down and
     one step up as seeds, normalized by Helion, after Helion's own default and seeds."""
