@@ -38,8 +38,10 @@ def start(settings) -> Optional[object]:
         return None
     with _kept_lock:
         worker, _kept = _kept, None
-    if worker is not None and worker.alive():
-        return worker
+    if worker is not None:
+        if worker.alive():
+            return worker
+        worker.shutdown()  # closes its end of the pipe
     worker = _Worker(device=None)
     try:
         worker.start()
@@ -69,7 +71,7 @@ def keep(provider) -> bool:
     per tune, on the GPU). Whether it was kept."""
     global _kept
     worker = getattr(provider, "_benchmark_worker", None)
-    if not isinstance(worker, _Worker) or not worker.alive():  # Helion's own: Helion shuts it
+    if _Worker is None or not isinstance(worker, _Worker) or not worker.alive():  # Helion's own
         return False
     try:
         for job in (load_trusted_kernel_args.cache_clear, release_private_kernel_args):

@@ -255,6 +255,23 @@ def test_the_benchmark_worker_is_kept_for_the_next_tune(tmp_path, monkeypatch):
     assert not _helion_worker.keep(second)  # nothing left to keep
 
 
+def test_a_kept_worker_that_died_is_replaced_and_its_pipe_closed(tmp_path, monkeypatch):
+    """A kept worker that died between tunes (killed, a driver fault) is shut down, which closes
+    this process's end of its pipe, and the next tune gets a fresh one."""
+    workers_import_helion(tmp_path, monkeypatch)
+    x, y = args()
+    kernel = make_add(cutune.helion.autotuner, autotune_benchmark_subprocess=True)
+    search = prepared_on_the_gpus_branch(kernel, x, y)
+    dead = search.benchmark_provider._benchmark_worker
+    assert _helion_worker.keep(search.benchmark_provider)
+    dead._process.kill()
+    dead._process.join()
+    fresh = _helion_worker.start(search.settings)
+    assert fresh is not dead and fresh.alive()
+    assert dead._parent_connection is None  # shut down: its end of the pipe closed
+    fresh.shutdown()
+
+
 def test_helions_benchmark_worker_starts_before_its_set_up(tmp_path, monkeypatch):
     """On a GPU Helion times configs in a worker process it spawns at its first benchmark (a fresh
     Python that imports torch and Helion), which every tune waits for; cutune starts it before
