@@ -90,12 +90,19 @@ def test_a_tile_kernel_gets_tile_seeds_and_a_row_kernel_none():
     assert not [s for s in seeds if s["name"].startswith("default_w")]  # tile seeds carry warps
 
 
+def head_to_head_kernel(maker: str):
+    """A kernel maker of the head to head (bench/helion/kernels.py)."""
+    folder = os.path.join(os.path.dirname(__file__), "..", "..", "bench", "helion")
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    import kernels
+    return getattr(kernels, maker)
+
+
 def test_a_matmul_tile_seed_steps_k_by_at_most_64():
     """A third tile side is a loop's step (a matmul's K): a 128-deep step with the default's
     pipeline stages overflows a Hopper SM's shared memory, so tile seeds step K by at most 64."""
-    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "bench", "helion"))
-    from kernels import matmul_kernel  # the head to head's matmul (bench/helion/kernels.py)
-    matmul = matmul_kernel(autotuner_fn=cutune.helion.autotuner, **CPU_SETTINGS)
+    matmul = head_to_head_kernel("matmul_kernel")(autotuner_fn=cutune.helion.autotuner, **CPU_SETTINGS)
     big = torch.randn(512, 512)
     bound = matmul.bind((big, big))
     space = HelionSpace(ConfigGeneration(bound.config_spec), bound.config_spec)
@@ -108,10 +115,8 @@ def test_a_tile_denser_than_a_thread_holds_is_rejected():
     """A tile whose first two sides give each thread more than MAX_TILE_PER_THREAD elements spills
     (a thread has 255 registers): the space rejects it, as Helion rejects a config it will not
     run, and keeps the same tile with enough warps, and Helion's default."""
-    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "bench", "helion"))
-    from kernels import swiglu_kernel  # the head to head's swiglu (bench/helion/kernels.py)
     x = torch.randn(512, 4096)
-    bound = swiglu_kernel(autotuner_fn=cutune.helion.autotuner, **CPU_SETTINGS).bind((x, x))
+    bound = head_to_head_kernel("swiglu_kernel")(autotuner_fn=cutune.helion.autotuner, **CPU_SETTINGS).bind((x, x))
     space = HelionSpace(ConfigGeneration(bound.config_spec), bound.config_spec)
     default = space.spec("swiglu")["seeds"][0]["config"]
     assert space.normalize(default) is not None

@@ -110,7 +110,6 @@ class CheckedBest(unittest.TestCase):
         self.assertEqual(result["best_config"], {"chunks": 2})  # its cost differs from chunks 1's
         self.assertEqual(result["rejected"], 1)  # chunks = 5 only
 
-
     def test_the_scripts_own_runs_take_the_runners_backend(self):
         with tempfile.TemporaryDirectory() as folder:
             result = self.run_runner(folder, {"reps": 2, "skip": 0}, ANSWER_ON_ITS_BACKEND, lang="C")
