@@ -15,6 +15,9 @@
 #   scripts/gpu/helion-head-to-head.sh worker-start   there, as run: where a cold tune's first
 #                                               seconds go, a phase of Helion's benchmark worker
 #                                               at a time (bench/helion/worker_start.py, KERNEL)
+#   scripts/gpu/helion-head-to-head.sh why-fail   there, as run: each config that LOGS (a tune's
+#                                               autotune CSV logs) has failed, compiled and run
+#                                               again to print its error (bench/helion/why_fail.py)
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 bundle="${PY_BUNDLE:-$root/build/python-bundle}"
@@ -31,8 +34,8 @@ if [[ "${1:-run}" == wheels ]]; then
   exit 0
 fi
 mode="${1:-run}"
-[[ "$mode" == run || "$mode" == worker-start ]] ||
-  { echo "helion-head-to-head.sh: wheels | run | worker-start" >&2; exit 64; }
+[[ "$mode" == run || "$mode" == worker-start || "$mode" == why-fail ]] ||
+  { echo "helion-head-to-head.sh: wheels | run | worker-start | why-fail" >&2; exit 64; }
 
 start_clock
 out="${OUT:-$root/build/helion-head-to-head}"
@@ -45,6 +48,11 @@ export XDG_CACHE_HOME="$work/cache" HELION_SKIP_CACHE=1
 cd "$work"  # `import cutune` is the installed package
 if [[ "$mode" == worker-start ]]; then
   python3 "$root/bench/helion/worker_start.py" --kernel "${KERNEL:-rms_norm}"
+  exit $?
+fi
+if [[ "$mode" == why-fail ]]; then
+  # shellcheck disable=SC2086  # LOGS is a list of paths
+  python3 "$root/bench/helion/why_fail.py" --kernel "${KERNEL:-attention}" --log $LOGS
   exit $?
 fi
 status=0

@@ -1,0 +1,89 @@
+"""Why the configs a tune logged as failed did not run: Helion's benchmark result keeps no error
+text, so each failed config of a tune's CSV log (Helion's `autotune_log` form, which cutune's
+adapter writes too) is compiled and run once more here, in this process, and the exception's type
+and last line are printed beside the config, with the registers, spills and shared memory of the
+Triton kernels that did compile. What the space's rules should reject comes from this list.
+
+    python bench/helion/why_fail.py --kernel attention --log autotune-attention-cutune.csv [...]
+"""
+import argparse
+import ast
+import csv
+import os
+import sys
+
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [here]
+
+import torch  # noqa: E402
+
+import cutune.helion  # noqa: E402,F401  (before helion: it makes helion importable on torch 2.11)
+import helion  # noqa: E402
+from kernels import cases  # noqa: E402
+
+FAILED = {"error"}  # compile timeouts are known by their status; compiling them here would hang
+
+
+def failed_configs(paths):
+    seen = {}
+    for path in paths:
+        with open(path, newline="") as f:
+            for row in csv.DictReader(f):
+                if row["status"] in FAILED:
+                    seen.setdefault(row["config"], row["status"])
+    return seen
+
+
+def parsed(text: str) -> helion.Config:
+    """The log's repr of a helion.Config, `Config(key=literal, ...)`, read without running it."""
+    call = ast.parse(text, mode="eval").body
+    return helion.Config(**{k.arg: ast.literal_eval(k.value) for k in call.keywords})
+
+
+def resources(fn):
+    """Registers, spills and shared bytes of each Triton kernel the compiled config has loaded."""
+    from triton.runtime.jit import JITFunction
+    found = []
+    for value in getattr(fn, "__globals__", {}).values():
+        if isinstance(value, JITFunction):
+            for caches in value.device_caches.values():
+                for kernel in caches[0].values():
+                    found.append((getattr(kernel, "n_regs", None), getattr(kernel, "n_spills", None),
+                                  kernel.metadata.shared))
+    return found
+
+
+def last_line(error: BaseException) -> str:
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()] or [""]
+    said = lines[0][:200] + (f" ... {lines[-1][:200]}" if len(lines) > 1 else "")
+    return f"{type(error).__name__}: {said}"
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--kernel", required=True)
+    parser.add_argument("--log", nargs="+", required=True, help="autotune CSV logs")
+    opts = parser.parse_args()
+    on_gpu = torch.cuda.is_available()  # off it, small problems under TRITON_INTERPRET=1
+    maker, make_args, _, problem = cases("cuda" if on_gpu else "cpu", small=not on_gpu)[opts.kernel]
+    args = make_args()
+    bound = maker().bind(args)
+    configs = failed_configs(opts.log)
+    print(f"{opts.kernel} {problem} on {torch.cuda.get_device_name() if on_gpu else 'CPU'}: {len(configs)} failed configs")
+    for text, status in configs.items():
+        config = parsed(text)
+        fn = None
+        try:
+            fn = bound.compile_config(config)
+            fn(*args)
+            if on_gpu:
+                torch.cuda.synchronize()
+            verdict = "ran here"
+        except Exception as error:  # every failure is what this script reports
+            verdict = last_line(error)
+        made = resources(fn)
+        print(f"[{status}] {verdict}\n    resources (regs, spills, smem): {made}\n    {text}")
+
+
+if __name__ == "__main__":
+    main()
