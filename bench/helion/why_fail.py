@@ -3,8 +3,12 @@ text, so each failed config of a tune's CSV log (Helion's `autotune_log` form, w
 adapter writes too) is compiled and run once more here, in this process, and the exception's type
 and last line are printed beside the config, with the registers, spills and shared memory of the
 Triton kernels that did compile. What the space's rules should reject comes from this list.
+With --replay (no GPU needed) it replays instead the rule by which cutune's Helion space learns
+from a tune's failures (cutune/_helion_space.py, `demand`) over each log in its order: the failures
+it would have skipped, and the configs that ran but that it would have rejected.
 
     python bench/helion/why_fail.py --kernel attention --log autotune-attention-cutune.csv [...]
+    python bench/helion/why_fail.py --replay --log autotune-*.csv
 """
 import argparse
 import ast
@@ -19,9 +23,30 @@ import torch  # noqa: E402
 
 import cutune.helion  # noqa: E402,F401  (before helion: it makes helion importable on torch 2.11)
 import helion  # noqa: E402
+from cutune._helion_space import demand, fails_alike  # noqa: E402
 from kernels import cases  # noqa: E402
 
 FAILED = {"error"}  # compile timeouts are known by their status; compiling them here would hang
+
+
+def replay(path: str) -> str:
+    """The space's failure rule over one log in its order, as one line."""
+    with open(path, newline="") as f:
+        rows = [r for r in csv.DictReader(f) if r["status"] in ("ok", "error")]
+    failed, skipped, rejected = [], 0, []
+    for row in rows:
+        asked = demand(dict(parsed(row["config"])))
+        alike = fails_alike(asked, failed)
+        if row["status"] == "ok":
+            rejected += [float(row["perf_ms"])] if alike else []
+            continue
+        skipped += alike
+        if asked[1] < float("inf") or asked[2] > 1:
+            failed.append(asked)
+    fastest = min((float(r["perf_ms"]) for r in rows if r["status"] == "ok"), default=0.0)
+    lost = f", fastest of them {min(rejected):.4f} ms (the log's {fastest:.4f})" if rejected else ""
+    errors = sum(r["status"] == "error" for r in rows)
+    return f"{path}: {errors} errors, {skipped} skipped; {len(rejected)} that ran rejected{lost}"
 
 
 def failed_configs(paths):
@@ -61,9 +86,13 @@ def last_line(error: BaseException) -> str:
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--kernel", required=True)
+    parser.add_argument("--kernel")
     parser.add_argument("--log", nargs="+", required=True, help="autotune CSV logs")
+    parser.add_argument("--replay", action="store_true", help="replay the space's failure rule")
     opts = parser.parse_args()
+    if opts.replay:
+        print("\n".join(replay(path) for path in opts.log))
+        return
     on_gpu = torch.cuda.is_available()  # off it, small problems under TRITON_INTERPRET=1
     maker, make_args, _, problem = cases("cuda" if on_gpu else "cpu", small=not on_gpu)[opts.kernel]
     args = make_args()

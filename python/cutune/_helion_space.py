@@ -2,6 +2,7 @@
 (ConfigGeneration.flat_spec), named by the config key it belongs to ("block_sizes_0",
 "num_warps"), each fragment mapped to the cutune kind with the same values and search view."""
 import json
+import math
 from typing import Optional
 
 import helion
@@ -25,6 +26,16 @@ TILE_STEP = 64
 # of seconds (a Helion compile timeout) and runs many times slower (a 32x2048 elementwise tile
 # with 2 or 4 warps). A kernel whose default is denser keeps its default's density as the cap.
 MAX_TILE_PER_THREAD = 256
+
+# A failed compile teaches the space (HelionSpace.learn_failure) when the config asked for a register
+# cap (maxnreg) or pipeline stages: ptxas fails a kernel whose live values do not fit the cap, and
+# Triton's pipeliner one whose stages overflow shared memory or that it cannot pipeline. A config
+# that differs only in asking as much or more (a cap as tight, as many stages) fails alike, and so
+# does one that differs besides only in knobs that order or hint the same program (NEUTRAL_KNOBS:
+# which tiles a program takes and in what order, cache hints) or in which persistent schedule it
+# runs; normalize rejects it from then on. Indexing, the loops' own stages and buffering are not
+# neutral: a pipeline that fails on pointer loads can run on tensor descriptors.
+NEUTRAL_KNOBS = ("num_sm_multiplier", "l2_groupings", "loop_orders", "load_eviction_policies")
 
 # What Helion raises for a config it will not run (as its own seed transfer catches).
 _REJECTED = (exc.InvalidConfig, ValueError, TypeError, KeyError, AssertionError)
@@ -110,6 +121,7 @@ class HelionSpace:
                     table[json.dumps(one(c))] = c
             self.decoding.append(table)
         self._normalized = {}
+        self._failed = []  # the demands (demand()) of configs that failed to compile
         self._tile_cap = max(MAX_TILE_PER_THREAD,
                              self._tile_per_thread(generation.flatten(config_spec.default_config())))
 
@@ -139,7 +151,8 @@ class HelionSpace:
 
     def normalize(self, config: dict) -> Optional[dict]:
         """The config Helion runs for `config` (its canonical flat form), or None: rejected by
-        Helion, or a tile denser than the cap (MAX_TILE_PER_THREAD)."""
+        Helion, a tile denser than the cap (MAX_TILE_PER_THREAD), or asking as much as a config
+        that failed to compile (learn_failure)."""
         key = json.dumps(config, sort_keys=True)
         if key not in self._normalized:
             try:
@@ -148,7 +161,20 @@ class HelionSpace:
                 self._normalized[key] = None if dense else self.from_flat(flat)
             except _REJECTED:
                 self._normalized[key] = None
-        return self._normalized[key]
+        out = self._normalized[key]
+        if out is not None and self._failed and fails_alike(self._demand(out), self._failed):
+            return None
+        return out
+
+    def learn_failure(self, config: dict) -> None:
+        """`config` (a normalized config) failed to compile: if it asked for a register cap or
+        pipeline stages, configs asking as much of the same program are rejected."""
+        asked = self._demand(config)
+        if asked[1] < math.inf or asked[2] > 1:
+            self._failed.append(asked)
+
+    def _demand(self, config: dict) -> tuple:
+        return demand(dict(self.to_helion(config)))
 
     def spec(self, name: str) -> dict:
         """The host spec: knobs, Helion's default_config() as the pinned default (the highest
@@ -261,6 +287,25 @@ class HelionSpace:
                     pairs.append([gate, name])
                     break
         return pairs
+
+
+def demand(config: dict) -> tuple:
+    """(the program: every key but the neutral ones, the cap and the stages; its register cap (inf:
+    none); its pipeline stages) of a Helion config's dict."""
+    named = dict(config)
+    cap, stages = named.pop("maxnreg", None), named.pop("num_stages", None) or 1
+    if str(named.get("pid_type")).startswith("persistent"):
+        named["pid_type"] = "persistent"
+    program = json.dumps({k: v for k, v in named.items() if k not in NEUTRAL_KNOBS},
+                         sort_keys=True, default=str)
+    return program, math.inf if cap is None else cap, stages
+
+
+def fails_alike(asked: tuple, failures: list) -> bool:
+    """A demand asks at least as much as a failed one: the same program, a register cap as tight
+    or tighter, as many pipeline stages or more."""
+    program, cap, stages = asked
+    return any(program == p and cap <= c and stages >= s for p, c, s in failures)
 
 
 def _side(index: int, first: int, other: int) -> int:

@@ -127,6 +127,8 @@ class CutuneSearch(BaseSearch):
                 if out[i]["outcome"] == "ok":
                     self.compiled[texts[i]] = r.fn
                     self.compile_times.append(r.compile_time or 0.0)
+                elif r.status == "error":  # its own failure, not a peer's in the same batch
+                    self.space.learn_failure(batch[i])
             self.seconds["measure_new"] += time.perf_counter() - start
         known = [i for i in range(len(batch)) if out[i] is None]
         if known:

@@ -18,7 +18,7 @@ import helion.language as hl  # noqa: E402
 from helion.autotuner.config_generation import ConfigGeneration  # noqa: E402
 
 from cutune import _helion_worker  # noqa: E402
-from cutune._helion_space import HelionSpace  # noqa: E402
+from cutune._helion_space import HelionSpace, fails_alike  # noqa: E402
 
 CPU_SETTINGS = {"autotune_precompile": None, "autotune_benchmark_subprocess": False}
 
@@ -124,6 +124,38 @@ def test_a_tile_denser_than_a_thread_holds_is_rejected():
     assert space.normalize(dict(tile, num_warps=4)) is None  # 512 a thread
     assert space.normalize(dict(tile, num_warps=8))["block_sizes_1"] == 2048  # 256 a thread
     assert space.normalize(dict(tile, num_warps=16)) is not None
+
+
+def test_a_config_that_failed_with_pipeline_stages_teaches_the_space():
+    """A compile failure with 2 stages: the same program with 2 or more stages is rejected from
+    then on, with other cache hints too; fewer stages, other warps, another tile or a persistent
+    schedule are not. A failure with one stage and no register cap teaches nothing."""
+    q = torch.randn(1, 2, 32, 16)
+    bound = head_to_head_kernel("attention_kernel")(autotuner_fn=cutune.helion.autotuner,
+                                                   **CPU_SETTINGS).bind((q, q, q))
+    space = HelionSpace(ConfigGeneration(bound.config_spec), bound.config_spec)
+    default = space.spec("attention")["seeds"][0]["config"]
+    assert default["num_stages"] == 1 and default["pid_type"] == "flat"
+    hinted = dict(default, load_eviction_policies=["first"] + default["load_eviction_policies"][1:])
+    space.learn_failure(default)
+    assert space.normalize(hinted) is not None
+    space.learn_failure(space.normalize(dict(default, num_stages=2)))
+    assert space.normalize(dict(default, num_stages=3)) is None
+    assert space.normalize(dict(hinted, num_stages=2)) is None
+    assert space.normalize(default) is not None
+    assert space.normalize(dict(default, num_stages=3, num_warps=default["num_warps"] * 2))
+    assert space.normalize(dict(default, num_stages=3, block_sizes_1=default["block_sizes_1"] * 2))
+    assert space.normalize(dict(default, num_stages=3, pid_type="persistent_blocked"))
+
+
+def test_a_tighter_register_cap_fails_alike():
+    """maxnreg is a knob only on CUDA, so the rule is checked on demands directly: a cap as tight as
+    a failed one or tighter fails alike in the same program, a looser cap or none does not."""
+    failed = [("program", 64, 1)]
+    assert fails_alike(("program", 64, 1), failed) and fails_alike(("program", 32, 2), failed)
+    assert not fails_alike(("program", 128, 1), failed)
+    assert not fails_alike(("program", float("inf"), 1), failed)
+    assert not fails_alike(("another program", 32, 1), failed)
 
 
 def test_a_kernel_without_tile_seeds_gets_the_defaults_warp_neighbours():
