@@ -23,7 +23,7 @@ import torch  # noqa: E402
 
 import cutune.helion  # noqa: E402,F401  (before helion: it makes helion importable on torch 2.11)
 import helion  # noqa: E402
-from cutune._helion_space import demand, fails_alike  # noqa: E402
+from cutune._helion_space import demand, fails_alike, teaches  # noqa: E402
 from kernels import cases  # noqa: E402
 
 FAILED = {"error"}  # compile timeouts are known by their status; compiling them here would hang
@@ -41,7 +41,7 @@ def replay(path: str) -> str:
             rejected += [float(row["perf_ms"])] if alike else []
             continue
         skipped += alike
-        if asked[1] < float("inf") or asked[2] > 1:
+        if teaches(asked):
             failed.append(asked)
     fastest = min((float(r["perf_ms"]) for r in rows if r["status"] == "ok"), default=0.0)
     lost = f", fastest of them {min(rejected):.4f} ms (the log's {fastest:.4f})" if rejected else ""
@@ -73,8 +73,8 @@ def resources(fn):
         if isinstance(value, JITFunction):
             for caches in value.device_caches.values():
                 for kernel in caches[0].values():
-                    found.append((getattr(kernel, "n_regs", None), getattr(kernel, "n_spills", None),
-                                  kernel.metadata.shared))
+                    found.append((getattr(kernel, "n_regs", None),
+                                  getattr(kernel, "n_spills", None), kernel.metadata.shared))
     return found
 
 
@@ -93,12 +93,15 @@ def main():
     if opts.replay:
         print("\n".join(replay(path) for path in opts.log))
         return
+    if not opts.kernel:
+        parser.error("--kernel names the kernel of the logs (bench/helion/kernels.py)")
     on_gpu = torch.cuda.is_available()  # off it, small problems under TRITON_INTERPRET=1
     maker, make_args, _, problem = cases("cuda" if on_gpu else "cpu", small=not on_gpu)[opts.kernel]
     args = make_args()
     bound = maker().bind(args)
     configs = failed_configs(opts.log)
-    print(f"{opts.kernel} {problem} on {torch.cuda.get_device_name() if on_gpu else 'CPU'}: {len(configs)} failed configs")
+    card = torch.cuda.get_device_name() if on_gpu else "CPU"
+    print(f"{opts.kernel} {problem} on {card}: {len(configs)} failed configs")
     for text, status in configs.items():
         config = parsed(text)
         fn = None

@@ -27,14 +27,15 @@ TILE_STEP = 64
 # with 2 or 4 warps). A kernel whose default is denser keeps its default's density as the cap.
 MAX_TILE_PER_THREAD = 256
 
-# A failed compile teaches the space (HelionSpace.learn_failure) when the config asked for a register
-# cap (maxnreg) or pipeline stages: ptxas fails a kernel whose live values do not fit the cap, and
-# Triton's pipeliner one whose stages overflow shared memory or that it cannot pipeline. A config
-# that differs only in asking as much or more (a cap as tight, as many stages) fails alike, and so
-# does one that differs besides only in knobs that order or hint the same program (NEUTRAL_KNOBS:
-# which tiles a program takes and in what order, cache hints) or in which persistent schedule it
-# runs; normalize rejects it from then on. Indexing, the loops' own stages and buffering are not
-# neutral: a pipeline that fails on pointer loads can run on tensor descriptors.
+# A failed compile teaches the space (HelionSpace.learn_failure) when the config asked for a
+# register cap (maxnreg) or pipeline stages: ptxas fails a kernel whose live values do not fit the
+# cap, and Triton's pipeliner one whose stages overflow shared memory or that it cannot pipeline. A
+# config that differs only in asking as much or more (a cap as tight, as many stages) fails alike,
+# and so does one that differs besides only in knobs that order or hint the same program
+# (NEUTRAL_KNOBS: which tiles a program takes and in what order, cache hints) or in which
+# persistent schedule it runs; normalize rejects it from then on. Indexing, the loops' own stages
+# and buffering are not neutral: a pipeline that fails on pointer loads can run on tensor
+# descriptors.
 NEUTRAL_KNOBS = ("num_sm_multiplier", "l2_groupings", "loop_orders", "load_eviction_policies")
 
 # What Helion raises for a config it will not run (as its own seed transfer catches).
@@ -170,7 +171,7 @@ class HelionSpace:
         """`config` (a normalized config) failed to compile: if it asked for a register cap or
         pipeline stages, configs asking as much of the same program are rejected."""
         asked = self._demand(config)
-        if asked[1] < math.inf or asked[2] > 1:
+        if teaches(asked):
             self._failed.append(asked)
 
     def _demand(self, config: dict) -> tuple:
@@ -299,6 +300,11 @@ def demand(config: dict) -> tuple:
     program = json.dumps({k: v for k, v in named.items() if k not in NEUTRAL_KNOBS},
                          sort_keys=True, default=str)
     return program, math.inf if cap is None else cap, stages
+
+
+def teaches(failed: tuple) -> bool:
+    """A failed config's demand teaches the space when it asked for a register cap or stages."""
+    return failed[1] < math.inf or failed[2] > 1
 
 
 def fails_alike(asked: tuple, failures: list) -> bool:
