@@ -33,9 +33,9 @@ MAX_TILE_PER_THREAD = 256
 # config that differs only in asking as much or more (a cap as tight, as many stages) fails alike,
 # and so does one that differs besides only in knobs that order or hint the same program
 # (NEUTRAL_KNOBS: which tiles a program takes and in what order, cache hints) or in which
-# persistent schedule it runs; normalize rejects it from then on. Indexing, the loops' own stages
-# and buffering are not neutral: a pipeline that fails on pointer loads can run on tensor
-# descriptors.
+# persistent schedule it runs; normalize rejects it from then on. Indexing and the loops' own
+# settings (stages, buffering, flattening) are not neutral: a pipeline that fails on pointer loads
+# or on a flattened loop can run on tensor descriptors or an unflattened one.
 NEUTRAL_KNOBS = ("num_sm_multiplier", "l2_groupings", "loop_orders", "load_eviction_policies")
 
 # What Helion raises for a config it will not run (as its own seed transfer catches).
