@@ -44,7 +44,7 @@ def start(settings) -> Optional[object]:
         worker.shutdown()  # closes its end of the pipe
     worker = _Worker(device=None)
     try:
-        worker.start()
+        worker._start()
     except Exception:  # Helion starts its own at the first benchmark
         worker.shutdown()
         return None
@@ -103,11 +103,12 @@ if BenchmarkWorker is not None:
         """Helion's worker, which takes this process's Triton settings before a job whenever they
         changed since it last took them: Helion points Triton's cache at a temporary directory of
         its own for each tune, which the worker's compiles must share, and a kept worker outlives
-        the tune whose directory it was started with."""
+        the tune whose directory it was started with. Each start, cutune's or Helion's restart
+        of a dead worker, records the settings the new process inherits."""
 
-        def start(self) -> None:
-            self._environment = triton_environment()  # what the worker inherits
-            self._start()
+        def _start(self) -> None:
+            self._environment = triton_environment()
+            super()._start()
 
         def run(self, job, timeout):
             environment = triton_environment()
