@@ -29,20 +29,26 @@ from kernels import cases  # noqa: E402
 FAILED = {"error"}  # compile timeouts are known by their status; compiling them here would hang
 
 
+def logged(path: str, statuses) -> list:
+    """The rows of an autotune CSV log whose status is one of `statuses`, in the log's order."""
+    with open(path, newline="") as f:
+        return [row for row in csv.DictReader(f) if row["status"] in statuses]
+
+
 def replay(path: str) -> str:
     """The space's failure rule over one log in its order, as one line."""
-    with open(path, newline="") as f:
-        rows = [r for r in csv.DictReader(f) if r["status"] in ("ok", "error")]
+    rows = logged(path, ("ok", "error"))
     failed, skipped, rejected = [], 0, []
     for row in rows:
         asked = demand(dict(parsed(row["config"])))
         alike = fails_alike(asked, failed)
         if row["status"] == "ok":
-            rejected += [float(row["perf_ms"])] if alike else []
-            continue
-        skipped += alike
-        if teaches(asked):
-            failed.append(asked)
+            if alike:
+                rejected.append(float(row["perf_ms"]))
+        else:
+            skipped += alike
+            if teaches(asked):
+                failed.append(asked)
     fastest = min((float(r["perf_ms"]) for r in rows if r["status"] == "ok"), default=0.0)
     lost = f", fastest of them {min(rejected):.4f} ms (the log's {fastest:.4f})" if rejected else ""
     errors = sum(r["status"] == "error" for r in rows)
@@ -52,10 +58,8 @@ def replay(path: str) -> str:
 def failed_configs(paths):
     seen = {}
     for path in paths:
-        with open(path, newline="") as f:
-            for row in csv.DictReader(f):
-                if row["status"] in FAILED:
-                    seen.setdefault(row["config"], row["status"])
+        for row in logged(path, FAILED):
+            seen.setdefault(row["config"], row["status"])
     return seen
 
 

@@ -3,7 +3,7 @@
 "num_warps"), each fragment mapped to the cutune kind with the same values and search view."""
 import json
 import math
-from typing import Optional
+from typing import NamedTuple, Optional
 
 import helion
 from helion import exc
@@ -98,6 +98,37 @@ def _knob(fragment) -> dict:
     raise TypeError(f"cutune.helion: Helion fragment {type(f).__name__} has no cutune kind")
 
 
+class Demand(NamedTuple):
+    """What a config asks of the compiler: its program (every key but the neutral ones, the cap
+    and the stages), its register cap (inf: none) and its pipeline stages."""
+    program: str
+    cap: float
+    stages: int
+
+
+def demand(config: dict) -> Demand:
+    """The Demand of a Helion config's dict."""
+    named = dict(config)
+    cap, stages = named.pop("maxnreg", None), named.pop("num_stages", None) or 1
+    if str(named.get("pid_type")).startswith("persistent"):
+        named["pid_type"] = "persistent"
+    program = json.dumps({k: v for k, v in named.items() if k not in NEUTRAL_KNOBS},
+                         sort_keys=True, default=str)
+    return Demand(program, math.inf if cap is None else cap, stages)
+
+
+def teaches(failed: Demand) -> bool:
+    """A failed config's demand teaches the space when it asked for a register cap or stages."""
+    return failed.cap < math.inf or failed.stages > 1
+
+
+def fails_alike(asked: Demand, failures: list) -> bool:
+    """A demand asks at least as much as a failed one: the same program, a register cap as tight
+    or tighter, as many pipeline stages or more."""
+    return any(asked.program == f.program and asked.cap <= f.cap and asked.stages >= f.stages
+               for f in failures)
+
+
 class HelionSpace:
     """Converts between cutune configs (knob name -> value) and Helion's flat genome."""
 
@@ -174,7 +205,7 @@ class HelionSpace:
         if teaches(asked):
             self._failed.append(asked)
 
-    def _demand(self, config: dict) -> tuple:
+    def _demand(self, config: dict) -> Demand:
         return demand(dict(self.to_helion(config)))
 
     def spec(self, name: str) -> dict:
@@ -288,30 +319,6 @@ class HelionSpace:
                     pairs.append([gate, name])
                     break
         return pairs
-
-
-def demand(config: dict) -> tuple:
-    """(the program: every key but the neutral ones, the cap and the stages; its register cap (inf:
-    none); its pipeline stages) of a Helion config's dict."""
-    named = dict(config)
-    cap, stages = named.pop("maxnreg", None), named.pop("num_stages", None) or 1
-    if str(named.get("pid_type")).startswith("persistent"):
-        named["pid_type"] = "persistent"
-    program = json.dumps({k: v for k, v in named.items() if k not in NEUTRAL_KNOBS},
-                         sort_keys=True, default=str)
-    return program, math.inf if cap is None else cap, stages
-
-
-def teaches(failed: tuple) -> bool:
-    """A failed config's demand teaches the space when it asked for a register cap or stages."""
-    return failed[1] < math.inf or failed[2] > 1
-
-
-def fails_alike(asked: tuple, failures: list) -> bool:
-    """A demand asks at least as much as a failed one: the same program, a register cap as tight
-    or tighter, as many pipeline stages or more."""
-    program, cap, stages = asked
-    return any(program == p and cap <= c and stages >= s for p, c, s in failures)
 
 
 def _side(index: int, first: int, other: int) -> int:

@@ -18,7 +18,7 @@ import helion.language as hl  # noqa: E402
 from helion.autotuner.config_generation import ConfigGeneration  # noqa: E402
 
 from cutune import _helion_worker  # noqa: E402
-from cutune._helion_space import HelionSpace, fails_alike  # noqa: E402
+from cutune._helion_space import Demand, HelionSpace, fails_alike  # noqa: E402
 
 CPU_SETTINGS = {"autotune_precompile": None, "autotune_benchmark_subprocess": False}
 
@@ -151,11 +151,12 @@ def test_a_config_that_failed_with_pipeline_stages_teaches_the_space():
 def test_a_tighter_register_cap_fails_alike():
     """maxnreg is a knob only on CUDA, so the rule is checked on demands directly: a cap as tight as
     a failed one or tighter fails alike in the same program, a looser cap or none does not."""
-    failed = [("program", 64, 1)]
-    assert fails_alike(("program", 64, 1), failed) and fails_alike(("program", 32, 2), failed)
-    assert not fails_alike(("program", 128, 1), failed)
-    assert not fails_alike(("program", float("inf"), 1), failed)
-    assert not fails_alike(("another program", 32, 1), failed)
+    failed = [Demand("program", 64, 1)]
+    assert fails_alike(Demand("program", 64, 1), failed)
+    assert fails_alike(Demand("program", 32, 2), failed)
+    assert not fails_alike(Demand("program", 128, 1), failed)
+    assert not fails_alike(Demand("program", float("inf"), 1), failed)
+    assert not fails_alike(Demand("another program", 32, 1), failed)
 
 
 def test_a_kernel_without_tile_seeds_gets_the_defaults_warp_neighbours():
