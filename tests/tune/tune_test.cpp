@@ -186,7 +186,7 @@ class SlowDefaultDevice : public FakeDevice {
   }
 };
 
-// The first round counts from the default's time: a first round that found a config 5 % faster
+// The first round counts from the default's time: a first round that found a config 3 % faster
 // than the default earns one more flat round, as any steep round does; one whose default was
 // already as fast as what it found does not.
 TEST(Tune, AFirstRoundFarBelowTheDefaultEarnsOneMoreRound) {
@@ -208,7 +208,7 @@ TEST(Tune, AFirstRoundFarBelowTheDefaultEarnsOneMoreRound) {
   EXPECT_DOUBLE_EQ(far.best->measurement.time_ms, 5.0);
 }
 
-// A round 5 % faster earns one more flat round before patience ends the search; a round only 1 %
+// A round 3 % faster earns one more flat round before patience ends the search; a round only 1.5 %
 // faster does not.
 TEST(Tune, ASteepRoundEarnsOneMoreFlatRound) {
   TuneOptions o;
@@ -247,10 +247,10 @@ TEST(Tune, AShortFlatRoundCountsOnlyWithTheNext) {
 
   Plateau gained(o, 16, 10.0, 10.0);
   gained.round_ended(10.0, 7);
-  gained.round_ended(9.5, 16);  // a gain: the short flat round before it is forgotten
-  gained.round_ended(9.5, 1);
+  gained.round_ended(9.8, 16);  // a gain: the short flat round before it is forgotten
+  gained.round_ended(9.8, 1);
   EXPECT_FALSE(gained.reached(100));
-  gained.round_ended(9.5, 16);
+  gained.round_ended(9.8, 16);
   EXPECT_TRUE(gained.reached(100));
 }
 
