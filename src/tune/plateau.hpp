@@ -11,11 +11,11 @@ namespace cutune {
 // TuneOptions::patience: counts the rounds since the fastest config last improved by min_gain. A
 // round that made it at least kSteepGain faster earns one more flat round: a search still
 // descending steeply often crosses a flat stretch before its next gain, while one near its answer
-// (a default already close to the best) gains little and ends on time. A 3 % round still
-// shows a descent: ending at the first flat round after one can leave the search a few percent
-// short of its best. A flat round counts once
-// it holds half a batch of configs, short rounds added together: a round that holds only what a
-// strategy's last refill left over (a single config) has not searched a round's worth.
+// (a default already close to the best) gains little and ends on time. A 3 % round still shows a
+// descent: ending at the first flat round after one can leave the search a few percent short of
+// its best. A flat round counts once it holds half a batch of configs, short rounds added
+// together: a round that holds only what a strategy's last refill left over (a single config)
+// has not searched a round's worth.
 class Plateau {
  public:
   static constexpr double kSteepGain = 0.03;

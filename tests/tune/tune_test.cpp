@@ -219,6 +219,11 @@ TEST(Tune, ASteepRoundEarnsOneMoreFlatRound) {
   gentle.round_ended(9.85, 2);
   EXPECT_TRUE(gentle.reached(100));
 
+  Plateau four(o, 2, 10.0, 10.0);
+  four.round_ended(9.6, 2);  // 4 % faster: steep
+  four.round_ended(9.6, 2);
+  EXPECT_FALSE(four.reached(100));
+
   Plateau steep(o, 2, 10.0, 10.0);
   steep.round_ended(9.0, 2);  // 10 % faster
   steep.round_ended(9.0, 2);
