@@ -154,6 +154,7 @@ class HelionSpace:
             self.decoding.append(table)
         self._normalized = {}
         self._failed = []  # the demands (demand()) of configs that failed to compile
+        self._demands = {}  # config key -> its normalized config's Demand, once there are failures
         self._tile_cap = max(MAX_TILE_PER_THREAD,
                              self._tile_per_thread(generation.flatten(config_spec.default_config())))
 
@@ -194,9 +195,13 @@ class HelionSpace:
             except _REJECTED:
                 self._normalized[key] = None
         out = self._normalized[key]
-        if out is not None and self._failed and fails_alike(self._demand(out), self._failed):
-            return None
-        return out
+        if out is None or not self._failed:
+            return out
+        # A Demand costs far more than a normalize found in the cache: worked out once a config, and
+        # only once a failure has taught the space something.
+        if key not in self._demands:
+            self._demands[key] = self._demand(out)
+        return None if fails_alike(self._demands[key], self._failed) else out
 
     def learn_failure(self, config: dict) -> None:
         """`config` (a normalized config) failed to compile: if it asked for a register cap or
