@@ -55,12 +55,9 @@ def replay(path: str) -> str:
     return f"{path}: {errors} errors, {skipped} skipped; {len(rejected)} that ran rejected{lost}"
 
 
-def failed_configs(paths):
-    seen = {}
-    for path in paths:
-        for row in logged(path, FAILED):
-            seen.setdefault(row["config"], row["status"])
-    return seen
+def failed_configs(paths) -> list:
+    """The distinct configs the logs hold as failed, in their order."""
+    return list(dict.fromkeys(row["config"] for path in paths for row in logged(path, FAILED)))
 
 
 def parsed(text: str) -> helion.Config:
@@ -106,7 +103,7 @@ def main():
     configs = failed_configs(opts.log)
     card = torch.cuda.get_device_name() if on_gpu else "CPU"
     print(f"{opts.kernel} {problem} on {card}: {len(configs)} failed configs")
-    for text, status in configs.items():
+    for text in configs:
         config = parsed(text)
         fn = None
         try:
@@ -118,7 +115,7 @@ def main():
         except Exception as error:  # every failure is what this script reports
             verdict = last_line(error)
         made = resources(fn)
-        print(f"[{status}] {verdict}\n    resources (regs, spills, smem): {made}\n    {text}")
+        print(f"[error] {verdict}\n    resources (regs, spills, smem): {made}\n    {text}")
 
 
 if __name__ == "__main__":
