@@ -40,7 +40,7 @@ def main():
     cached = ms_each(space.normalize, configs)
     kept = [c for c in map(space.normalize, configs) if c is not None]
     asked = ms_each(lambda c: demand(dict(space.to_helion(c))), kept)
-    space.learn_failure(space.normalize(dict(default, num_stages=2)))
+    space.learn(space.normalize(dict(default, num_stages=2)), ran=False)
     after_failure = ms_each(space.normalize, configs)
     again = ms_each(space.normalize, configs)
     rejected = sum(space.normalize(c) is None for c in configs)

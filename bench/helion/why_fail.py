@@ -3,9 +3,12 @@ text, so each failed config of a tune's CSV log (Helion's `autotune_log` form, w
 adapter writes too) is compiled and run once more here, in this process, and the exception's type
 and last line are printed beside the config, with the registers, spills and shared memory of the
 Triton kernels that did compile. What the space's rules should reject comes from this list.
-With --replay (no GPU needed) it replays instead the rule by which cutune's Helion space learns
-from a tune's failures (cutune/_helion_space.py, `demand`) over each log in its order: the failures
-it would have skipped, and the configs that ran but that it would have rejected.
+With --replay (no GPU needed) it replays instead what cutune's Helion space learns from a tune's
+compiles (cutune/_compile_lessons.py) over each log, round by round (a round: the configs compiled
+together, then benchmarked one after another; a gap over ROUND_GAP_S between two benchmarks starts
+the next): the failures it would have refused, and the configs that ran but that it would have
+refused, with the best one's rank among those that ran. An estimate: a refused config's slot would
+have gone to another config, which the log cannot say.
 
     python bench/helion/why_fail.py --kernel attention --log autotune-attention-cutune.csv [...]
     python bench/helion/why_fail.py --replay --log autotune-*.csv
@@ -23,10 +26,13 @@ import torch  # noqa: E402
 
 import cutune.helion  # noqa: E402,F401  (before helion: it makes helion importable on torch 2.11)
 import helion  # noqa: E402
-from cutune._helion_space import demand, fails_alike, teaches  # noqa: E402
+from cutune._compile_lessons import CompileLessons, demand  # noqa: E402
 from kernels import cases  # noqa: E402
 
 FAILED = {"error"}  # compile timeouts are known by their status; compiling them here would hang
+# A round's benchmarks follow each other within a tenth of a second; the next round's compiles take
+# a second or more.
+ROUND_GAP_S = 1.0
 
 
 def logged(path: str, statuses) -> list:
@@ -35,24 +41,43 @@ def logged(path: str, statuses) -> list:
         return [row for row in csv.DictReader(f) if row["status"] in statuses]
 
 
+def rounds(path: str) -> list:
+    """The results of an autotune CSV log (its rows but "started"), round by round."""
+    out, last = [], None
+    with open(path, newline="") as f:
+        for row in csv.DictReader(f):
+            stamp = float(row["timestamp_s"])
+            if row["status"] != "started":
+                out[-1].append(row)
+                last = stamp
+            elif last is None or stamp - last > ROUND_GAP_S:
+                out.append([])
+    return out
+
+
 def replay(path: str) -> str:
-    """The space's failure rule over one log in its order, as one line."""
-    rows = logged(path, ("ok", "error"))
-    failed, skipped, rejected = [], 0, []
-    for row in rows:
-        asked = demand(dict(parsed(row["config"])))
-        alike = fails_alike(asked, failed)
-        if row["status"] == "ok":
-            if alike:
-                rejected.append(float(row["perf_ms"]))
-        else:
-            skipped += alike
-            if teaches(asked):
-                failed.append(asked)
-    fastest = min((float(r["perf_ms"]) for r in rows if r["status"] == "ok"), default=0.0)
-    lost = f", fastest of them {min(rejected):.4f} ms (the log's {fastest:.4f})" if rejected else ""
-    errors = sum(r["status"] == "error" for r in rows)
-    return f"{path}: {errors} errors, {skipped} skipped; {len(rejected)} that ran rejected{lost}"
+    """What the space learns over one log, as one line."""
+    log = rounds(path)
+    ran = sorted(float(r["perf_ms"]) for round_ in log for r in round_ if r["status"] == "ok")
+    lessons, refused = CompileLessons(), []
+    for round_ in log:
+        asked = [(demand(dict(parsed(r["config"]))), r) for r in round_]
+        asked = [(d, r) for d, r in asked if not lessons.refuses(d) or refused.append(r)]
+        waits = CompileLessons.waits([d for d, _ in asked])
+        for wave in (False, True):  # those that wait are compiled after the others, or refused
+            for (d, row), w in zip(asked, waits):
+                if w != wave:
+                    continue
+                if wave and lessons.refuses(d):
+                    refused.append(row)
+                elif row["status"] in ("ok", "error"):
+                    lessons.learn(d, row["status"] == "ok")
+    refused_errors = sum(r["status"] == "error" for r in refused)
+    refused_ran = [ran.index(float(r["perf_ms"])) + 1 for r in refused if r["status"] == "ok"]
+    errors = sum(r["status"] == "error" for round_ in log for r in round_)
+    best = f", the best of them the log's {min(refused_ran)}." if refused_ran else ""
+    return (f"{path}: {len(ran)} ran, {errors} errors, {refused_errors} of them refused; "
+            f"{len(refused_ran)} that ran refused{best}")
 
 
 def failed_configs(paths) -> list:

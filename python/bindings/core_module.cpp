@@ -97,7 +97,8 @@ NB_MODULE(_core, m) {
          std::string toolchain, std::string strategy, std::string effort, std::size_t budget,
          double seconds, std::uint64_t seed, std::string db, bool store, bool warm_start,
          bool transfer, std::size_t batch, std::size_t patience, std::size_t min_evaluations,
-         cutune::python::MeasureText measure, cutune::python::NormalizeText normalize) {
+         std::size_t final_climb, cutune::python::MeasureText measure,
+         cutune::python::NormalizeText normalize) {
         HostKernel kernel{std::move(spec), std::move(origin), std::move(problem), std::move(device),
                           std::move(toolchain)};
         TuneRequest request = tune_request(std::move(strategy), std::move(effort), budget, seconds,
@@ -105,12 +106,13 @@ NB_MODULE(_core, m) {
         request.batch = batch;
         request.patience = patience;
         request.min_evaluations = min_evaluations;
+        request.final_climb = final_climb;
         return cutune::python::host_tune_json(kernel, request, std::move(measure),
                                               std::move(normalize));
       },
       "spec"_a, "origin"_a, "problem"_a, "device"_a, "toolchain"_a, "strategy"_a, "effort"_a,
       "budget"_a, "seconds"_a, "seed"_a, "db"_a, "store"_a, "warm_start"_a, "transfer"_a, "batch"_a,
-      "patience"_a, "min_evaluations"_a, "measure"_a, "normalize"_a.none(),
+      "patience"_a, "min_evaluations"_a, "final_climb"_a, "measure"_a, "normalize"_a.none(),
       nb::call_guard<nb::gil_scoped_release>());
   m.def(
       "host_decision_json",

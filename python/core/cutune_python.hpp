@@ -44,6 +44,7 @@ struct TuneRequest {
   // TuneOptions::patience and min_evaluations: end the search once it stops improving; 0: never.
   std::size_t patience = 0;
   std::size_t min_evaluations = 0;
+  std::size_t final_climb = 0;    // TuneOptions::final_climb
   bool start_near_seeds = false;  // TuneOptions::start_near_seeds
   double min_move_gain = 0.0;     // TuneOptions::min_move_gain
   // The family's results on other devices and shapes in the store as transfer priors, as

@@ -65,6 +65,7 @@ std::string session_json(TuneSession& session, const TuneRequest& request) {
   options.batch_size = request.batch;
   options.patience = request.patience;
   options.min_evaluations = request.min_evaluations;
+  options.final_climb = request.final_climb;
   options.start_near_seeds = request.start_near_seeds;
   options.min_move_gain = request.min_move_gain;
   options.stop = request.stop;

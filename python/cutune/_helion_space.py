@@ -2,12 +2,13 @@
 (ConfigGeneration.flat_spec), named by the config key it belongs to ("block_sizes_0",
 "num_warps"), each fragment mapped to the cutune kind with the same values and search view."""
 import json
-import math
-from typing import NamedTuple, Optional
+from typing import Optional
 
 import helion
 from helion import exc
 from helion.autotuner import config_fragment as fragments
+
+from ._compile_lessons import THREAD_REGISTERS, CompileLessons, Demand, demand
 
 # The tile seeds of a kernel with a tile of two or more sides (HelionSpace.tile_seeds), each with
 # each of TILE_WARPS warps: (first side, every other side), square tiles and the tall tile flash
@@ -26,17 +27,6 @@ TILE_STEP = 64
 # of seconds (a Helion compile timeout) and runs many times slower (a 32x2048 elementwise tile
 # with 2 or 4 warps). A kernel whose default is denser keeps its default's density as the cap.
 MAX_TILE_PER_THREAD = 256
-
-# A failed compile teaches the space (HelionSpace.learn_failure) when the config asked for a
-# register cap (maxnreg) or pipeline stages: ptxas fails a kernel whose live values do not fit the
-# cap, and Triton's pipeliner one whose stages overflow shared memory or that it cannot pipeline. A
-# config that differs only in asking as much or more (a cap as tight, as many stages) fails alike,
-# and so does one that differs besides only in knobs that order or hint the same program
-# (NEUTRAL_KNOBS: which tiles a program takes and in what order, cache hints) or in which
-# persistent schedule it runs; normalize rejects it from then on. Indexing and the loops' own
-# settings (stages, buffering, flattening) are not neutral: a pipeline that fails on pointer loads
-# or on a flattened loop can run on tensor descriptors or an unflattened one.
-NEUTRAL_KNOBS = ("num_sm_multiplier", "l2_groupings", "loop_orders", "load_eviction_policies")
 
 # What Helion raises for a config it will not run (as its own seed transfer catches).
 _REJECTED = (exc.InvalidConfig, ValueError, TypeError, KeyError, AssertionError)
@@ -98,37 +88,6 @@ def _knob(fragment) -> dict:
     raise TypeError(f"cutune.helion: Helion fragment {type(f).__name__} has no cutune kind")
 
 
-class Demand(NamedTuple):
-    """What a config asks of the compiler: its program (every key but the neutral ones, the cap
-    and the stages), its register cap (inf: none) and its pipeline stages."""
-    program: str
-    cap: float
-    stages: int
-
-
-def demand(config: dict) -> Demand:
-    """The Demand of a Helion config's dict."""
-    named = dict(config)
-    cap, stages = named.pop("maxnreg", None), named.pop("num_stages", None) or 1
-    if str(named.get("pid_type")).startswith("persistent"):
-        named["pid_type"] = "persistent"
-    program = json.dumps({k: v for k, v in named.items() if k not in NEUTRAL_KNOBS},
-                         sort_keys=True, default=str)
-    return Demand(program, math.inf if cap is None else cap, stages)
-
-
-def teaches(failed: Demand) -> bool:
-    """A failed config's demand teaches the space when it asked for a register cap or stages."""
-    return failed.cap < math.inf or failed.stages > 1
-
-
-def fails_alike(asked: Demand, failures: list) -> bool:
-    """A demand asks at least as much as a failed one: the same program, a register cap as tight
-    or tighter, as many pipeline stages or more."""
-    return any(asked.program == f.program and asked.cap <= f.cap and asked.stages >= f.stages
-               for f in failures)
-
-
 class HelionSpace:
     """Converts between cutune configs (knob name -> value) and Helion's flat genome."""
 
@@ -153,8 +112,8 @@ class HelionSpace:
                     table[json.dumps(one(c))] = c
             self.decoding.append(table)
         self._normalized = {}
-        self._failed = []  # the demands (demand()) of configs that failed to compile
-        self._demands = {}  # config key -> its normalized config's Demand, once there are failures
+        self.lessons = CompileLessons()
+        self._demands = {}  # config key -> its normalized config's Demand, once lessons need it
         self._tile_cap = max(MAX_TILE_PER_THREAD,
                              self._tile_per_thread(generation.flatten(config_spec.default_config())))
 
@@ -184,8 +143,8 @@ class HelionSpace:
 
     def normalize(self, config: dict) -> Optional[dict]:
         """The config Helion runs for `config` (its canonical flat form), or None: rejected by
-        Helion, a tile denser than the cap (MAX_TILE_PER_THREAD), or asking as much as a config
-        that failed to compile (learn_failure)."""
+        Helion, a tile denser than the cap (MAX_TILE_PER_THREAD), or refused by what the tune's
+        compiles taught (learn, _compile_lessons)."""
         key = json.dumps(config, sort_keys=True)
         if key not in self._normalized:
             try:
@@ -195,23 +154,27 @@ class HelionSpace:
             except _REJECTED:
                 self._normalized[key] = None
         out = self._normalized[key]
-        if out is None or not self._failed:
+        if out is None or not (_capped(out) or self.lessons.failed):
             return out
         # A Demand costs far more than a normalize found in the cache: worked out once a config, and
-        # only once a failure has taught the space something.
+        # only once the lessons may refuse it.
+        return None if self.lessons.refuses(self._demand(out, key)) else out
+
+    def learn(self, config: dict, ran: bool) -> None:
+        """`config` (a normalized config) compiled and ran, or failed to compile (_compile_lessons)."""
+        self.lessons.learn(self._demand(config), ran)
+
+    def waits(self, configs: list) -> list:
+        """Per config of one round (normalized configs): whether it waits for an earlier one's
+        compile (CompileLessons.waits)."""
+        return CompileLessons.waits([self._demand(c) for c in configs])
+
+    def _demand(self, config: dict, key: Optional[str] = None) -> Demand:
+        """The Demand of a normalized config, kept by its key (normalize's: its JSON text)."""
+        key = key or json.dumps(config, sort_keys=True)
         if key not in self._demands:
-            self._demands[key] = self._demand(out)
-        return None if fails_alike(self._demands[key], self._failed) else out
-
-    def learn_failure(self, config: dict) -> None:
-        """`config` (a normalized config) failed to compile: if it asked for a register cap or
-        pipeline stages, configs asking as much of the same program are rejected."""
-        asked = self._demand(config)
-        if teaches(asked):
-            self._failed.append(asked)
-
-    def _demand(self, config: dict) -> Demand:
-        return demand(dict(self.to_helion(config)))
+            self._demands[key] = demand(dict(self.to_helion(config)))
+        return self._demands[key]
 
     def spec(self, name: str) -> dict:
         """The host spec: knobs, Helion's default_config() as the pinned default (the highest
@@ -324,6 +287,13 @@ class HelionSpace:
                     pairs.append([gate, name])
                     break
         return pairs
+
+
+def _capped(config: dict) -> bool:
+    """A cutune config of Helion's with a register cap below a thread's registers (maxnreg is an
+    enum of None and numbers, so its values are texts)."""
+    cap = config.get("maxnreg", "None")
+    return cap != "None" and int(cap) < THREAD_REGISTERS
 
 
 def _side(index: int, first: int, other: int) -> int:

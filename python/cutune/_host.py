@@ -86,11 +86,12 @@ class HostKernel:
              budget: int = 40, seconds: float = 0, effort: str = "quick", strategy: str = "default",
              seed: int = 0, db=None, store: bool = True, warm_start: bool = True,
              transfer: bool = True, batch: int = 0, patience: int = 0,
-             min_configs: int = 0) -> TuneResult:
+             min_configs: int = 0, final_climb: int = 0) -> TuneResult:
         """Tunes: `measure(configs) -> measurements` (ok() / failed() each), `normalize(config)
         -> config or None`; batch: configs per round (0: the core's default); patience: end the
         search once that many rounds in a row, after min_configs, did not make the fastest config
-        1 % faster (0: use the whole budget); warm_start and transfer as cutune.tune's. Exceptions
+        1 % faster (0: use the whole budget); final_climb: configs of the budget kept for a climb
+        from the search's fastest config over its untried one-knob neighbours; warm_start and transfer as cutune.tune's. Exceptions
         raised by either end the tune and are raised here, with every result measured before them
         stored."""
         def measure_text(text: str) -> str:
@@ -102,6 +103,7 @@ class HostKernel:
         text = _core.host_tune_json(*self._fields(), strategy, effort, int(budget), float(seconds),
                                     int(seed), _db(db), bool(store), bool(warm_start),
                                     bool(transfer), int(batch), int(patience), int(min_configs),
+                                    int(final_climb),
                                     measure_text,
                                     normalize_text if normalize else None)
         out = json.loads(text)

@@ -36,8 +36,12 @@ from ._helion_space import HelionSpace  # noqa: E402
 # at once (one process per CPU unless autotune_precompile_jobs says otherwise), within ROUND: its
 # compiles run side by side, so a round that leaves processes idle costs as much wall time as a
 # full one. The first round is the default, the seeds and their neighbours (the core's
-# start_near_seeds), and the surrogate chooses every round after it.
+# start_near_seeds), and the surrogate chooses every round after it. After the search, CLIMB rounds
+# more (added to the budget, or a quarter of a budget given at most) walk on from its fastest
+# config over the untried one-knob and paired moves (the core's final_climb): a search ended by
+# its patience can stop a flip or two from its basin's best, and two tunes then end apart.
 BUDGETS = {"quick": 96, "full": 256}
+CLIMB = {"quick": 2, "full": 3}
 MIN_CONFIGS = {"quick": 24, "full": 48}
 PATIENCE = {"quick": 1, "full": 2}
 ROUND = (12, 24)
@@ -58,7 +62,10 @@ class CutuneSearch(BaseSearch):
         effort = getattr(self.settings, "autotune_effort", "quick")
         self.effort = effort if effort in BUDGETS else "quick"
         # A budget given is used whole, as a user who names one expects.
-        self.budget = budget or BUDGETS[self.effort]
+        self.climb = CLIMB[self.effort] * self._round()
+        if budget:
+            self.climb = min(self.climb, budget // 4)
+        self.budget = budget or BUDGETS[self.effort] + self.climb
         self.patience = 0 if budget else PATIENCE[self.effort]
         self.time_limit, self.db, self.strategy = seconds, db, strategy
         self.space = HelionSpace(ConfigGeneration(self.config_spec), self.config_spec)
@@ -100,7 +107,8 @@ class CutuneSearch(BaseSearch):
                                      seconds=self.time_limit, effort=self.effort, db=self.db,
                                      strategy=self.strategy, batch=self._round(),
                                      patience=self.patience,
-                                     min_configs=MIN_CONFIGS[self.effort])
+                                     min_configs=MIN_CONFIGS[self.effort],
+                                     final_climb=self.climb)
         if self.on_gpu:
             _helion_worker.keep(self.benchmark_provider)
         if self.result.decision is None:
@@ -115,21 +123,18 @@ class CutuneSearch(BaseSearch):
         if not self.on_gpu:
             return [self._measure_on_cpu(c) for c in batch]
         texts = [json.dumps(c, sort_keys=True) for c in batch]
-        fresh = [i for i, t in enumerate(texts) if t not in self.compiled]
         out = [None] * len(batch)
-        if fresh:
-            start = time.perf_counter()
-            configs = [self.space.to_helion(batch[i]) for i in fresh]
-            self.settings.autotune_compile_timeout = self._compile_limit()
-            results = self.benchmark_batch(configs, raise_if_no_viable_config=False)
-            for i, r in zip(fresh, results):
-                out[i] = _measurement(r)
-                if out[i]["outcome"] == "ok":
-                    self.compiled[texts[i]] = r.fn
-                    self.compile_times.append(r.compile_time or 0.0)
-                elif r.status == "error":  # its own failure, not a peer's in the same batch
-                    self.space.learn_failure(batch[i])
-            self.seconds["measure_new"] += time.perf_counter() - start
+        pending = [i for i, t in enumerate(texts) if t not in self.compiled]
+        # A config that would fail as another of the round would, were that one to fail
+        # (HelionSpace.waits), is compiled after it, or refused once it failed.
+        while pending:
+            waits = self.space.waits([batch[i] for i in pending])
+            self._compile_and_time(batch, texts, [i for i, w in zip(pending, waits) if not w], out)
+            pending = [i for i, w in zip(pending, waits) if w]
+            for i in [i for i in pending if self.space.normalize(batch[i]) is None]:
+                out[i] = _host.failed("invalid_config", "refused: it asks as much of the compiler "
+                                      "as a config of its round that failed")
+                pending.remove(i)
         known = [i for i in range(len(batch)) if out[i] is None]
         if known:
             start = time.perf_counter()
@@ -139,6 +144,23 @@ class CutuneSearch(BaseSearch):
                 out[i] = _host.ok(t)
             self.seconds["retime"] += time.perf_counter() - start
         return out
+
+    def _compile_and_time(self, batch: list, texts: list, fresh: list, out: list) -> None:
+        """Helion's benchmark_batch over batch[i] for i in `fresh`, into out[i]; the space learns
+        from each compile."""
+        start = time.perf_counter()
+        configs = [self.space.to_helion(batch[i]) for i in fresh]
+        self.settings.autotune_compile_timeout = self._compile_limit()
+        results = self.benchmark_batch(configs, raise_if_no_viable_config=False)
+        for i, r in zip(fresh, results):
+            out[i] = _measurement(r)
+            if out[i]["outcome"] == "ok":
+                self.compiled[texts[i]] = r.fn
+                self.compile_times.append(r.compile_time or 0.0)
+                self.space.learn(batch[i], ran=True)
+            elif r.status == "error":  # its own failure, not a peer's in the same batch
+                self.space.learn(batch[i], ran=False)
+        self.seconds["measure_new"] += time.perf_counter() - start
 
     def _round(self) -> int:
         """Configs per round: Helion's precompile processes, within ROUND."""

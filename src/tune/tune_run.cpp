@@ -82,7 +82,11 @@ TuneReport TuneRun::run() {
   // draws; those that do not fit are measured in rounds of their own right after it.
   std::vector<Config> first{baseline};
   std::vector<Config> asked;
-  const std::size_t room = std::min(batch, options_.max_evaluations);
+  // The search leaves the final climb its configs (none on a shared store: see TuneOptions).
+  const std::size_t climb =
+      participant_ ? 0 : std::min(options_.final_climb, options_.max_evaluations / 2);
+  const std::size_t search_budget = options_.max_evaluations - climb;
+  const std::size_t room = std::min(batch, search_budget);
   if (room > 1) asked = strategy->ask(room - 1);
   const std::size_t used = first.size() + asked.size();
   const std::size_t seeds_now = std::min(room > used ? room - used : 0, prior_seeds_.size());
@@ -104,11 +108,11 @@ TuneReport TuneRun::run() {
       options_, batch,
       baseline_ok ? report_.baseline->measurement.time_ms : std::numeric_limits<double>::infinity(),
       fastest_ok());
-  while (report_.evaluated.size() < options_.max_evaluations && !out_of_time() &&
+  while (report_.evaluated.size() < search_budget && !out_of_time() &&
          rounds_without_news < kMaxRoundsWithoutNews && !budget_full_ && !stop_asked() &&
          !plateau.reached(report_.evaluated.size())) {
     adopt_orphans();
-    const std::size_t want = std::min(batch, options_.max_evaluations - report_.evaluated.size());
+    const std::size_t want = std::min(batch, search_budget - report_.evaluated.size());
     std::vector<Config> asked = strategy->ask(want);
     if (asked.empty()) break;
     const std::size_t before = report_.evaluated.size();
@@ -118,6 +122,9 @@ TuneReport TuneRun::run() {
     rounds_without_news = report_.evaluated.size() == before ? rounds_without_news + 1 : 0;
     plateau.round_ended(fastest_ok(), asked.size());
   }
+  final_climb(std::min(climb, options_.max_evaluations -
+                                  std::min(report_.evaluated.size(), options_.max_evaluations)),
+              batch);
   if (!stop_asked()) {
     if (participant_) {
       decide_together();

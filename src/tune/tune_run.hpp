@@ -54,6 +54,11 @@ class TuneRun {
   // The strategy never sees them: where it proposes one later, measure() answers from the report,
   // so the search is the cold one plus the seeds.
   void measure_prior_seeds(std::size_t batch);
+  // TuneOptions::final_climb: up to `configs` of the fastest config's unmeasured one-knob
+  // neighbours, `batch` a round (tune_climb.cpp).
+  void final_climb(std::size_t configs, std::size_t batch);
+  // The fastest config's legal unmeasured one-knob neighbours, at most `count`, in a random order.
+  std::vector<Config> untried_neighbours(std::size_t count);
   // The prior's seeds as this space normalizes them, each once, at most options_.prior_seeds; one
   // that stays illegal here is skipped.
   std::vector<Config> legal_prior_seeds();

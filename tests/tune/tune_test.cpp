@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <limits>
 #include <string>
 #include <vector>
@@ -257,6 +258,53 @@ TEST(Tune, AShortFlatRoundCountsOnlyWithTheNext) {
   EXPECT_FALSE(gained.reached(100));
   gained.round_ended(9.8, 16);
   EXPECT_TRUE(gained.reached(100));
+}
+
+// A device whose fastest width is `bottom`, each step away 1 ms slower.
+class ValleyDevice : public FakeDevice {
+ public:
+  explicit ValleyDevice(std::int64_t bottom) : bottom_(bottom) {}
+  std::vector<Measurement> evaluate(std::span<const Config> batch) override {
+    std::vector<Measurement> out = FakeDevice::evaluate(batch);
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      out[i].time_ms = out[i].times_ms.front() =
+          1.0 + static_cast<double>(std::abs(batch[i].get_int("width") - bottom_));
+    }
+    return out;
+  }
+
+ private:
+  std::int64_t bottom_;
+};
+
+// The final climb takes its configs from the budget and walks on from the search's fastest config
+// (the default, width 40, while the search went through widths 1 to 13; the valley's bottom at
+// 30): a search of the whole budget ends at the default; with a climb of 6 the tune reaches width
+// 34, or, with the bottom at 37, stops early there once its neighbours are measured.
+TEST(Tune, AFinalClimbWalksOnFromTheSearchsFastestConfig) {
+  auto ts = std::make_unique<TuningSpace>();
+  ts->space.add("width", integer_fragment(1, 40, 1, 40));
+  TuneOptions o = rounds_of_two();
+  o.max_evaluations = 20;
+  const Problem problem = Problem::parse("n=8,dtype=f32");
+  const auto fastest_width = [](const TuneReport& report) {
+    return report.best->config.get_int("width");
+  };
+  TestEvaluator<ValleyDevice> plain(30);
+  const TuneReport searched = tune(toy_family(*ts), problem, plain.bundle, nullptr, o);
+  EXPECT_EQ(searched.evaluated.size(), 20u);
+  EXPECT_EQ(fastest_width(searched), 40);
+
+  o.final_climb = 6;
+  TestEvaluator<ValleyDevice> far(30);
+  const TuneReport climbed = tune(toy_family(*ts), problem, far.bundle, nullptr, o);
+  EXPECT_EQ(climbed.evaluated.size(), 20u);
+  EXPECT_EQ(fastest_width(climbed), 34);
+
+  TestEvaluator<ValleyDevice> near(37);
+  const TuneReport summit = tune(toy_family(*ts), problem, near.bundle, nullptr, o);
+  EXPECT_EQ(summit.evaluated.size(), 18u);  // 14 searched, then 39, 38, 37 and 36
+  EXPECT_EQ(fastest_width(summit), 37);
 }
 
 TEST(Tune, RefusesAFamilyWithoutASpace) {
