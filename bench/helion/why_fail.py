@@ -63,7 +63,7 @@ def replay(path: str) -> str:
     for round_ in log:
         asked = [(demand(dict(parsed(r["config"]))), r) for r in round_]
         asked = [(d, r) for d, r in asked if not lessons.refuses(d) or refused.append(r)]
-        waits = CompileLessons.waits([d for d, _ in asked])
+        waits = lessons.waits([d for d, _ in asked])
         for wave in (False, True):  # those that wait are compiled after the others, or refused
             for (d, row), w in zip(asked, waits):
                 if w != wave:

@@ -3,7 +3,7 @@
 
 A config's Demand is what it asks of the compiler: its tile, warps, register cap (maxnreg) and
 pipeline stages (num_stages), within its program (every other knob but those that only order,
-hint or address the same work: NEUTRAL_KNOBS). ptxas fails a kernel whose live values do not fit
+hint or address the same work: NEUTRAL_KNOBS; for stages, whichever persistent schedule). ptxas fails a kernel whose live values do not fit
 its cap, and Triton's pipeliner one whose stages' buffers overflow shared memory or that it cannot
 pipeline. So a failure that asked for stages teaches that the same program fails with as many
 warps, a tile as large or larger and as many stages or more (a stage's buffers are the tile's); one
@@ -11,6 +11,11 @@ that asked for a cap, that any program fails with as few warps, a tile as large 
 as tight or tighter (fewer threads hold more of the tile each). The way a program addresses its tensors
 (indexing, host_tensor_descriptors) is neutral to both: pointer loads and tensor descriptors buffer
 the same tiles, and an attention kernel's two-stage loop fails in Triton's pipeliner with either.
+
+A failure with no cap and one stage is the program itself: the same program, tile and warps fail
+whatever else they are asked. No lesson refuses a config that asks no more than one that ran (the
+same program, tile and warps, a cap as loose, as few stages): a failure of a config that differs
+from it only in neutral knobs was theirs, not its program's.
 
 A cap tighter than the registers a program needs fails in ptxas, and nothing before the compile
 says how many that is. So caps are approached from above: a cap is tried on a tile and warps only
@@ -27,7 +32,8 @@ THREAD_REGISTERS = 255
 
 
 class Demand(NamedTuple):
-    program: str
+    program: str  # the knobs but the neutral ones, the tile, warps, cap and stages
+    schedule_free: str  # the program with any persistent schedule as one (its buffers are alike)
     tile: tuple
     warps: int
     cap: float  # inf: no cap
@@ -39,54 +45,67 @@ def demand(config: dict) -> Demand:
     named = {k: v for k, v in config.items() if k not in NEUTRAL_KNOBS}
     cap, stages = named.pop("maxnreg", None), named.pop("num_stages", None) or 1
     tile, warps = tuple(named.pop("block_sizes", ())), named.pop("num_warps", 0)
+    # A loop left unflattened by default (None) is the loop flatten=False asks for.
+    if "range_flattens" in named:
+        named["range_flattens"] = [bool(v) for v in named["range_flattens"]]
+    program = json.dumps(named, sort_keys=True, default=str)
     if str(named.get("pid_type")).startswith("persistent"):
         named["pid_type"] = "persistent"
-    program = json.dumps(named, sort_keys=True, default=str)
-    return Demand(program, tile, warps, math.inf if cap is None else cap, stages)
-
-
-def teaches(failed: Demand) -> bool:
-    """A failure teaches the space when it asked for a register cap or pipeline stages."""
-    return failed.cap < math.inf or failed.stages > 1
+    schedule_free = json.dumps(named, sort_keys=True, default=str)
+    return Demand(program, schedule_free, tile, warps, math.inf if cap is None else cap, stages)
 
 
 def fails_alike(asked: Demand, failed: Demand) -> bool:
     """`asked` asks at least as much as `failed` did."""
     if failed.cap < math.inf:  # ptxas: the registers a thread holds, whatever the program
-        alike = asked.warps <= failed.warps
-    else:  # the pipeliner: the program's loop
-        alike = asked.program == failed.program and asked.warps == failed.warps
-    return (alike and len(asked.tile) == len(failed.tile)
-            and all(a >= f for a, f in zip(asked.tile, failed.tile))
-            and asked.cap <= failed.cap and asked.stages >= failed.stages)
+        alike = asked.warps <= failed.warps and _larger(asked.tile, failed.tile)
+    elif failed.stages > 1:  # the pipeliner: the program's loop, its tiles' buffers
+        alike = (asked.schedule_free == failed.schedule_free and asked.warps == failed.warps
+                 and _larger(asked.tile, failed.tile))
+    else:  # a program the compiler refuses, whatever it is asked for
+        alike = (asked.program == failed.program and asked.warps == failed.warps
+                 and asked.tile == failed.tile)
+    return alike and asked.cap <= failed.cap and asked.stages >= failed.stages
+
+
+def _larger(tile: tuple, than: tuple) -> bool:
+    return len(tile) == len(than) and all(a >= b for a, b in zip(tile, than))
 
 
 class CompileLessons:
-    """The failures and the capped compiles of one tune so far."""
+    """The failures and the compiles that ran of one tune so far."""
 
     def __init__(self):
-        self.failed = []  # Demands of failures that teach
+        self.failed = []  # Demands of failed compiles
+        self.ran = {}  # (program, tile, warps) -> [(cap, stages)] of compiles that ran
         self.caps_run = {}  # (tile, warps) -> the tightest cap that ran on them
 
     def learn(self, asked: Demand, ran: bool) -> None:
-        if ran:
-            cap = min(asked.cap, THREAD_REGISTERS)
-            key = (asked.tile, asked.warps)
-            self.caps_run[key] = min(cap, self.caps_run.get(key, math.inf))
-        elif teaches(asked):
+        if not ran:
             self.failed.append(asked)
+            return
+        self.ran.setdefault((asked.program, asked.tile, asked.warps), []).append(
+            (asked.cap, asked.stages))
+        key, cap = (asked.tile, asked.warps), min(asked.cap, THREAD_REGISTERS)
+        self.caps_run[key] = min(cap, self.caps_run.get(key, math.inf))
+
+    def proven(self, asked: Demand) -> bool:
+        """A compile that ran asked as much as `asked` or more."""
+        return any(cap <= asked.cap and stages >= asked.stages
+                   for cap, stages in self.ran.get((asked.program, asked.tile, asked.warps), ()))
 
     def refuses(self, asked: Demand) -> bool:
         """`asked` fails as a failure did, or asks a cap before the next looser one ran."""
+        if self.proven(asked):
+            return False
         if asked.cap < THREAD_REGISTERS:
-            tightest = self.caps_run.get((asked.tile, asked.warps), math.inf)
-            if tightest > 2 * asked.cap:
+            if self.caps_run.get((asked.tile, asked.warps), math.inf) > 2 * asked.cap:
                 return True
         return any(fails_alike(asked, f) for f in self.failed)
 
-    @staticmethod
-    def waits(round_: list) -> list:
-        """Per Demand of one round: whether an earlier one of the round that asks for a cap or
-        stages, were it to fail, would refuse it (it is compiled after that one then)."""
-        return [any(teaches(d) and fails_alike(asked, d) for d in round_[:j])
+    def waits(self, round_: list) -> list:
+        """Per Demand of one round: whether an earlier one of the round, not proven, would refuse
+        it were it to fail (it is compiled after that one then)."""
+        risky = [not self.proven(d) for d in round_]
+        return [risky[j] and any(risky[i] and fails_alike(asked, round_[i]) for i in range(j))
                 for j, asked in enumerate(round_)]

@@ -167,7 +167,7 @@ class HelionSpace:
     def waits(self, configs: list) -> list:
         """Per config of one round (normalized configs): whether it waits for an earlier one's
         compile (CompileLessons.waits)."""
-        return CompileLessons.waits([self._demand(c) for c in configs])
+        return self.lessons.waits([self._demand(c) for c in configs])
 
     def _demand(self, config: dict, key: Optional[str] = None) -> Demand:
         """The Demand of a normalized config, kept by its key (normalize's: its JSON text)."""

@@ -130,8 +130,7 @@ def test_a_tile_denser_than_a_thread_holds_is_rejected():
 def test_a_config_that_failed_with_pipeline_stages_teaches_the_space():
     """A compile failure with 2 stages: the same program with 2 or more stages is rejected from
     then on, with a larger tile, other cache hints or other indexing too; fewer stages, other warps,
-    a smaller tile or a persistent schedule are not. A failure with one stage and no register cap
-    teaches nothing."""
+    a smaller tile or a persistent schedule are not."""
     q = torch.randn(1, 2, 32, 16)
     bound = head_to_head_kernel("attention_kernel")(autotuner_fn=cutune.helion.autotuner,
                                                    **CPU_SETTINGS).bind((q, q, q))
@@ -139,8 +138,6 @@ def test_a_config_that_failed_with_pipeline_stages_teaches_the_space():
     default = space.spec("attention")["seeds"][0]["config"]
     assert default["num_stages"] == 1 and default["pid_type"] == "flat"
     hinted = dict(default, load_eviction_policies=["first"] + default["load_eviction_policies"][1:])
-    space.learn(default, ran=False)
-    assert space.normalize(hinted) is not None
     space.learn(space.normalize(dict(default, num_stages=2)), ran=False)
     assert space.normalize(dict(default, num_stages=3)) is None
     assert space.normalize(dict(hinted, num_stages=2)) is None
@@ -157,46 +154,68 @@ def test_a_config_that_failed_with_pipeline_stages_teaches_the_space():
     assert space.normalize(dict(default, num_stages=3))  # a smaller tile
 
 
+def demand_of(program: str, tile: tuple, warps: int, cap: float, stages: int) -> Demand:
+    return Demand(program, program, tile, warps, cap, stages)
+
+
 def test_a_register_cap_fails_alike_on_any_program_of_a_tile_as_large():
     """maxnreg is a knob only on CUDA, so the rule is checked on demands directly: a cap as tight as
     a failed one or tighter fails alike with a tile as large and as few warps, whatever the program;
     a looser cap, none, a smaller tile or more warps do not."""
-    failed = Demand("program", (1, 128, 64), 4, 64, 1)
-    assert fails_alike(Demand("program", (1, 128, 64), 4, 64, 1), failed)
-    assert fails_alike(Demand("another program", (1, 128, 128), 2, 32, 2), failed)
-    assert not fails_alike(Demand("program", (1, 128, 64), 4, 128, 1), failed)
-    assert not fails_alike(Demand("program", (1, 128, 64), 4, float("inf"), 1), failed)
-    assert not fails_alike(Demand("program", (1, 64, 64), 4, 32, 1), failed)
-    assert not fails_alike(Demand("program", (1, 128, 64), 8, 32, 1), failed)
+    failed = demand_of("program", (1, 128, 64), 4, 64, 1)
+    assert fails_alike(demand_of("program", (1, 128, 64), 4, 64, 1), failed)
+    assert fails_alike(demand_of("another program", (1, 128, 128), 2, 32, 2), failed)
+    assert not fails_alike(demand_of("program", (1, 128, 64), 4, 128, 1), failed)
+    assert not fails_alike(demand_of("program", (1, 128, 64), 4, float("inf"), 1), failed)
+    assert not fails_alike(demand_of("program", (1, 64, 64), 4, 32, 1), failed)
+    assert not fails_alike(demand_of("program", (1, 128, 64), 8, 32, 1), failed)
+
+
+def test_a_program_that_failed_with_no_cap_and_one_stage_fails_with_any():
+    """A failure that asked for neither a cap nor stages refuses the same program, tile and warps
+    with any; another program, tile or warps, or a config that asks no more than one that ran, is
+    not refused."""
+    lessons = CompileLessons()
+    tile, inf = (1, 128, 64), float("inf")
+    lessons.learn(demand_of("p", tile, 4, inf, 1), ran=False)
+    assert lessons.refuses(demand_of("p", tile, 4, inf, 3))
+    assert lessons.refuses(demand_of("p", tile, 4, 256, 1))
+    assert not lessons.refuses(demand_of("q", tile, 4, inf, 1))
+    assert not lessons.refuses(demand_of("p", (1, 128, 128), 4, inf, 1))
+    assert not lessons.refuses(demand_of("p", tile, 8, inf, 1))
+    lessons.learn(demand_of("p", tile, 4, inf, 2), ran=True)  # the failure was a neutral knob's
+    assert not lessons.refuses(demand_of("p", tile, 4, inf, 1))
+    assert lessons.refuses(demand_of("p", tile, 4, inf, 3))
 
 
 def test_register_caps_are_tried_from_above_one_step_at_a_time():
     """A cap is refused on a tile and warps until the next looser one ran on them (no cap counts as
     255 registers); once one failed, a tighter one is refused for good."""
     lessons = CompileLessons()
-    tile = (1, 128, 64)
-    assert not lessons.refuses(Demand("p", tile, 4, 256, 1))
-    assert lessons.refuses(Demand("p", tile, 4, 128, 1))
-    lessons.learn(Demand("p", tile, 4, float("inf"), 1), ran=True)
-    assert not lessons.refuses(Demand("other", tile, 4, 128, 1))
-    assert lessons.refuses(Demand("p", tile, 4, 64, 1))
-    assert lessons.refuses(Demand("p", tile, 8, 128, 1))
-    lessons.learn(Demand("p", tile, 4, 128, 1), ran=True)
-    assert not lessons.refuses(Demand("p", tile, 4, 64, 1))
-    lessons.learn(Demand("p", tile, 4, 64, 1), ran=False)
-    assert lessons.refuses(Demand("p", tile, 4, 64, 1))
-    assert lessons.refuses(Demand("p", tile, 4, 32, 1))
+    tile, inf = (1, 128, 64), float("inf")
+    assert not lessons.refuses(demand_of("p", tile, 4, 256, 1))
+    assert lessons.refuses(demand_of("p", tile, 4, 128, 1))
+    lessons.learn(demand_of("p", tile, 4, inf, 1), ran=True)
+    assert not lessons.refuses(demand_of("other", tile, 4, 128, 1))
+    assert lessons.refuses(demand_of("p", tile, 4, 64, 1))
+    assert lessons.refuses(demand_of("p", tile, 8, 128, 1))
+    lessons.learn(demand_of("p", tile, 4, 128, 1), ran=True)
+    assert not lessons.refuses(demand_of("q", tile, 4, 64, 1))
+    lessons.learn(demand_of("q", tile, 4, 64, 1), ran=False)
+    assert lessons.refuses(demand_of("q", tile, 4, 64, 1))
+    assert lessons.refuses(demand_of("r", tile, 4, 32, 1))
 
 
 def test_a_config_that_would_fail_as_another_of_its_round_waits_for_it():
-    """In one round, a config waits for an earlier one that asks for a cap or stages and whose
-    failure would refuse it; configs that ask for neither, or that it would not refuse, do not."""
-    base = Demand("p", (1, 128, 64), 4, float("inf"), 2)
-    more = base._replace(stages=3)
-    other = base._replace(program="q")
-    plain = base._replace(stages=1)
-    assert CompileLessons.waits([base, more, other, plain]) == [False, True, False, False]
-    assert CompileLessons.waits([plain, plain._replace(stages=2)]) == [False, False]
+    """In one round, a config waits for an earlier one whose failure would refuse it, unless either
+    asks no more than a config that ran."""
+    inf = float("inf")
+    base = demand_of("p", (1, 128, 64), 4, inf, 2)
+    more, other = base._replace(stages=3), demand_of("q", (1, 128, 64), 4, inf, 2)
+    lessons = CompileLessons()
+    assert lessons.waits([base, more, other, base._replace(stages=1)]) == [False, True, False, False]
+    lessons.learn(base, ran=True)
+    assert lessons.waits([base, more]) == [False, False]
 
 
 def test_a_kernel_without_tile_seeds_gets_the_defaults_warp_neighbours():

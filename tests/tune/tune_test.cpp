@@ -305,6 +305,14 @@ TEST(Tune, AFinalClimbWalksOnFromTheSearchsFastestConfig) {
   const TuneReport summit = tune(toy_family(*ts), problem, near.bundle, nullptr, o);
   EXPECT_EQ(summit.evaluated.size(), 18u);  // 14 searched, then 39, 38, 37 and 36
   EXPECT_EQ(fastest_width(summit), 37);
+
+  // A knob the device ignores gives the default seven untried neighbours as fast as it is: the
+  // first round of two finds nothing faster and ends the climb with 4 of its configs unspent.
+  ts->space.add("pad", enum_fragment({0, 1, 2, 3, 4, 5, 6, 7}, {}, 0));
+  TestEvaluator<ValleyDevice> flat(40);
+  const TuneReport stopped = tune(toy_family(*ts), problem, flat.bundle, nullptr, o);
+  EXPECT_EQ(stopped.evaluated.size(), 16u);
+  EXPECT_EQ(fastest_width(stopped), 40);
 }
 
 TEST(Tune, RefusesAFamilyWithoutASpace) {
