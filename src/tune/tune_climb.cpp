@@ -21,20 +21,17 @@ namespace {
 // The search's settings for its model (src/search/lfbo_pattern.cpp, quick effort).
 constexpr int kTrees = 16;
 constexpr double kGoodFraction = 0.15;
-// A climb round of which 1 / kFailedShareStop or more failed ends the climb.
-constexpr std::size_t kFailedShareStop = 4;
 
 }  // namespace
 
 void TuneRun::final_climb(std::size_t configs, std::size_t batch) {
   while (configs > 0 && !budget_full_ && !stop_asked() && !out_of_time()) {
+    const double before = fastest_ok();
     const std::vector<Config> round = untried_neighbours(std::min(configs, batch));
     if (round.empty()) return;  // the fastest config's neighbourhood is measured: a summit
     configs -= round.size();
-    const std::vector<Measurement> results = measure_and_observe(round);
-    const auto failed =
-        std::count_if(results.begin(), results.end(), [](const Measurement& m) { return !m.ok(); });
-    if (static_cast<std::size_t>(failed) * kFailedShareStop >= round.size()) return;
+    measure_and_observe(round);
+    if (!(fastest_ok() < before)) return;
   }
 }
 
