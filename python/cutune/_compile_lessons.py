@@ -3,14 +3,15 @@
 
 A config's Demand is what it asks of the compiler: its tile, warps, register cap (maxnreg) and
 pipeline stages (num_stages), within its program (every other knob but those that only order,
-hint or address the same work: NEUTRAL_KNOBS; for stages, whichever persistent schedule). ptxas fails a kernel whose live values do not fit
-its cap, and Triton's pipeliner one whose stages' buffers overflow shared memory or that it cannot
-pipeline. So a failure that asked for stages teaches that the same program fails with as many
-warps, a tile as large or larger and as many stages or more (a stage's buffers are the tile's); one
-that asked for a cap, that any program fails with as few warps, a tile as large or larger and a cap
-as tight or tighter (fewer threads hold more of the tile each). The way a program addresses its tensors
-(indexing, host_tensor_descriptors) is neutral to both: pointer loads and tensor descriptors buffer
-the same tiles, and an attention kernel's two-stage loop fails in Triton's pipeliner with either.
+hint or address the same work: NEUTRAL_KNOBS; for stages, whichever persistent schedule). ptxas
+fails a kernel whose live values do not fit its cap, and Triton's pipeliner one whose stages'
+buffers overflow shared memory or that it cannot pipeline. So a failure that asked for stages
+teaches that the same program fails with as many warps, a tile as large or larger and as many
+stages or more (a stage's buffers are the tile's); one that asked for a cap, that any program fails
+with as few warps, a tile as large or larger and a cap as tight or tighter (fewer threads hold more
+of the tile each). The way a program addresses its tensors (indexing, host_tensor_descriptors) is
+neutral to both: pointer loads and tensor descriptors buffer the same tiles, and an attention
+kernel's two-stage loop fails in Triton's pipeliner with either.
 
 A failure with no cap and one stage is the program itself: the same program, tile and warps fail
 whatever else they are asked. No lesson refuses a config that asks no more than one that ran (the

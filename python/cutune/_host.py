@@ -91,9 +91,9 @@ class HostKernel:
         -> config or None`; batch: configs per round (0: the core's default); patience: end the
         search once that many rounds in a row, after min_configs, did not make the fastest config
         1 % faster (0: use the whole budget); final_climb: configs of the budget kept for a climb
-        from the search's fastest config over its untried one-knob neighbours; warm_start and transfer as cutune.tune's. Exceptions
-        raised by either end the tune and are raised here, with every result measured before them
-        stored."""
+        from the search's fastest config over its untried neighbours (TuneOptions::final_climb);
+        warm_start and transfer as cutune.tune's. Exceptions raised by either end the tune and are
+        raised here, with every result measured before them stored."""
         def measure_text(text: str) -> str:
             return json.dumps(measure(json.loads(text)))
 

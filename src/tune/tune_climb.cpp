@@ -83,8 +83,9 @@ std::vector<Config> TuneRun::untried_neighbours(std::size_t count) {
     for (std::size_t i : order) ranked.push_back(std::move(legal[i]));
     legal = std::move(ranked);
   }
-  if (legal.size() > count)
+  if (legal.size() > count) {
     legal.erase(legal.begin() + static_cast<std::ptrdiff_t>(count), legal.end());
+  }
   return legal;
 }
 
