@@ -13,7 +13,8 @@ import time
 sys.path[:0] = [os.path.dirname(os.path.abspath(__file__))]
 
 import cutune.helion  # noqa: E402  (before helion: it makes helion importable on torch 2.11)
-from cutune._helion_space import HelionSpace, demand  # noqa: E402
+from cutune._compile_lessons import demand  # noqa: E402
+from cutune._helion_space import HelionSpace  # noqa: E402
 from helion.autotuner.config_generation import ConfigGeneration  # noqa: E402
 from kernels import cases  # noqa: E402
 

@@ -61,17 +61,16 @@ def replay(path: str) -> str:
     ran = sorted(float(r["perf_ms"]) for round_ in log for r in round_ if r["status"] == "ok")
     lessons, refused = CompileLessons(), []
     for round_ in log:
-        asked = [(demand(dict(parsed(r["config"]))), r) for r in round_]
-        asked = [(d, r) for d, r in asked if not lessons.refuses(d) or refused.append(r)]
-        waits = lessons.waits([d for d, _ in asked])
-        for wave in (False, True):  # those that wait are compiled after the others, or refused
-            for (d, row), w in zip(asked, waits):
-                if w != wave:
-                    continue
-                if wave and lessons.refuses(d):
-                    refused.append(row)
-                elif row["status"] in ("ok", "error"):
+        # As cutune.helion's measure: those that wait compile after the others, or are refused.
+        pending = [(demand(dict(parsed(r["config"]))), r) for r in round_]
+        while pending:
+            admitted = [(d, r) for d, r in pending if not lessons.refuses(d)]
+            refused += [r for d, r in pending if lessons.refuses(d)]
+            waits = lessons.waits([d for d, _ in admitted])
+            for (d, row), w in zip(admitted, waits):
+                if not w and row["status"] in ("ok", "error"):
                     lessons.learn(d, row["status"] == "ok")
+            pending = [p for p, w in zip(admitted, waits) if w]
     refused_errors = sum(r["status"] == "error" for r in refused)
     refused_ran = [ran.index(float(r["perf_ms"])) + 1 for r in refused if r["status"] == "ok"]
     errors = sum(r["status"] == "error" for round_ in log for r in round_)

@@ -36,16 +36,11 @@ void TuneRun::final_climb(std::size_t configs, std::size_t batch) {
 }
 
 std::vector<Config> TuneRun::untried_neighbours(std::size_t count) {
-  const Evaluated* fastest = nullptr;
-  for (const Evaluated& e : report_.evaluated) {
-    if (e.measurement.ok() && (!fastest || e.measurement.time_ms < fastest->measurement.time_ms)) {
-      fastest = &e;
-    }
-  }
-  if (fastest == nullptr) return {};
+  const Evaluated* centre = fastest();
+  if (centre == nullptr) return {};
   // One-knob steps and the space's paired moves (Space::pair_moves: knobs that pay only together).
-  std::vector<Config> neighbours = space_.space.neighbours(fastest->config, 1);
-  for (Config& paired : space_.space.paired_neighbours(fastest->config)) {
+  std::vector<Config> neighbours = space_.space.neighbours(centre->config, 1);
+  for (Config& paired : space_.space.paired_neighbours(centre->config)) {
     neighbours.push_back(std::move(paired));
   }
   std::vector<Config> legal;

@@ -143,22 +143,24 @@ TuneReport TuneRun::run() {
   return std::move(report_);
 }
 
-double TuneRun::fastest_ok() const {
-  double fastest = std::numeric_limits<double>::infinity();
+const Evaluated* TuneRun::fastest() const {
+  const Evaluated* out = nullptr;
   for (const Evaluated& e : report_.evaluated) {
-    if (e.measurement.ok()) fastest = std::min(fastest, e.measurement.time_ms);
+    if (e.measurement.ok() && (!out || e.measurement.time_ms < out->measurement.time_ms)) out = &e;
   }
-  return fastest;
+  return out;
+}
+
+double TuneRun::fastest_ok() const {
+  const Evaluated* e = fastest();
+  return e ? e->measurement.time_ms : std::numeric_limits<double>::infinity();
 }
 
 void TuneRun::keep_fastest() {
-  for (const Evaluated& e : report_.evaluated) {
-    if (e.measurement.ok() &&
-        (!report_.best || e.measurement.time_ms < report_.best->measurement.time_ms)) {
-      report_.best = e;
-    }
+  if (const Evaluated* e = fastest()) {
+    report_.best = *e;
+    report_.seconds_to_best = e->at_seconds;
   }
-  if (report_.best) report_.seconds_to_best = report_.best->at_seconds;
 }
 
 Config TuneRun::baseline_config() {

@@ -39,7 +39,9 @@ class TuneRun {
 
   // The search (tune_run.cpp).
 
-  // The fastest correct search time so far (infinity before any).
+  // The first of the fastest correct results so far (null before any), and its search time
+  // (infinity before any).
+  const Evaluated* fastest() const;
   double fastest_ok() const;
   // Stopped: the search's fastest correct config so far, as the search timed it; no decision.
   void keep_fastest();
