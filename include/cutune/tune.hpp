@@ -57,11 +57,11 @@ struct TuneOptions {
   double min_move_gain = 0.0;
   // The last configs of max_evaluations, kept from the search for a climb from its fastest config:
   // its unmeasured one-knob neighbours and paired moves, a round at a time, from whichever config
-  // is fastest when the round is asked, best first by a model like the search's, until the
-  // neighbourhood is measured, these are spent or a round found nothing faster. A search ended by
-  // its patience or budget may stop mid-climb, a knob or two from its basin's best, and two tunes
-  // of one key then end that far apart. 0: none (not on a shared store, whose tunes decide
-  // together).
+  // is fastest when the round is asked, each knob's best move (by a model like the search's)
+  // before any knob's second, until the neighbourhood is measured or these are spent. A search
+  // ended by its patience or budget may stop mid-climb, a knob or two from its basin's best, and
+  // two tunes of one key then end that far apart. 0: none (not on a shared store, whose tunes
+  // decide together).
   std::size_t final_climb = 0;
   std::size_t batch_size = 0;  // candidates per evaluator call; 0: twice the hardware threads
   std::size_t retime_top = 3;  // the fastest few by search time that enter the tournament

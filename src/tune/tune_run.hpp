@@ -59,8 +59,8 @@ class TuneRun {
   // TuneOptions::final_climb: up to `configs` of the fastest config's unmeasured one-knob
   // neighbours, `batch` a round (tune_climb.cpp).
   void final_climb(std::size_t configs, std::size_t batch);
-  // The fastest config's legal unmeasured one-knob neighbours and paired moves, at most `count`,
-  // best first by a model fitted on every result.
+  // The fastest config's legal unmeasured one-knob neighbours and paired moves, at most `count`:
+  // each slot's best move by a model fitted on every result before any slot's next.
   std::vector<Config> untried_neighbours(std::size_t count);
   // The prior's seeds as this space normalizes them, each once, at most options_.prior_seeds; one
   // that stays illegal here is skipped.

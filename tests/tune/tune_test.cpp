@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <limits>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -306,13 +307,23 @@ TEST(Tune, AFinalClimbWalksOnFromTheSearchsFastestConfig) {
   EXPECT_EQ(summit.evaluated.size(), 18u);  // 14 searched, then 39, 38, 37 and 36
   EXPECT_EQ(fastest_width(summit), 37);
 
-  // A knob the device ignores gives the default seven untried neighbours as fast as it is: the
-  // first round of two finds nothing faster and ends the climb with 4 of its configs unspent.
-  ts->space.add("pad", enum_fragment({0, 1, 2, 3, 4, 5, 6, 7}, {}, 0));
-  TestEvaluator<ValleyDevice> flat(40);
-  const TuneReport stopped = tune(toy_family(*ts), problem, flat.bundle, nullptr, o);
-  EXPECT_EQ(stopped.evaluated.size(), 16u);
-  EXPECT_EQ(fastest_width(stopped), 40);
+  // A knob the device ignores gives each centre 23 untried neighbours as fast as it is, and the
+  // walk one or two: each round of two takes one of each (each knob's best move before any knob's
+  // second), so the walk goes on down the valley, a step a round.
+  std::vector<Value> pads(24);
+  std::iota(pads.begin(), pads.end(), 0);
+  ts->space.add("pad", enum_fragment(pads, {}, 0));
+  o.final_climb = 8;
+  TestEvaluator<ValleyDevice> padded(30);
+  const TuneReport spread = tune(toy_family(*ts), problem, padded.bundle, nullptr, o);
+  ASSERT_EQ(spread.evaluated.size(), 20u);
+  for (std::size_t round = 12; round < 20; round += 2) {
+    const Config& first = spread.evaluated[round].config;
+    const Config& second = spread.evaluated[round + 1].config;
+    EXPECT_NE(first.get_int("width"), second.get_int("width")) << "round " << round;
+    EXPECT_NE(first.get_int("pad"), second.get_int("pad")) << "round " << round;
+  }
+  EXPECT_EQ(fastest_width(spread), 36);
 }
 
 TEST(Tune, RefusesAFamilyWithoutASpace) {
