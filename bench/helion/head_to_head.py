@@ -102,14 +102,17 @@ def paired(timer, fns, rounds, reps=20) -> list:
     return per_round
 
 
-def recorded_helion(path: str) -> dict:
-    """(kernel, effort) -> an earlier row's Helion fields, from head_to_head.jsonl files."""
+def recorded_helion(path: str, device: str) -> dict:
+    """(kernel, effort) -> an earlier row's Helion fields, from head_to_head.jsonl files, of rows
+    taken on `device` (a winner on another card is not the one Helion would pick here)."""
     found = {}
     if not path:
         return found
     with open(path) as f:
         rows = [json.loads(line) for line in f]
     for row in rows:
+        if row.get("device") != device:
+            continue
         for effort in ("quick", "full"):
             if f"helion_{effort}_config" in row:
                 found[(row["kernel"], effort)] = {k: v for k, v in row.items()
@@ -134,14 +137,14 @@ def main():
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--out", default=os.environ.get("OUT", "/tmp"))
     parser.add_argument("--helion-from", default="",
-                        help="an earlier head_to_head.jsonl: its Helion winners, not new tunes")
+                        help="an earlier head_to_head.jsonl: its Helion winners on this card, not new tunes")
     opts = parser.parse_args()
     from peers import GraphTimer
     timer = GraphTimer()
     timer.ramp()
     db = os.path.join(opts.out, "cutune-helion.db")
     table = cases("cuda")
-    recorded = recorded_helion(opts.helion_from)
+    recorded = recorded_helion(opts.helion_from, torch.cuda.get_device_name())
     rows = []
     for name in opts.kernels.split(","):
         maker, make_args, reference, problem = table[name]

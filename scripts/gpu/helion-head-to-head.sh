@@ -11,7 +11,8 @@
 #   Helion also tunes at full effort; TWICE=...  kernels cutune tunes twice, cold (do two cold
 #   tunes agree?); BUDGET=N  cutune's configs (default: by effort); TRITON=0
 #   skips the Triton pair; HELION_FROM=FILE  an earlier call's head_to_head.jsonl, whose Helion
-#   winners are re-timed instead of tuned again. A Helion quick tune costs 1-4 minutes of GPU a kernel.
+#   winners on the same card are re-timed instead of tuned again. A Helion quick tune costs 1-4
+#   minutes of GPU a kernel.
 #   scripts/gpu/helion-head-to-head.sh worker-start   there, as run: where a cold tune's first
 #                                               seconds go, a phase of Helion's benchmark worker
 #                                               at a time (bench/helion/worker_start.py, KERNEL)
