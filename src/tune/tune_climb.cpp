@@ -26,12 +26,15 @@ namespace {
 constexpr int kTrees = 16;
 constexpr double kGoodFraction = 0.15;
 
-// The slots a move changes: (knob, element) for each element of a list knob it changes, (knob, -1)
-// for any other knob.
-using Slots = std::vector<std::pair<std::size_t, std::ptrdiff_t>>;
+// The slot a move changes: (knob, element) for one element of a list knob, (knob, -1) for any
+// other knob. Paired moves (two slots or more) share one slot: there are many (every two sides of
+// a tile, a side and the warps), most of them ask more of a tile at the edge of shared memory, and
+// they are there to cross a ridge that no one-knob move crosses, which the model's best one does.
+using Slot = std::pair<std::size_t, std::ptrdiff_t>;
+constexpr Slot kPaired{static_cast<std::size_t>(-1), -1};
 
-Slots slots_moved(const Config& from, const Config& to) {
-  Slots moved;
+Slot slot_moved(const Config& from, const Config& to) {
+  std::vector<Slot> moved;
   for (std::size_t knob = 0; knob < from.size(); ++knob) {
     const Value& a = from.at(knob);
     const Value& b = to.at(knob);
@@ -44,7 +47,7 @@ Slots slots_moved(const Config& from, const Config& to) {
       moved.emplace_back(knob, -1);
     }
   }
-  return moved;
+  return moved.size() == 1 ? moved.front() : kPaired;
 }
 
 }  // namespace
@@ -67,11 +70,11 @@ std::vector<Config> TuneRun::untried_neighbours(std::size_t count) {
     neighbours.push_back(std::move(paired));
   }
   std::vector<Config> legal;
-  std::vector<Slots> moved;       // per legal config, the slots its move changed (before repair)
-  std::map<Slots, int> measured;  // per slots, the moves from this centre measured already
+  std::vector<Slot> moved;       // per legal config, the slot its move changed (before repair)
+  std::map<Slot, int> measured;  // per slot, the moves from this centre measured already
   std::unordered_set<std::uint64_t> taken;
   for (Config& neighbour : neighbours) {
-    Slots slots = slots_moved(centre->config, neighbour);
+    const Slot slot = slot_moved(centre->config, neighbour);
     std::optional<Config> normalized;
     try {
       normalized = space_.space.normalize(std::move(neighbour), problem_, device_).config;
@@ -80,10 +83,10 @@ std::vector<Config> TuneRun::untried_neighbours(std::size_t count) {
     }
     if (!normalized) continue;
     if (index_by_hash_.contains(normalized->hash())) {
-      ++measured[slots];
+      ++measured[slot];
     } else if (taken.insert(normalized->hash()).second) {
       legal.push_back(std::move(*normalized));
-      moved.push_back(std::move(slots));
+      moved.push_back(slot);
     }
   }
   // Random among equal scores (and without a model): a climb cut short by its budget would
@@ -105,7 +108,7 @@ std::vector<Config> TuneRun::untried_neighbours(std::size_t count) {
                      [&](std::size_t a, std::size_t b) { return scores[a] > scores[b]; });
   }
   // Each slot's best untried move before any slot's next: a move's turn is how many moves of its
-  // slots come before it, from this centre, measured or in this order.
+  // slot come before it, from this centre, measured or in this order.
   std::vector<int> turn(legal.size());
   for (std::size_t i : order) turn[i] = measured[moved[i]]++;
   std::stable_sort(order.begin(), order.end(),
