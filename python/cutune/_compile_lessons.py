@@ -63,8 +63,8 @@ def fails_alike(asked: Demand, failed: Demand) -> bool:
     elif failed.stages > 1:  # the pipeliner: the program's loop, its tiles' buffers
         alike = (asked.schedule_free == failed.schedule_free and asked.warps == failed.warps
                  and _larger(asked.tile, failed.tile))
-    else:  # a program the compiler refuses, whatever it is asked for
-        alike = (asked.program == failed.program and asked.warps == failed.warps
+    else:  # a program the compiler refuses, whatever it is asked for, whichever persistent schedule
+        alike = (asked.schedule_free == failed.schedule_free and asked.warps == failed.warps
                  and asked.tile == failed.tile)
     return alike and asked.cap <= failed.cap and asked.stages >= failed.stages
 

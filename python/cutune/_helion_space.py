@@ -22,11 +22,13 @@ TILE_WARPS = (4, 8)
 # the step the Triton tutorial's GEMM and Helion's own matmul winners take.
 TILE_STEP = 64
 
-# The most elements of a tile (its first two sides) one thread may hold. Each element a thread
-# computes on is at least a register, and a thread has 255: a denser tile spills, compiles for tens
-# of seconds (a Helion compile timeout) and runs many times slower (a 32x2048 elementwise tile
-# with 2 or 4 warps). A kernel whose default is denser keeps its default's density as the cap.
-MAX_TILE_PER_THREAD = 256
+# The most elements of a tile (its two largest sides: an attention tile's first side is one head)
+# one thread may hold. Each element a thread computes on is at least a register, and a thread has
+# 255, some of which the kernel's other values take: a denser tile spills, compiles for tens of
+# seconds (a Helion compile timeout) and runs many times slower (a 32x2048 elementwise tile with
+# 2 to 8 warps; attention's 256x64 with 2 and 256x128 with 4, whose rows also hold a head's
+# accumulator). A kernel whose default is denser keeps its default's density as the cap.
+MAX_TILE_PER_THREAD = 128
 
 # What Helion raises for a config it will not run (as its own seed transfer catches).
 _REJECTED = (exc.InvalidConfig, ValueError, TypeError, KeyError, AssertionError)
@@ -118,11 +120,11 @@ class HelionSpace:
                              self._tile_per_thread(generation.flatten(config_spec.default_config())))
 
     def _tile_per_thread(self, flat) -> float:
-        """Elements of the tile (its first two sides; 0 without two) per thread of the config."""
-        sides = self.gen.block_size_indices[:2]
+        """Elements of the tile (its two largest sides; 0 without two) per thread of the config."""
+        sides = sorted((flat[i] for i in self.gen.block_size_indices), reverse=True)
         if len(sides) < 2 or self.gen.num_warps_index < 0:
             return 0
-        return flat[sides[0]] * flat[sides[1]] / (32 * flat[self.gen.num_warps_index])
+        return sides[0] * sides[1] / (32 * flat[self.gen.num_warps_index])
 
     def _decode(self, slot: int, value):
         table = self.decoding[slot]

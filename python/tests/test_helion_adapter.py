@@ -113,18 +113,26 @@ def test_a_matmul_tile_seed_steps_k_by_at_most_64():
 
 
 def test_a_tile_denser_than_a_thread_holds_is_rejected():
-    """A tile whose first two sides give each thread more than MAX_TILE_PER_THREAD elements spills
+    """A tile whose two largest sides give each thread more than MAX_TILE_PER_THREAD elements spills
     (a thread has 255 registers): the space rejects it, as Helion rejects a config it will not
-    run, and keeps the same tile with enough warps, and Helion's default."""
+    run, and keeps the same tile with enough warps, and Helion's default. An attention tile's
+    sides are the query rows and the keys of a step (its first side, one head, is 1)."""
     x = torch.randn(512, 4096)
     bound = head_to_head_kernel("swiglu_kernel")(autotuner_fn=cutune.helion.autotuner, **CPU_SETTINGS).bind((x, x))
     space = HelionSpace(ConfigGeneration(bound.config_spec), bound.config_spec)
     default = space.spec("swiglu")["seeds"][0]["config"]
     assert space.normalize(default) is not None
     tile = dict(default, block_sizes_0=32, block_sizes_1=2048)  # 65536 elements
-    assert space.normalize(dict(tile, num_warps=4)) is None  # 512 a thread
-    assert space.normalize(dict(tile, num_warps=8))["block_sizes_1"] == 2048  # 256 a thread
-    assert space.normalize(dict(tile, num_warps=16)) is not None
+    assert space.normalize(dict(tile, num_warps=8)) is None  # 256 a thread
+    assert space.normalize(dict(tile, num_warps=16))["block_sizes_1"] == 2048  # 128 a thread
+    q = torch.randn(1, 2, 32, 16)
+    bound = head_to_head_kernel("attention_kernel")(autotuner_fn=cutune.helion.autotuner,
+                                                    **CPU_SETTINGS).bind((q, q, q))
+    space = HelionSpace(ConfigGeneration(bound.config_spec), bound.config_spec)
+    tall = dict(space.spec("attention")["seeds"][0]["config"], block_sizes_0=1,
+                block_sizes_1=256, block_sizes_2=64)
+    assert space.normalize(dict(tall, num_warps=2)) is None  # 256 a thread
+    assert space.normalize(dict(tall, num_warps=4)) is not None
 
 
 def test_a_config_that_failed_with_pipeline_stages_teaches_the_space():
@@ -173,12 +181,15 @@ def test_a_register_cap_fails_alike_on_any_program_of_a_tile_as_large():
 
 def test_a_program_that_failed_with_no_cap_and_one_stage_fails_with_any():
     """A failure that asked for neither a cap nor stages refuses the same program, tile and warps
-    with any; another program, tile or warps, or a config that asks no more than one that ran, is
-    not refused."""
+    with any, whichever persistent schedule; another program, tile or warps, or a config that asks
+    no more than one that ran, is not refused."""
     lessons = CompileLessons()
     tile, inf = (1, 128, 64), float("inf")
     lessons.learn(demand_of("p", tile, 4, inf, 1), ran=False)
     assert lessons.refuses(demand_of("p", tile, 4, inf, 3))
+    blocked = Demand("p, blocked", "p", tile, 4, inf, 1)  # p's other persistent schedule
+    assert lessons.refuses(blocked)
+    assert not lessons.refuses(Demand("p, flat", "p, flat", tile, 4, inf, 1))
     assert lessons.refuses(demand_of("p", tile, 4, 256, 1))
     assert not lessons.refuses(demand_of("q", tile, 4, inf, 1))
     assert not lessons.refuses(demand_of("p", (1, 128, 128), 4, inf, 1))
