@@ -3,18 +3,18 @@
 
 A config's Demand is what it asks of the compiler: its tile, warps, register cap (maxnreg) and
 pipeline stages (num_stages), within its program (every other knob but those that only order,
-hint or address the same work: NEUTRAL_KNOBS; for stages, whichever persistent schedule). ptxas
-fails a kernel whose live values do not fit its cap, and Triton's pipeliner one whose stages'
-buffers overflow shared memory or that it cannot pipeline. So a failure that asked for stages
-teaches that the same program fails with as many warps, a tile as large or larger and as many
-stages or more (a stage's buffers are the tile's); one that asked for a cap, that any program fails
-with as few warps, a tile as large or larger and a cap as tight or tighter (fewer threads hold more
-of the tile each). The way a program addresses its tensors (indexing, host_tensor_descriptors) is
+hint or address the same work: NEUTRAL_KNOBS; for stages, whichever schedule, flat or persistent,
+runs its loop). ptxas fails a kernel whose live values do not fit its cap, and Triton's pipeliner
+one whose stages' buffers overflow shared memory or that it cannot pipeline. So a failure that
+asked for stages teaches that the same loop fails with as many warps or more (more threads hold
+no less), a tile as large or larger and as many stages or more (a stage's buffers are the tile's);
+one that asked for a cap, that any program fails with as few warps, a tile as large or larger and a
+cap as tight or tighter (fewer threads hold more of the tile each). The way a program addresses its tensors (indexing, host_tensor_descriptors) is
 neutral to both: pointer loads and tensor descriptors buffer the same tiles, and an attention
 kernel's two-stage loop fails in Triton's pipeliner with either.
 
 A failure with no cap and one stage is the program itself: the same program, tile and warps fail
-whatever else they are asked. No lesson refuses a config that asks no more than one that ran (the
+whatever else they are asked, under either persistent schedule. No lesson refuses a config that asks no more than one that ran (the
 same program, tile and warps, a cap as loose, as few stages): a failure of a config that differs
 from it only in neutral knobs was theirs, not its program's.
 
@@ -34,7 +34,8 @@ THREAD_REGISTERS = 255
 
 class Demand(NamedTuple):
     program: str  # the knobs but the neutral ones, the tile, warps, cap and stages
-    schedule_free: str  # the program with any persistent schedule as one (its buffers are alike)
+    schedule_free: str  # the program with any persistent schedule as one
+    loop: str  # the program whatever its schedule, flat or persistent (its loop buffers alike)
     tile: tuple
     warps: int
     cap: float  # inf: no cap
@@ -53,7 +54,10 @@ def demand(config: dict) -> Demand:
     if str(named.get("pid_type")).startswith("persistent"):
         named["pid_type"] = "persistent"
     schedule_free = json.dumps(named, sort_keys=True, default=str)
-    return Demand(program, schedule_free, tile, warps, math.inf if cap is None else cap, stages)
+    named.pop("pid_type", None)
+    loop = json.dumps(named, sort_keys=True, default=str)
+    return Demand(program, schedule_free, loop, tile, warps, math.inf if cap is None else cap,
+                  stages)
 
 
 def fails_alike(asked: Demand, failed: Demand) -> bool:
@@ -61,7 +65,7 @@ def fails_alike(asked: Demand, failed: Demand) -> bool:
     if failed.cap < math.inf:  # ptxas: the registers a thread holds, whatever the program
         alike = asked.warps <= failed.warps and _larger(asked.tile, failed.tile)
     elif failed.stages > 1:  # the pipeliner: the program's loop, its tiles' buffers
-        alike = (asked.schedule_free == failed.schedule_free and asked.warps == failed.warps
+        alike = (asked.loop == failed.loop and asked.warps >= failed.warps
                  and _larger(asked.tile, failed.tile))
     else:  # a program the compiler refuses, whatever it is asked for, whichever persistent schedule
         alike = (asked.schedule_free == failed.schedule_free and asked.warps == failed.warps

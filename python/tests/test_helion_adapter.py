@@ -137,8 +137,9 @@ def test_a_tile_denser_than_a_thread_holds_is_rejected():
 
 def test_a_config_that_failed_with_pipeline_stages_teaches_the_space():
     """A compile failure with 2 stages: the same program with 2 or more stages is rejected from
-    then on, with a larger tile, other cache hints or other indexing too; fewer stages, other warps,
-    a smaller tile or a persistent schedule are not."""
+    then on, with a larger tile, more warps, other cache hints, other indexing or a persistent
+    schedule too (the same loop, its buffers as large); fewer stages, fewer warps or a smaller tile
+    are not."""
     q = torch.randn(1, 2, 32, 16)
     bound = head_to_head_kernel("attention_kernel")(autotuner_fn=cutune.helion.autotuner,
                                                    **CPU_SETTINGS).bind((q, q, q))
@@ -153,8 +154,9 @@ def test_a_config_that_failed_with_pipeline_stages_teaches_the_space():
     assert space.normalize(dict(default, num_stages=3, block_sizes_1=default["block_sizes_1"] * 2)) \
         is None
     assert space.normalize(default) is not None
-    assert space.normalize(dict(default, num_stages=3, num_warps=default["num_warps"] * 2))
-    assert space.normalize(dict(default, num_stages=3, pid_type="persistent_blocked"))
+    assert space.normalize(dict(default, num_stages=3, num_warps=default["num_warps"] * 2)) is None
+    assert space.normalize(dict(default, num_stages=3, pid_type="persistent_blocked")) is None
+    assert space.normalize(dict(default, num_stages=3, num_warps=default["num_warps"] // 2))
     larger = dict(default, num_stages=2, block_sizes_1=default["block_sizes_1"] * 2)
     space = HelionSpace(ConfigGeneration(bound.config_spec), bound.config_spec)
     space.learn(space.normalize(larger), ran=False)
@@ -163,7 +165,7 @@ def test_a_config_that_failed_with_pipeline_stages_teaches_the_space():
 
 
 def demand_of(program: str, tile: tuple, warps: int, cap: float, stages: int) -> Demand:
-    return Demand(program, program, tile, warps, cap, stages)
+    return Demand(program, program, program, tile, warps, cap, stages)
 
 
 def test_a_register_cap_fails_alike_on_any_program_of_a_tile_as_large():
@@ -187,9 +189,9 @@ def test_a_program_that_failed_with_no_cap_and_one_stage_fails_with_any():
     tile, inf = (1, 128, 64), float("inf")
     lessons.learn(demand_of("p", tile, 4, inf, 1), ran=False)
     assert lessons.refuses(demand_of("p", tile, 4, inf, 3))
-    blocked = Demand("p, blocked", "p", tile, 4, inf, 1)  # p's other persistent schedule
+    blocked = Demand("p, blocked", "p", "p", tile, 4, inf, 1)  # p's other persistent schedule
     assert lessons.refuses(blocked)
-    assert not lessons.refuses(Demand("p, flat", "p, flat", tile, 4, inf, 1))
+    assert not lessons.refuses(Demand("p, flat", "p, flat", "p", tile, 4, inf, 1))
     assert lessons.refuses(demand_of("p", tile, 4, 256, 1))
     assert not lessons.refuses(demand_of("q", tile, 4, inf, 1))
     assert not lessons.refuses(demand_of("p", (1, 128, 128), 4, inf, 1))
