@@ -14,7 +14,10 @@ neutral to both: pointer loads and tensor descriptors buffer the same tiles, and
 kernel's two-stage loop fails in Triton's pipeliner with either.
 
 A failure with no cap and one stage is the program itself: the same program, tile and warps fail
-whatever else they are asked, under either persistent schedule. No lesson refuses a config that asks no more than one that ran (the
+whatever else they are asked, under either persistent schedule. Or it is the way the program
+addresses its tensors (a persistent loop flattened into attention's outer loop compiles with
+pointers and fails with a tensor descriptor): then a compile of the program that ran with other
+addressing does not clear the same addressing. No lesson refuses a config that asks no more than one that ran (the
 same program, tile and warps, a cap as loose, as few stages): a failure of a config that differs
 from it only in neutral knobs was theirs, not its program's.
 
@@ -29,6 +32,7 @@ from typing import NamedTuple
 
 NEUTRAL_KNOBS = ("num_sm_multiplier", "l2_groupings", "loop_orders", "load_eviction_policies",
                  "indexing", "host_tensor_descriptors")
+ADDRESSING_KNOBS = ("indexing", "host_tensor_descriptors")
 THREAD_REGISTERS = 255
 
 
@@ -36,6 +40,7 @@ class Demand(NamedTuple):
     program: str  # the knobs but the neutral ones, the tile, warps, cap and stages
     schedule_free: str  # the program with any persistent schedule as one
     loop: str  # the program whatever its schedule, flat or persistent (its loop buffers alike)
+    addressed: str  # the schedule-free program and how it addresses its tensors
     tile: tuple
     warps: int
     cap: float  # inf: no cap
@@ -54,10 +59,12 @@ def demand(config: dict) -> Demand:
     if str(named.get("pid_type")).startswith("persistent"):
         named["pid_type"] = "persistent"
     schedule_free = json.dumps(named, sort_keys=True, default=str)
+    addressing = {k: config.get(k) for k in ADDRESSING_KNOBS}
+    addressed = json.dumps([named, addressing], sort_keys=True, default=str)
     named.pop("pid_type", None)
     loop = json.dumps(named, sort_keys=True, default=str)
-    return Demand(program, schedule_free, loop, tile, warps, math.inf if cap is None else cap,
-                  stages)
+    return Demand(program, schedule_free, loop, addressed, tile, warps,
+                  math.inf if cap is None else cap, stages)
 
 
 def fails_alike(asked: Demand, failed: Demand) -> bool:
@@ -67,10 +74,16 @@ def fails_alike(asked: Demand, failed: Demand) -> bool:
     elif failed.stages > 1:  # the pipeliner: the program's loop, its tiles' buffers
         alike = (asked.loop == failed.loop and asked.warps >= failed.warps
                  and _larger(asked.tile, failed.tile))
-    else:  # a program the compiler refuses, whatever it is asked for, whichever persistent schedule
+    else:  # a program the compiler refuses, whichever persistent schedule
         alike = (asked.schedule_free == failed.schedule_free and asked.warps == failed.warps
                  and asked.tile == failed.tile)
     return alike and asked.cap <= failed.cap and asked.stages >= failed.stages
+
+
+def _as_addressed(failed: Demand) -> bool:
+    """A failure with neither cap nor stages, which may be the way its program addresses its
+    tensors: a compile that ran with other addressing does not clear the same addressing."""
+    return failed.cap == math.inf and failed.stages <= 1
 
 
 def _larger(tile: tuple, than: tuple) -> bool:
@@ -83,34 +96,46 @@ class CompileLessons:
     def __init__(self):
         self.failed = []  # Demands of failed compiles
         self.ran = {}  # (program, tile, warps) -> [(cap, stages)] of compiles that ran
+        self.ran_addressed = {}  # (addressed, tile, warps) -> the same
         self.caps_run = {}  # (tile, warps) -> the tightest cap that ran on them
 
     def learn(self, asked: Demand, ran: bool) -> None:
         if not ran:
             self.failed.append(asked)
             return
-        self.ran.setdefault((asked.program, asked.tile, asked.warps), []).append(
-            (asked.cap, asked.stages))
+        for ran_by, program in ((self.ran, asked.program), (self.ran_addressed, asked.addressed)):
+            ran_by.setdefault((program, asked.tile, asked.warps), []).append(
+                (asked.cap, asked.stages))
         key, cap = (asked.tile, asked.warps), min(asked.cap, THREAD_REGISTERS)
         self.caps_run[key] = min(cap, self.caps_run.get(key, math.inf))
 
-    def proven(self, asked: Demand) -> bool:
-        """A compile that ran asked as much as `asked` or more."""
+    def proven(self, asked: Demand, addressed: bool = False) -> bool:
+        """A compile that ran asked as much as `asked` or more: of the same program, or with
+        `addressed` of the same program addressing its tensors alike."""
+        ran_by, program = ((self.ran_addressed, asked.addressed) if addressed
+                           else (self.ran, asked.program))
         return any(cap <= asked.cap and stages >= asked.stages
-                   for cap, stages in self.ran.get((asked.program, asked.tile, asked.warps), ()))
+                   for cap, stages in ran_by.get((program, asked.tile, asked.warps), ()))
 
     def refuses(self, asked: Demand) -> bool:
         """`asked` fails as a failure did, or asks a cap before the next looser one ran."""
-        if self.proven(asked):
-            return False
-        if asked.cap < THREAD_REGISTERS:
+        if asked.cap < THREAD_REGISTERS and not self.proven(asked):
             if self.caps_run.get((asked.tile, asked.warps), math.inf) > 2 * asked.cap:
                 return True
-        return any(fails_alike(asked, f) for f in self.failed)
+        return any(self._fails_as(asked, f) for f in self.failed)
 
     def waits(self, round_: list) -> list:
         """Per Demand of one round: whether an earlier one of the round, not proven, would refuse
         it were it to fail (it is compiled after that one then)."""
-        risky = [not self.proven(d) for d in round_]
-        return [risky[j] and any(risky[i] and fails_alike(asked, round_[i]) for i in range(j))
+        risky = [not self.proven(d, _as_addressed(d)) for d in round_]
+        return [any(risky[i] and self._fails_as(asked, round_[i]) for i in range(j))
                 for j, asked in enumerate(round_)]
+
+    def _fails_as(self, asked: Demand, failed: Demand) -> bool:
+        """`asked` fails as `failed` did, and nothing that ran says otherwise."""
+        if not fails_alike(asked, failed):
+            return False
+        if not self.proven(asked):
+            return True
+        return (_as_addressed(failed) and asked.addressed == failed.addressed
+                and not self.proven(asked, addressed=True))

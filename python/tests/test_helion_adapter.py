@@ -165,7 +165,7 @@ def test_a_config_that_failed_with_pipeline_stages_teaches_the_space():
 
 
 def demand_of(program: str, tile: tuple, warps: int, cap: float, stages: int) -> Demand:
-    return Demand(program, program, program, tile, warps, cap, stages)
+    return Demand(program, program, program, program, tile, warps, cap, stages)
 
 
 def test_a_register_cap_fails_alike_on_any_program_of_a_tile_as_large():
@@ -189,9 +189,9 @@ def test_a_program_that_failed_with_no_cap_and_one_stage_fails_with_any():
     tile, inf = (1, 128, 64), float("inf")
     lessons.learn(demand_of("p", tile, 4, inf, 1), ran=False)
     assert lessons.refuses(demand_of("p", tile, 4, inf, 3))
-    blocked = Demand("p, blocked", "p", "p", tile, 4, inf, 1)  # p's other persistent schedule
+    blocked = Demand("p, blocked", "p", "p", "p", tile, 4, inf, 1)  # p's other persistent schedule
     assert lessons.refuses(blocked)
-    assert not lessons.refuses(Demand("p, flat", "p, flat", "p", tile, 4, inf, 1))
+    assert not lessons.refuses(Demand("p, flat", "p, flat", "p", "p, flat", tile, 4, inf, 1))
     assert lessons.refuses(demand_of("p", tile, 4, 256, 1))
     assert not lessons.refuses(demand_of("q", tile, 4, inf, 1))
     assert not lessons.refuses(demand_of("p", (1, 128, 128), 4, inf, 1))
@@ -199,6 +199,23 @@ def test_a_program_that_failed_with_no_cap_and_one_stage_fails_with_any():
     lessons.learn(demand_of("p", tile, 4, inf, 2), ran=True)  # the failure was a neutral knob's
     assert not lessons.refuses(demand_of("p", tile, 4, inf, 1))
     assert lessons.refuses(demand_of("p", tile, 4, inf, 3))
+
+
+def test_a_failure_of_a_program_that_ran_otherwise_addressed_refuses_its_addressing():
+    """A program that ran with pointers and failed with a tensor descriptor (neither cap nor
+    stages): the same addressing is refused with another hint or under the other persistent
+    schedule, and waits for it in a round; the program with pointers, which ran, is not."""
+    lessons = CompileLessons()
+    tile, inf = (1, 128, 64), float("inf")
+    ran = Demand("p", "p", "p", "p, pointers", tile, 4, inf, 1)
+    failed = Demand("p", "p", "p", "p, descriptor", tile, 4, inf, 1)
+    other_schedule = Demand("p'", "p", "p", "p, descriptor", tile, 4, inf, 1)
+    lessons.learn(ran, ran=True)
+    assert lessons.waits([failed, other_schedule]) == [False, True]
+    lessons.learn(failed, ran=False)
+    assert lessons.refuses(other_schedule)
+    assert lessons.refuses(Demand("p", "p", "p", "p, descriptor", tile, 4, inf, 1))  # a hint
+    assert not lessons.refuses(Demand("p", "p", "p", "p, pointers", tile, 4, inf, 1))
 
 
 def test_register_caps_are_tried_from_above_one_step_at_a_time():
