@@ -30,9 +30,9 @@ from cutune._compile_lessons import CompileLessons, demand  # noqa: E402
 from kernels import cases  # noqa: E402
 
 FAILED = {"error"}  # compile timeouts are known by their status; compiling them here would hang
-# A round's benchmarks follow each other within a tenth of a second; the next round's compiles take
-# a second or more.
-ROUND_GAP_S = 1.0
+# A round's rows follow each other within a hundredth of a second; the next round's (or wave's)
+# compiles take a quarter of a second or more (a matmul's), seconds for attention's.
+ROUND_GAP_S = 0.05
 
 
 def logged(path: str, statuses) -> list:
