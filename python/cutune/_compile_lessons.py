@@ -2,24 +2,24 @@
 (HelionSpace.normalize rejects them), and how far a register cap may go before it is tried.
 
 A config's Demand is what it asks of the compiler: its tile, warps, register cap (maxnreg) and
-pipeline stages (num_stages), within its program (every other knob but those that only order,
-hint or address the same work: NEUTRAL_KNOBS; for stages, whichever schedule, flat or persistent,
-runs its loop). ptxas fails a kernel whose live values do not fit its cap, and Triton's pipeliner
-one whose stages' buffers overflow shared memory or that it cannot pipeline. So a failure that
-asked for stages teaches that the same loop fails with as many warps or more (more threads hold
-no less), a tile as large or larger and as many stages or more (a stage's buffers are the tile's);
-one that asked for a cap, that any program fails with as few warps, a tile as large or larger and a
-cap as tight or tighter (fewer threads hold more of the tile each). The way a program addresses its tensors (indexing, host_tensor_descriptors) is
-neutral to both: pointer loads and tensor descriptors buffer the same tiles, and an attention
-kernel's two-stage loop fails in Triton's pipeliner with either.
+pipeline stages (num_stages), within its program (every other knob but those that only order, hint
+or address the same work: NEUTRAL_KNOBS; for stages, whichever schedule, flat or persistent, runs
+its loop). ptxas fails a kernel whose live values do not fit its cap, and Triton's pipeliner one
+whose stages' buffers overflow shared memory or that it cannot pipeline. So a failure that asked for
+stages teaches that the same loop fails with as many warps or more (more threads hold no less), a
+tile as large or larger and as many stages or more (a stage's buffers are the tile's); one that
+asked for a cap, that any program fails with as few warps, a tile as large or larger and a cap as
+tight or tighter (fewer threads hold more of the tile each). The way a program addresses its tensors
+(indexing, host_tensor_descriptors) is neutral to both: pointer loads and tensor descriptors buffer
+the same tiles, and an attention kernel's two-stage loop fails in Triton's pipeliner with either.
 
 A failure with no cap and one stage is the program itself: the same program, tile and warps fail
 whatever else they are asked, under either persistent schedule. Or it is the way the program
 addresses its tensors (a persistent loop flattened into attention's outer loop compiles with
 pointers and fails with a tensor descriptor): then a compile of the program that ran with other
-addressing does not clear the same addressing. No lesson refuses a config that asks no more than one that ran (the
-same program, tile and warps, a cap as loose, as few stages): a failure of a config that differs
-from it only in neutral knobs was theirs, not its program's.
+addressing does not clear the same addressing. No lesson refuses a config that asks no more than one
+that ran (the same program, tile and warps, a cap as loose, as few stages): a failure of a config
+that differs from it only in neutral knobs was theirs, not its program's.
 
 A cap tighter than the registers a program needs fails in ptxas, and nothing before the compile
 says how many that is. So caps are approached from above: a cap is tried on a tile and warps only
