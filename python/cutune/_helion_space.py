@@ -25,9 +25,10 @@ TILE_STEP = 64
 # The most elements of a tile (its two largest sides: an attention tile's first side is one head)
 # one thread may hold. Each element a thread computes on is at least a register, and a thread has
 # 255, some of which the kernel's other values take: a denser tile spills, compiles for tens of
-# seconds (a Helion compile timeout) and runs many times slower (a 32x2048 elementwise tile with
-# 2 to 8 warps; attention's 256x64 with 2 and 256x128 with 4, whose rows also hold a head's
-# accumulator). A kernel whose default is denser keeps its default's density as the cap.
+# seconds (a Helion compile timeout) or runs slower (a 32x2048 elementwise tile with 2 or 4 warps
+# many times; attention's 256x64 with 2 and 256x128 with 4, whose rows also hold a head's
+# accumulator, timed out; no tile at 256 a thread was among a kernel's fastest). A kernel whose
+# default is denser keeps its default's density as the cap.
 MAX_TILE_PER_THREAD = 128
 
 # What Helion raises for a config it will not run (as its own seed transfer catches).
