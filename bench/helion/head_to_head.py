@@ -137,7 +137,8 @@ def main():
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--out", default=os.environ.get("OUT", "/tmp"))
     parser.add_argument("--helion-from", default="",
-                        help="an earlier head_to_head.jsonl: its Helion winners on this card, not new tunes")
+                        help="an earlier head_to_head.jsonl: its Helion winners on this card, "
+                             "not new tunes")
     opts = parser.parse_args()
     from peers import GraphTimer
     timer = GraphTimer()

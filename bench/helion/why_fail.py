@@ -64,8 +64,9 @@ def replay(path: str) -> str:
         # As cutune.helion's measure: those that wait compile after the others, or are refused.
         pending = [(demand(dict(parsed(r["config"]))), r) for r in round_]
         while pending:
-            admitted = [(d, r) for d, r in pending if not lessons.refuses(d)]
-            refused += [r for d, r in pending if lessons.refuses(d)]
+            refuses = [lessons.refuses(d) for d, _ in pending]
+            admitted = [p for p, no in zip(pending, refuses) if not no]
+            refused += [r for (_, r), no in zip(pending, refuses) if no]
             waits = lessons.waits([d for d, _ in admitted])
             for (d, row), w in zip(admitted, waits):
                 if not w and row["status"] in ("ok", "error"):
