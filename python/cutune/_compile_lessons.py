@@ -119,23 +119,26 @@ class CompileLessons:
 
     def refuses(self, asked: Demand) -> bool:
         """`asked` fails as a failure did, or asks a cap before the next looser one ran."""
-        if asked.cap < THREAD_REGISTERS and not self.proven(asked):
+        proven = self.proven(asked)
+        if asked.cap < THREAD_REGISTERS and not proven:
             if self.caps_run.get((asked.tile, asked.warps), math.inf) > 2 * asked.cap:
                 return True
-        return any(self._fails_as(asked, f) for f in self.failed)
+        return any(self._fails_as(asked, proven, f) for f in self.failed)
 
     def waits(self, round_: list) -> list:
         """Per Demand of one round: whether an earlier one of the round, not proven, would refuse
         it were it to fail (it is compiled after that one then)."""
         risky = [not self.proven(d, _as_addressed(d)) for d in round_]
-        return [any(risky[i] and self._fails_as(asked, round_[i]) for i in range(j))
+        proven = [self.proven(d) for d in round_]
+        return [any(risky[i] and self._fails_as(asked, proven[j], round_[i]) for i in range(j))
                 for j, asked in enumerate(round_)]
 
-    def _fails_as(self, asked: Demand, failed: Demand) -> bool:
-        """`asked` fails as `failed` did, and nothing that ran says otherwise."""
+    def _fails_as(self, asked: Demand, proven: bool, failed: Demand) -> bool:
+        """`asked` (`proven`: by a compile of its program that ran) fails as `failed` did, and
+        nothing that ran says otherwise."""
         if not fails_alike(asked, failed):
             return False
-        if not self.proven(asked):
+        if not proven:
             return True
         return (_as_addressed(failed) and asked.addressed == failed.addressed
                 and not self.proven(asked, addressed=True))
