@@ -7,11 +7,12 @@ With --replay (no GPU needed) it replays instead what cutune's Helion space lear
 compiles (cutune/_compile_lessons.py) over each log, round by round (a round: the configs compiled
 together, then benchmarked one after another; a gap over ROUND_GAP_S between two benchmarks starts
 the next): the failures it would have refused, and the configs that ran but that it would have
-refused, with the best one's rank among those that ran. An estimate: a refused config's slot would
+refused, with the best one's rank among those that ran; with --kernel, each config priced in
+shared memory as the tune prices it (on a card with --shared-memory bytes). An estimate: a refused config's slot would
 have gone to another config, which the log cannot say.
 
     python bench/helion/why_fail.py --kernel attention --log autotune-attention-cutune.csv [...]
-    python bench/helion/why_fail.py --replay --log autotune-*.csv
+    python bench/helion/why_fail.py --replay [--kernel matmul] --log autotune-*.csv
 """
 import argparse
 import ast
@@ -27,12 +28,14 @@ import torch  # noqa: E402
 import cutune.helion  # noqa: E402,F401  (before helion: it makes helion importable on torch 2.11)
 import helion  # noqa: E402
 from cutune._compile_lessons import CompileLessons, demand  # noqa: E402
+from cutune._shared_memory import SharedMemoryPrice  # noqa: E402
 from kernels import cases  # noqa: E402
 
 FAILED = {"error"}  # compile timeouts are known by their status; compiling them here would hang
 # A round's rows follow each other within a hundredth of a second; the next round's (or wave's)
 # compiles take a quarter of a second or more (a matmul's), seconds for attention's.
 ROUND_GAP_S = 0.05
+HOPPER_SHARED_MEMORY = 227 * 1024  # bytes a program may ask for on an H100 or H200
 
 
 def logged(path: str, statuses) -> list:
@@ -55,14 +58,15 @@ def rounds(path: str) -> list:
     return out
 
 
-def replay(path: str) -> str:
+def replay(path: str, price, shared_memory: float) -> str:
     """What the space learns over one log, as one line."""
     log = rounds(path)
     ran = sorted(float(r["perf_ms"]) for round_ in log for r in round_ if r["status"] == "ok")
-    lessons, refused = CompileLessons(), []
+    lessons, refused = CompileLessons(shared_memory), []
     for round_ in log:
         # As cutune.helion's measure: those that wait compile after the others, or are refused.
-        pending = [(demand(dict(parsed(r["config"]))), r) for r in round_]
+        configs = [parsed(r["config"]) for r in round_]
+        pending = [(demand(dict(c), price(c)), r) for c, r in zip(configs, round_)]
         while pending:
             refuses = [lessons.refuses(d) for d, _ in pending]
             admitted = [p for p, no in zip(pending, refuses) if not no]
@@ -115,13 +119,20 @@ def main():
     parser.add_argument("--kernel")
     parser.add_argument("--log", nargs="+", required=True, help="autotune CSV logs")
     parser.add_argument("--replay", action="store_true", help="replay the space's failure rule")
+    parser.add_argument("--shared-memory", type=int, default=HOPPER_SHARED_MEMORY,
+                        help="bytes of shared memory a program may ask for (--replay)")
     opts = parser.parse_args()
+    on_gpu = torch.cuda.is_available()  # off it, small problems under TRITON_INTERPRET=1
     if opts.replay:
-        print("\n".join(replay(path) for path in opts.log))
+        price = lambda config: 0  # noqa: E731
+        if opts.kernel:  # priced at the logged problem's size, whose bound kernel needs no GPU
+            maker, make_args, _, _ = cases("cuda" if on_gpu else "cpu")[opts.kernel]
+            bound = maker().bind(make_args())
+            price = SharedMemoryPrice(bound.config_spec, bound.env)
+        print("\n".join(replay(path, price, opts.shared_memory) for path in opts.log))
         return
     if not opts.kernel:
         parser.error("--kernel names the kernel of the logs (bench/helion/kernels.py)")
-    on_gpu = torch.cuda.is_available()  # off it, small problems under TRITON_INTERPRET=1
     maker, make_args, _, problem = cases("cuda" if on_gpu else "cpu", small=not on_gpu)[opts.kernel]
     args = make_args()
     bound = maker().bind(args)

@@ -21,6 +21,12 @@ addressing does not clear the same addressing. No lesson refuses a config that a
 that ran (the same program, tile and warps, a cap as loose, as few stages): a failure of a config
 that differs from it only in neutral knobs was theirs, not its program's.
 
+A config's loops hold their tiles in shared memory (_shared_memory: its price, in bytes), and Triton
+refuses a kernel that asks more than the card has. The price ranks configs but misses what Triton
+adds and what it need not hold at once, so it is trusted only where a compile bore it out: a failure
+priced past the card's shared memory and past every config that ran teaches that every config
+priced past both fails.
+
 A cap tighter than the registers a program needs fails in ptxas, and nothing before the compile
 says how many that is. So caps are approached from above: a cap is tried on a tile and warps only
 once the next looser cap (at most twice it; no cap counts as the 255 registers a thread has) ran on
@@ -45,10 +51,11 @@ class Demand(NamedTuple):
     warps: int
     cap: float  # inf: no cap
     stages: int
+    shared: int = 0  # bytes of shared memory its loops hold (_shared_memory); 0: not priced
 
 
-def demand(config: dict) -> Demand:
-    """The Demand of a Helion config's dict."""
+def demand(config: dict, shared: int = 0) -> Demand:
+    """The Demand of a Helion config's dict, its loops priced at `shared` bytes."""
     named = {k: v for k, v in config.items() if k not in NEUTRAL_KNOBS}
     cap, stages = named.pop("maxnreg", None), named.pop("num_stages", None) or 1
     tile, warps = tuple(named.pop("block_sizes", ())), named.pop("num_warps", 0)
@@ -64,7 +71,7 @@ def demand(config: dict) -> Demand:
     named.pop("pid_type", None)
     loop = json.dumps(named, sort_keys=True, default=str)
     return Demand(program, schedule_free, loop, addressed, tile, warps,
-                  math.inf if cap is None else cap, stages)
+                  math.inf if cap is None else cap, stages, shared)
 
 
 def fails_alike(asked: Demand, failed: Demand) -> bool:
@@ -93,7 +100,9 @@ def _larger(tile: tuple, than: tuple) -> bool:
 class CompileLessons:
     """The failures and the compiles that ran of one tune so far."""
 
-    def __init__(self):
+    def __init__(self, shared_memory: float = math.inf):
+        self.shared_memory = shared_memory  # bytes the card gives a program
+        self.shared_ran = 0  # the highest price of a config that ran
         self.failed = []  # Demands of failed compiles
         self.ran = {}  # (program, tile, warps) -> [(cap, stages)] of compiles that ran
         self.ran_addressed = {}  # (addressed, tile, warps) -> the same
@@ -103,6 +112,7 @@ class CompileLessons:
         if not ran:
             self.failed.append(asked)
             return
+        self.shared_ran = max(self.shared_ran, asked.shared)
         for ran_by, program in ((self.ran, asked.program), (self.ran_addressed, asked.addressed)):
             ran_by.setdefault((program, asked.tile, asked.warps), []).append(
                 (asked.cap, asked.stages))
@@ -136,9 +146,15 @@ class CompileLessons:
     def _fails_as(self, asked: Demand, proven: bool, failed: Demand) -> bool:
         """`asked` (`proven`: by a compile of its program that ran) fails as `failed` did, and
         nothing that ran says otherwise."""
+        if self._overflows(asked) and self._overflows(failed):
+            return True  # as priced, no compile that ran asked as much: not even its program's
         if not fails_alike(asked, failed):
             return False
         if not proven:
             return True
         return (_as_addressed(failed) and asked.addressed == failed.addressed
                 and not self.proven(asked, addressed=True))
+
+    def _overflows(self, asked: Demand) -> bool:
+        """`asked` is priced past the card's shared memory and past every config that ran."""
+        return asked.shared > max(self.shared_memory, self.shared_ran)

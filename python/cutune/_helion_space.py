@@ -2,7 +2,8 @@
 (ConfigGeneration.flat_spec), named by the config key it belongs to ("block_sizes_0",
 "num_warps"), each fragment mapped to the cutune kind with the same values and search view."""
 import json
-from typing import Optional
+import math
+from typing import Callable, Optional
 
 import helion
 from helion import exc
@@ -94,8 +95,12 @@ def _knob(fragment) -> dict:
 class HelionSpace:
     """Converts between cutune configs (knob name -> value) and Helion's flat genome."""
 
-    def __init__(self, generation, config_spec):
+    def __init__(self, generation, config_spec, price: Optional[Callable] = None,
+                 shared_memory: float = math.inf):
+        """`price`: a helion.Config's shared memory bytes (_shared_memory.SharedMemoryPrice);
+        `shared_memory`: the bytes the card gives a program."""
         self.gen, self.config_spec = generation, config_spec
+        self.price = price or (lambda config: 0)
         self.names = [None] * len(generation.flat_spec)
         for key, (indices, _) in generation._key_to_flat_indices.items():
             for j, i in enumerate(indices):
@@ -115,7 +120,7 @@ class HelionSpace:
                     table[json.dumps(one(c))] = c
             self.decoding.append(table)
         self._normalized = {}
-        self.lessons = CompileLessons()
+        self.lessons = CompileLessons(shared_memory)
         self._demands = {}  # config key -> its normalized config's Demand, once lessons need it
         self._tile_cap = max(MAX_TILE_PER_THREAD,
                              self._tile_per_thread(generation.flatten(config_spec.default_config())))
@@ -176,7 +181,8 @@ class HelionSpace:
         """The Demand of a normalized config, kept by its key (normalize's: its JSON text)."""
         key = key or json.dumps(config, sort_keys=True)
         if key not in self._demands:
-            self._demands[key] = demand(dict(self.to_helion(config)))
+            helion_config = self.to_helion(config)
+            self._demands[key] = demand(dict(helion_config), self.price(helion_config))
         return self._demands[key]
 
     def spec(self, name: str) -> dict:

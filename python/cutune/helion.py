@@ -13,6 +13,7 @@ without a budget the search ends when it stops improving (PATIENCE).
 import functools
 import inspect
 import json
+import math
 import os
 import time
 from importlib.metadata import version
@@ -27,6 +28,7 @@ from helion.autotuner.config_generation import ConfigGeneration  # noqa: E402
 
 from . import _helion_worker, _host  # noqa: E402
 from ._helion_space import HelionSpace  # noqa: E402
+from ._shared_memory import SharedMemoryPrice  # noqa: E402
 
 # Configs measured by effort, when not given: at least MIN_CONFIGS, then the search ends once
 # PATIENCE rounds in a row did not find a config 1 % faster, or at BUDGETS. Helion's quick effort
@@ -68,10 +70,13 @@ class CutuneSearch(BaseSearch):
         self.budget = budget or BUDGETS[self.effort] + self.climb
         self.patience = 0 if budget else PATIENCE[self.effort]
         self.time_limit, self.db, self.strategy = seconds, db, strategy
-        self.space = HelionSpace(ConfigGeneration(self.config_spec), self.config_spec)
         fn = bound_kernel.kernel.fn
         toolchain = " ".join(f"{name} {version(name)}" for name in ("helion", "triton", "torch"))
         device = next((a.device for a in args if hasattr(a, "device")), None)
+        self.on_gpu = device is not None and device.type == "cuda"
+        self.space = HelionSpace(ConfigGeneration(self.config_spec), self.config_spec,
+                                 SharedMemoryPrice(self.config_spec, bound_kernel.env),
+                                 _shared_memory_of(device) if self.on_gpu else math.inf)
         names = list(inspect.signature(fn).parameters)
         self.host = _host.HostKernel(self.space.spec(fn.__name__), inspect.getsourcefile(fn),
                                      _host.describe_args(args, names),
@@ -80,7 +85,6 @@ class CutuneSearch(BaseSearch):
         self.compiled = {}  # config text -> compiled function
         self.compile_times = []  # seconds, of the configs that compiled and ran
         self.original_compile_timeout = self.settings.autotune_compile_timeout
-        self.on_gpu = device is not None and device.type == "cuda"
         self.reference = None  # without a GPU: the default config's output
         # Where the tune's time went, seconds: Helion compiling and benchmarking new configs, and
         # re-timing configs measured before (the tournament).
@@ -198,6 +202,12 @@ class CutuneSearch(BaseSearch):
             fn(*self.args)
             times.append((time.perf_counter() - t) * 1e3)
         return _host.ok(sorted(times)[1], compile_s, 3)
+
+
+def _shared_memory_of(device) -> int:
+    """Bytes of shared memory a program may ask for on the CUDA device (Hopper: 227 KiB)."""
+    import torch
+    return torch.cuda.get_device_properties(device).shared_memory_per_block_optin
 
 
 def _measurement(result) -> dict:

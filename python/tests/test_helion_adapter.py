@@ -20,6 +20,7 @@ from helion.autotuner.config_generation import ConfigGeneration  # noqa: E402
 from cutune import _helion_worker  # noqa: E402
 from cutune._compile_lessons import CompileLessons, Demand, fails_alike  # noqa: E402
 from cutune._helion_space import HelionSpace  # noqa: E402
+from cutune._shared_memory import SharedMemoryPrice  # noqa: E402
 
 CPU_SETTINGS = {"autotune_precompile": None, "autotune_benchmark_subprocess": False}
 
@@ -246,6 +247,53 @@ def test_a_config_that_would_fail_as_another_of_its_round_waits_for_it():
     assert lessons.waits([base, more, other, base._replace(stages=1)]) == [False, True, False, False]
     lessons.learn(base, ran=True)
     assert lessons.waits([base, more]) == [False, False]
+
+
+def test_a_kernel_is_priced_by_the_tiles_its_loops_buffer():
+    """A matmul's K loop holds an x tile and a y tile per pipeline stage; attention's key loop a
+    key and a value tile (each as wide as a head) per stage; a row kernel has no contraction and
+    is not priced."""
+    matmul = head_to_head_kernel("matmul_kernel")(autotuner_fn=cutune.helion.autotuner, **CPU_SETTINGS)
+    big = torch.randn(512, 512)
+    bound = matmul.bind((big, big))
+    price = SharedMemoryPrice(bound.config_spec, bound.env)
+    config = helion.Config(**{**bound.config_spec.default_config().config,
+                              "block_sizes": [64, 128, 32], "num_stages": 3})
+    assert price(config) == 3 * (64 * 32 + 32 * 128) * 4  # float32
+    q = torch.randn(1, 2, 256, 64)
+    bound = head_to_head_kernel("attention_kernel")(autotuner_fn=cutune.helion.autotuner,
+                                                   **CPU_SETTINGS).bind((q, q, q))
+    price = SharedMemoryPrice(bound.config_spec, bound.env)
+    config = helion.Config(**{**bound.config_spec.default_config().config,
+                              "block_sizes": [1, 64, 32], "num_stages": 3})
+    assert price(config) == 3 * 2 * 32 * 64 * 4  # more than the query tile and the output's
+    x = torch.randn(64, 128)
+    bound = head_to_head_kernel("softmax_kernel")(autotuner_fn=cutune.helion.autotuner,
+                                                 **CPU_SETTINGS).bind((x,))
+    assert SharedMemoryPrice(bound.config_spec, bound.env)(bound.config_spec.default_config()) == 0
+
+
+def test_a_failure_priced_past_shared_memory_refuses_what_is_priced_past_it():
+    """Once a config priced past the card's shared memory and past every config that ran failed,
+    any config so priced is refused (whatever its program, tile and warps) or waits in its round;
+    one priced within either is not, and a config that ran priced higher lifts the bar."""
+    inf, card = float("inf"), 100
+    lessons = CompileLessons(shared_memory=card)
+    lessons.learn(demand_of("p", (64, 64, 64), 4, inf, 3)._replace(shared=90), ran=True)
+    over = demand_of("q", (64, 512, 64), 8, inf, 4)._replace(shared=120)
+    assert lessons.waits([over, demand_of("r", (256, 128, 64), 8, inf, 4)._replace(shared=110),
+                          demand_of("r", (128, 128, 64), 8, inf, 4)._replace(shared=95)]) \
+        == [False, True, False]
+    lessons.learn(over, ran=False)
+    assert lessons.refuses(demand_of("r", (256, 128, 64), 8, inf, 4)._replace(shared=110))
+    assert not lessons.refuses(demand_of("r", (128, 128, 64), 8, inf, 4)._replace(shared=95))
+    assert not lessons.refuses(demand_of("r", (256, 128, 64), 8, inf, 4))  # not priced
+    lessons.learn(demand_of("s", (128, 64, 64), 4, inf, 1)._replace(shared=115), ran=True)
+    assert not lessons.refuses(demand_of("r", (256, 128, 64), 8, inf, 4)._replace(shared=110))
+    assert lessons.refuses(demand_of("r", (256, 128, 64), 8, inf, 4)._replace(shared=116))
+    unknown = CompileLessons()  # a card of unknown shared memory
+    unknown.learn(over, ran=False)
+    assert not unknown.refuses(demand_of("r", (256, 128, 64), 8, inf, 4)._replace(shared=130))
 
 
 def test_a_kernel_without_tile_seeds_gets_the_defaults_warp_neighbours():
