@@ -8,8 +8,8 @@ compiles (cutune/_compile_lessons.py) over each log, round by round (a round: th
 together, then benchmarked one after another; a gap over ROUND_GAP_S between two benchmarks starts
 the next): the failures it would have refused, and the configs that ran but that it would have
 refused, with the best one's rank among those that ran; with --kernel, each config priced in
-shared memory as the tune prices it (on a card with --shared-memory bytes). An estimate: a refused config's slot would
-have gone to another config, which the log cannot say.
+shared memory as the tune prices it (on a card with --shared-memory bytes). An estimate: a refused
+config's slot would have gone to another config, which the log cannot say.
 
     python bench/helion/why_fail.py --kernel attention --log autotune-attention-cutune.csv [...]
     python bench/helion/why_fail.py --replay [--kernel matmul] --log autotune-*.csv

@@ -253,7 +253,8 @@ def test_a_kernel_is_priced_by_the_tiles_its_loops_buffer():
     """A matmul's K loop holds an x tile and a y tile per pipeline stage; attention's key loop a
     key and a value tile (each as wide as a head) per stage; a row kernel has no contraction and
     is not priced."""
-    matmul = head_to_head_kernel("matmul_kernel")(autotuner_fn=cutune.helion.autotuner, **CPU_SETTINGS)
+    matmul = head_to_head_kernel("matmul_kernel")(autotuner_fn=cutune.helion.autotuner,
+                                                  **CPU_SETTINGS)
     big = torch.randn(512, 512)
     bound = matmul.bind((big, big))
     price = SharedMemoryPrice(bound.config_spec, bound.env)
