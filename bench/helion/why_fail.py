@@ -7,8 +7,8 @@ With --replay (no GPU needed) it replays instead what cutune's Helion space lear
 compiles (cutune/_compile_lessons.py) over each log, round by round (a round: the configs compiled
 together, then benchmarked one after another; a gap over ROUND_GAP_S between two benchmarks starts
 the next): the failures it would have refused, and the configs that ran but that it would have
-refused, with the best one's rank among those that ran; with --kernel, each config priced in
-shared memory as the tune prices it (on a card with --shared-memory bytes). An estimate: a refused
+refused, with the best one's rank among those that ran; with --kernel, each config's footprint
+worked out as the tune works it out (on a card with --shared-memory bytes). An estimate: a refused
 config's slot would have gone to another config, which the log cannot say.
 
     python bench/helion/why_fail.py --kernel attention --log autotune-attention-cutune.csv [...]
@@ -28,7 +28,7 @@ import torch  # noqa: E402
 import cutune.helion  # noqa: E402,F401  (before helion: it makes helion importable on torch 2.11)
 import helion  # noqa: E402
 from cutune._compile_lessons import CompileLessons, demand  # noqa: E402
-from cutune._shared_memory import SharedMemoryPrice  # noqa: E402
+from cutune._footprint import Footprint  # noqa: E402
 from kernels import cases  # noqa: E402
 
 FAILED = {"error"}  # compile timeouts are known by their status; compiling them here would hang
@@ -58,7 +58,7 @@ def rounds(path: str) -> list:
     return out
 
 
-def replay(path: str, price, shared_memory: float) -> str:
+def replay(path: str, footprint, shared_memory: float) -> str:
     """What the space learns over one log, as one line."""
     log = rounds(path)
     ran = sorted(float(r["perf_ms"]) for round_ in log for r in round_ if r["status"] == "ok")
@@ -66,7 +66,9 @@ def replay(path: str, price, shared_memory: float) -> str:
     for round_ in log:
         # As cutune.helion's measure: those that wait compile after the others, or are refused.
         configs = [parsed(r["config"]) for r in round_]
-        pending = [(demand(dict(c), price(c)), r) for c, r in zip(configs, round_)]
+        pending = [(demand(dict(c)) if footprint is None else demand(
+            dict(c), footprint.shared_memory(c), footprint.accumulator_registers(c)), r)
+            for c, r in zip(configs, round_)]
         while pending:
             refuses = [lessons.refuses(d) for d, _ in pending]
             admitted = [p for p, no in zip(pending, refuses) if not no]
@@ -124,12 +126,12 @@ def main():
     opts = parser.parse_args()
     on_gpu = torch.cuda.is_available()  # off it, small problems under TRITON_INTERPRET=1
     if opts.replay:
-        price = lambda config: 0  # noqa: E731
-        if opts.kernel:  # priced at the logged problem's size, whose bound kernel needs no GPU
+        footprint = None
+        if opts.kernel:  # the logged problem's footprint, whose bound kernel needs no GPU
             maker, make_args, _, _ = cases("cuda" if on_gpu else "cpu")[opts.kernel]
             bound = maker().bind(make_args())
-            price = SharedMemoryPrice(bound.config_spec, bound.env)
-        print("\n".join(replay(path, price, opts.shared_memory) for path in opts.log))
+            footprint = Footprint(bound.config_spec, bound.env)
+        print("\n".join(replay(path, footprint, opts.shared_memory) for path in opts.log))
         return
     if not opts.kernel:
         parser.error("--kernel names the kernel of the logs (bench/helion/kernels.py)")

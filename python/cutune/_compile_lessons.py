@@ -21,14 +21,15 @@ addressing does not clear the same addressing. No lesson refuses a config that a
 that ran (the same program, tile and warps, a cap as loose, as few stages): a failure of a config
 that differs from it only in neutral knobs was theirs, not its program's.
 
-A config's loops hold their tiles in shared memory (_shared_memory: its price, in bytes), and Triton
+A config's loops hold their tiles in shared memory (_footprint: its price, in bytes), and Triton
 refuses a kernel that asks more than the card has. The price ranks configs but misses what Triton
 adds and what it need not hold at once, so it is trusted only where a compile bore it out: a failure
 priced past the card's shared memory and past every config that ran teaches that every config
 priced past both fails.
 
-A cap tighter than the registers a program needs fails in ptxas, and nothing before the compile
-says how many that is. So caps are approached from above: a cap is tried on a tile and warps only
+A cap tighter than the registers a program needs fails in ptxas or spills. A cap at or under what
+its loops' 32-bit carried values hold (_footprint: its accumulators) is refused before any compile;
+past that floor nothing before the compile says how many a program needs. So caps are approached from above: a cap is tried on a tile and warps only
 once the next looser cap (at most twice it; no cap counts as the 255 registers a thread has) ran on
 them, and a tune spends at most one failed compile per tile and warps finding the tightest.
 """
@@ -51,11 +52,13 @@ class Demand(NamedTuple):
     warps: int
     cap: float  # inf: no cap
     stages: int
-    shared: int = 0  # bytes of shared memory its loops hold (_shared_memory); 0: not priced
+    shared: int = 0  # bytes of shared memory its loops hold (_footprint); 0: not priced
+    held: int = 0  # registers a thread's accumulators hold (_footprint); 0: not known
 
 
-def demand(config: dict, shared: int = 0) -> Demand:
-    """The Demand of a Helion config's dict, its loops priced at `shared` bytes."""
+def demand(config: dict, shared: int = 0, held: int = 0) -> Demand:
+    """The Demand of a Helion config's dict, its loops priced at `shared` bytes of shared memory
+    and its accumulators at `held` registers a thread."""
     named = {k: v for k, v in config.items() if k not in NEUTRAL_KNOBS}
     cap, stages = named.pop("maxnreg", None), named.pop("num_stages", None) or 1
     tile, warps = tuple(named.pop("block_sizes", ())), named.pop("num_warps", 0)
@@ -71,7 +74,7 @@ def demand(config: dict, shared: int = 0) -> Demand:
     named.pop("pid_type", None)
     loop = json.dumps(named, sort_keys=True, default=str)
     return Demand(program, schedule_free, loop, addressed, tile, warps,
-                  math.inf if cap is None else cap, stages, shared)
+                  math.inf if cap is None else cap, stages, shared, held)
 
 
 def fails_alike(asked: Demand, failed: Demand) -> bool:
@@ -128,7 +131,10 @@ class CompileLessons:
                    for cap, stages in ran_by.get((program, asked.tile, asked.warps), ()))
 
     def refuses(self, asked: Demand) -> bool:
-        """`asked` fails as a failure did, or asks a cap before the next looser one ran."""
+        """`asked` fails as a failure did, asks a cap its accumulators fill, or asks a cap
+        before the next looser one ran."""
+        if asked.cap <= asked.held:
+            return True
         proven = self.proven(asked)
         if asked.cap < THREAD_REGISTERS and not proven:
             if self.caps_run.get((asked.tile, asked.warps), math.inf) > 2 * asked.cap:

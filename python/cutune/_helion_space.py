@@ -3,13 +3,14 @@
 "num_warps"), each fragment mapped to the cutune kind with the same values and search view."""
 import json
 import math
-from typing import Callable, Optional
+from typing import Optional
 
 import helion
 from helion import exc
 from helion.autotuner import config_fragment as fragments
 
 from ._compile_lessons import THREAD_REGISTERS, CompileLessons, Demand, demand
+from ._footprint import Footprint
 
 # The tile seeds of a kernel with a tile of two or more sides (HelionSpace.tile_seeds), each with
 # each of TILE_WARPS warps: (first side, every other side), square tiles and the tall tile flash
@@ -95,12 +96,11 @@ def _knob(fragment) -> dict:
 class HelionSpace:
     """Converts between cutune configs (knob name -> value) and Helion's flat genome."""
 
-    def __init__(self, generation, config_spec, price: Optional[Callable] = None,
+    def __init__(self, generation, config_spec, footprint: Optional[Footprint] = None,
                  shared_memory: float = math.inf):
-        """`price`: a helion.Config's shared memory bytes (_shared_memory.SharedMemoryPrice);
-        `shared_memory`: the bytes the card gives a program."""
-        self.gen, self.config_spec = generation, config_spec
-        self.price = price or (lambda config: 0)
+        """`footprint`: what a config's tiles ask of the card (none: not known); `shared_memory`:
+        the bytes the card gives a program."""
+        self.gen, self.config_spec, self.footprint = generation, config_spec, footprint
         self.names = [None] * len(generation.flat_spec)
         for key, (indices, _) in generation._key_to_flat_indices.items():
             for j, i in enumerate(indices):
@@ -181,8 +181,10 @@ class HelionSpace:
         """The Demand of a normalized config, kept by its key (normalize's: its JSON text)."""
         key = key or json.dumps(config, sort_keys=True)
         if key not in self._demands:
-            helion_config = self.to_helion(config)
-            self._demands[key] = demand(dict(helion_config), self.price(helion_config))
+            helion_config, fp = self.to_helion(config), self.footprint
+            self._demands[key] = demand(dict(helion_config)) if fp is None else demand(
+                dict(helion_config), fp.shared_memory(helion_config),
+                fp.accumulator_registers(helion_config))
         return self._demands[key]
 
     def spec(self, name: str) -> dict:

@@ -28,7 +28,7 @@ from helion.autotuner.config_generation import ConfigGeneration  # noqa: E402
 
 from . import _helion_worker, _host  # noqa: E402
 from ._helion_space import HelionSpace  # noqa: E402
-from ._shared_memory import SharedMemoryPrice  # noqa: E402
+from ._footprint import Footprint  # noqa: E402
 
 # Configs measured by effort, when not given: at least MIN_CONFIGS, then the search ends once
 # PATIENCE rounds in a row did not find a config 1 % faster, or at BUDGETS. Helion's quick effort
@@ -75,7 +75,7 @@ class CutuneSearch(BaseSearch):
         device = next((a.device for a in args if hasattr(a, "device")), None)
         self.on_gpu = device is not None and device.type == "cuda"
         self.space = HelionSpace(ConfigGeneration(self.config_spec), self.config_spec,
-                                 SharedMemoryPrice(self.config_spec, bound_kernel.env),
+                                 Footprint(self.config_spec, bound_kernel.env),
                                  _shared_memory_of(device) if self.on_gpu else math.inf)
         names = list(inspect.signature(fn).parameters)
         self.host = _host.HostKernel(self.space.spec(fn.__name__), inspect.getsourcefile(fn),

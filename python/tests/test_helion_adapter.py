@@ -20,7 +20,7 @@ from helion.autotuner.config_generation import ConfigGeneration  # noqa: E402
 from cutune import _helion_worker  # noqa: E402
 from cutune._compile_lessons import CompileLessons, Demand, fails_alike  # noqa: E402
 from cutune._helion_space import HelionSpace  # noqa: E402
-from cutune._shared_memory import SharedMemoryPrice  # noqa: E402
+from cutune._footprint import Footprint  # noqa: E402
 
 CPU_SETTINGS = {"autotune_precompile": None, "autotune_benchmark_subprocess": False}
 
@@ -249,29 +249,45 @@ def test_a_config_that_would_fail_as_another_of_its_round_waits_for_it():
     assert lessons.waits([base, more]) == [False, False]
 
 
-def test_a_kernel_is_priced_by_the_tiles_its_loops_buffer():
-    """A matmul's K loop holds an x tile and a y tile per pipeline stage; attention's key loop a
-    key and a value tile (each as wide as a head) per stage; a row kernel has no contraction and
-    is not priced."""
+def test_a_kernels_footprint_is_its_loops_buffers_and_carried_accumulators():
+    """A matmul's K loop buffers an x tile and a y tile per pipeline stage and carries a float32
+    accumulator as large as its output tile; attention's key loop buffers a key and a value tile
+    (each as wide as a head) per stage and carries at least its output's accumulator; a row kernel
+    has no contraction and no footprint."""
     matmul = head_to_head_kernel("matmul_kernel")(autotuner_fn=cutune.helion.autotuner,
                                                   **CPU_SETTINGS)
     big = torch.randn(512, 512)
     bound = matmul.bind((big, big))
-    price = SharedMemoryPrice(bound.config_spec, bound.env)
+    footprint = Footprint(bound.config_spec, bound.env)
     config = helion.Config(**{**bound.config_spec.default_config().config,
-                              "block_sizes": [64, 128, 32], "num_stages": 3})
-    assert price(config) == 3 * (64 * 32 + 32 * 128) * 4  # float32
+                              "block_sizes": [64, 128, 32], "num_stages": 3, "num_warps": 4})
+    assert footprint.shared_memory(config) == 3 * (64 * 32 + 32 * 128) * 4  # float32
+    assert footprint.accumulator_registers(config) == 64 * 128 // 128
     q = torch.randn(1, 2, 256, 64)
     bound = head_to_head_kernel("attention_kernel")(autotuner_fn=cutune.helion.autotuner,
                                                    **CPU_SETTINGS).bind((q, q, q))
-    price = SharedMemoryPrice(bound.config_spec, bound.env)
+    footprint = Footprint(bound.config_spec, bound.env)
     config = helion.Config(**{**bound.config_spec.default_config().config,
-                              "block_sizes": [1, 64, 32], "num_stages": 3})
-    assert price(config) == 3 * 2 * 32 * 64 * 4  # more than the query tile and the output's
+                              "block_sizes": [1, 64, 32], "num_stages": 3, "num_warps": 4})
+    assert footprint.shared_memory(config) == 3 * 2 * 32 * 64 * 4  # more than the query tile's
+    assert footprint.accumulator_registers(config) == (64 * 64 + 64) // 128  # and a row's max
     x = torch.randn(64, 128)
     bound = head_to_head_kernel("softmax_kernel")(autotuner_fn=cutune.helion.autotuner,
                                                  **CPU_SETTINGS).bind((x,))
-    assert SharedMemoryPrice(bound.config_spec, bound.env)(bound.config_spec.default_config()) == 0
+    footprint = Footprint(bound.config_spec, bound.env)
+    default = bound.config_spec.default_config()
+    assert footprint.shared_memory(default) == 0 and footprint.accumulator_registers(default) == 0
+
+
+def test_a_register_cap_its_accumulators_fill_is_refused_before_any_compile():
+    """A cap at or under the registers a thread's accumulators hold is refused with nothing
+    learnt yet; a looser one is tried as any cap is (from above)."""
+    inf = float("inf")
+    lessons = CompileLessons()
+    lessons.learn(demand_of("p", (128, 256, 64), 8, inf, 4), ran=True)
+    assert lessons.refuses(demand_of("p", (128, 256, 64), 8, 128, 4)._replace(held=128))
+    assert not lessons.refuses(demand_of("p", (128, 256, 64), 8, 128, 4)._replace(held=64))
+    assert not lessons.refuses(demand_of("p", (128, 256, 64), 8, 128, 4))  # not known
 
 
 def test_a_failure_priced_past_shared_memory_refuses_what_is_priced_past_it():
