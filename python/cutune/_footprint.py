@@ -8,7 +8,10 @@ extent of each side and its element width; a config's block sizes make them byte
 
 Shared memory: Triton's pipeliner gives each load of a loop body a buffer per stage, so a loop holds
 the sum of its loads' tiles num_stages times (its stores' once); loads and stores outside loops are
-held once, and separate loops run one after another. The price leaves out what Triton adds beside
+held once, and separate loops run one after another. A store through a tensor descriptor is staged
+in shared memory: after a flat program's loop it reuses the loop's buffers, but a persistent
+program's next tile loads while the last one's output drains, so there the staging is held beside
+the largest loop's. The price leaves out what Triton adds beside
 the buffers (barriers, an epilogue's layout conversion) and a loop's own stage count
 (range_num_stages), so it ranks configs and does not predict a compile: CompileLessons refuses by
 it only once a config priced past the card's shared memory failed to compile.
@@ -51,6 +54,8 @@ class Footprint:
         known = None not in self.whole.values()
         self.regions = regions if known else []
         self.carried = [s for s in steps if s] if known else []
+        ops = getattr(config_spec, "memory_op_facts", [])
+        self.store_slots = [op.indexing_index for op in ops if op.kind == "store"]
 
     def shared_memory(self, config) -> int:
         """Bytes the config's largest loop (or its loop-free part) holds in shared memory."""
@@ -63,7 +68,13 @@ class Footprint:
             return sum(_bytes(t, sides) * (stages if looped and t.kind == "load"
                                            and t.stageable is not False else 1)
                        for t in tiles if t.kind in ("load", "store"))
-        return max(held(tiles, looped) for tiles, looped in self.regions)
+        most = max(held(tiles, looped) for tiles, looped in self.regions)
+        if not self._staged_beside_loops(config):
+            return most
+        rings = [held(tiles, True) for tiles, looped in self.regions if looped]
+        return max(most, max(rings, default=0) + sum(
+            _bytes(t, sides) for tiles, looped in self.regions if not looped
+            for t in tiles if t.kind == "store"))
 
     def accumulator_registers(self, config) -> int:
         """Registers a thread needs at least for the 32-bit values its loops carry."""
@@ -72,6 +83,13 @@ class Footprint:
         sides = self._sides(config)
         threads = THREADS_PER_WARP * max(1, config.config.get("num_warps") or 1)
         return max(sum(_bytes(t, sides) for t in step) for step in self.carried) // 4 // threads
+
+    def _staged_beside_loops(self, config) -> bool:
+        """A persistent program that stores through a tensor descriptor."""
+        indexing = config.config.get("indexing") or []
+        persistent = str(config.config.get("pid_type", "")).startswith("persistent")
+        return persistent and any(slot < len(indexing) and indexing[slot] == "tensor_descriptor"
+                                  for slot in self.store_slots)
 
     def _sides(self, config) -> dict:
         sides = {bid: config.block_sizes[i] for bid, i in self.tunable.items()}

@@ -250,7 +250,8 @@ def test_a_config_that_would_fail_as_another_of_its_round_waits_for_it():
 
 
 def test_a_kernels_footprint_is_its_loops_buffers_and_carried_accumulators():
-    """A matmul's K loop buffers an x tile and a y tile per pipeline stage and carries a float32
+    """A matmul's K loop buffers an x tile and a y tile per pipeline stage (and, persistent, the
+    output tile staged for a tensor descriptor's store beside them) and carries a float32
     accumulator as large as its output tile; attention's key loop buffers a key and a value tile
     (each as wide as a head) per stage and carries at least its output's accumulator; a row kernel
     has no contraction and no footprint."""
@@ -261,8 +262,15 @@ def test_a_kernels_footprint_is_its_loops_buffers_and_carried_accumulators():
     footprint = Footprint(bound.config_spec, bound.env)
     config = helion.Config(**{**bound.config_spec.default_config().config,
                               "block_sizes": [64, 128, 32], "num_stages": 3, "num_warps": 4})
-    assert footprint.shared_memory(config) == 3 * (64 * 32 + 32 * 128) * 4  # float32
+    ring = 3 * (64 * 32 + 32 * 128) * 4  # float32
+    assert footprint.shared_memory(config) == ring
     assert footprint.accumulator_registers(config) == 64 * 128 // 128
+    staged = ["pointer", "pointer", "tensor_descriptor"]  # the output stored through a descriptor
+    assert footprint.shared_memory(helion.Config(**{**config.config, "indexing": staged})) == ring
+    persistent = helion.Config(**{**config.config, "pid_type": "persistent_blocked"})
+    assert footprint.shared_memory(persistent) == ring
+    assert footprint.shared_memory(helion.Config(**{**persistent.config, "indexing": staged})) \
+        == ring + 64 * 128 * 4
     q = torch.randn(1, 2, 256, 64)
     bound = head_to_head_kernel("attention_kernel")(autotuner_fn=cutune.helion.autotuner,
                                                    **CPU_SETTINGS).bind((q, q, q))
