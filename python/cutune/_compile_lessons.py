@@ -29,9 +29,10 @@ priced past both fails.
 
 A cap tighter than the registers a program needs fails in ptxas or spills. A cap at or under what
 its loops' 32-bit carried values hold (_footprint: its accumulators) is refused before any compile;
-past that floor nothing before the compile says how many a program needs. So caps are approached from above: a cap is tried on a tile and warps only
-once the next looser cap (at most twice it; no cap counts as the 255 registers a thread has) ran on
-them, and a tune spends at most one failed compile per tile and warps finding the tightest.
+past that floor nothing before the compile says how many a program needs. So caps are approached
+from above: a cap is tried on a tile and warps only once the next looser cap (at most twice it; no
+cap counts as the 255 registers a thread has) ran on them, and a tune spends at most one failed
+compile per tile and warps finding the tightest.
 """
 import json
 import math

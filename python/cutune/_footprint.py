@@ -64,14 +64,14 @@ class Footprint:
         sides = self._sides(config)
         stages = max(1, config.config.get("num_stages") or 1)
 
-        def held(tiles, looped: bool) -> int:
+        def buffered(tiles, looped: bool) -> int:
             return sum(_bytes(t, sides) * (stages if looped and t.kind == "load"
                                            and t.stageable is not False else 1)
                        for t in tiles if t.kind in ("load", "store"))
-        most = max(held(tiles, looped) for tiles, looped in self.regions)
+        most = max(buffered(tiles, looped) for tiles, looped in self.regions)
         if not self._staged_beside_loops(config):
             return most
-        rings = [held(tiles, True) for tiles, looped in self.regions if looped]
+        rings = [buffered(tiles, True) for tiles, looped in self.regions if looped]
         return max(most, max(rings, default=0) + sum(
             _bytes(t, sides) for tiles, looped in self.regions if not looped
             for t in tiles if t.kind == "store"))
