@@ -1,7 +1,8 @@
 """What cutune's Helion space spends normalizing a config, on the CPU: the first time (Helion's
 canonical form), from its cache, and once a compile failure has taught the space (its failure rule
-then asks each config's Demand, which normalize works out once a config and keeps). Prints one
-table, milliseconds a config, over one kernel's default with its warps, tile and stages varied.
+then asks each config's Demand, its footprint included, which normalize works out once a config
+and keeps). Prints one table, milliseconds a config, over one kernel's default with its warps, tile
+and stages varied.
 
     python bench/helion/normalize_cost.py [--kernel attention]
 """
@@ -14,6 +15,7 @@ sys.path[:0] = [os.path.dirname(os.path.abspath(__file__))]
 
 import cutune.helion  # noqa: E402  (before helion: it makes helion importable on torch 2.11)
 from cutune._compile_lessons import demand  # noqa: E402
+from cutune._footprint import Footprint  # noqa: E402
 from cutune._helion_space import HelionSpace  # noqa: E402
 from helion.autotuner.config_generation import ConfigGeneration  # noqa: E402
 from kernels import cases  # noqa: E402
@@ -32,7 +34,8 @@ def main():
     opts = parser.parse_args()
     maker, make_args, _, problem = cases("cpu", small=True)[opts.kernel]
     bound = maker(autotuner_fn=cutune.helion.autotuner).bind(make_args())
-    space = HelionSpace(ConfigGeneration(bound.config_spec), bound.config_spec)
+    footprint = Footprint(bound.config_spec, bound.env)
+    space = HelionSpace(ConfigGeneration(bound.config_spec), bound.config_spec, footprint)
     default = space.spec(opts.kernel)["seeds"][0]["config"]
     tile = next(n for n in default if n.startswith("block_sizes_") and default[n] > 1)
     configs = [dict(default, num_warps=w, num_stages=s, **{tile: default[tile] * f})
@@ -40,7 +43,9 @@ def main():
     first = ms_each(space.normalize, configs)
     cached = ms_each(space.normalize, configs)
     kept = [c for c in map(space.normalize, configs) if c is not None]
-    asked = ms_each(lambda c: demand(dict(space.to_helion(c))), kept)
+    asked = ms_each(lambda c: demand(dict(space.to_helion(c)),
+                                     footprint.shared_memory(space.to_helion(c)),
+                                     footprint.accumulator_registers(space.to_helion(c))), kept)
     space.learn(space.normalize(dict(default, num_stages=2)), ran=False)
     after_failure = ms_each(space.normalize, configs)
     again = ms_each(space.normalize, configs)
