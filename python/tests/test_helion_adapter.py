@@ -298,6 +298,28 @@ def test_a_register_cap_its_accumulators_fill_is_refused_before_any_compile():
     assert not lessons.refuses(demand_of("p", (128, 256, 64), 8, 128, 4))  # not known
 
 
+def test_the_space_refuses_by_its_kernels_footprint():
+    """A Helion space with its kernel's footprint: after a matmul tile priced past the card's
+    shared memory failed, another tile so priced is rejected and one within it is not (register
+    caps, a knob on CUDA only, are checked on demands above)."""
+    matmul = head_to_head_kernel("matmul_kernel")(autotuner_fn=cutune.helion.autotuner,
+                                                  **CPU_SETTINGS)
+    big = torch.randn(512, 512)
+    bound = matmul.bind((big, big))
+    footprint = Footprint(bound.config_spec, bound.env)
+    card = 3 * (64 * 64 + 64 * 128) * 4  # float32: a 64x128x64 tile with 3 stages just fits
+    space = HelionSpace(ConfigGeneration(bound.config_spec), bound.config_spec, footprint, card)
+    default = space.spec("matmul")["seeds"][0]["config"]
+
+    def tile(m, n, k, stages, warps=4):
+        return dict(default, block_sizes_0=m, block_sizes_1=n, block_sizes_2=k, num_stages=stages,
+                    num_warps=warps)
+    space.learn(space.normalize(tile(64, 64, 64, 3)), ran=True)
+    space.learn(space.normalize(tile(128, 128, 64, 3)), ran=False)  # priced past the card
+    assert space.normalize(tile(64, 256, 32, 4)) is None  # another tile priced past it
+    assert space.normalize(tile(64, 128, 64, 3)) is not None  # within it
+
+
 def test_a_failure_priced_past_shared_memory_refuses_what_is_priced_past_it():
     """Once a config priced past the card's shared memory and past every config that ran failed,
     any config so priced is refused (whatever its program, tile and warps) or waits in its round;
