@@ -43,9 +43,7 @@ def main():
     first = ms_each(space.normalize, configs)
     cached = ms_each(space.normalize, configs)
     kept = [c for c in map(space.normalize, configs) if c is not None]
-    asked = ms_each(lambda c: demand(dict(space.to_helion(c)),
-                                     footprint.shared_memory(space.to_helion(c)),
-                                     footprint.accumulator_registers(space.to_helion(c))), kept)
+    asked = ms_each(lambda c: demand(space.to_helion(c), footprint), kept)
     space.learn(space.normalize(dict(default, num_stages=2)), ran=False)
     after_failure = ms_each(space.normalize, configs)
     again = ms_each(space.normalize, configs)

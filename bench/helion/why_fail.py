@@ -65,10 +65,7 @@ def replay(path: str, footprint, shared_memory: float) -> str:
     lessons, refused = CompileLessons(shared_memory), []
     for round_ in log:
         # As cutune.helion's measure: those that wait compile after the others, or are refused.
-        configs = [parsed(r["config"]) for r in round_]
-        pending = [(demand(dict(c)) if footprint is None else demand(
-            dict(c), footprint.shared_memory(c), footprint.accumulator_registers(c)), r)
-            for c, r in zip(configs, round_)]
+        pending = [(demand(parsed(r["config"]), footprint), r) for r in round_]
         while pending:
             refuses = [lessons.refuses(d) for d, _ in pending]
             admitted = [p for p, no in zip(pending, refuses) if not no]

@@ -57,9 +57,11 @@ class Demand(NamedTuple):
     held: int = 0  # registers a thread's accumulators hold (_footprint); 0: not known
 
 
-def demand(config: dict, shared: int = 0, held: int = 0) -> Demand:
-    """The Demand of a Helion config's dict, its loops priced at `shared` bytes of shared memory
-    and its accumulators at `held` registers a thread."""
+def demand(config, footprint=None) -> Demand:
+    """The Demand of a helion.Config, with what its tiles ask of the card where `footprint`
+    (_footprint.Footprint) knows it."""
+    shared, held = (0, 0) if footprint is None else (
+        footprint.shared_memory(config), footprint.accumulator_registers(config))
     named = {k: v for k, v in config.items() if k not in NEUTRAL_KNOBS}
     cap, stages = named.pop("maxnreg", None), named.pop("num_stages", None) or 1
     tile, warps = tuple(named.pop("block_sizes", ())), named.pop("num_warps", 0)

@@ -11,10 +11,10 @@ the sum of its loads' tiles num_stages times (its stores' once); loads and store
 held once, and separate loops run one after another. A store through a tensor descriptor is staged
 in shared memory: after a flat program's loop it reuses the loop's buffers, but a persistent
 program's next tile loads while the last one's output drains, so there the staging is held beside
-the largest loop's. The price leaves out what Triton adds beside
-the buffers (barriers, an epilogue's layout conversion) and a loop's own stage count
-(range_num_stages), so it ranks configs and does not predict a compile: CompileLessons refuses by
-it only once a config priced past the card's shared memory failed to compile.
+the largest loop's. The price leaves out what Triton adds beside the buffers (barriers, an
+epilogue's layout conversion) and a loop's own stage count (range_num_stages), so it ranks configs
+and does not predict a compile: CompileLessons refuses by it only once a config priced past the
+card's shared memory failed to compile.
 
 Registers: a 32-bit value carried from one iteration of a loop to the next (a dot's accumulator, a
 running max or sum) lives in registers, a register per element shared among the program's threads,

@@ -181,10 +181,7 @@ class HelionSpace:
         """The Demand of a normalized config, kept by its key (normalize's: its JSON text)."""
         key = key or json.dumps(config, sort_keys=True)
         if key not in self._demands:
-            helion_config, fp = self.to_helion(config), self.footprint
-            self._demands[key] = demand(dict(helion_config)) if fp is None else demand(
-                dict(helion_config), fp.shared_memory(helion_config),
-                fp.accumulator_registers(helion_config))
+            self._demands[key] = demand(self.to_helion(config), self.footprint)
         return self._demands[key]
 
     def spec(self, name: str) -> dict:
