@@ -29,6 +29,7 @@ import torch  # noqa: E402
 import cutune.helion  # noqa: E402  (before helion: it makes helion importable on torch 2.11)
 import helion  # noqa: E402
 from helion.runtime.settings import default_autotuner_fn  # noqa: E402
+from first_timing import first_timing  # noqa: E402
 from kernels import cases  # noqa: E402
 
 
@@ -61,6 +62,13 @@ def counts(search) -> dict:
         return {}
     return {"configs": metrics.num_configs_tested, "compile_failures": metrics.num_compile_failures,
             "accuracy_failures": metrics.num_accuracy_failures}
+
+
+def waited(log_base: str) -> dict:
+    """The tune's wait for its first timing (first_timing.py), from LOG_BASE.csv."""
+    path = log_base + ".csv"
+    found = first_timing(path) if os.path.exists(path) else {}
+    return {"first_timing_wait_s": found["wait_s"]} if found else {}
 
 
 def failures_by_origin(log_base: str, search) -> dict:
@@ -159,6 +167,7 @@ def main():
             autotune_log=f"{log}-cutune")
         row["cutune"] = counts(search)
         row["cutune"].update(failures_by_origin(f"{log}-cutune", search))
+        row["cutune"].update(waited(f"{log}-cutune"))
         if search is not None and search.result is not None:
             report = search.result.report
             row["cutune"]["outcomes"] = report.get("outcomes", {})
@@ -199,6 +208,7 @@ def main():
                 row[f"helion_{effort}"] = counts(helion_search)
                 row[f"helion_{effort}"].update(
                     failures_by_origin(f"{log}-helion-{effort}", helion_search))
+                row[f"helion_{effort}"].update(waited(f"{log}-helion-{effort}"))
                 chosen = getattr(theirs.bind(args), "_config", None)  # what set_config() ran
                 if chosen is not None:
                     row[f"helion_{effort}_config"] = json.loads(chosen.to_json())
@@ -214,14 +224,16 @@ def main():
         rows.append(row)
         with open(os.path.join(opts.out, "head_to_head.jsonl"), "a") as f:
             f.write(json.dumps(row) + "\n")
+    # "waits": each tune's wait for its first timing (first_timing.py), cutune's / Helion's.
     print("\nkernel       problem               cutune s  helion quick s  speed vs quick  "
-          "cutune cfgs/fails  helion cfgs/fails")
+          "cutune cfgs/fails  helion cfgs/fails  waits s")
     for r in rows:
         c, h = r.get("cutune", {}), r.get("helion_quick", {})
+        waits = "/".join(f"{t.get('first_timing_wait_s', float('nan')):.1f}" for t in (c, h))
         print(f"{r['kernel']:<12} {r['problem']:<21} {r['cutune_s']:8.1f} {r['helion_quick_s']:15.1f} "
               f"{r.get('speed_vs_helion_quick', float('nan')):15.3f}  "
               f"{c.get('configs', '-')}/{c.get('compile_failures', '-'):<15} "
-              f"{h.get('configs', '-')}/{h.get('compile_failures', '-')}")
+              f"{h.get('configs', '-')}/{h.get('compile_failures', '-'):<16} {waits}")
 
 
 if __name__ == "__main__":

@@ -58,23 +58,29 @@ def rounds(path: str) -> list:
     return out
 
 
+def replay_round(lessons: CompileLessons, round_: list, footprint) -> list:
+    """The rows of one logged round that `lessons` refuse: before the round, then as
+    cutune.helion's measure compiles it (CompileLessons.in_waves), each compile's outcome the
+    log's."""
+    demands = [demand(parsed(row["config"]), footprint) for row in round_]
+    admitted = [i for i, d in enumerate(demands) if not lessons.refuses(d)]
+
+    def compile_wave(wave):
+        for i in (admitted[j] for j in wave):
+            if round_[i]["status"] in ("ok", "error"):
+                lessons.learn(demands[i], round_[i]["status"] == "ok")
+    dropped = lessons.in_waves([demands[i] for i in admitted], compile_wave)
+    return ([row for i, row in enumerate(round_) if i not in admitted]
+            + [round_[admitted[j]] for j in dropped])
+
+
 def replay(path: str, footprint, shared_memory: float) -> str:
     """What the space learns over one log, as one line."""
     log = rounds(path)
     ran = sorted(float(r["perf_ms"]) for round_ in log for r in round_ if r["status"] == "ok")
     lessons, refused = CompileLessons(shared_memory), []
     for round_ in log:
-        # As cutune.helion's measure: those that wait compile after the others, or are refused.
-        pending = [(demand(parsed(r["config"]), footprint), r) for r in round_]
-        while pending:
-            refuses = [lessons.refuses(d) for d, _ in pending]
-            admitted = [p for p, no in zip(pending, refuses) if not no]
-            refused += [r for (_, r), no in zip(pending, refuses) if no]
-            waits = lessons.waits([d for d, _ in admitted])
-            for (d, row), w in zip(admitted, waits):
-                if not w and row["status"] in ("ok", "error"):
-                    lessons.learn(d, row["status"] == "ok")
-            pending = [p for p, w in zip(admitted, waits) if w]
+        refused += replay_round(lessons, round_, footprint)
     refused_errors = sum(r["status"] == "error" for r in refused)
     refused_ran = [ran.index(float(r["perf_ms"])) + 1 for r in refused if r["status"] == "ok"]
     errors = sum(r["status"] == "error" for round_ in log for r in round_)

@@ -152,6 +152,20 @@ class CompileLessons:
         return [any(risky[i] and self._fails_as(asked, proven[j], round_[i]) for i in range(j))
                 for j, asked in enumerate(round_)]
 
+    def in_waves(self, round_: list, compile_wave) -> list:
+        """Compiles one round's Demands a wave at a time: `compile_wave(indices)` compiles those
+        that wait for no other (waits) and teaches what each did (learn); of those that waited,
+        the ones the lessons refuse after that wave are dropped, and the rest make the next wave.
+        The indices of round_ dropped."""
+        dropped, pending = [], list(range(len(round_)))
+        while pending:
+            waiting = self.waits([round_[i] for i in pending])
+            compile_wave([i for i, w in zip(pending, waiting) if not w])
+            pending = [i for i, w in zip(pending, waiting) if w]
+            dropped += [i for i in pending if self.refuses(round_[i])]
+            pending = [i for i in pending if i not in dropped]
+        return dropped
+
     def _fails_as(self, asked: Demand, proven: bool, failed: Demand) -> bool:
         """`asked` (`proven`: by a compile of its program that ran) fails as `failed` did, and
         nothing that ran says otherwise."""

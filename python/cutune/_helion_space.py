@@ -172,10 +172,11 @@ class HelionSpace:
         """`config` (a normalized config) compiled and ran, or failed to compile (_compile_lessons)."""
         self.lessons.learn(self._demand(config), ran)
 
-    def waits(self, configs: list) -> list:
-        """Per config of one round (normalized configs): whether it waits for an earlier one's
-        compile (CompileLessons.waits)."""
-        return self.lessons.waits([self._demand(c) for c in configs])
+    def in_waves(self, configs: list, compile_wave) -> list:
+        """One round's normalized configs compiled a wave at a time, each after those of the round
+        it would fail as, were they to fail (CompileLessons.in_waves): `compile_wave(indices)`
+        compiles and learns. The indices refused once an earlier wave failed."""
+        return self.lessons.in_waves([self._demand(c) for c in configs], compile_wave)
 
     def _demand(self, config: dict, key: Optional[str] = None) -> Demand:
         """The Demand of a normalized config, kept by its key (normalize's: its JSON text)."""

@@ -128,17 +128,15 @@ class CutuneSearch(BaseSearch):
             return [self._measure_on_cpu(c) for c in batch]
         texts = [json.dumps(c, sort_keys=True) for c in batch]
         out = [None] * len(batch)
-        pending = [i for i, t in enumerate(texts) if t not in self.compiled]
+        fresh = [i for i, t in enumerate(texts) if t not in self.compiled]
         # A config that would fail as another of the round would, were that one to fail
-        # (HelionSpace.waits), is compiled after it, or refused once it failed.
-        while pending:
-            waits = self.space.waits([batch[i] for i in pending])
-            self._compile_and_time(batch, texts, [i for i, w in zip(pending, waits) if not w], out)
-            pending = [i for i, w in zip(pending, waits) if w]
-            for i in [i for i in pending if self.space.normalize(batch[i]) is None]:
-                out[i] = _host.failed("invalid_config", "refused: it asks as much of the compiler "
-                                      "as a config of its round that failed")
-                pending.remove(i)
+        # (HelionSpace.in_waves), is compiled after it, or refused once it failed.
+        refused = self.space.in_waves(
+            [batch[i] for i in fresh],
+            lambda wave: self._compile_and_time(batch, texts, [fresh[j] for j in wave], out))
+        for j in refused:
+            out[fresh[j]] = _host.failed("invalid_config", "refused: it asks as much of the "
+                                         "compiler as a config of its round that failed")
         known = [i for i in range(len(batch)) if out[i] is None]
         if known:
             start = time.perf_counter()

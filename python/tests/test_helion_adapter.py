@@ -249,6 +249,26 @@ def test_a_config_that_would_fail_as_another_of_its_round_waits_for_it():
     assert lessons.waits([base, more]) == [False, False]
 
 
+def test_a_round_compiles_in_waves_and_drops_what_an_earlier_wave_failed_for():
+    """A round compiles what waits for nothing first; once that fails, a config that waited for it
+    is dropped without a compile, and one it did not refuse compiles in the next wave."""
+    inf = float("inf")
+    base = demand_of("p", (1, 128, 64), 4, inf, 2)
+    round_ = [base, base._replace(stages=3), demand_of("q", (1, 128, 64), 4, inf, 2),
+              demand_of("q", (1, 128, 64), 4, inf, 3)]
+    for fails in ("p", "q", ""):
+        lessons, waves = CompileLessons(), []
+
+        def compile_wave(wave):
+            waves.append(wave)
+            for i in wave:
+                lessons.learn(round_[i], ran=round_[i].program != fails)
+        dropped = lessons.in_waves(round_, compile_wave)
+        assert waves[0] == [0, 2]
+        assert dropped == {"p": [1], "q": [3], "": []}[fails]
+        assert sorted(sum(waves, []) + dropped) == [0, 1, 2, 3]
+
+
 def test_a_kernels_footprint_is_its_loops_buffers_and_carried_accumulators():
     """A matmul's K loop buffers an x tile and a y tile per pipeline stage (and, persistent, the
     output tile staged for a tensor descriptor's store beside them) and carries a float32
