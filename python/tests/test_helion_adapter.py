@@ -205,12 +205,13 @@ def test_a_program_that_failed_with_no_cap_and_one_stage_fails_with_any():
 def test_a_failure_of_a_program_that_ran_otherwise_addressed_refuses_its_addressing():
     """A program that ran with pointers and failed with a tensor descriptor (neither cap nor
     stages): the same addressing is refused with another hint or under the other persistent
-    schedule, and waits for it in a round; the program with pointers, which ran, is not."""
+    schedule, and waits for it in a round (attention's: its tiles priced); the program with
+    pointers, which ran, is not."""
     lessons = CompileLessons()
-    tile, inf = (1, 128, 64), float("inf")
-    ran = Demand("p", "p", "p", "p, pointers", tile, 4, inf, 1)
-    failed = Demand("p", "p", "p", "p, descriptor", tile, 4, inf, 1)
-    other_schedule = Demand("p'", "p", "p", "p, descriptor", tile, 4, inf, 1)
+    tile, inf, priced = (1, 128, 64), float("inf"), 64 << 10
+    ran = Demand("p", "p", "p", "p, pointers", tile, 4, inf, 1, priced)
+    failed = Demand("p", "p", "p", "p, descriptor", tile, 4, inf, 1, priced)
+    other_schedule = Demand("p'", "p", "p", "p, descriptor", tile, 4, inf, 1, priced)
     lessons.learn(ran, ran=True)
     assert lessons.waits([failed, other_schedule]) == [False, True]
     lessons.learn(failed, ran=False)
@@ -239,23 +240,30 @@ def test_register_caps_are_tried_from_above_one_step_at_a_time():
 
 def test_a_config_that_would_fail_as_another_of_its_round_waits_for_it():
     """In one round, a config waits for an earlier one whose failure would refuse it, unless either
-    asks no more than a config that ran."""
+    asks no more than a config that ran; in a kernel whose tiles are not priced (no contraction),
+    only once a compile of the tune failed or for a register cap."""
     inf = float("inf")
-    base = demand_of("p", (1, 128, 64), 4, inf, 2)
+    base = demand_of("p", (1, 128, 64), 4, inf, 2)._replace(shared=64 << 10)
     more, other = base._replace(stages=3), demand_of("q", (1, 128, 64), 4, inf, 2)
     lessons = CompileLessons()
     assert lessons.waits([base, more, other, base._replace(stages=1)]) == [False, True, False, False]
     lessons.learn(base, ran=True)
     assert lessons.waits([base, more]) == [False, False]
+    unpriced = [base._replace(shared=0), more._replace(shared=0)]
+    assert lessons.waits([unpriced[0]._replace(tile=(1, 64, 64)), unpriced[1]]) == [False, False]
+    capped = unpriced[0]._replace(tile=(1, 64, 64), cap=128)
+    assert lessons.waits([capped, capped._replace(cap=64)]) == [False, True]
+    lessons.learn(other, ran=False)
+    assert lessons.waits([unpriced[0]._replace(tile=(1, 64, 64)), unpriced[1]]) == [False, True]
 
 
 def test_a_round_compiles_in_waves_and_drops_what_an_earlier_wave_failed_for():
     """A round compiles what waits for nothing first; once that fails, a config that waited for it
     is dropped without a compile, and one it did not refuse compiles in the next wave."""
     inf = float("inf")
-    base = demand_of("p", (1, 128, 64), 4, inf, 2)
-    round_ = [base, base._replace(stages=3), demand_of("q", (1, 128, 64), 4, inf, 2),
-              demand_of("q", (1, 128, 64), 4, inf, 3)]
+    base = demand_of("p", (1, 128, 64), 4, inf, 2)._replace(shared=64 << 10)
+    other = demand_of("q", (1, 128, 64), 4, inf, 2)._replace(shared=64 << 10)
+    round_ = [base, base._replace(stages=3), other, other._replace(stages=3)]
     for fails in ("p", "q", ""):
         lessons, waves = CompileLessons(), []
 
