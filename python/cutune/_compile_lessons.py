@@ -171,7 +171,8 @@ class CompileLessons:
         prices (a contraction's, whose loops overflow shared memory), one with a register cap, or
         any once a compile of the tune failed. Other kernels' compiles fail too seldom to hold a
         round back for (Helion's full search of an RMS norm: 2 failures in 1326 configs; none in
-        any quick tune's log of the norms, softmax or swiglu), and a wave costs a compile's latency."""
+        any quick tune's log of the norms, softmax or swiglu), and a wave costs a compile's
+        latency."""
         return asked.shared > 0 or asked.cap < math.inf or bool(self.failed)
 
     def _fails_as(self, asked: Demand, proven: bool, failed: Demand) -> bool:

@@ -246,7 +246,8 @@ def test_a_config_that_would_fail_as_another_of_its_round_waits_for_it():
     base = demand_of("p", (1, 128, 64), 4, inf, 2)._replace(shared=64 << 10)
     more, other = base._replace(stages=3), demand_of("q", (1, 128, 64), 4, inf, 2)
     lessons = CompileLessons()
-    assert lessons.waits([base, more, other, base._replace(stages=1)]) == [False, True, False, False]
+    assert (lessons.waits([base, more, other, base._replace(stages=1)])
+            == [False, True, False, False])
     lessons.learn(base, ran=True)
     assert lessons.waits([base, more]) == [False, False]
     unpriced = [base._replace(shared=0), more._replace(shared=0)]
