@@ -17,6 +17,8 @@ import os
 import threading
 from typing import Optional
 
+from . import _helion_compat
+
 try:
     from helion.autotuner.benchmark_worker import BenchmarkWorker
     from helion.autotuner.kernel_args import load_trusted_kernel_args, release_private_kernel_args
@@ -104,11 +106,16 @@ if BenchmarkWorker is not None:
         changed since it last took them: Helion points Triton's cache at a temporary directory of
         its own for each tune, which the worker's compiles must share, and a kept worker outlives
         the tune whose directory it was started with. Each start, cutune's or Helion's restart
-        of a dead worker, records the settings the new process inherits."""
+        of a dead worker, records the settings the new process inherits, and marks it as the
+        worker (_helion_compat.WORKER_ENV) for the length of the spawn."""
 
         def _start(self) -> None:
             self._environment = triton_environment()
-            super()._start()
+            os.environ[_helion_compat.WORKER_ENV] = "1"  # the spawned process inherits it
+            try:
+                super()._start()
+            finally:
+                os.environ.pop(_helion_compat.WORKER_ENV, None)
 
         def run(self, job, timeout):
             environment = triton_environment()

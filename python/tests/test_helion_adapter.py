@@ -3,6 +3,7 @@ tensors tuned through `autotuner_fn=cutune.helion.autotuner`: Helion's config_sp
 cutune space and back, Helion's default_config pinned, Helion's normalize as the last repair, the
 winner a helion.Config, and a second kernel object served from the store. Helion's own benchmark
 needs a GPU: here each config is compiled by Helion and timed by wall clock."""
+import functools
 import os
 import sys
 
@@ -17,7 +18,7 @@ import helion  # noqa: E402
 import helion.language as hl  # noqa: E402
 from helion.autotuner.config_generation import ConfigGeneration  # noqa: E402
 
-from cutune import _helion_worker  # noqa: E402
+from cutune import _helion_compat, _helion_worker  # noqa: E402
 from cutune._compile_lessons import CompileLessons, Demand, fails_alike  # noqa: E402
 from cutune._helion_space import HelionSpace  # noqa: E402
 from cutune._footprint import Footprint  # noqa: E402
@@ -504,6 +505,22 @@ def test_the_benchmark_worker_is_kept_for_the_next_tune(tmp_path, monkeypatch):
     second.cleanup()
     assert not worker.alive()
     assert not _helion_worker.keep(second)  # nothing left to keep
+
+
+def test_the_benchmark_worker_imports_none_of_helions_search_only_modules(tmp_path, monkeypatch):
+    """The worker only times configs: scikit-learn, which Helion imports for its surrogate-model
+    strategies, stays out of it (a second of its start), while this process has it."""
+    from importlib.util import find_spec
+    workers_import_helion(tmp_path, monkeypatch)
+    x, y = args()
+    kernel = make_add(cutune.helion.autotuner, autotune_benchmark_subprocess=True)
+    provider = prepared_on_the_gpus_branch(kernel, x, y).benchmark_provider
+    worker = provider._benchmark_worker
+    assert find_spec("sklearn") is not None and "sklearn" in sys.modules
+    assert worker.run(functools.partial(find_spec, "sklearn"), timeout=60) is None
+    assert worker.run(functools.partial(find_spec, "torch"), timeout=60) is not None
+    assert _helion_compat.WORKER_ENV not in os.environ  # only the spawned process had it
+    provider.cleanup()
 
 
 def test_a_kept_worker_that_died_is_replaced_and_its_pipe_closed(tmp_path, monkeypatch):
