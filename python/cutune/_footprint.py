@@ -68,13 +68,13 @@ class Footprint:
             return sum(_bytes(t, sides) * (stages if looped and t.kind == "load"
                                            and t.stageable is not False else 1)
                        for t in tiles if t.kind in ("load", "store"))
-        most = max(buffered(tiles, looped) for tiles, looped in self.regions)
+        held = [buffered(tiles, looped) for tiles, looped in self.regions]
         if not self._staged_beside_loops(config):
-            return most
-        rings = [buffered(tiles, True) for tiles, looped in self.regions if looped]
-        return max(most, max(rings, default=0) + sum(
-            _bytes(t, sides) for tiles, looped in self.regions if not looped
-            for t in tiles if t.kind == "store"))
+            return max(held)
+        rings = [h for h, (_, looped) in zip(held, self.regions) if looped]
+        staging = sum(_bytes(t, sides) for tiles, looped in self.regions if not looped
+                      for t in tiles if t.kind == "store")
+        return max(max(held), max(rings, default=0) + staging)
 
     def accumulator_registers(self, config) -> int:
         """Registers a thread needs at least for the 32-bit values its loops carry."""
