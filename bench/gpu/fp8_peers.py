@@ -6,6 +6,9 @@ process on the same tensors, timer and check:
                     (block) where this torch has the blockwise recipes on sm_90
   scaled_mm_fast    the same with use_fast_accum=True (tensor, row_col): the peer of a tuned
                     winner whose schedule accumulates fast
+  deep_gemm         DeepGEMM's fp8_gemm_nt (block only; PyPI's sgl-deep-gemm, pinned in
+                    bench/gpu/requirements-deep-gemm.txt), where it imports: the block-scaled
+                    GEMM DeepSeek-V3 is served with, and the block rows' peer
   cutune_default    the family's default_config (its library, loaded with ctypes)
   cutune_tuned      the tune's winner, where FP8_TUNED names one for the shape and scaling
 
@@ -119,6 +122,17 @@ def scaled_mm(a, b, scale_a, scale_b, scaling, fast=False):
                                     use_fast_accum=fast)
 
 
+def deep_gemm_block(a, b, scale_a, scale_b, d):
+    """DeepGEMM's call on the same operands and block scales, as its users make it on sm_90:
+    fp32 scales, A's per (row, k-block) handed over in the MN-major TMA-aligned layout that
+    DeepGEMM would otherwise make on every call, B's per 128 x 128 block k-minor."""
+    import deep_gemm
+    from deep_gemm.utils.layout import get_mn_major_tma_aligned_tensor
+    sfa = get_mn_major_tma_aligned_tensor(scale_a.t().contiguous())
+    sfb = scale_b.t().contiguous()
+    return lambda: deep_gemm.fp8_gemm_nt((a, sfa), (b, sfb), d, disable_ue8m0_cast=True)
+
+
 def measure(shape, scaling, libraries, timer, reps, rounds, tol):
     m, n, k = shape
     row = {"shape": f"{m}x{n}x{k}", "scaling": scaling, "tolerance": tol}
@@ -131,6 +145,12 @@ def measure(shape, scaling, libraries, timer, reps, rounds, tol):
     except Exception as exc:  # a recipe this torch lacks is reported, not fatal
         row["scaled_mm_unavailable"] = repr(exc)[:300]
     outputs = {}
+    if scaling == "block":
+        outputs["deep_gemm"] = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
+        try:
+            columns["deep_gemm"] = deep_gemm_block(a, b, scale_a, scale_b, outputs["deep_gemm"])
+        except Exception as exc:  # not installed, or refuses the shape: reported, not fatal
+            row["deep_gemm_unavailable"] = repr(exc)[:300]
     for column, entry in libraries.items():
         d = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
         try:
@@ -170,39 +190,48 @@ def measure(shape, scaling, libraries, timer, reps, rounds, tol):
     for column, values in times.items():
         row[f"{column}_ms"] = statistics.median(values)
         row[f"{column}_tflops"] = 2e-9 * m * n * k / row[f"{column}_ms"]
-        for peer in ("scaled_mm", "scaled_mm_fast"):
+        for peer in ("scaled_mm", "scaled_mm_fast", "deep_gemm"):
             if peer in times and column.startswith("cutune"):
                 ratios = [s / c for s, c in zip(times[peer], values)]
                 row[f"{column}_vs_{peer}"] = statistics.median(ratios)
     return row
 
 
+def peer_of(scaling):
+    """The column a scaling's cutune columns are held against: DeepGEMM for the block rows
+    (torch 2.11 refuses block scales on sm_90), cuBLASLt's scaled_mm for the others."""
+    return "deep_gemm" if scaling == "block" else "scaled_mm"
+
+
 def table(path):
     """Markdown of fp8_peers.jsonl: a row per shape and scaling, and per scaling the geomean and
-    the lowest of each cutune column's ratio to scaled_mm (the issue's bars: tuned >= 1.05x
-    geomean, no shape under 0.95x; default >= 0.95x everywhere)."""
+    the lowest of each cutune column's ratio to its peer (the issue's bars: tuned >= 1.05x
+    scaled_mm geomean, no shape under 0.95x, default >= 0.95x everywhere; block: at or above
+    DeepGEMM)."""
     rows = [json.loads(line) for line in open(path)]
     columns = ("cutune_default", "cutune_tuned")
-    lines = ["| shape | scaling | scaled_mm TFLOP/s | default / scaled_mm | tuned / scaled_mm | "
-             "tuned / scaled_mm fast | errors (scaled_mm, fast, default, tuned) |",
-             "|---|---|---|---|---|---|---|"]
+    lines = ["| shape | scaling | peer | peer TFLOP/s | default / peer | tuned / peer | "
+             "tuned / scaled_mm fast | errors (peer, scaled_mm fast, default, tuned) |",
+             "|---|---|---|---|---|---|---|---|"]
     nan = float("nan")
     for r in rows:
-        cells = [f"{r.get(c + '_vs_scaled_mm', nan):.3f}" for c in columns]
+        peer = peer_of(r["scaling"])
+        cells = [f"{r.get(f'{c}_vs_{peer}', nan):.3f}" for c in columns]
         cells.append(f"{r.get('cutune_tuned_vs_scaled_mm_fast', nan):.3f}")
         errors = ", ".join(f"{r.get(c + '_error', nan):.1e}"
-                           for c in ("scaled_mm", "scaled_mm_fast") + columns)
-        lines.append(f"| {r['shape']} | {r['scaling']} | {r.get('scaled_mm_tflops', nan):.0f}"
-                     f" | {' | '.join(cells)} | {errors} |")
+                           for c in (peer, "scaled_mm_fast") + columns)
+        lines.append(f"| {r['shape']} | {r['scaling']} | {peer} | "
+                     f"{r.get(peer + '_tflops', nan):.0f} | {' | '.join(cells)} | {errors} |")
     lines.append("")
     for scaling in sorted({r["scaling"] for r in rows}):
+        key = f"_vs_{peer_of(scaling)}"
         for column in columns:
-            ratios = [r[column + "_vs_scaled_mm"] for r in rows
-                      if r["scaling"] == scaling and column + "_vs_scaled_mm" in r]
+            ratios = [r[column + key] for r in rows
+                      if r["scaling"] == scaling and column + key in r]
             if ratios:
                 geomean = statistics.geometric_mean(ratios)
-                lines.append(f"{scaling} {column}: geomean {geomean:.3f}, lowest {min(ratios):.3f} "
-                             f"over {len(ratios)} shapes")
+                lines.append(f"{scaling} {column} / {peer_of(scaling)}: geomean {geomean:.3f}, "
+                             f"lowest {min(ratios):.3f} over {len(ratios)} shapes")
     return "\n".join(lines)
 
 

@@ -13,12 +13,17 @@
 #                                     two cores) with their paths in .device/fp8/libraries.jsonl,
 #                                     and .device/fp8/carry.tar.xz (the bundle and the CUTLASS
 #                                     headers)
+#   scripts/gpu/fp8-table.sh wheels   here (network): DeepGEMM's pinned wheels
+#                                     (bench/gpu/requirements-deep-gemm.txt), the block rows'
+#                                     peer, into .device/fp8/wheels; without them that column
+#                                     is empty
 #   scripts/gpu/fp8-table.sh          on the H200, carrying .device/fp8 only
 #
 # Expected wall time on the H200 under 7 minutes, bounded by LIMIT (420 s): tunes until TUNE_STOP
 # (200 s; their configs compile there, 16 cores), then fp8_peers.py until PEERS_STOP (400 s).
 # Environment: TUNE_PROBLEMS (problem texts separated by ';'), TUNE_BUDGET (12), REPS (30),
-# ROUNDS (3), OUT (build/fp8-table/out).
+# ROUNDS (3), OUT (build/fp8-table/out), SCALINGS (tensor,row_col,block: the table's rows, for
+# bundle and run alike).
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 # shellcheck source=scripts/gpu/lib.sh
@@ -27,6 +32,8 @@ bundle="$root/build/gemm-tune-bundle"
 bin="$bundle/bin"
 carry="$root/.device/fp8"
 cache="$carry/cache"  # XDG_CACHE_HOME: the compile cache under cutune/cuda
+wheels="$carry/wheels"
+scalings=",${SCALINGS:-tensor,row_col,block},"
 # DeepSeek-V3's GEMMs (N x K): q_a + kv_a fused, q_b, kv_b, o_proj, an expert's gate + up, down.
 deepseek_nk="2112x7168 24576x1536 32768x512 7168x16384 4096x7168 7168x2048"
 tokens="128 1024 4096"
@@ -43,14 +50,25 @@ problems() {
   for shape in "${extended[@]}"; do
     IFS=x read -r m n k <<< "$shape"
     (( k % 16 == 0 && n % 16 == 0 )) || continue  # torch._scaled_mm's alignment, and fp8 TMA's
-    echo "k=$k,m=$m,n=$n,scaling=tensor"
-    echo "k=$k,m=$m,n=$n,scaling=row_col"
+    [[ $scalings == *,tensor,* ]] && echo "k=$k,m=$m,n=$n,scaling=tensor"
+    [[ $scalings == *,row_col,* ]] && echo "k=$k,m=$m,n=$n,scaling=row_col"
   done
+  [[ $scalings == *,block,* ]] || return 0
   for shape in "${deepseek[@]}"; do
     IFS=x read -r m n k <<< "$shape"
     echo "k=$k,m=$m,n=$n,scaling=block"
   done
 }
+
+if [[ "${1:-run}" == wheels ]]; then
+  mkdir -p "$wheels"
+  python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 \
+    --implementation cp --platform manylinux_2_28_x86_64 --platform manylinux_2_24_x86_64 \
+    --platform manylinux2014_x86_64 --dest "$wheels" \
+    -r "$root/bench/gpu/requirements-deep-gemm.txt"
+  ls "$wheels"
+  exit 0
+fi
 
 # libraries OUTPUT: each problem's default_config library, compiled in parallel (or found in the
 # cache), as gemm_fp8_library's JSON lines.
@@ -81,6 +99,12 @@ enter_gemm_carry fp8-table.sh "$bin/gemm_fp8_library" "$cache"  # carry .device/
 export CUTUNE_GEMM_FP8_SOURCE="$root/src/families/gemm_fp8/device/hopper_gemm_fp8.cu"
 reach_built_at "$carry/built-at.txt"
 record_gpu "$out/gpu.txt"
+if compgen -G "$wheels/*.whl" > /dev/null; then  # DeepGEMM, the block rows' peer
+  python3 -m pip install -q --no-index --no-deps --target "$work/site" "$wheels"/*.whl
+  export PYTHONPATH="$work/site${PYTHONPATH:+:$PYTHONPATH}"
+  CUDA_HOME="$(dirname "$(dirname "$(command -v nvcc)")")" DG_JIT_CACHE_DIR="$work/deep_gemm"
+  export CUDA_HOME DG_JIT_CACHE_DIR
+fi
 # The carried libraries, or (a cache that misses) compiled here.
 libraries "$work/libraries.jsonl"
 touch "$work/tuned.jsonl"
@@ -104,8 +128,9 @@ run_peers() {  # SCALINGS SHAPE...
     timeout "$(remaining 400)" python3 "$root/bench/gpu/fp8_peers.py" >> "$out/peers.log" 2>&1 ||
     echo "  fp8_peers.py stopped: $(tail -1 "$out/peers.log")"
 }
-run_peers block "${deepseek[@]}"
-run_peers tensor,row_col "${extended[@]}"
+[[ $scalings == *,block,* ]] && run_peers block "${deepseek[@]}"
+per_tensor=$(echo "$scalings" | tr , '\n' | grep -x -e tensor -e row_col | paste -sd,)
+[[ -n "$per_tensor" ]] && run_peers "$per_tensor" "${extended[@]}"
 echo "=== done at $(elapsed) s"
 python3 "$root/bench/gpu/fp8_peers.py" --table "$out/fp8_peers.jsonl" | tee "$out/table.md"
 tar -czf "$work/fp8-table-logs.tgz" -C "$out" . && mv "$work/fp8-table-logs.tgz" "$out/"
