@@ -54,20 +54,11 @@ if "helion" in WANTED:
         import torch._inductor.runtime.triton_compat as compat
         if not hasattr(compat, "IntelGPUError"):  # helion 1.5.1 imports it; torch 2.11 lacks it
             compat.IntelGPUError = type("IntelGPUError", (Exception,), {})
-        import helion
-        import helion.language as hl
+        # The head to head's matmul (bench/helion/kernels.py), in the form of Helion's example.
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "helion"))
+        from kernels import matmul_kernel
 
-        @helion.kernel(autotune_effort=os.environ.get("HELION_EFFORT", "quick"))
-        def helion_matmul(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
-            m, k = x.size()
-            _, n = y.size()
-            out = torch.empty([m, n], dtype=x.dtype, device=x.device)
-            for tm, tn in hl.tile([m, n]):
-                acc = hl.zeros([tm, tn], dtype=torch.float32)
-                for tk in hl.tile(k):
-                    acc = torch.addmm(acc, x[tm, tk], y[tk, tn])
-                out[tm, tn] = acc.to(x.dtype)
-            return out
+        helion_matmul = matmul_kernel(autotune_effort=os.environ.get("HELION_EFFORT", "quick"))
     except Exception as exc:  # a peer that cannot run is reported, not fatal
         HELION_UNAVAILABLE = repr(exc)[:300]
 
