@@ -122,15 +122,30 @@ def scaled_mm(a, b, scale_a, scale_b, scaling, fast=False):
                                     use_fast_accum=fast)
 
 
-def deep_gemm_block(a, b, scale_a, scale_b, d):
-    """DeepGEMM's call on the same operands and block scales, as its users make it on sm_90:
-    fp32 scales, A's per (row, k-block) handed over in the MN-major TMA-aligned layout that
-    DeepGEMM would otherwise make on every call, B's per 128 x 128 block k-minor."""
+def deep_gemm_block(a, b, scale_a, scale_b, d, row):
+    """DeepGEMM's call on the same operands and block scales, as its users make it on sm_90: fp32
+    scales, B's per 128 x 128 block k-minor; A's per (row, k-block) first in the MN-major
+    TMA-aligned layout DeepGEMM would otherwise make on every call, else (where this build refuses
+    that) k-minor as its own tests pass them. Its first call compiles the kernel (nvcc), here, so
+    no timing holds a compile; row["deep_gemm_sfa"] names the layout that ran."""
     import deep_gemm
     from deep_gemm.utils.layout import get_mn_major_tma_aligned_tensor
-    sfa = get_mn_major_tma_aligned_tensor(scale_a.t().contiguous())
     sfb = scale_b.t().contiguous()
-    return lambda: deep_gemm.fp8_gemm_nt((a, sfa), (b, sfb), d, disable_ue8m0_cast=True)
+    refusals = []
+    for layout in ("mn_major", "k_major"):
+        try:
+            sfa = scale_a.t().contiguous()
+            if layout == "mn_major":
+                sfa = get_mn_major_tma_aligned_tensor(sfa)
+
+            def call(sfa=sfa):
+                deep_gemm.fp8_gemm_nt((a, sfa), (b, sfb), d, disable_ue8m0_cast=True)
+            call()
+            row["deep_gemm_sfa"] = layout
+            return call
+        except Exception as exc:
+            refusals.append(f"{layout}: {exc!r}"[:200])
+    raise RuntimeError("; ".join(refusals))
 
 
 def measure(shape, scaling, libraries, timer, reps, rounds, tol):
@@ -148,7 +163,8 @@ def measure(shape, scaling, libraries, timer, reps, rounds, tol):
     if scaling == "block":
         outputs["deep_gemm"] = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
         try:
-            columns["deep_gemm"] = deep_gemm_block(a, b, scale_a, scale_b, outputs["deep_gemm"])
+            columns["deep_gemm"] = deep_gemm_block(a, b, scale_a, scale_b, outputs["deep_gemm"],
+                                                   row)
         except Exception as exc:  # not installed, or refuses the shape: reported, not fatal
             row["deep_gemm_unavailable"] = repr(exc)[:300]
     for column, entry in libraries.items():
