@@ -83,4 +83,20 @@ LaunchSpec read_launch(const Reader& r, const Node& node, const Scope& scope) {
   return launch;
 }
 
+Constraint thread_block_limit(const LaunchSpec& launch) {
+  const auto& block = launch.block;
+  return Constraint{.name = "the thread block (" + block[0].text() + " x " + block[1].text() +
+                            " x " + block[2].text() +
+                            ") has at most 1024 threads and sides of 1024, 1024 and 64",
+                    .holds = [block](const Config& c, const Problem& p, const Device& d) {
+                      double threads = 1;
+                      for (std::size_t axis = 0; axis < 3; ++axis) {
+                        const double side = block[axis].evaluate(c, p, d);
+                        if (side > kMaxBlockSide[axis]) return false;
+                        threads *= side;
+                      }
+                      return threads <= kMaxBlockThreads;
+                    }};
+}
+
 }  // namespace cutune::spec

@@ -193,6 +193,10 @@ KernelSpec parse_spec(std::string_view text, const std::filesystem::path& origin
             return block_x.evaluate(c, p, d);
           }));
     }
+    const auto& block = spec.launch->block;
+    if (block[0].uses_knobs() || block[1].uses_knobs() || block[2].uses_knobs()) {
+      space.constrain(spec::thread_block_limit(*spec.launch));
+    }
   } else if (launch) {
     r.fail(*launch, "only cuda specs have a launch shape");
   }

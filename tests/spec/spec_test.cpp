@@ -380,6 +380,37 @@ TEST_F(InlineSpec, ReferenceConfigAndGridDivisors) {
   EXPECT_NE(error_of(text).find("give either 'grid' or 'problem_size'"), std::string::npos);
 }
 
+// A block made of knobs: configs past CUDA's thread block limits (1024 threads, sides of 1024,
+// 1024 and 64) are illegal, so no search spends a launch on them; a block without knobs adds no
+// constraint.
+TEST_F(InlineSpec, ThreadBlocksPastCudasLimitsAreIllegal) {
+  std::string text =
+      std::string(minimal_head) +
+      R"js(  "knobs": [{"name": "X", "kind": "enum", "choices": [32, 96, 1024, 2048]},
+            {"name": "Y", "kind": "enum", "choices": [1, 8, 32]},
+            {"name": "Z", "kind": "enum", "choices": [1, 128]}],
+  "launch": {"grid": [1], "block": ["X", "Y", "Z"]}
+})js";
+  text.replace(text.find(R"("backend": "cpu")"), 16, R"("backend": "cuda")");
+  const KernelSpec spec = parse(text);
+  const Space& space = spec.tuning->space;
+  const Problem problem = spec.resolve({});
+  auto legal = [&](int x, int y, int z) {
+    return space.legal(space.complete({{"X", x}, {"Y", y}, {"Z", z}}), problem, Device{});
+  };
+  EXPECT_TRUE(legal(32, 32, 1));    // 1024 threads
+  EXPECT_TRUE(legal(1024, 1, 1));   // a side of 1024
+  EXPECT_FALSE(legal(96, 32, 1));   // 3072 threads
+  EXPECT_FALSE(legal(2048, 1, 1));  // a side past 1024
+  EXPECT_FALSE(legal(32, 1, 128));  // a z side past 64
+  const auto& constraints = space.constraints();
+  ASSERT_EQ(constraints.size(), 1u);
+  EXPECT_EQ(constraints[0].name,
+            "the thread block (X x Y x Z) has at most 1024 threads and sides of 1024, 1024 and 64");
+  text.replace(text.find(R"("block": ["X", "Y", "Z"])"), 24, R"("block": [256])");
+  EXPECT_TRUE(parse(text).tuning->space.constraints().empty());
+}
+
 // Buffer roles: an unknown one named with the legal ones; an inout takes a fill as an input does;
 // a spec without a check whose buffers include an output or an inout is checked against its
 // default config, one with inputs only is not checked.
