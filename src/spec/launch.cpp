@@ -6,6 +6,9 @@ namespace cutune::spec {
 namespace {
 
 const char* const kAxes[] = {"x", "y", "z"};
+// CUDA's thread block limits (sections.hpp, thread_block_limit).
+constexpr double kMaxBlockThreads = 1024;
+constexpr double kMaxBlockSide[3] = {1024, 1024, 64};
 
 // Every dimension's expression text of a 1-to-3 element list, "1" for those it leaves out.
 std::array<std::string, 3> dimension_texts(const Reader& r, const Node& list) {

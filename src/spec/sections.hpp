@@ -43,8 +43,6 @@ LaunchSpec read_launch(const Reader& r, const Node& node, const Scope& scope);
 // most 1024 threads, x and y sides of at most 1024, a z side of at most 64. A config past them
 // cannot launch on any card, so a space whose block uses knobs never draws one (Kernel Tuner, too,
 // skips configs whose block exceeds the device's maximum).
-inline constexpr double kMaxBlockThreads = 1024;
-inline constexpr double kMaxBlockSide[3] = {1024, 1024, 64};
 Constraint thread_block_limit(const LaunchSpec& launch);
 
 }  // namespace cutune::spec
