@@ -11,6 +11,8 @@ process on the same tensors, timer and check:
                     GEMM DeepSeek-V3 is served with, and the block rows' peer
   cutune_default    the family's default_config (its library, loaded with ctypes)
   cutune_tuned      the tune's winner, where FP8_TUNED names one for the shape and scaling
+  cutune_cand_NAME  each candidate of the default rule (bench/gpu/gemm_fp8_candidates.txt) on
+                    every shape of its scaling: FP8_LIBRARIES' lines of column cand_NAME
 
 A is m x k e4m3 row-major, B n x k e4m3 row-major (x @ W.T with W the weight), D bf16. Inputs are
 torch.randn scaled to fill e4m3's range; scales are drawn in [2^-4, 4). Each column is first
@@ -126,25 +128,34 @@ def deep_gemm_block(a, b, scale_a, scale_b, d, row):
     """DeepGEMM's call on the same operands and block scales, as its users make it on sm_90: fp32
     scales, B's per 128 x 128 block k-minor; A's per (row, k-block) first in the MN-major
     TMA-aligned layout DeepGEMM would otherwise make on every call, else (where this build refuses
-    that) k-minor as its own tests pass them. Its first call compiles the kernel (nvcc), here, so
-    no timing holds a compile; row["deep_gemm_sfa"] names the layout that ran."""
+    that) k-minor as its own tests pass them. Each layout is tried with torch tensors, then with
+    the same memory handed over as DLPack capsules (tvm_ffi.from_dlpack(t.__dlpack__())): passed as
+    torch tensors through torch's own exchange capsule, every 2-D operand failed DeepGEMM's first
+    shape check (`dim == 2 or dim == 3`) on an H100 with torch 2.11. Its first call compiles the
+    kernel (nvcc), here, so no timing holds a compile; row["deep_gemm_sfa"] names the layout and
+    the hand-over that ran."""
     import deep_gemm
+    import tvm_ffi
     from deep_gemm.utils.layout import get_mn_major_tma_aligned_tensor
-    sfb = scale_b.t().contiguous()
     refusals = []
-    for layout in ("mn_major", "k_major"):
-        try:
-            sfa = scale_a.t().contiguous()
-            if layout == "mn_major":
-                sfa = get_mn_major_tma_aligned_tensor(sfa)
+    for handover in ("torch", "dlpack"):
+        def convert(t, handover=handover):  # a capsule: tvm-ffi then skips the exchange capsule
+            return tvm_ffi.from_dlpack(t.__dlpack__()) if handover == "dlpack" else t
+        for layout in ("mn_major", "k_major"):
+            try:
+                sfa = scale_a.t().contiguous()
+                if layout == "mn_major":
+                    sfa = get_mn_major_tma_aligned_tensor(convert(sfa))
+                args = [convert(t) for t in (a, sfa, b, scale_b.t().contiguous(), d)]
 
-            def call(sfa=sfa):
-                deep_gemm.fp8_gemm_nt((a, sfa), (b, sfb), d, disable_ue8m0_cast=True)
-            call()
-            row["deep_gemm_sfa"] = layout
-            return call
-        except Exception as exc:
-            refusals.append(f"{layout}: {exc!r}"[:200])
+                def call(args=args):
+                    deep_gemm.fp8_gemm_nt((args[0], args[1]), (args[2], args[3]), args[4],
+                                          disable_ue8m0_cast=True)
+                call()
+                row["deep_gemm_sfa"] = f"{layout}, {handover}"
+                return call
+            except Exception as exc:
+                refusals.append(f"{layout}, {handover}: {exc!r}"[:160])
     raise RuntimeError("; ".join(refusals))
 
 
@@ -166,7 +177,7 @@ def measure(shape, scaling, libraries, timer, reps, rounds, tol):
             columns["deep_gemm"] = deep_gemm_block(a, b, scale_a, scale_b, outputs["deep_gemm"],
                                                    row)
         except Exception as exc:  # not installed, or refuses the shape: reported, not fatal
-            row["deep_gemm_unavailable"] = repr(exc)[:300]
+            row["deep_gemm_unavailable"] = repr(exc)[:700]
     for column, entry in libraries.items():
         d = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
         try:
@@ -219,6 +230,20 @@ def peer_of(scaling):
     return "deep_gemm" if scaling == "block" else "scaled_mm"
 
 
+def fast(row, column):
+    """Whether the column's config accumulates fast (held against scaled_mm_fast, not the
+    peer)."""
+    return any(f"_{tag}_" in row.get(f"{column}_config", "") for tag in ("coopfa", "pingfa"))
+
+
+def best_candidate(row, peer):
+    """The accurate candidate column with the highest ratio to the peer in `row`, or None."""
+    key = f"_vs_{peer}"
+    ratios = {c[:-len(key)]: v for c, v in row.items()
+              if c.startswith("cutune_cand_") and c.endswith(key) and not fast(row, c[:-len(key)])}
+    return max(ratios, key=ratios.get) if ratios else None
+
+
 def table(path):
     """Markdown of fp8_peers.jsonl: a row per shape and scaling, and per scaling the geomean and
     the lowest of each cutune column's ratio to its peer (the issue's bars: tuned >= 1.05x
@@ -227,13 +252,19 @@ def table(path):
     rows = [json.loads(line) for line in open(path)]
     columns = ("cutune_default", "cutune_tuned")
     lines = ["| shape | scaling | peer | peer TFLOP/s | default / peer | tuned / peer | "
-             "tuned / scaled_mm fast | errors (peer, scaled_mm fast, default, tuned) |",
-             "|---|---|---|---|---|---|---|---|"]
+             "tuned / scaled_mm fast | best candidate / peer | "
+             "errors (peer, scaled_mm fast, default, tuned) |",
+             "|---|---|---|---|---|---|---|---|---|"]
     nan = float("nan")
     for r in rows:
         peer = peer_of(r["scaling"])
+        best = best_candidate(r, peer)
+        if best:
+            r["cutune_best_candidate" + f"_vs_{peer}"] = r[best + f"_vs_{peer}"]
         cells = [f"{r.get(f'{c}_vs_{peer}', nan):.3f}" for c in columns]
         cells.append(f"{r.get('cutune_tuned_vs_scaled_mm_fast', nan):.3f}")
+        cells.append(f"{r[best + f'_vs_{peer}']:.3f} ({best[len('cutune_cand_'):]})" if best
+                     else "-")
         errors = ", ".join(f"{r.get(c + '_error', nan):.1e}"
                            for c in (peer, "scaled_mm_fast") + columns)
         lines.append(f"| {r['shape']} | {r['scaling']} | {peer} | "
@@ -241,12 +272,17 @@ def table(path):
     lines.append("")
     for scaling in sorted({r["scaling"] for r in rows}):
         key = f"_vs_{peer_of(scaling)}"
-        for column in columns:
-            ratios = [r[column + key] for r in rows
-                      if r["scaling"] == scaling and column + key in r]
+        names = sorted({c[:-len("_config")] for r in rows if r["scaling"] == scaling for c in r
+                        if c.startswith("cutune_cand_") and c.endswith("_config")})
+        for column in columns + ("cutune_best_candidate",) + tuple(names):
+            peer = peer_of(scaling)
+            if column in names and any(fast(r, column) for r in rows if r["scaling"] == scaling):
+                peer = "scaled_mm_fast"
+            ratios = [r[f"{column}_vs_{peer}"] for r in rows
+                      if r["scaling"] == scaling and f"{column}_vs_{peer}" in r]
             if ratios:
                 geomean = statistics.geometric_mean(ratios)
-                lines.append(f"{scaling} {column} / {peer_of(scaling)}: geomean {geomean:.3f}, "
+                lines.append(f"{scaling} {column} / {peer}: geomean {geomean:.3f}, "
                              f"lowest {min(ratios):.3f} over {len(ratios)} shapes")
     return "\n".join(lines)
 
@@ -257,14 +293,21 @@ def main():
         return
     shapes = [tuple(int(x) for x in s.split("x")) for s in os.environ["SHAPES"].split(",") if s]
     scalings = os.environ.get("SCALINGS", "tensor,row_col,block").split(",")
-    libraries = {}  # (problem text, column) -> {"config", "library"}
+    libraries = {}  # problem text -> {column: {"config", "library"}}
+    candidates = {}  # scaling -> {column: ...}: a candidate runs every shape of its scaling
     for variable in ("FP8_LIBRARIES", "FP8_TUNED"):
         path = os.environ.get(variable)
         if path and os.path.exists(path):
             for line in open(path):
                 entry = json.loads(line)
-                if "library" in entry:
-                    libraries.setdefault(entry["problem"], {})[f"cutune_{entry['column']}"] = entry
+                if "library" not in entry:
+                    continue
+                column = f"cutune_{entry['column']}"
+                if entry["column"].startswith("cand_"):
+                    scaling = entry["problem"].split("scaling=")[1].split(",")[0]
+                    candidates.setdefault(scaling, {})[column] = entry
+                else:
+                    libraries.setdefault(entry["problem"], {})[column] = entry
     timer = GraphTimer("driver")
     timer.ramp()
     deadline = float(os.environ.get("DEADLINE", "inf"))
@@ -275,7 +318,8 @@ def main():
                 if time.time() > deadline:
                     continue
                 problem = f"k={shape[2]},m={shape[0]},n={shape[1]},scaling={scaling}"
-                row = measure(shape, scaling, libraries.get(problem, {}), timer,
+                columns = {**candidates.get(scaling, {}), **libraries.get(problem, {})}
+                row = measure(shape, scaling, columns, timer,
                               int(os.environ.get("REPS", "30")), int(os.environ.get("ROUNDS", "3")),
                               float(os.environ.get("TOL", "1e-2")))
                 print(json.dumps(row), flush=True)

@@ -3,11 +3,13 @@
 // with ctypes. Prints one JSON line per config: problem, config name, library path, or the
 // compile's failure.
 //
-//   gemm_fp8_library --problem m=..,n=..,k=..,scaling=.. [--config default | NAME | JSON]...
+//   gemm_fp8_library --problem m=..,n=..,k=..,scaling=.. [--column NAME]
+//                    [--config default | NAME | JSON]...
 //
 // `default` is default_config on an H200 (132 SMs), column "default"; a config name
 // (gemm_fp8::to_string) or a JSON object of knobs (as `cutune show --json` prints a winner) is
-// column "tuned". Exits 1 when a config does not compile.
+// column "tuned", or the --column given (a candidate's, bench/gpu/gemm_fp8_candidates.txt).
+// Exits 1 when a config does not compile.
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -35,6 +37,7 @@ cutune::gemm_fp8::Fp8Config from_json(const std::string& text) {
   c.raster = knobs.at("raster").get<std::string>() == "along_m" ? cutune::gemm::Raster::along_m
                                                                 : cutune::gemm::Raster::along_n;
   c.swizzle = knobs.at("swizzle").get<int>();
+  c.split_k = knobs.value("split_k", 1);  // winners stored before the knob have none
   return c;
 }
 
@@ -44,14 +47,18 @@ int main(int argc, char** argv) {
   using namespace cutune;
   std::string problem_text;
   std::vector<std::string> names;
+  std::string column = "tuned";
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     if (flag == "--problem") {
       problem_text = argv[i + 1];
     } else if (flag == "--config") {
       names.emplace_back(argv[i + 1]);
+    } else if (flag == "--column") {
+      column = argv[i + 1];
     } else {
-      std::cerr << "gemm_fp8_library: unknown flag " << flag << " (--problem, --config)\n";
+      std::cerr << "gemm_fp8_library: unknown flag " << flag
+                << " (--problem, --column, --config)\n";
       return 64;
     }
   }
@@ -71,7 +78,7 @@ int main(int argc, char** argv) {
                                                  : gemm_fp8::parse_config(name);
       const cuda::CompileResult result = compiler.submit(config).get();
       nlohmann::json line{{"problem", problem.canonical()},
-                          {"column", name == "default" ? "default" : "tuned"},
+                          {"column", name == "default" ? "default" : column},
                           {"config", gemm_fp8::to_string(config)}};
       if (result.ok()) {
         line["library"] = result.cubin.string();

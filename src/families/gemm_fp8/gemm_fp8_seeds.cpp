@@ -68,7 +68,22 @@ PartialConfig proposal(const Tile& tile, Scaling scaling, bool fast_accum) {
   const std::string schedule = gemm_fp8::to_string(schedule_of(tile, fast_accum));
   return PartialConfig{{"tile_m", tile.tile_m}, {"tile_n", tile.tile_n}, {"tile_k", 128},
                        {"stages", stages},      {"cluster_m", 1},        {"cluster_n", 1},
-                       {"schedule", schedule},  {"raster", "along_n"},   {"swizzle", 1}};
+                       {"schedule", schedule},  {"raster", "along_n"},   {"swizzle", 1},
+                       {"split_k", 1}};
+}
+
+// The split of K that brings a grid of `tiles` closest to one CTA per SM without passing it, each
+// slice keeping at least four k-blocks to pipeline; 1 where no split fits.
+int split_to_fill(std::int64_t tiles, std::int64_t k, int sm_count) {
+  int best = 1;
+  for (int split : rules::kSplitK) {
+    if (tiles * split <= sm_count && gemm::ceil_div(k, 128) >= 4 * split) best = split;
+  }
+  return best;
+}
+
+std::int64_t square_tiles(const Problem& p) {
+  return gemm::ceil_div(p.get_int("m"), 128) * gemm::ceil_div(p.get_int("n"), 128);
 }
 
 bool short_of_a_wave(const Problem& p, const Device& d) {
@@ -99,6 +114,23 @@ void add_gemm_fp8_seeds(TuningSpace& ts) {
                      const Device& d) { return d.sm_count > 0 && short_of_a_wave(p, d); },
       .propose = [](const Problem& p,
                     const Device&) { return proposal(kShortTile, scaling_of(p), false); },
+  });
+  // A grid of 128x128 tiles that fills at most half the SMs (a decoding step's skinny GEMM),
+  // split along K to fill them: in the population, not the default, until measured above it.
+  ts.seeds.push_back({
+      .name = "split_k",
+      .priority = 60,
+      .eligible =
+          [](const Problem& p, const Device& d) {
+            return d.sm_count > 0 && split_to_fill(square_tiles(p), p.get_int("k"), d.sm_count) > 1;
+          },
+      .propose =
+          [](const Problem& p, const Device& d) {
+            const Scaling s = scaling_of(p);
+            PartialConfig c = proposal(kWideTiles.back(), s, false);
+            c["split_k"] = split_to_fill(square_tiles(p), p.get_int("k"), d.sm_count);
+            return c;
+          },
   });
   // The fast-accumulation alternative of the default's tile, in the population but never the
   // default: it skips the promotion to full fp32 that keeps deep K accurate.
