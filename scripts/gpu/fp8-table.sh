@@ -4,8 +4,9 @@
 # (bench/gpu/fp8_peers.py): per-tensor and per-row x column scales on the extended shape list
 # (bench/gpu/gemm_shapes.txt; shapes whose k is not a multiple of 16 are out of fp8's reach), and
 # DeepSeek-V3's 1x128 / 128x128 block scaling on its projections (N x K as DeepGEMM benchmarks
-# them) at 128, 1024 and 4096 tokens. Columns: scaled_mm, cutune's default_config, and cutune's
-# tuned winner on TUNE_PROBLEMS (`cutune tune gemm_fp8`, cuBLASLt fp8 timed in the same worker).
+# them) at 128, 1024 and 4096 tokens. Columns: scaled_mm, cutune's default_config, the rule's
+# candidates (bench/gpu/gemm_fp8_candidates.txt), and cutune's tuned winner on TUNE_PROBLEMS
+# (`cutune tune gemm_fp8`, cuBLASLt fp8 timed in the same worker).
 #
 #   scripts/gpu/fp8-table.sh bundle   here: build/gemm-tune-bundle (gemm-tune.sh bundle, which
 #                                     holds gemm_fp8_library), every default's library compiled
@@ -70,11 +71,17 @@ if [[ "${1:-run}" == wheels ]]; then
   exit 0
 fi
 
-# libraries OUTPUT: each problem's default_config library, compiled in parallel (or found in the
-# cache), as gemm_fp8_library's JSON lines.
+# libraries OUTPUT: each problem's default_config library, and each candidate of the table's
+# scalings (bench/gpu/gemm_fp8_candidates.txt, column cand_NAME, timed on every shape of its
+# scaling), compiled in parallel (or found in the cache), as gemm_fp8_library's JSON lines.
 libraries() {
-  problems | xargs -P "$(nproc)" -I{} "$bin/gemm_fp8_library" --problem {} --config default \
-    > "$1" 2> "$1.log"
+  {
+    problems | sed 's/^/--config default --problem /'
+    grep -v '^#' "$root/bench/gpu/gemm_fp8_candidates.txt" | while read -r name scaling config; do
+      [[ -n "$name" && $scalings == *,$scaling,* ]] || continue
+      echo "--column cand_$name --config $config --problem m=4096,n=4096,k=4096,scaling=$scaling"
+    done
+  } | xargs -P "$(nproc)" -L1 "$bin/gemm_fp8_library" > "$1" 2> "$1.log"
 }
 
 if [[ "${1:-run}" == bundle ]]; then
