@@ -24,7 +24,7 @@
 # (200 s; their configs compile there, 16 cores), then fp8_peers.py until PEERS_STOP (400 s).
 # Environment: TUNE_PROBLEMS (problem texts separated by ';'), TUNE_BUDGET (12), REPS (30),
 # ROUNDS (3), OUT (build/fp8-table/out), SCALINGS (tensor,row_col,block: the table's rows, for
-# bundle and run alike).
+# bundle and run alike), SHAPES (MxNxK,...: only these of the table's shapes).
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 # shellcheck source=scripts/gpu/lib.sh
@@ -43,6 +43,11 @@ deepseek=()
 for m in $tokens; do
   for nk in $deepseek_nk; do deepseek+=("${m}x$nk"); done
 done
+if [[ -n "${SHAPES:-}" ]]; then  # keep the listed shapes only
+  keep() { local s; for s in "$@"; do [[ ,$SHAPES, == *,$s,* ]] && echo "$s"; done; }
+  mapfile -t extended < <(keep "${extended[@]}")
+  mapfile -t deepseek < <(keep "${deepseek[@]}")
+fi
 IFS=';' read -r -a tune_problems <<< "${TUNE_PROBLEMS:-m=2048,n=4096,k=4096,scaling=tensor;m=16,n=8192,k=8192,scaling=row_col;m=4096,n=7168,k=2048,scaling=block}"
 
 # problems: every (shape, scaling) of the table as a problem text, one a line.
