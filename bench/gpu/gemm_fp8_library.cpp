@@ -37,7 +37,6 @@ cutune::gemm_fp8::Fp8Config from_json(const std::string& text) {
   c.raster = knobs.at("raster").get<std::string>() == "along_m" ? cutune::gemm::Raster::along_m
                                                                 : cutune::gemm::Raster::along_n;
   c.swizzle = knobs.at("swizzle").get<int>();
-  c.split_k = knobs.value("split_k", 1);  // winners stored before the knob have none
   return c;
 }
 

@@ -72,7 +72,6 @@ std::vector<std::string> violations(const Fp8Config& c, const Fp8Problem& p,
   require_one_of(out, {"cluster_m", c.cluster_m}, rules::kClusterExtent);
   require_one_of(out, {"cluster_n", c.cluster_n}, rules::kClusterExtent);
   require_one_of(out, {"swizzle", c.swizzle}, rules::kSwizzle);
-  require_one_of(out, {"split_k", c.split_k}, rules::kSplitK);
   if (c.stages < rules::kMinStages || c.stages > rules::kMaxStages) {
     out.push_back("stages = " + std::to_string(c.stages) + " is not in " +
                   std::to_string(rules::kMinStages) + ".." + std::to_string(rules::kMaxStages));
@@ -84,15 +83,6 @@ std::vector<std::string> violations(const Fp8Config& c, const Fp8Problem& p,
     out.push_back("schedule = " + to_string(c.schedule) +
                   " needs tile_m >= 128 (two warpgroups of 64+ rows), got tile_m = " +
                   std::to_string(c.tile_m));
-  }
-  if (rules::is_pingpong(schedule) && c.split_k > 1) {
-    out.push_back("split_k = " + std::to_string(c.split_k) + " needs a cooperative schedule (" +
-                  "CUTLASS's split-K scheduler), got schedule = " + to_string(c.schedule));
-  }
-  if (p.k > 0 && c.split_k > gemm::ceil_div(p.k, c.tile_k)) {
-    out.push_back("split_k = " + std::to_string(c.split_k) + " exceeds the " +
-                  std::to_string(gemm::ceil_div(p.k, c.tile_k)) +
-                  " k-blocks of k = " + std::to_string(p.k));
   }
   if (p.scaling == Scaling::block && rules::is_fast_accum(schedule)) {
     out.push_back("schedule = " + to_string(c.schedule) +
@@ -158,7 +148,6 @@ Schedule parse_schedule(const std::string& name) {
 std::vector<std::string> compile_defines(const Fp8Config& c, Scaling scaling) {
   std::vector<std::string> defines = gemm::tile_defines(c);
   defines.push_back(gemm::compile_define("CUTUNE_SCALING", static_cast<int>(scaling)));
-  defines.push_back(gemm::compile_define("CUTUNE_SPLIT_K", c.split_k));
   return defines;
 }
 
@@ -167,8 +156,7 @@ std::string to_string(const Fp8Config& c) {
          std::to_string(c.tile_k) + "_s" + std::to_string(c.stages) + "_c" +
          std::to_string(c.cluster_m) + "x" + std::to_string(c.cluster_n) + "_" +
          kScheduleTags[static_cast<int>(c.schedule)] + "_r" +
-         (c.raster == gemm::Raster::along_m ? "m" : "n") + std::to_string(c.swizzle) +
-         (c.split_k > 1 ? "_k" + std::to_string(c.split_k) : "");
+         (c.raster == gemm::Raster::along_m ? "m" : "n") + std::to_string(c.swizzle);
 }
 
 Fp8Config parse_config(const std::string& name) {
@@ -179,16 +167,10 @@ Fp8Config parse_config(const std::string& name) {
   const int fields = std::sscanf(name.c_str(), "%dx%dx%d_s%d_c%dx%d_%6[a-z]_r%c%d%n", &c.tile_m,
                                  &c.tile_n, &c.tile_k, &c.stages, &c.cluster_m, &c.cluster_n, tag,
                                  &raster, &c.swizzle, &consumed);
-  int split_consumed = -1;  // the optional "_kS", S > 1 (to_string writes no "_k1")
-  if (fields == 9 && consumed >= 0 && consumed < static_cast<int>(name.size()) &&
-      std::sscanf(name.c_str() + consumed, "_k%d%n", &c.split_k, &split_consumed) == 1 &&
-      c.split_k > 1) {
-    consumed += split_consumed;
-  }
   if (fields != 9 || consumed != static_cast<int>(name.size())) {
     throw std::invalid_argument("gemm_fp8 config name '" + name +
                                 "' does not match TMxTNxTK_sS_cCMxCN_{coop|ping|coopfa|pingfa}_"
-                                "r{m|n}W[_kS]");
+                                "r{m|n}W");
   }
   std::size_t schedule = 0;
   while (schedule < kScheduleTags.size() && std::string(tag) != kScheduleTags[schedule]) {

@@ -49,7 +49,6 @@ struct Fp8Config {
   Schedule schedule = Schedule::cooperative;
   gemm::Raster raster = gemm::Raster::along_n;
   int swizzle = 1;
-  int split_k = 1;  // K slices per output tile (rules::kSplitK)
 };
 
 int shared_memory_bytes(const Fp8Config& config, Scaling scaling);
@@ -77,9 +76,9 @@ Schedule parse_schedule(const std::string& name);
 // device/hopper_gemm_fp8.cu.
 std::vector<std::string> compile_defines(const Fp8Config& config, Scaling scaling);
 
-// A compact, stable name such as "128x128x128_s4_c1x1_coop_rn1" ("coopfa", "ping", "pingfa"; "_k4"
-// appended with split_k = 4), read back by parse_config, which throws std::invalid_argument naming
-// the part that does not parse. Knob values are not checked there: see violations().
+// A compact, stable name such as "128x128x128_s4_c1x1_coop_rn1" ("coopfa", "ping", "pingfa"),
+// read back by parse_config, which throws std::invalid_argument naming the part that does not
+// parse. Knob values are not checked there: see violations().
 std::string to_string(const Fp8Config& config);
 Fp8Config parse_config(const std::string& name);
 

@@ -18,11 +18,6 @@ inline constexpr int kMinStages = 2;
 inline constexpr int kMaxStages = 12;
 // CUTLASS's persistent scheduler takes swizzle widths that are powers of two up to 8.
 inline constexpr int kSwizzle[] = {1, 2, 4, 8};
-// K split over this many CTAs per output tile (CUTLASS's stream-K scheduler in split-K mode: fp32
-// partials through the workspace, summed by the tile's last slice before its epilogue), for grids
-// too small to pull the memory bandwidth: a decoding step's 8 x 4096 output is 32 tiles of 128 x
-// 128 on 132 SMs. The scheduler runs only in the cooperative kernels.
-inline constexpr int kSplitK[] = {1, 2, 4, 8};
 
 // Scaling modes (problem field "scaling"): D = bf16(sum_k A*B * scales).
 inline constexpr int kScalingTensor = 0;  // one scale_a and one scale_b

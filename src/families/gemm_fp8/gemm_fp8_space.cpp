@@ -35,12 +35,11 @@ enum Knob {
   kScheduleKnob,
   kRasterKnob,
   kSwizzleKnob,
-  kSplitKKnob,
   kKnobCount
 };
-constexpr std::array<const char*, kKnobCount> kKnobNames{
-    "tile_m",    "tile_n",   "tile_k", "stages",  "cluster_m",
-    "cluster_n", "schedule", "raster", "swizzle", "split_k"};
+constexpr std::array<const char*, kKnobCount> kKnobNames{"tile_m",   "tile_n",    "tile_k",
+                                                         "stages",   "cluster_m", "cluster_n",
+                                                         "schedule", "raster",    "swizzle"};
 
 struct Fp8Knobs {
   std::array<std::size_t, kKnobCount> at{};
@@ -60,8 +59,7 @@ struct Fp8Knobs {
             integer(kClusterNKnob),
             gemm_fp8::parse_schedule(c.at(at[kScheduleKnob]).as_string()),
             along_m ? gemm::Raster::along_m : gemm::Raster::along_n,
-            integer(kSwizzleKnob),
-            integer(kSplitKKnob)};
+            integer(kSwizzleKnob)};
   }
 };
 
@@ -92,7 +90,6 @@ void add_constraint(Space& space, const Fp8Knobs& k, std::string name,
             c.set(k.at[kTileNKnob], g.tile_n);
             c.set(k.at[kStagesKnob], g.stages);
             c.set(k.at[kScheduleKnob], gemm_fp8::to_string(g.schedule));
-            c.set(k.at[kSplitKKnob], g.split_k);
           },
   });
 }
@@ -103,7 +100,6 @@ int schedule_id(const Fp8Config& g) { return static_cast<int>(g.schedule); }
 void to_pingpong(Fp8Config& g) {
   g.schedule =
       rules::is_fast_accum(schedule_id(g)) ? Schedule::pingpong_fast_accum : Schedule::pingpong;
-  g.split_k = 1;  // the ping-pong kernels take no split-K scheduler
 }
 
 void add_constraints(Space& space, const Fp8Knobs& k) {
@@ -149,28 +145,6 @@ void add_constraints(Space& space, const Fp8Knobs& k) {
       [](Fp8Config& g, Scaling s, int budget) {
         g.stages = rules::deepest_stages(g.tile_m, g.tile_n, g.tile_k, static_cast<int>(s), budget);
       });
-  add_constraint(
-      space, k, "split_k_needs_cooperative",
-      [](const Fp8Config& g, Scaling, int) {
-        return g.split_k == 1 || !rules::is_pingpong(schedule_id(g));
-      },
-      // Keeps the schedule, which the tile may need (64 rows run only as ping-pong).
-      [](Fp8Config& g, Scaling, int) { g.split_k = 1; });
-  space.constrain({
-      .name = "split_k_within_k_blocks",
-      .holds =
-          [k](const Config& c, const Problem& p, const Device&) {
-            const Fp8Config g = k.read(c);
-            return g.split_k <= gemm::ceil_div(p.get_int("k"), g.tile_k);
-          },
-      .repair =
-          [k](Config& c, const Problem& p, const Device&) {
-            const Fp8Config g = k.read(c);
-            int split = g.split_k;
-            while (split > 1 && split > gemm::ceil_div(p.get_int("k"), g.tile_k)) split /= 2;
-            c.set(k.at[kSplitKKnob], split);
-          },
-  });
   space.constrain({
       .name = "cluster_fits_tile_grid",
       // A cluster wider than the grid of output tiles would hold CTAs with nothing to compute.
@@ -216,8 +190,7 @@ std::unique_ptr<TuningSpace> make_gemm_fp8_space() {
       .add("schedule", enum_fragment({"cooperative", "pingpong", "cooperative_fast_accum",
                                       "pingpong_fast_accum"}))
       .add("raster", enum_fragment({"along_m", "along_n"}, {}, "along_n"))
-      .add("swizzle", enum_fragment(legal_values(rules::kSwizzle), {}, 1))
-      .add("split_k", enum_fragment(legal_values(rules::kSplitK), {}, 1));
+      .add("swizzle", enum_fragment(legal_values(rules::kSwizzle), {}, 1));
   add_constraints(space, Fp8Knobs(space));
   add_gemm_fp8_seeds(*ts);
   ts->problem_errors = fp8_problem_errors;

@@ -81,13 +81,5 @@ TEST(Fp8Compile, PingpongFastAccumulationAndBlockScalingWithClustersAndRaster) {
   compiles_and_loads(block_pingpong, Scaling::block);
 }
 
-// Split-K swaps the tile scheduler (CUTLASS's stream-K one, in split-K mode) and its workspace:
-// row x column scales, whose epilogue reads per-row and per-column vectors after the reduction.
-TEST(Fp8Compile, SplitKThroughTheStreamKScheduler) {
-  Fp8Config split;
-  split.split_k = 4;
-  compiles_and_loads(split, Scaling::row_col);
-}
-
 }  // namespace
 }  // namespace cutune

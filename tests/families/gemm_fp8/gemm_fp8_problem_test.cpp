@@ -47,24 +47,6 @@ TEST(Fp8Rules, EachRuleNamesItsKnobAndLegalValues) {
       std::string::npos);
 }
 
-TEST(Fp8Rules, SplitKIsCooperativeAndLeavesEverySliceAKBlock) {
-  Fp8Config split;
-  split.split_k = 4;
-  EXPECT_TRUE(violations(split, shape(8, 4096, 14336)).empty());
-  EXPECT_EQ(gemm::joined(violations(split, shape(8, 4096, 384))),
-            "split_k = 4 exceeds the 3 k-blocks of k = 384");
-  split.split_k = 3;
-  EXPECT_EQ(gemm::joined(violations(split, shape(8, 4096, 4096))),
-            "split_k = 3 is not in {1, 2, 4, 8}");
-  split.split_k = 2;
-  split.tile_m = 64;
-  split.schedule = Schedule::pingpong;
-  EXPECT_NE(gemm::joined(violations(split, shape(8, 4096, 4096)))
-                .find("split_k = 2 needs a "
-                      "cooperative schedule"),
-            std::string::npos);
-}
-
 TEST(Fp8Rules, RegistersAndSharedMemoryBound) {
   Fp8Config wide;
   wide.tile_n = 256;
@@ -118,12 +100,6 @@ TEST(Fp8Names, ConfigNamesRoundTrip) {
   EXPECT_EQ(parse_config("128x128x128_s4_c1x1_coop_rn1").schedule, Schedule::cooperative);
   EXPECT_THROW(parse_config("128x128x128_s4_c1x1_fast_rn1"), std::invalid_argument);
   EXPECT_THROW(parse_config("128x128x128_s4_c1x1_coop_rn1_k1"), std::invalid_argument);
-  EXPECT_EQ(parse_config("128x128x128_s4_c1x1_coop_rn1_k4").split_k, 4);
-  c = Fp8Config{};
-  c.split_k = 8;
-  EXPECT_EQ(to_string(c), "128x128x128_s4_c1x1_coop_rn1_k8");
-  EXPECT_EQ(parse_config(to_string(c)).split_k, 8);
-  EXPECT_THROW(parse_config("128x128x128_s4_c1x1_coop_rn1_k4x"), std::invalid_argument);
   EXPECT_THROW(parse_config("128x128x128_s4_c1x1_coop_rx1"), std::invalid_argument);
 }
 
@@ -148,7 +124,7 @@ TEST(Fp8Defines, EveryKnobAndTheScalingReachTheKernel) {
   const std::vector<std::string> want{
       "CUTUNE_TILE_M=64",   "CUTUNE_TILE_N=128",  "CUTUNE_TILE_K=128", "CUTUNE_STAGES=4",
       "CUTUNE_CLUSTER_M=1", "CUTUNE_CLUSTER_N=1", "CUTUNE_SCHEDULE=1", "CUTUNE_RASTER=1",
-      "CUTUNE_SWIZZLE=1",   "CUTUNE_SCALING=2",   "CUTUNE_SPLIT_K=1"};
+      "CUTUNE_SWIZZLE=1",   "CUTUNE_SCALING=2"};
   EXPECT_EQ(defines, want);
 }
 

@@ -69,15 +69,17 @@ TEST_F(Fp8SpaceTest, BlockScalingNeverDrawsAFastAccumulationScheduleOrANarrowTil
 }
 
 TEST_F(Fp8SpaceTest, DefaultRuleBySizeAndScaling) {
-  // 4096^2, accurate accumulation: its second accumulator set leaves 128x256 over the register
-  // budget, and 128x128 tiles fill their waves better than 128x192 (0.97 against 0.89,
-  // wave_efficiency); the deepest pipeline that fits.
-  EXPECT_EQ(default_name(gemm_fp8_problem(4096, 4096, 4096)), "128x128x128_s6_c1x1_coop_rn1");
-  // 8192^2: 128x192 tiles fill the last wave better (0.985 against 0.970).
+  // Past one wave, 128x128 tiles swizzled in stripes of eight where that pads the grid by at most
+  // 5 %: 4096^2 (32 x 32 tiles) and 8192^2, the deepest pipeline that fits each scaling.
+  EXPECT_EQ(default_name(gemm_fp8_problem(4096, 4096, 4096)), "128x128x128_s6_c1x1_coop_rn8");
   EXPECT_EQ(default_name(gemm_fp8_problem(8192, 8192, 8192, "row_col")),
-            "128x192x128_s4_c1x1_coop_rn1");
-  // Block scaling's register budget leaves 128x128.
+            "128x128x128_s6_c1x1_coop_rn8");
   EXPECT_EQ(default_name(gemm_fp8_problem(8192, 8192, 8192, "block")),
+            "128x128x128_s5_c1x1_coop_rn8");
+  // 36 tile columns pad to 40 (11 %): unswizzled, and 128x192 tiles fill the last wave better
+  // than 128x128 (wave_efficiency); 17 columns pad to 24.
+  EXPECT_EQ(default_name(gemm_fp8_problem(2048, 4608, 3584)), "128x192x128_s4_c1x1_coop_rn1");
+  EXPECT_EQ(default_name(gemm_fp8_problem(4096, 2112, 7168, "block")),
             "128x128x128_s5_c1x1_coop_rn1");
   // Decoding-sized M and grids short of a wave: 64-row ping-pong tiles.
   EXPECT_EQ(default_name(gemm_fp8_problem(16, 7168, 2048)), "64x128x128_s8_c1x1_ping_rn1");
@@ -89,31 +91,12 @@ TEST_F(Fp8SpaceTest, FastAccumulationIsSeededButNeverTheDefault) {
   EXPECT_EQ(seeds(gemm_fp8_problem(4096, 4096, 4096)),
             (std::vector<std::string>{"wave_tile", "fast_accum"}));
   EXPECT_EQ(seeds(gemm_fp8_problem(64, 4096, 4096, "row_col")),
-            (std::vector<std::string>{"short_tile", "wave_tile", "split_k", "fast_accum"}));
+            (std::vector<std::string>{"short_tile", "wave_tile", "fast_accum"}));
   EXPECT_EQ(seeds(gemm_fp8_problem(4096, 4096, 4096, "block")),
             (std::vector<std::string>{"wave_tile"}));
   const auto configs = seed_configs(*ts, gemm_fp8_problem(4096, 4096, 4096), device);
   ASSERT_EQ(configs.size(), 2u);
   EXPECT_EQ(gemm_fp8::to_string(to_fp8_config(configs[1])), "128x256x128_s4_c1x1_coopfa_rn1");
-}
-
-TEST_F(Fp8SpaceTest, SplitKIsSeededWhereTheGridFillsAtMostHalfTheSms) {
-  auto split_seed = [&](const Problem& p) {
-    for (const Config& c : seed_configs(*ts, p, device)) {
-      const gemm_fp8::Fp8Config g = to_fp8_config(c);
-      if (g.split_k > 1) return gemm_fp8::to_string(g);
-    }
-    return std::string("none");
-  };
-  // A decoding step: 32 tiles of 128x128 on 132 SMs, four slices of 28 k-blocks each.
-  EXPECT_EQ(split_seed(gemm_fp8_problem(8, 4096, 14336)), "128x128x128_s6_c1x1_coop_rn1_k4");
-  EXPECT_EQ(split_seed(gemm_fp8_problem(16, 8192, 8192, "block")),
-            "128x128x128_s5_c1x1_coop_rn1_k2");
-  // A shallow K leaves too few k-blocks to split (four a slice at least); a full wave needs none.
-  EXPECT_EQ(split_seed(gemm_fp8_problem(8, 4096, 512)), "none");
-  EXPECT_EQ(split_seed(gemm_fp8_problem(2048, 4096, 4096)), "none");
-  // The default stays unsplit until a measurement says otherwise.
-  EXPECT_EQ(default_name(gemm_fp8_problem(8, 4096, 14336)), "64x128x128_s8_c1x1_ping_rn1");
 }
 
 TEST_F(Fp8SpaceTest, ProblemsResolveAsTheStoreKeysThem) {

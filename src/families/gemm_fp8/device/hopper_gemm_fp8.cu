@@ -3,8 +3,7 @@
 // accumulation, D m x n bf16 row-major. Three scaling modes (CUTUNE_SCALING, gemm_fp8_rules.hpp):
 // per tensor and per row x column are epilogue visitors over the accumulator; block scaling is
 // CUTLASS's blockwise mainloop, which multiplies each 128-deep k-block's partial sums by their
-// scales as it adds them into the fp32 accumulator. With split_k > 1, K is split over that many
-// CTAs per output tile (CUTLASS's stream-K scheduler in split-K mode).
+// scales as it adds them into the fp32 accumulator.
 //
 // Built from CUTLASS 4.2's sm90 collective builders. A CUTLASS kernel's parameters (TMA
 // descriptors, scheduler state) come from host code instantiated for the same config, so this
@@ -45,7 +44,6 @@
 #define CUTUNE_RASTER 1
 #define CUTUNE_SWIZZLE 1
 #define CUTUNE_SCALING 0
-#define CUTUNE_SPLIT_K 1
 #endif
 
 namespace {
@@ -64,7 +62,6 @@ constexpr int kStages = CUTUNE_STAGES;
 constexpr int kSchedule = CUTUNE_SCHEDULE;
 constexpr int kScaling = CUTUNE_SCALING;
 constexpr bool kPingpong = rules::is_pingpong(kSchedule);
-constexpr int kSplitK = CUTUNE_SPLIT_K;
 
 // Every knob within gemm_fp8_rules.hpp's legal values (the host's violations() names which).
 static_assert(rules::one_of(kTileM, rules::kTileM) && rules::one_of(kTileN, rules::kTileN) &&
@@ -72,10 +69,8 @@ static_assert(rules::one_of(kTileM, rules::kTileM) && rules::one_of(kTileN, rule
                   rules::one_of(CUTUNE_SWIZZLE, rules::kSwizzle) &&
                   rules::one_of(CUTUNE_CLUSTER_M, rules::kClusterExtent) &&
                   rules::one_of(CUTUNE_CLUSTER_N, rules::kClusterExtent) &&
-                  rules::one_of(kSplitK, rules::kSplitK) && kStages >= rules::kMinStages &&
-                  kStages <= rules::kMaxStages,
-              "CUTUNE_TILE_*, _SWIZZLE, _CLUSTER_*, _SPLIT_K, _STAGES: see gemm_fp8_rules.hpp");
-static_assert(kSplitK == 1 || !kPingpong, "split-K runs in the cooperative kernels only");
+                  kStages >= rules::kMinStages && kStages <= rules::kMaxStages,
+              "CUTUNE_TILE_*, _SWIZZLE, _CLUSTER_*, _STAGES: see gemm_fp8_rules.hpp");
 static_assert(kSchedule >= rules::kCooperative && kSchedule <= rules::kPingpongFastAccum,
               "CUTUNE_SCHEDULE");
 static_assert(kScaling >= rules::kScalingTensor && kScaling <= rules::kScalingBlock,
@@ -170,12 +165,8 @@ using Mainloop = typename gk::collective::CollectiveBuilder<
     MainloopSchedule>::CollectiveOp;
 static_assert(Mainloop::DispatchPolicy::Stages == kStages, "the mainloop's depth is CUTUNE_STAGES");
 
-// Split-K is the stream-K scheduler told to split every tile's K evenly: slices write fp32 partials
-// to the workspace and the tile's last slice adds them before the epilogue.
-using TileScheduler =
-    std::conditional_t<kSplitK == 1, gk::PersistentScheduler, gk::StreamKScheduler>;
-using Kernel =
-    gk::kernel::GemmUniversal<Shape<int, int, int, int>, Mainloop, Epilogue, TileScheduler>;
+using Kernel = gk::kernel::GemmUniversal<Shape<int, int, int, int>, Mainloop, Epilogue,
+                                         gk::PersistentScheduler>;
 using Gemm = gk::device::GemmUniversalAdapter<Kernel>;
 
 // The stride of a dense row-major rows x columns matrix, batch of one, as CUTLASS's (row, column,
@@ -212,23 +203,6 @@ void set_epilogue_scales(ThreadArguments& thread, const CutuneGemmFp8Args& args)
   }
 }
 
-// A template, so that the persistent scheduler's instantiation names no split-K field.
-template <class Scheduler>
-void set_splits(typename Scheduler::Arguments& scheduler) {
-  if constexpr (kSplitK > 1) {
-    scheduler.splits = kSplitK;
-    scheduler.decomposition_mode = Scheduler::DecompositionMode::SplitK;
-  }
-}
-
-// What a launch needs: the adapter (its parameters built once, at prepare), and for split-K the
-// arguments and workspace, since the slices' arrival counters must be zero before every launch.
-struct Prepared {
-  Gemm gemm;
-  typename Gemm::Arguments arguments;
-  void* workspace = nullptr;
-};
-
 typename Gemm::Arguments arguments_of(const CutuneGemmFp8Args& args) {
   const int m = static_cast<int>(args.m);
   const int n = static_cast<int>(args.n);
@@ -259,7 +233,6 @@ typename Gemm::Arguments arguments_of(const CutuneGemmFp8Args& args) {
   out.scheduler.raster_order = CUTUNE_RASTER == 0
                                    ? Gemm::GemmKernel::TileScheduler::RasterOrderOptions::AlongM
                                    : Gemm::GemmKernel::TileScheduler::RasterOrderOptions::AlongN;
-  set_splits<typename Gemm::GemmKernel::TileScheduler>(out.scheduler);
   return out;
 }
 
@@ -278,32 +251,25 @@ extern "C" __attribute__((visibility("default"))) void* cutune_gemm_fp8_prepare(
   };
   if (args->abi_version != CUTUNE_GEMM_FP8_ABI_VERSION) return fail("ABI version mismatch");
   if (args->scaling != kScaling) return fail("the library was compiled for another scaling");
-  auto* prepared = new Prepared{Gemm(), arguments_of(*args), workspace};
-  cutlass::Status status = prepared->gemm.can_implement(prepared->arguments);
-  if (status == cutlass::Status::kSuccess) {
-    status = prepared->gemm.initialize(prepared->arguments, workspace);
-  }
+  auto* gemm = new Gemm();
+  const typename Gemm::Arguments arguments = arguments_of(*args);
+  cutlass::Status status = gemm->can_implement(arguments);
+  if (status == cutlass::Status::kSuccess) status = gemm->initialize(arguments, workspace);
   if (status != cutlass::Status::kSuccess) {
-    delete prepared;
+    delete gemm;
     return fail(cutlassGetStatusString(status));
   }
-  return prepared;
+  return gemm;
 }
 
 extern "C" __attribute__((visibility("default"))) int cutune_gemm_fp8_launch(void* handle,
                                                                              void* stream) {
-  auto* prepared = static_cast<Prepared*>(handle);
-  const auto on = static_cast<cudaStream_t>(stream);
-  cutlass::Status status = cutlass::Status::kSuccess;
-  if constexpr (kSplitK > 1) {  // a memset of the counters, on the launch's stream
-    status = Kernel::initialize_workspace(prepared->arguments, prepared->workspace, on);
-  }
-  if (status == cutlass::Status::kSuccess) status = prepared->gemm.run(on);
+  const cutlass::Status status = static_cast<Gemm*>(handle)->run(static_cast<cudaStream_t>(stream));
   if (status == cutlass::Status::kSuccess) return 0;
   const cudaError_t error = cudaGetLastError();
   return error != cudaSuccess ? static_cast<int>(error) : static_cast<int>(cudaErrorLaunchFailure);
 }
 
 extern "C" __attribute__((visibility("default"))) void cutune_gemm_fp8_release(void* handle) {
-  delete static_cast<Prepared*>(handle);
+  delete static_cast<Gemm*>(handle);
 }
