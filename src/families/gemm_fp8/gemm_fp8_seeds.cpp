@@ -25,6 +25,9 @@ struct Tile {
 constexpr std::array<Tile, 3> kWideTiles{{{128, 256, false}, {128, 192, false}, {128, 128, false}}};
 // Decoding-sized M, or too few 128x128 tiles for one wave: 64-row ping-pong tiles.
 constexpr Tile kShortTile{64, 128, true};
+// Rows past decoding and at most half a wave of 128x128 tiles: 128x64 cooperative tiles, twice
+// the CTAs with both warpgroups busy (block scaling's tiles are whole 128-column scale blocks).
+constexpr Tile kNarrowTile{128, 64, false};
 
 Scaling scaling_of(const Problem& p) {
   return p.has("scaling") ? gemm_fp8::parse_scaling(p.at("scaling").as_string()) : Scaling::tensor;
@@ -121,6 +124,22 @@ void add_gemm_fp8_seeds(TuningSpace& ts) {
                      const Device& d) { return d.sm_count > 0 && short_of_a_wave(p, d); },
       .propose = [](const Problem& p,
                     const Device&) { return proposal(kShortTile, scaling_of(p), false); },
+  });
+  // Above short_tile where rows are past decoding: a grid that half a wave of 128x128 tiles
+  // covers fills the SMs better with 128x64 tiles than with 64-row ping-pong ones; at M <= 64
+  // the 64-row tile keeps the lead.
+  ts.seeds.push_back({
+      .name = "narrow_tile",
+      .priority = 120,
+      .eligible =
+          [](const Problem& p, const Device& d) {
+            const std::int64_t m = p.get_int("m");
+            const std::int64_t tiles = gemm::ceil_div(m, 128) * gemm::ceil_div(p.get_int("n"), 128);
+            return d.sm_count > 0 && scaling_of(p) != Scaling::block && !gemm::skinny(m) &&
+                   2 * tiles <= d.sm_count;
+          },
+      .propose = [](const Problem& p,
+                    const Device&) { return proposal(kNarrowTile, scaling_of(p), false); },
   });
   // The fast-accumulation alternative of the default's tile, in the population but never the
   // default: it skips the promotion to full fp32 that keeps deep K accurate.

@@ -81,6 +81,13 @@ TEST_F(Fp8SpaceTest, DefaultRuleBySizeAndScaling) {
   EXPECT_EQ(default_name(gemm_fp8_problem(2048, 4608, 3584)), "128x192x128_s4_c1x1_coop_rn1");
   EXPECT_EQ(default_name(gemm_fp8_problem(4096, 2112, 7168, "block")),
             "128x128x128_s5_c1x1_coop_rn1");
+  // At most half a wave of 128x128 tiles past decoding M: 128x64 cooperative tiles (not under
+  // block scaling, whose tiles are whole 128-column scale blocks).
+  EXPECT_EQ(default_name(gemm_fp8_problem(512, 2048, 2048)), "128x64x128_s8_c1x1_coop_rn1");
+  EXPECT_EQ(default_name(gemm_fp8_problem(128, 8192, 8192, "row_col")),
+            "128x64x128_s8_c1x1_coop_rn1");
+  EXPECT_EQ(default_name(gemm_fp8_problem(512, 2048, 2048, "block")),
+            "64x128x128_s7_c1x1_ping_rn1");
   // Decoding-sized M and grids short of a wave: 64-row ping-pong tiles.
   EXPECT_EQ(default_name(gemm_fp8_problem(16, 7168, 2048)), "64x128x128_s8_c1x1_ping_rn1");
   EXPECT_EQ(default_name(gemm_fp8_problem(128, 2112, 7168, "block")),
