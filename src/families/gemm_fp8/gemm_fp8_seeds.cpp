@@ -92,10 +92,13 @@ PartialConfig proposal(const Tile& tile, Scaling scaling, bool fast_accum, int s
                        {"schedule", schedule},  {"raster", "along_n"},   {"swizzle", swizzle}};
 }
 
+// The problem's output tiles of 128x128: the grid the wave rules below measure.
+std::int64_t square_tiles(const Problem& p) {
+  return gemm::ceil_div(p.get_int("m"), 128) * gemm::ceil_div(p.get_int("n"), 128);
+}
+
 bool short_of_a_wave(const Problem& p, const Device& d) {
-  const std::int64_t m = p.get_int("m");
-  const std::int64_t n = p.get_int("n");
-  return gemm::skinny(m) || gemm::ceil_div(m, 128) * gemm::ceil_div(n, 128) < d.sm_count;
+  return gemm::skinny(p.get_int("m")) || square_tiles(p) < d.sm_count;
 }
 
 }  // namespace
@@ -133,10 +136,8 @@ void add_gemm_fp8_seeds(TuningSpace& ts) {
       .priority = 120,
       .eligible =
           [](const Problem& p, const Device& d) {
-            const std::int64_t m = p.get_int("m");
-            const std::int64_t tiles = gemm::ceil_div(m, 128) * gemm::ceil_div(p.get_int("n"), 128);
-            return d.sm_count > 0 && scaling_of(p) != Scaling::block && !gemm::skinny(m) &&
-                   2 * tiles <= d.sm_count;
+            return d.sm_count > 0 && scaling_of(p) != Scaling::block &&
+                   !gemm::skinny(p.get_int("m")) && 2 * square_tiles(p) <= d.sm_count;
           },
       .propose = [](const Problem& p,
                     const Device&) { return proposal(kNarrowTile, scaling_of(p), false); },
