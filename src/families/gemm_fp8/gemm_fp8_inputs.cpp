@@ -1,5 +1,7 @@
 #include "gemm_fp8/gemm_fp8_inputs.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 
 namespace cutune::gemm_fp8 {
@@ -13,13 +15,40 @@ float decode_e4m3(std::uint8_t bits) {
   return (bits & 0x80) != 0 ? -magnitude : magnitude;
 }
 
+std::uint8_t encode_e4m3(float value) {
+  if (std::isnan(value)) return 0x7f;
+  // The positive finite bytes 0x00..0x7e increase with their value.
+  static const std::array<float, 0x7f> kValues = [] {
+    std::array<float, 0x7f> values{};
+    for (std::size_t bits = 0; bits < values.size(); ++bits) {
+      values[bits] = decode_e4m3(static_cast<std::uint8_t>(bits));
+    }
+    return values;
+  }();
+  const std::uint8_t sign = std::signbit(value) ? 0x80 : 0;
+  const float magnitude = std::fabs(value);
+  const auto first_not_below = std::lower_bound(kValues.begin(), kValues.end(), magnitude);
+  if (first_not_below == kValues.end()) return sign | 0x7e;  // saturated
+  const auto above = static_cast<std::uint8_t>(first_not_below - kValues.begin());
+  if (above == 0 || kValues[above] == magnitude) return sign | above;
+  const auto below = static_cast<std::uint8_t>(above - 1);
+  const float up = kValues[above] - magnitude;
+  const float down = magnitude - kValues[below];
+  const bool take_above = up < down || (up == down && (above & 1) == 0);
+  return sign | (take_above ? above : below);
+}
+
 std::vector<std::uint8_t> random_e4m3(std::uint64_t count,
                                       const std::function<std::uint64_t()>& next) {
+  constexpr double kSigma = 64;
+  constexpr double kTwoPi = 6.283185307179586;
+  const auto uniform = [&next] {  // in (0, 1): 53 random bits and a half
+    return (static_cast<double>(next() >> 11) + 0.5) * 0x1p-53;
+  };
   std::vector<std::uint8_t> out(count);
   for (std::uint8_t& value : out) {
-    const std::uint64_t r = next();
-    const std::uint64_t exponent = 4 + (r >> 8) % 8;
-    value = static_cast<std::uint8_t>((r & 0x80) | (exponent << 3) | ((r >> 16) & 7));
+    const double normal = std::sqrt(-2 * std::log(uniform())) * std::cos(kTwoPi * uniform());
+    value = encode_e4m3(static_cast<float>(std::clamp(kSigma * normal, -448.0, 448.0)));
   }
   return out;
 }

@@ -16,8 +16,13 @@ namespace cutune::gemm_fp8 {
 // The value of an e4m3 byte (OCP FP8: bias 7, subnormals, 0x7f and 0xff NaN, no infinity).
 float decode_e4m3(std::uint8_t bits);
 
-// `count` e4m3 values of either sign with exponent fields 4..11: magnitudes 2^-3 to 30, every
-// mantissa, never zero; `next` draws 64 random bits.
+// The e4m3 byte nearest `value` (ties to the even mantissa), saturated to +-448; NaN gives 0x7f.
+std::uint8_t encode_e4m3(float value);
+
+// `count` e4m3 values as a quantizer makes them from normal data: N(0, 64^2) clamped to +-448 and
+// rounded to e4m3, so that products span e4m3's exponents as real fp8 operands do (the range on
+// which accumulation in the tensor core's reduced precision shows its error at deep K); `next`
+// draws 64 random bits.
 std::vector<std::uint8_t> random_e4m3(std::uint64_t count,
                                       const std::function<std::uint64_t()>& next);
 // `count` scales in [2^-4, 4), as amax-derived scales fall.

@@ -72,6 +72,7 @@ std::vector<std::string> violations(const Fp8Config& c, const Fp8Problem& p,
   require_one_of(out, {"cluster_m", c.cluster_m}, rules::kClusterExtent);
   require_one_of(out, {"cluster_n", c.cluster_n}, rules::kClusterExtent);
   require_one_of(out, {"swizzle", c.swizzle}, rules::kSwizzle);
+  require_one_of(out, {"promotion", c.promotion}, rules::kPromotion);
   if (c.stages < rules::kMinStages || c.stages > rules::kMaxStages) {
     out.push_back("stages = " + std::to_string(c.stages) + " is not in " +
                   std::to_string(rules::kMinStages) + ".." + std::to_string(rules::kMaxStages));
@@ -87,6 +88,12 @@ std::vector<std::string> violations(const Fp8Config& c, const Fp8Problem& p,
   if (p.scaling == Scaling::block && rules::is_fast_accum(schedule)) {
     out.push_back("schedule = " + to_string(c.schedule) +
                   " does not promote per k-block: scaling = block takes cooperative or pingpong");
+  }
+  if (c.promotion != 1 && (p.scaling == Scaling::block || rules::is_fast_accum(schedule))) {
+    out.push_back("promotion = " + std::to_string(c.promotion) +
+                  " needs a schedule that promotes "
+                  "(cooperative or pingpong) and scaling tensor or row_col, got schedule = " +
+                  to_string(c.schedule) + ", scaling = " + to_string(p.scaling));
   }
   if (p.scaling == Scaling::block && c.tile_n % rules::kScaleBlock != 0) {
     out.push_back("tile_n = " + std::to_string(c.tile_n) +
@@ -148,6 +155,7 @@ Schedule parse_schedule(const std::string& name) {
 std::vector<std::string> compile_defines(const Fp8Config& c, Scaling scaling) {
   std::vector<std::string> defines = gemm::tile_defines(c);
   defines.push_back(gemm::compile_define("CUTUNE_SCALING", static_cast<int>(scaling)));
+  defines.push_back(gemm::compile_define("CUTUNE_PROMOTION", c.promotion));
   return defines;
 }
 
@@ -156,7 +164,8 @@ std::string to_string(const Fp8Config& c) {
          std::to_string(c.tile_k) + "_s" + std::to_string(c.stages) + "_c" +
          std::to_string(c.cluster_m) + "x" + std::to_string(c.cluster_n) + "_" +
          kScheduleTags[static_cast<int>(c.schedule)] + "_r" +
-         (c.raster == gemm::Raster::along_m ? "m" : "n") + std::to_string(c.swizzle);
+         (c.raster == gemm::Raster::along_m ? "m" : "n") + std::to_string(c.swizzle) +
+         (c.promotion != 1 ? "_p" + std::to_string(c.promotion) : "");
 }
 
 Fp8Config parse_config(const std::string& name) {
@@ -167,10 +176,15 @@ Fp8Config parse_config(const std::string& name) {
   const int fields = std::sscanf(name.c_str(), "%dx%dx%d_s%d_c%dx%d_%6[a-z]_r%c%d%n", &c.tile_m,
                                  &c.tile_n, &c.tile_k, &c.stages, &c.cluster_m, &c.cluster_n, tag,
                                  &raster, &c.swizzle, &consumed);
+  if (fields == 9 && consumed >= 0 &&
+      name.compare(static_cast<std::size_t>(consumed), 2, "_p") == 0) {
+    int more = -1;  // the optional promotion interval
+    if (std::sscanf(name.c_str() + consumed, "_p%d%n", &c.promotion, &more) == 1) consumed += more;
+  }
   if (fields != 9 || consumed != static_cast<int>(name.size())) {
     throw std::invalid_argument("gemm_fp8 config name '" + name +
                                 "' does not match TMxTNxTK_sS_cCMxCN_{coop|ping|coopfa|pingfa}_"
-                                "r{m|n}W");
+                                "r{m|n}W[_pP]");
   }
   std::size_t schedule = 0;
   while (schedule < kScheduleTags.size() && std::string(tag) != kScheduleTags[schedule]) {

@@ -49,6 +49,7 @@ struct Fp8Config {
   Schedule schedule = Schedule::cooperative;
   gemm::Raster raster = gemm::Raster::along_n;
   int swizzle = 1;
+  int promotion = 1;  // k-blocks between promotions to fp32 (rules::kPromotion)
 };
 
 int shared_memory_bytes(const Fp8Config& config, Scaling scaling);
@@ -77,8 +78,9 @@ Schedule parse_schedule(const std::string& name);
 std::vector<std::string> compile_defines(const Fp8Config& config, Scaling scaling);
 
 // A compact, stable name such as "128x128x128_s4_c1x1_coop_rn1" ("coopfa", "ping", "pingfa"),
-// read back by parse_config, which throws std::invalid_argument naming the part that does not
-// parse. Knob values are not checked there: see violations().
+// with "_p2" appended for a promotion interval other than one k-block, read back by parse_config,
+// which throws std::invalid_argument naming the part that does not parse. Knob values are not
+// checked there: see violations().
 std::string to_string(const Fp8Config& config);
 Fp8Config parse_config(const std::string& name);
 

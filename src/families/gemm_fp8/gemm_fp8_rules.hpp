@@ -18,6 +18,13 @@ inline constexpr int kMinStages = 2;
 inline constexpr int kMaxStages = 12;
 // CUTLASS's persistent scheduler takes swizzle widths that are powers of two up to 8.
 inline constexpr int kSwizzle[] = {1, 2, 4, 8};
+// k-blocks between promotions of the tensor core's partial sums to the fp32 total (knob
+// "promotion", the accurate schedules under tensor and row x column scales): each promotion
+// drains the warpgroup's MMAs, so a longer interval trades some of deep K's accuracy for speed.
+// Block scaling scales every k-block and the fast-accumulation schedules never promote: 1 there.
+inline constexpr int kPromotion[] = {1, 2, 4};
+// The k-steps of one fp8 wgmma: CUTLASS counts the promotion interval in these.
+inline constexpr int kMmaK = 32;
 
 // Scaling modes (problem field "scaling"): D = bf16(sum_k A*B * scales).
 inline constexpr int kScalingTensor = 0;  // one scale_a and one scale_b

@@ -28,6 +28,9 @@ constexpr Tile kShortTile{64, 128, true};
 // Rows past decoding and at most half a wave of 128x128 tiles: 128x64 cooperative tiles, twice
 // the CTAs with both warpgroups busy (block scaling's tiles are whole 128-column scale blocks).
 constexpr Tile kNarrowTile{128, 64, false};
+// Decoding M on so few columns that even 64x64 tiles occupy at most half the SMs: the most CTAs
+// streaming B (the 64-row ping-pong tile above leaves three quarters of them idle there).
+constexpr Tile kDecodeTile{64, 64, true};
 
 Scaling scaling_of(const Problem& p) {
   return p.has("scaling") ? gemm_fp8::parse_scaling(p.at("scaling").as_string()) : Scaling::tensor;
@@ -89,7 +92,8 @@ PartialConfig proposal(const Tile& tile, Scaling scaling, bool fast_accum, int s
   const std::string schedule = gemm_fp8::to_string(schedule_of(tile, fast_accum));
   return PartialConfig{{"tile_m", tile.tile_m}, {"tile_n", tile.tile_n}, {"tile_k", 128},
                        {"stages", stages},      {"cluster_m", 1},        {"cluster_n", 1},
-                       {"schedule", schedule},  {"raster", "along_n"},   {"swizzle", swizzle}};
+                       {"schedule", schedule},  {"raster", "along_n"},   {"swizzle", swizzle},
+                       {"promotion", 1}};
 }
 
 // The problem's output tiles of 128x128: the grid the wave rules below measure.
@@ -141,6 +145,20 @@ void add_gemm_fp8_seeds(TuningSpace& ts) {
           },
       .propose = [](const Problem& p,
                     const Device&) { return proposal(kNarrowTile, scaling_of(p), false); },
+  });
+  // Above narrow_tile (which decoding M never takes): decoding rows on a grid of at most half a
+  // wave of 64x64 tiles (not under block scaling, whose tiles are whole scale blocks).
+  ts.seeds.push_back({
+      .name = "decode_tile",
+      .priority = 130,
+      .eligible =
+          [](const Problem& p, const Device& d) {
+            return d.sm_count > 0 && scaling_of(p) != Scaling::block &&
+                   gemm::skinny(p.get_int("m")) &&
+                   2 * gemm::ceil_div(p.get_int("n"), kDecodeTile.tile_n) <= d.sm_count;
+          },
+      .propose = [](const Problem& p,
+                    const Device&) { return proposal(kDecodeTile, scaling_of(p), false); },
   });
   // The fast-accumulation alternative of the default's tile, in the population but never the
   // default: it skips the promotion to full fp32 that keeps deep K accurate.

@@ -35,11 +35,12 @@ enum Knob {
   kScheduleKnob,
   kRasterKnob,
   kSwizzleKnob,
+  kPromotionKnob,
   kKnobCount
 };
-constexpr std::array<const char*, kKnobCount> kKnobNames{"tile_m",   "tile_n",    "tile_k",
-                                                         "stages",   "cluster_m", "cluster_n",
-                                                         "schedule", "raster",    "swizzle"};
+constexpr std::array<const char*, kKnobCount> kKnobNames{
+    "tile_m",    "tile_n",   "tile_k", "stages",  "cluster_m",
+    "cluster_n", "schedule", "raster", "swizzle", "promotion"};
 
 struct Fp8Knobs {
   std::array<std::size_t, kKnobCount> at{};
@@ -59,7 +60,8 @@ struct Fp8Knobs {
             integer(kClusterNKnob),
             gemm_fp8::parse_schedule(c.at(at[kScheduleKnob]).as_string()),
             along_m ? gemm::Raster::along_m : gemm::Raster::along_n,
-            integer(kSwizzleKnob)};
+            integer(kSwizzleKnob),
+            integer(kPromotionKnob)};
   }
 };
 
@@ -90,6 +92,7 @@ void add_constraint(Space& space, const Fp8Knobs& k, std::string name,
             c.set(k.at[kTileNKnob], g.tile_n);
             c.set(k.at[kStagesKnob], g.stages);
             c.set(k.at[kScheduleKnob], gemm_fp8::to_string(g.schedule));
+            c.set(k.at[kPromotionKnob], g.promotion);
           },
   });
 }
@@ -112,6 +115,12 @@ void add_constraints(Space& space, const Fp8Knobs& k) {
         g.schedule =
             rules::is_pingpong(schedule_id(g)) ? Schedule::pingpong : Schedule::cooperative;
       });
+  add_constraint(
+      space, k, "promotion_needs_promoting_schedule",
+      [](const Fp8Config& g, Scaling s, int) {
+        return g.promotion == 1 || (s != Scaling::block && !rules::is_fast_accum(schedule_id(g)));
+      },
+      [](Fp8Config& g, Scaling, int) { g.promotion = 1; });
   add_constraint(
       space, k, "cooperative_needs_tile_m_128",
       [](const Fp8Config& g, Scaling, int) {
@@ -190,7 +199,8 @@ std::unique_ptr<TuningSpace> make_gemm_fp8_space() {
       .add("schedule", enum_fragment({"cooperative", "pingpong", "cooperative_fast_accum",
                                       "pingpong_fast_accum"}))
       .add("raster", enum_fragment({"along_m", "along_n"}, {}, "along_n"))
-      .add("swizzle", enum_fragment(legal_values(rules::kSwizzle), {}, 1));
+      .add("swizzle", enum_fragment(legal_values(rules::kSwizzle), {}, 1))
+      .add("promotion", enum_fragment(legal_values(rules::kPromotion), {}, 1));
   add_constraints(space, Fp8Knobs(space));
   add_gemm_fp8_seeds(*ts);
   ts->problem_errors = fp8_problem_errors;

@@ -20,7 +20,20 @@ TEST(Fp8Inputs, DecodesE4m3) {
   EXPECT_TRUE(std::isnan(decode_e4m3(0xff)));
 }
 
-TEST(Fp8Inputs, SeededValuesSpanTheirRangeAndNeverVanish) {
+TEST(Fp8Inputs, EncodesToTheNearestE4m3) {
+  for (int bits = 0; bits < 0x100; ++bits) {  // every finite byte round-trips
+    if ((bits & 0x7f) == 0x7f) continue;
+    EXPECT_EQ(encode_e4m3(decode_e4m3(static_cast<std::uint8_t>(bits))), bits) << bits;
+  }
+  EXPECT_EQ(encode_e4m3(1.0625f), 0x38);  // halfway between 1 and 1.125: the even mantissa
+  EXPECT_EQ(encode_e4m3(1.1875f), 0x3a);  // halfway between 1.125 and 1.25: the even mantissa
+  EXPECT_EQ(encode_e4m3(1.07f), 0x39);
+  EXPECT_EQ(encode_e4m3(-1000.0f), 0xfe);               // saturated to -448
+  EXPECT_EQ(encode_e4m3(std::ldexp(1.0f, -11)), 0x00);  // under half the smallest subnormal
+  EXPECT_EQ(encode_e4m3(std::nanf("")), 0x7f);
+}
+
+TEST(Fp8Inputs, SeededValuesAreAQuantizedNormal) {
   std::uint64_t state = 1;
   const auto next = [&state] {  // any 64-bit stream will do; SplitMix64's step
     std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
@@ -28,19 +41,25 @@ TEST(Fp8Inputs, SeededValuesSpanTheirRangeAndNeverVanish) {
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
     return z ^ (z >> 31);
   };
-  float smallest = 1e9f, largest = 0;
-  int negative = 0;
-  for (std::uint8_t bits : random_e4m3(20000, next)) {
+  constexpr int kCount = 20000;
+  float largest = 0;
+  double magnitude_sum = 0;
+  int negative = 0, under_one = 0;
+  for (std::uint8_t bits : random_e4m3(kCount, next)) {
     const float v = decode_e4m3(bits);
     ASSERT_TRUE(std::isfinite(v));
-    smallest = std::min(smallest, std::fabs(v));
     largest = std::max(largest, std::fabs(v));
+    magnitude_sum += std::fabs(v);
     negative += v < 0;
+    under_one += std::fabs(v) < 1;
   }
-  EXPECT_EQ(smallest, 0.125f);
-  EXPECT_EQ(largest, 30.0f);
   EXPECT_GT(negative, 9000);
   EXPECT_LT(negative, 11000);
+  EXPECT_NEAR(magnitude_sum / kCount, 64 * 0.7979, 2.0);  // E|N(0, 64^2)| = 64 sqrt(2 / pi)
+  EXPECT_GT(largest, 192.0f);                             // four sigma and more are drawn
+  EXPECT_LE(largest, 448.0f);
+  EXPECT_GT(under_one, 100);  // about 1.2 % of N(0, 64^2) lies within +-1
+  EXPECT_LT(under_one, 400);
   for (float s : random_scales(5000, next)) {
     EXPECT_GE(s, 1.0f / 16);
     EXPECT_LT(s, 4.0f);

@@ -39,6 +39,18 @@ TEST(Fp8Rules, EachRuleNamesItsKnobAndLegalValues) {
   EXPECT_NE(gemm::joined(violations(fast, shape(128, 128, 128, Scaling::block))).find("promote"),
             std::string::npos);
 
+  Fp8Config rare;  // promotes every 2 or 4 k-blocks, where a schedule promotes per k-block
+  rare.promotion = 2;
+  EXPECT_TRUE(violations(rare, shape(128, 128, 128, Scaling::row_col)).empty());
+  EXPECT_NE(gemm::joined(violations(rare, shape(128, 128, 128, Scaling::block))).find("promotion"),
+            std::string::npos);
+  rare.schedule = Schedule::pingpong_fast_accum;
+  rare.tile_m = 64;
+  EXPECT_NE(gemm::joined(violations(rare, shape(128, 128, 128))).find("promotion = 2 needs"),
+            std::string::npos);
+  rare.promotion = 3;
+  EXPECT_EQ(violations(rare, shape(128, 128, 128))[0], "promotion = 3 is not in {1, 2, 4}");
+
   Fp8Config odd_n;
   odd_n.tile_n = 192;
   EXPECT_TRUE(violations(odd_n, shape(128, 192, 128)).empty());
@@ -101,6 +113,14 @@ TEST(Fp8Names, ConfigNamesRoundTrip) {
   EXPECT_THROW(parse_config("128x128x128_s4_c1x1_fast_rn1"), std::invalid_argument);
   EXPECT_THROW(parse_config("128x128x128_s4_c1x1_coop_rn1_k1"), std::invalid_argument);
   EXPECT_THROW(parse_config("128x128x128_s4_c1x1_coop_rx1"), std::invalid_argument);
+  // The promotion interval is named only where it is not one k-block.
+  EXPECT_EQ(parse_config("128x128x128_s6_c1x1_coop_rn8_p2").promotion, 2);
+  EXPECT_EQ(parse_config("128x128x128_s6_c1x1_coop_rn8").promotion, 1);
+  Fp8Config promoted;
+  promoted.promotion = 4;
+  EXPECT_EQ(to_string(promoted), "128x128x128_s4_c1x1_coop_rn1_p4");
+  EXPECT_THROW(parse_config("128x128x128_s4_c1x1_coop_rn1_p"), std::invalid_argument);
+  EXPECT_THROW(parse_config("128x128x128_s4_c1x1_coop_rn1_p2x"), std::invalid_argument);
 }
 
 TEST(Fp8Names, ScalingsAndSchedulesParseAndNameTheLegalOnes) {
@@ -120,11 +140,12 @@ TEST(Fp8Defines, EveryKnobAndTheScalingReachTheKernel) {
   Fp8Config c;
   c.schedule = Schedule::pingpong;
   c.tile_m = 64;
-  const auto defines = compile_defines(c, Scaling::block);
+  c.promotion = 4;
+  const auto defines = compile_defines(c, Scaling::row_col);
   const std::vector<std::string> want{
       "CUTUNE_TILE_M=64",   "CUTUNE_TILE_N=128",  "CUTUNE_TILE_K=128", "CUTUNE_STAGES=4",
       "CUTUNE_CLUSTER_M=1", "CUTUNE_CLUSTER_N=1", "CUTUNE_SCHEDULE=1", "CUTUNE_RASTER=1",
-      "CUTUNE_SWIZZLE=1",   "CUTUNE_SCALING=2"};
+      "CUTUNE_SWIZZLE=1",   "CUTUNE_SCALING=1",   "CUTUNE_PROMOTION=4"};
   EXPECT_EQ(defines, want);
 }
 

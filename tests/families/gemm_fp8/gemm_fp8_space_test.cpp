@@ -65,7 +65,24 @@ TEST_F(Fp8SpaceTest, BlockScalingNeverDrawsAFastAccumulationScheduleOrANarrowTil
         to_fp8_config(*space.normalize(space.draw(rng), p, device).config);
     EXPECT_FALSE(gemm_fp8::rules::is_fast_accum(static_cast<int>(c.schedule)));
     EXPECT_EQ(c.tile_n % 128, 0);
+    EXPECT_EQ(c.promotion, 1);  // every k-block is scaled apart
   }
+}
+
+TEST_F(Fp8SpaceTest, RarePromotionIsDrawnOnlyWithAScheduleThatPromotes) {
+  const Problem p = gemm_fp8_problem(4096, 7168, 2048, "row_col");
+  Rng rng(5);
+  std::set<int> accurate_intervals;
+  for (int i = 0; i < 300; ++i) {
+    const gemm_fp8::Fp8Config c =
+        to_fp8_config(*space.normalize(space.draw(rng), p, device).config);
+    if (gemm_fp8::rules::is_fast_accum(static_cast<int>(c.schedule))) {
+      EXPECT_EQ(c.promotion, 1);
+    } else {
+      accurate_intervals.insert(c.promotion);
+    }
+  }
+  EXPECT_EQ(accurate_intervals, (std::set<int>{1, 2, 4}));
 }
 
 TEST_F(Fp8SpaceTest, DefaultRuleBySizeAndScaling) {
@@ -92,13 +109,22 @@ TEST_F(Fp8SpaceTest, DefaultRuleBySizeAndScaling) {
   EXPECT_EQ(default_name(gemm_fp8_problem(16, 7168, 2048)), "64x128x128_s8_c1x1_ping_rn1");
   EXPECT_EQ(default_name(gemm_fp8_problem(128, 2112, 7168, "block")),
             "64x128x128_s7_c1x1_ping_rn1");
+  // Decoding M where 64x64 tiles occupy at most half the SMs (4096 columns: 64 tiles of 132):
+  // 64x64 ping-pong tiles; 6144 columns (96 tiles) keep 64x128.
+  EXPECT_EQ(default_name(gemm_fp8_problem(8, 4096, 14336)), "64x64x128_s12_c1x1_ping_rn1");
+  EXPECT_EQ(default_name(gemm_fp8_problem(1, 4096, 4096, "row_col")),
+            "64x64x128_s12_c1x1_ping_rn1");
+  EXPECT_EQ(default_name(gemm_fp8_problem(32, 6144, 4096)), "64x128x128_s8_c1x1_ping_rn1");
+  EXPECT_EQ(default_name(gemm_fp8_problem(8, 4096, 7168, "block")), "64x128x128_s7_c1x1_ping_rn1");
 }
 
 TEST_F(Fp8SpaceTest, FastAccumulationIsSeededButNeverTheDefault) {
   EXPECT_EQ(seeds(gemm_fp8_problem(4096, 4096, 4096)),
             (std::vector<std::string>{"wave_tile", "fast_accum"}));
-  EXPECT_EQ(seeds(gemm_fp8_problem(64, 4096, 4096, "row_col")),
+  EXPECT_EQ(seeds(gemm_fp8_problem(64, 8192, 4096, "row_col")),
             (std::vector<std::string>{"short_tile", "wave_tile", "fast_accum"}));
+  EXPECT_EQ(seeds(gemm_fp8_problem(64, 4096, 4096, "row_col")),
+            (std::vector<std::string>{"decode_tile", "short_tile", "wave_tile", "fast_accum"}));
   EXPECT_EQ(seeds(gemm_fp8_problem(4096, 4096, 4096, "block")),
             (std::vector<std::string>{"wave_tile"}));
   const auto configs = seed_configs(*ts, gemm_fp8_problem(4096, 4096, 4096), device);

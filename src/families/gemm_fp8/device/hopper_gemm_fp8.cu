@@ -44,6 +44,7 @@
 #define CUTUNE_RASTER 1
 #define CUTUNE_SWIZZLE 1
 #define CUTUNE_SCALING 0
+#define CUTUNE_PROMOTION 1
 #endif
 
 namespace {
@@ -62,6 +63,11 @@ constexpr int kStages = CUTUNE_STAGES;
 constexpr int kSchedule = CUTUNE_SCHEDULE;
 constexpr int kScaling = CUTUNE_SCALING;
 constexpr bool kPingpong = rules::is_pingpong(kSchedule);
+constexpr int kPromotion = CUTUNE_PROMOTION;
+// Tensor and row x column scales with a schedule that promotes: CUTLASS's fp8 mainloop, whose
+// arguments carry the promotion interval.
+constexpr bool kPromotionKnob =
+    kScaling != rules::kScalingBlock && !rules::is_fast_accum(kSchedule);
 
 // Every knob within gemm_fp8_rules.hpp's legal values (the host's violations() names which).
 static_assert(rules::one_of(kTileM, rules::kTileM) && rules::one_of(kTileN, rules::kTileN) &&
@@ -78,6 +84,8 @@ static_assert(kScaling >= rules::kScalingTensor && kScaling <= rules::kScalingBl
 static_assert(kPingpong || kTileM >= 128, "the cooperative schedule needs CUTUNE_TILE_M >= 128");
 static_assert(kScaling != rules::kScalingBlock || !rules::is_fast_accum(kSchedule),
               "block scaling promotes every k-block: no fast-accumulation schedule");
+static_assert(rules::one_of(kPromotion, rules::kPromotion) && (kPromotion == 1 || kPromotionKnob),
+              "CUTUNE_PROMOTION: k-blocks between promotions, a schedule that promotes only");
 static_assert(kScaling != rules::kScalingBlock || kTileN % rules::kScaleBlock == 0,
               "block scaling: CUTUNE_TILE_N must be a multiple of the 128-column scale block");
 static_assert(rules::shared_bytes(kTileM, kTileN, kTileK, kStages, kScaling) <=
@@ -193,6 +201,13 @@ void set_block_scales(MainloopArguments& mainloop, const CutuneGemmFp8Args& args
   }
 }
 
+// The promotion interval in wgmma k-steps, for the mainloop that promotes.
+template <class MainloopArguments>
+void set_promotion(MainloopArguments& mainloop) {
+  if constexpr (kPromotionKnob)
+    mainloop.mma_promotion_interval = kPromotion * kTileK / rules::kMmaK;
+}
+
 // The epilogue visitors' scales: the tree's arguments, first child first.
 template <class ThreadArguments>
 void set_epilogue_scales(ThreadArguments& thread, const CutuneGemmFp8Args& args) {
@@ -222,6 +237,7 @@ typename Gemm::Arguments arguments_of(const CutuneGemmFp8Args& args) {
   out.mainloop.ptr_B = b;
   out.mainloop.dB = stride_b;
   set_block_scales(out.mainloop, args);
+  set_promotion(out.mainloop);
   out.epilogue.ptr_C = nullptr;
   out.epilogue.dC = stride_d;
   out.epilogue.ptr_D = d;
