@@ -9,6 +9,9 @@ process on the same tensors, timer and check:
   deep_gemm         DeepGEMM's fp8_gemm_nt (block only; PyPI's sgl-deep-gemm, pinned in
                     bench/gpu/requirements-deep-gemm.txt), where it imports: the block-scaled
                     GEMM DeepSeek-V3 is served with, and the block rows' peer
+  triton_block      a Triton block-scaled fp8 GEMM autotuned over 8 tiles (bench/gpu/
+                    fp8_triton_block.py, block only): the block rows' peer where DeepGEMM does not
+                    run
   cutune_default    the family's default_config (its library, loaded with ctypes)
   cutune_tuned      the tune's winner, where FP8_TUNED names one for the shape and scaling
   cutune_cand_NAME  each candidate of the default rule (bench/gpu/gemm_fp8_candidates.txt) on
@@ -39,6 +42,7 @@ import torch
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 os.environ["PEERS"] = "cublas"  # peers.py imports Helion at import time unless told otherwise
 from peers import GraphTimer, error  # noqa: E402
+import fp8_triton_block  # noqa: E402
 
 SCALE_BLOCK = 128
 ABI_VERSION = 1  # CUTUNE_GEMM_FP8_ABI_VERSION (src/families/gemm_fp8/gemm_fp8_abi.hpp)
@@ -178,6 +182,12 @@ def measure(shape, scaling, libraries, timer, reps, rounds, tol):
                                                    row)
         except Exception as exc:  # not installed, or refuses the shape: reported, not fatal
             row["deep_gemm_unavailable"] = repr(exc)[:700]
+        outputs["triton_block"] = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
+        try:  # its first call (the autotune) comes with the check below, before any timing
+            columns["triton_block"] = fp8_triton_block.peer(a, b, scale_a, scale_b,
+                                                            outputs["triton_block"])
+        except Exception as exc:
+            row["triton_block_unavailable"] = repr(exc)[:300]
     for column, entry in libraries.items():
         d = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
         try:
@@ -217,17 +227,20 @@ def measure(shape, scaling, libraries, timer, reps, rounds, tol):
     for column, values in times.items():
         row[f"{column}_ms"] = statistics.median(values)
         row[f"{column}_tflops"] = 2e-9 * m * n * k / row[f"{column}_ms"]
-        for peer in ("scaled_mm", "scaled_mm_fast", "deep_gemm"):
+        for peer in ("scaled_mm", "scaled_mm_fast", "deep_gemm", "triton_block"):
             if peer in times and column.startswith("cutune"):
                 ratios = [s / c for s, c in zip(times[peer], values)]
                 row[f"{column}_vs_{peer}"] = statistics.median(ratios)
     return row
 
 
-def peer_of(scaling):
-    """The column a scaling's cutune columns are held against: DeepGEMM for the block rows
-    (torch 2.11 refuses block scales on sm_90), cuBLASLt's scaled_mm for the others."""
-    return "deep_gemm" if scaling == "block" else "scaled_mm"
+def peer_of(scaling, rows=()):
+    """The column a scaling's cutune columns are held against: for the block rows (torch 2.11
+    refuses block scales on sm_90) DeepGEMM, or the Triton kernel where no row has DeepGEMM timed;
+    cuBLASLt's scaled_mm for the others."""
+    if scaling != "block":
+        return "scaled_mm"
+    return "deep_gemm" if any("deep_gemm_ms" in r for r in rows) else "triton_block"
 
 
 def fast(row, column):
@@ -250,6 +263,7 @@ def table(path):
     scaled_mm geomean, no shape under 0.95x, default >= 0.95x everywhere; block: at or above
     DeepGEMM)."""
     rows = [json.loads(line) for line in open(path)]
+    block_peer = peer_of("block", [r for r in rows if r["scaling"] == "block"])
     columns = ("cutune_default", "cutune_tuned")
     lines = ["| shape | scaling | peer | peer TFLOP/s | default / peer | tuned / peer | "
              "tuned / scaled_mm fast | best candidate / peer | "
@@ -257,7 +271,7 @@ def table(path):
              "|---|---|---|---|---|---|---|---|---|"]
     nan = float("nan")
     for r in rows:
-        peer = peer_of(r["scaling"])
+        peer = block_peer if r["scaling"] == "block" else peer_of(r["scaling"])
         best = best_candidate(r, peer)
         if best:
             r["cutune_best_candidate" + f"_vs_{peer}"] = r[best + f"_vs_{peer}"]
@@ -271,11 +285,10 @@ def table(path):
                      f"{r.get(peer + '_tflops', nan):.0f} | {' | '.join(cells)} | {errors} |")
     lines.append("")
     for scaling in sorted({r["scaling"] for r in rows}):
-        key = f"_vs_{peer_of(scaling)}"
         names = sorted({c[:-len("_config")] for r in rows if r["scaling"] == scaling for c in r
                         if c.startswith("cutune_cand_") and c.endswith("_config")})
         for column in columns + ("cutune_best_candidate",) + tuple(names):
-            peer = peer_of(scaling)
+            peer = block_peer if scaling == "block" else peer_of(scaling)
             if column in names and any(fast(r, column) for r in rows if r["scaling"] == scaling):
                 peer = "scaled_mm_fast"
             ratios = [r[f"{column}_vs_{peer}"] for r in rows
