@@ -87,34 +87,35 @@ TEST_F(Fp8SpaceTest, RarePromotionIsDrawnOnlyWithAScheduleThatPromotes) {
 
 TEST_F(Fp8SpaceTest, DefaultRuleBySizeAndScaling) {
   // Past one wave, 128x128 tiles swizzled in stripes of eight where that pads the grid by at most
-  // 5 %: 4096^2 (32 x 32 tiles) and 8192^2, the deepest pipeline that fits each scaling.
-  EXPECT_EQ(default_name(gemm_fp8_problem(4096, 4096, 4096)), "128x128x128_s6_c1x1_coop_rn8");
+  // 5 %: 4096^2 (32 x 32 tiles) and 8192^2, the deepest pipeline that fits each scaling; under
+  // tensor and row x column scales a promotion every second k-block (block scaling scales each).
+  EXPECT_EQ(default_name(gemm_fp8_problem(4096, 4096, 4096)), "128x128x128_s6_c1x1_coop_rn8_p2");
   EXPECT_EQ(default_name(gemm_fp8_problem(8192, 8192, 8192, "row_col")),
-            "128x128x128_s6_c1x1_coop_rn8");
+            "128x128x128_s6_c1x1_coop_rn8_p2");
   EXPECT_EQ(default_name(gemm_fp8_problem(8192, 8192, 8192, "block")),
             "128x128x128_s5_c1x1_coop_rn8");
   // 36 tile columns pad to 40 (11 %): unswizzled, and 128x192 tiles fill the last wave better
   // than 128x128 (wave_efficiency); 17 columns pad to 24.
-  EXPECT_EQ(default_name(gemm_fp8_problem(2048, 4608, 3584)), "128x192x128_s4_c1x1_coop_rn1");
+  EXPECT_EQ(default_name(gemm_fp8_problem(2048, 4608, 3584)), "128x192x128_s4_c1x1_coop_rn1_p2");
   EXPECT_EQ(default_name(gemm_fp8_problem(4096, 2112, 7168, "block")),
             "128x128x128_s5_c1x1_coop_rn1");
   // At most half a wave of 128x128 tiles past decoding M: 128x64 cooperative tiles (not under
   // block scaling, whose tiles are whole 128-column scale blocks).
-  EXPECT_EQ(default_name(gemm_fp8_problem(512, 2048, 2048)), "128x64x128_s8_c1x1_coop_rn1");
+  EXPECT_EQ(default_name(gemm_fp8_problem(512, 2048, 2048)), "128x64x128_s8_c1x1_coop_rn1_p2");
   EXPECT_EQ(default_name(gemm_fp8_problem(128, 8192, 8192, "row_col")),
-            "128x64x128_s8_c1x1_coop_rn1");
+            "128x64x128_s8_c1x1_coop_rn1_p2");
   EXPECT_EQ(default_name(gemm_fp8_problem(512, 2048, 2048, "block")),
             "64x128x128_s7_c1x1_ping_rn1");
   // Decoding-sized M and grids short of a wave: 64-row ping-pong tiles.
-  EXPECT_EQ(default_name(gemm_fp8_problem(16, 7168, 2048)), "64x128x128_s8_c1x1_ping_rn1");
+  EXPECT_EQ(default_name(gemm_fp8_problem(16, 7168, 2048)), "64x128x128_s8_c1x1_ping_rn1_p2");
   EXPECT_EQ(default_name(gemm_fp8_problem(128, 2112, 7168, "block")),
             "64x128x128_s7_c1x1_ping_rn1");
   // Decoding M where 64x64 tiles occupy at most half the SMs (4096 columns: 64 tiles of 132):
   // 64x64 ping-pong tiles; 6144 columns (96 tiles) keep 64x128.
-  EXPECT_EQ(default_name(gemm_fp8_problem(8, 4096, 14336)), "64x64x128_s12_c1x1_ping_rn1");
+  EXPECT_EQ(default_name(gemm_fp8_problem(8, 4096, 14336)), "64x64x128_s12_c1x1_ping_rn1_p2");
   EXPECT_EQ(default_name(gemm_fp8_problem(1, 4096, 4096, "row_col")),
-            "64x64x128_s12_c1x1_ping_rn1");
-  EXPECT_EQ(default_name(gemm_fp8_problem(32, 6144, 4096)), "64x128x128_s8_c1x1_ping_rn1");
+            "64x64x128_s12_c1x1_ping_rn1_p2");
+  EXPECT_EQ(default_name(gemm_fp8_problem(32, 6144, 4096)), "64x128x128_s8_c1x1_ping_rn1_p2");
   EXPECT_EQ(default_name(gemm_fp8_problem(8, 4096, 7168, "block")), "64x128x128_s7_c1x1_ping_rn1");
 }
 
