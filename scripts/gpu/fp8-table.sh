@@ -21,7 +21,7 @@
 #   scripts/gpu/fp8-table.sh          on the H200, carrying .device/fp8 only
 #
 # Expected wall time on the H200 under 7 minutes, bounded by LIMIT (420 s): tunes until TUNE_STOP
-# (200 s; their configs compile there, 16 cores: a tune of 12 configs takes 2-3 minutes), then
+# (200 s; their configs compile there, 16 cores: a tune of 12 configs takes 2-4 minutes), then
 # fp8_peers.py until PEERS_STOP (400 s).
 # Environment: TUNE_PROBLEMS (problem texts separated by ';'), TUNE_BUDGET (12), REPS (30),
 # ROUNDS (3), OUT (build/fp8-table/out), SCALINGS (tensor,row_col,block: the table's rows, for
@@ -125,7 +125,7 @@ for problem in "${tune_problems[@]}"; do
   (( $(elapsed) < ${TUNE_STOP:-200} )) || break
   tag="$(echo "$problem" | tr ',=' '_-')"
   echo "=== tune $problem from $(elapsed) s"
-  timeout "$(remaining 210)" "$bin/cutune" tune gemm_fp8 --problem "$problem" --db "$work/$tag.db" \
+  timeout "$(remaining 240)" "$bin/cutune" tune gemm_fp8 --problem "$problem" --db "$work/$tag.db" \
     --budget "${TUNE_BUDGET:-12}" --json > "$out/tune_$tag.json" 2> "$out/tune_$tag.log" ||
     { echo "  tune failed: $(tail -1 "$out/tune_$tag.log")"; continue; }
   winner="$("$bin/cutune" show --db "$work/$tag.db" --json | winner_config)"
