@@ -52,6 +52,10 @@ bool promotes(const Fp8Config& c, Scaling scaling) {
 }
 }  // namespace
 
+bool promotion_is_a_knob(Schedule schedule, Scaling scaling) {
+  return scaling != Scaling::block && !rules::is_fast_accum(static_cast<int>(schedule));
+}
+
 int accumulators_per_thread(const Fp8Config& c, Scaling scaling) {
   const int one = rules::accumulators_per_thread(c.tile_m, c.tile_n, static_cast<int>(c.schedule),
                                                  rules::kScalingTensor);
@@ -89,7 +93,7 @@ std::vector<std::string> violations(const Fp8Config& c, const Fp8Problem& p,
     out.push_back("schedule = " + to_string(c.schedule) +
                   " does not promote per k-block: scaling = block takes cooperative or pingpong");
   }
-  if (c.promotion != 1 && (p.scaling == Scaling::block || rules::is_fast_accum(schedule))) {
+  if (c.promotion != 1 && !promotion_is_a_knob(c.schedule, p.scaling)) {
     out.push_back("promotion = " + std::to_string(c.promotion) +
                   " needs a schedule that promotes "
                   "(cooperative or pingpong) and scaling tensor or row_col, got schedule = " +

@@ -94,8 +94,9 @@ constexpr int kDefaultPromotion = 2;
 PartialConfig proposal(const Tile& tile, Scaling scaling, bool fast_accum, int swizzle = 1) {
   const int stages = rules::deepest_stages(tile.tile_m, tile.tile_n, 128, static_cast<int>(scaling),
                                            rules::kSharedMemoryPerBlock);
-  const std::string schedule = gemm_fp8::to_string(schedule_of(tile, fast_accum));
-  const int promotion = fast_accum || scaling == Scaling::block ? 1 : kDefaultPromotion;
+  const gemm_fp8::Schedule chosen = schedule_of(tile, fast_accum);
+  const std::string schedule = gemm_fp8::to_string(chosen);
+  const int promotion = gemm_fp8::promotion_is_a_knob(chosen, scaling) ? kDefaultPromotion : 1;
   return PartialConfig{{"tile_m", tile.tile_m}, {"tile_n", tile.tile_n}, {"tile_k", 128},
                        {"stages", stages},      {"cluster_m", 1},        {"cluster_n", 1},
                        {"schedule", schedule},  {"raster", "along_n"},   {"swizzle", swizzle},

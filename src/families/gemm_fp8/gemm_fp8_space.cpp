@@ -118,7 +118,7 @@ void add_constraints(Space& space, const Fp8Knobs& k) {
   add_constraint(
       space, k, "promotion_needs_promoting_schedule",
       [](const Fp8Config& g, Scaling s, int) {
-        return g.promotion == 1 || (s != Scaling::block && !rules::is_fast_accum(schedule_id(g)));
+        return g.promotion == 1 || gemm_fp8::promotion_is_a_knob(g.schedule, s);
       },
       [](Fp8Config& g, Scaling, int) { g.promotion = 1; });
   add_constraint(
