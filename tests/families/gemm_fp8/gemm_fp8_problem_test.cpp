@@ -4,7 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <set>
+#include <sstream>
 #include <stdexcept>
+#include <string>
 
 namespace cutune::gemm_fp8 {
 namespace {
@@ -147,6 +151,30 @@ TEST(Fp8Defines, EveryKnobAndTheScalingReachTheKernel) {
       "CUTUNE_CLUSTER_M=1", "CUTUNE_CLUSTER_N=1", "CUTUNE_SCHEDULE=1", "CUTUNE_RASTER=1",
       "CUTUNE_SWIZZLE=1",   "CUTUNE_SCALING=1",   "CUTUNE_PROMOTION=4"};
   EXPECT_EQ(defines, want);
+}
+
+// bench/gpu/gemm_fp8_candidates.txt (name, scaling, config name a line): each config is named
+// canonically and legal under its scaling, and each name appears once per scaling, so that a
+// typo costs no GPU time (the table compiles and times every line).
+TEST(Fp8Candidates, EveryCandidateIsACanonicalLegalConfigOfItsScaling) {
+  std::ifstream file(CUTUNE_GEMM_FP8_CANDIDATES);
+  ASSERT_TRUE(file) << CUTUNE_GEMM_FP8_CANDIDATES;
+  std::set<std::string> seen;
+  std::string line;
+  int candidates = 0;
+  while (std::getline(file, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream fields(line);
+    std::string name, scaling, config;
+    ASSERT_TRUE(fields >> name >> scaling >> config) << line;
+    EXPECT_TRUE(seen.insert(name + "/" + scaling).second) << "twice: " << line;
+    const Fp8Config parsed = parse_config(config);
+    EXPECT_EQ(to_string(parsed), config) << line;
+    EXPECT_EQ(gemm::joined(violations(parsed, shape(4096, 4096, 4096, parse_scaling(scaling)))), "")
+        << line;
+    ++candidates;
+  }
+  EXPECT_GE(candidates, 10);
 }
 
 }  // namespace
