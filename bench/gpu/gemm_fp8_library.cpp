@@ -21,27 +21,6 @@
 #include "gemm_fp8/gemm_fp8_compiler.hpp"
 #include "gemm_fp8/gemm_fp8_space.hpp"
 
-namespace {
-
-// A winner as `cutune show --json` prints it: {"tile_m": 128, ..., "schedule": "cooperative"}.
-cutune::gemm_fp8::Fp8Config from_json(const std::string& text) {
-  const auto knobs = nlohmann::json::parse(text);
-  cutune::gemm_fp8::Fp8Config c;
-  c.tile_m = knobs.at("tile_m").get<int>();
-  c.tile_n = knobs.at("tile_n").get<int>();
-  c.tile_k = knobs.at("tile_k").get<int>();
-  c.stages = knobs.at("stages").get<int>();
-  c.cluster_m = knobs.at("cluster_m").get<int>();
-  c.cluster_n = knobs.at("cluster_n").get<int>();
-  c.schedule = cutune::gemm_fp8::parse_schedule(knobs.at("schedule").get<std::string>());
-  c.raster = knobs.at("raster").get<std::string>() == "along_m" ? cutune::gemm::Raster::along_m
-                                                                : cutune::gemm::Raster::along_n;
-  c.swizzle = knobs.at("swizzle").get<int>();
-  return c;
-}
-
-}  // namespace
-
 int main(int argc, char** argv) {
   using namespace cutune;
   std::string problem_text;
@@ -73,8 +52,9 @@ int main(int argc, char** argv) {
     for (const std::string& name : names) {
       const gemm_fp8::Fp8Config config =
           name == "default" ? to_fp8_config(default_config(*space, problem, Device::h200()))
-          : !name.empty() && name.front() == '{' ? from_json(name)
-                                                 : gemm_fp8::parse_config(name);
+          : !name.empty() && name.front() == '{'
+              ? to_fp8_config(space->space.from_json(nlohmann::json::parse(name)))
+              : gemm_fp8::parse_config(name);
       const cuda::CompileResult result = compiler.submit(config).get();
       nlohmann::json line{{"problem", problem.canonical()},
                           {"column", name == "default" ? "default" : column},
