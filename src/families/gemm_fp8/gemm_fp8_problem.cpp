@@ -53,7 +53,7 @@ bool promotes(const Fp8Config& c, Scaling scaling) {
 }  // namespace
 
 bool promotion_is_a_knob(Schedule schedule, Scaling scaling) {
-  return scaling != Scaling::block && !rules::is_fast_accum(static_cast<int>(schedule));
+  return rules::takes_promotion(static_cast<int>(schedule), static_cast<int>(scaling));
 }
 
 int accumulators_per_thread(const Fp8Config& c, Scaling scaling) {

@@ -59,8 +59,8 @@ int shared_memory_bytes(const Fp8Config& config, Scaling scaling);
 int accumulators_per_thread(const Fp8Config& config, Scaling scaling);
 int max_accumulators(const Fp8Config& config, Scaling scaling);
 
-// Whether the promotion interval may be other than one k-block: a schedule that promotes (not a
-// fast-accumulation one) under tensor or row x column scales; block scaling scales every k-block.
+// Whether the promotion interval may be other than one k-block (rules::takes_promotion, the rule
+// the kernel's static_assert reads too).
 bool promotion_is_a_knob(Schedule schedule, Scaling scaling);
 
 // Every reason why `config` cannot run `problem`, each naming the knob or dimension, its value and

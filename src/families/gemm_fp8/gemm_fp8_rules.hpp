@@ -46,6 +46,11 @@ constexpr bool is_pingpong(int schedule) {
 constexpr bool is_fast_accum(int schedule) {
   return schedule == kCooperativeFastAccum || schedule == kPingpongFastAccum;
 }
+// Whether knob "promotion" may be other than one k-block: a schedule that promotes under tensor or
+// row x column scales (block scaling scales every k-block; fast accumulation never promotes).
+constexpr bool takes_promotion(int schedule, int scaling) {
+  return scaling != kScalingBlock && !is_fast_accum(schedule);
+}
 
 // The opt-in shared memory limit of one block on sm_90 (227 KiB).
 inline constexpr int kSharedMemoryPerBlock = 232448;

@@ -64,10 +64,8 @@ constexpr int kSchedule = CUTUNE_SCHEDULE;
 constexpr int kScaling = CUTUNE_SCALING;
 constexpr bool kPingpong = rules::is_pingpong(kSchedule);
 constexpr int kPromotion = CUTUNE_PROMOTION;
-// Tensor and row x column scales with a schedule that promotes: CUTLASS's fp8 mainloop, whose
-// arguments carry the promotion interval.
-constexpr bool kPromotionKnob =
-    kScaling != rules::kScalingBlock && !rules::is_fast_accum(kSchedule);
+// CUTLASS's fp8 mainloop, whose arguments carry the promotion interval.
+constexpr bool kPromotionKnob = rules::takes_promotion(kSchedule, kScaling);
 
 // Every knob within gemm_fp8_rules.hpp's legal values (the host's violations() names which).
 static_assert(rules::one_of(kTileM, rules::kTileM) && rules::one_of(kTileN, rules::kTileN) &&
