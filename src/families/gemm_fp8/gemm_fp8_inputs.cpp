@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <numbers>
 
 namespace cutune::gemm_fp8 {
 
@@ -41,13 +42,13 @@ std::uint8_t encode_e4m3(float value) {
 std::vector<std::uint8_t> random_e4m3(std::uint64_t count,
                                       const std::function<std::uint64_t()>& next) {
   constexpr double kSigma = 64;
-  constexpr double kTwoPi = 6.283185307179586;
   const auto uniform = [&next] {  // in (0, 1): 53 random bits and a half
     return (static_cast<double>(next() >> 11) + 0.5) * 0x1p-53;
   };
   std::vector<std::uint8_t> out(count);
   for (std::uint8_t& value : out) {
-    const double normal = std::sqrt(-2 * std::log(uniform())) * std::cos(kTwoPi * uniform());
+    const double normal =
+        std::sqrt(-2 * std::log(uniform())) * std::cos(2 * std::numbers::pi * uniform());
     value = encode_e4m3(static_cast<float>(std::clamp(kSigma * normal, -448.0, 448.0)));
   }
   return out;

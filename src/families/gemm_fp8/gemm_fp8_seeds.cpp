@@ -103,6 +103,11 @@ PartialConfig proposal(const Tile& tile, Scaling scaling, bool fast_accum, int s
                        {"promotion", promotion}};
 }
 
+// A seed's propose for `tile` with accurate accumulation under the problem's scaling.
+auto propose_accurate(const Tile& tile) {
+  return [tile](const Problem& p, const Device&) { return proposal(tile, scaling_of(p), false); };
+}
+
 // The problem's output tiles of 128x128: the grid the wave rules below measure.
 std::int64_t square_tiles(const Problem& p) {
   return gemm::ceil_div(p.get_int("m"), 128) * gemm::ceil_div(p.get_int("n"), 128);
@@ -136,8 +141,7 @@ void add_gemm_fp8_seeds(TuningSpace& ts) {
       .priority = 110,
       .eligible = [](const Problem& p,
                      const Device& d) { return d.sm_count > 0 && short_of_a_wave(p, d); },
-      .propose = [](const Problem& p,
-                    const Device&) { return proposal(kShortTile, scaling_of(p), false); },
+      .propose = propose_accurate(kShortTile),
   });
   // Above short_tile where rows are past decoding: a grid that half a wave of 128x128 tiles
   // covers fills the SMs better with 128x64 tiles than with 64-row ping-pong ones; at M <= 64
@@ -150,8 +154,7 @@ void add_gemm_fp8_seeds(TuningSpace& ts) {
             return d.sm_count > 0 && scaling_of(p) != Scaling::block &&
                    !gemm::skinny(p.get_int("m")) && 2 * square_tiles(p) <= d.sm_count;
           },
-      .propose = [](const Problem& p,
-                    const Device&) { return proposal(kNarrowTile, scaling_of(p), false); },
+      .propose = propose_accurate(kNarrowTile),
   });
   // Above narrow_tile (which decoding M never takes): decoding rows on a grid of at most half a
   // wave of 64x64 tiles (not under block scaling, whose tiles are whole scale blocks).
@@ -164,8 +167,7 @@ void add_gemm_fp8_seeds(TuningSpace& ts) {
                    gemm::skinny(p.get_int("m")) &&
                    2 * gemm::ceil_div(p.get_int("n"), kDecodeTile.tile_n) <= d.sm_count;
           },
-      .propose = [](const Problem& p,
-                    const Device&) { return proposal(kDecodeTile, scaling_of(p), false); },
+      .propose = propose_accurate(kDecodeTile),
   });
   // The fast-accumulation alternative of the default's tile, in the population but never the
   // default: it skips the promotion to full fp32 that keeps deep K accurate.

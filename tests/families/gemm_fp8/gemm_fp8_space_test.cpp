@@ -24,6 +24,15 @@ class Fp8SpaceTest : public ::testing::Test {
   std::string default_name(const Problem& p) {
     return gemm_fp8::to_string(to_fp8_config(default_config(*ts, p, device)));
   }
+  // `count` configs drawn with `seed` and normalized for `p`.
+  std::vector<gemm_fp8::Fp8Config> drawn(const Problem& p, std::uint64_t seed, int count) {
+    Rng rng(seed);
+    std::vector<gemm_fp8::Fp8Config> out;
+    for (int i = 0; i < count; ++i) {
+      out.push_back(to_fp8_config(*space.normalize(space.draw(rng), p, device).config));
+    }
+    return out;
+  }
   std::vector<std::string> seeds(const Problem& p) {
     std::vector<std::string> out;
     for (const HeuristicSeed* s : eligible_seeds(*ts, p, device)) out.push_back(s->name);
@@ -58,11 +67,7 @@ TEST_F(Fp8SpaceTest, EveryNormalizedConfigSatisfiesTheKernelsOwnRules) {
 }
 
 TEST_F(Fp8SpaceTest, BlockScalingNeverDrawsAFastAccumulationScheduleOrANarrowTile) {
-  const Problem p = gemm_fp8_problem(4096, 7168, 2048, "block");
-  Rng rng(3);
-  for (int i = 0; i < 300; ++i) {
-    const gemm_fp8::Fp8Config c =
-        to_fp8_config(*space.normalize(space.draw(rng), p, device).config);
+  for (const gemm_fp8::Fp8Config& c : drawn(gemm_fp8_problem(4096, 7168, 2048, "block"), 3, 300)) {
     EXPECT_FALSE(gemm_fp8::rules::is_fast_accum(static_cast<int>(c.schedule)));
     EXPECT_EQ(c.tile_n % 128, 0);
     EXPECT_EQ(c.promotion, 1);  // every k-block is scaled apart
@@ -70,12 +75,9 @@ TEST_F(Fp8SpaceTest, BlockScalingNeverDrawsAFastAccumulationScheduleOrANarrowTil
 }
 
 TEST_F(Fp8SpaceTest, RarePromotionIsDrawnOnlyWithAScheduleThatPromotes) {
-  const Problem p = gemm_fp8_problem(4096, 7168, 2048, "row_col");
-  Rng rng(5);
   std::set<int> accurate_intervals;
-  for (int i = 0; i < 300; ++i) {
-    const gemm_fp8::Fp8Config c =
-        to_fp8_config(*space.normalize(space.draw(rng), p, device).config);
+  for (const gemm_fp8::Fp8Config& c :
+       drawn(gemm_fp8_problem(4096, 7168, 2048, "row_col"), 5, 300)) {
     if (gemm_fp8::rules::is_fast_accum(static_cast<int>(c.schedule))) {
       EXPECT_EQ(c.promotion, 1);
     } else {
