@@ -263,7 +263,8 @@ def table(path):
     scaled_mm geomean, no shape under 0.95x, default >= 0.95x everywhere; block: at or above
     DeepGEMM)."""
     rows = [json.loads(line) for line in open(path)]
-    block_peer = peer_of("block", [r for r in rows if r["scaling"] == "block"])
+    scalings = {r["scaling"] for r in rows}
+    peers = {s: peer_of(s, [r for r in rows if r["scaling"] == s]) for s in scalings}
     columns = ("cutune_default", "cutune_tuned")
     lines = ["| shape | scaling | peer | peer TFLOP/s | default / peer | tuned / peer | "
              "tuned / scaled_mm fast | best candidate / peer | "
@@ -271,7 +272,7 @@ def table(path):
              "|---|---|---|---|---|---|---|---|---|"]
     nan = float("nan")
     for r in rows:
-        peer = block_peer if r["scaling"] == "block" else peer_of(r["scaling"])
+        peer = peers[r["scaling"]]
         best = best_candidate(r, peer)
         if best:
             r["cutune_best_candidate" + f"_vs_{peer}"] = r[best + f"_vs_{peer}"]
@@ -288,7 +289,7 @@ def table(path):
         names = sorted({c[:-len("_config")] for r in rows if r["scaling"] == scaling for c in r
                         if c.startswith("cutune_cand_") and c.endswith("_config")})
         for column in columns + ("cutune_best_candidate",) + tuple(names):
-            peer = block_peer if scaling == "block" else peer_of(scaling)
+            peer = peers[scaling]
             if column in names and any(fast(r, column) for r in rows if r["scaling"] == scaling):
                 peer = "scaled_mm_fast"
             ratios = [r[f"{column}_vs_{peer}"] for r in rows
