@@ -22,7 +22,9 @@ torch.randn scaled to fill e4m3's range; scales are drawn in [2^-4, 4). Each col
 checked against the fp32 product of the dequantized operands: max|D - ref| / max|ref| under TOL
 (1e-2, the worker's kFp8Tolerance); a column that fails is reported with its error, not timed.
 Timing is peers.py's GraphTimer (an L2 flush before each launch, CUDA events, one-launch graph
-replays; plain launches for a column a graph cannot capture, marked COLUMN_not_captured), ROUNDS rounds of REPS each, every ratio paired to scaled_mm within its round.
+replays; plain launches for a column a graph cannot capture, marked COLUMN_not_captured), ROUNDS
+rounds of REPS each, every ratio paired to scaled_mm within its round. The kernels cuBLASLt chose
+for each scaled_mm column are recorded (COLUMN_kernels, from torch.profiler).
 
 Environment: SHAPES (MxNxK,...), SCALINGS (tensor,row_col,block), FP8_LIBRARIES (JSON lines of
 bench/gpu/gemm_fp8_library: problem, column, config, library), FP8_TUNED (the same, column
@@ -163,6 +165,19 @@ def deep_gemm_block(a, b, scale_a, scale_b, d, row):
     raise RuntimeError("; ".join(refusals))
 
 
+def kernels_of(fn):
+    """The GPU kernels one call of fn launches, as the profiler names them (cuBLASLt's names carry
+    its tile, cluster and accumulation), or the reason the profiler gave none."""
+    try:
+        with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
+            fn()
+            torch.cuda.synchronize()
+        names = {e.name for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA}
+        return "; ".join(sorted(names))
+    except Exception as exc:  # a profiler this build lacks is reported, not fatal
+        return f"no profile: {exc!r}"[:200]
+
+
 def measure(shape, scaling, libraries, timer, reps, rounds, tol):
     m, n, k = shape
     row = {"shape": f"{m}x{n}x{k}", "scaling": scaling, "tolerance": tol}
@@ -210,6 +225,8 @@ def measure(shape, scaling, libraries, timer, reps, rounds, tol):
             row[f"{column}_error"] = error(out, ref)
             if not row[f"{column}_error"] <= tol:
                 continue
+            if column.startswith("scaled_mm"):
+                row[f"{column}_kernels"] = kernels_of(fn)
         except Exception as exc:
             row[f"{column}_unavailable"] = repr(exc)[:300]
             continue
