@@ -6,9 +6,9 @@ process on the same tensors, timer and check:
                     (block) where this torch has the blockwise recipes on sm_90
   scaled_mm_fast    the same with use_fast_accum=True (tensor, row_col): the peer of a tuned
                     winner whose schedule accumulates fast
-  deep_gemm         DeepGEMM's fp8_gemm_nt (block only; PyPI's sgl-deep-gemm, pinned in
-                    bench/gpu/requirements-deep-gemm.txt), where it imports: the block-scaled
-                    GEMM DeepSeek-V3 is served with, and the block rows' peer
+  deep_gemm         DeepGEMM's gemm_fp8_fp8_bf16_nt (block only; built from its source at the
+                    commit bench/gpu/requirements-deep-gemm.txt names), where it imports: the
+                    block-scaled GEMM DeepSeek-V3 is served with, and the block rows' peer
   triton_block      a Triton block-scaled fp8 GEMM autotuned over 8 tiles (bench/gpu/
                     fp8_triton_block.py, block only): the block rows' peer where DeepGEMM does not
                     run
@@ -130,39 +130,19 @@ def scaled_mm(a, b, scale_a, scale_b, scaling, fast=False):
                                     use_fast_accum=fast)
 
 
-def deep_gemm_block(a, b, scale_a, scale_b, d, row):
-    """DeepGEMM's call on the same operands and block scales, as its users make it on sm_90: fp32
-    scales, B's per 128 x 128 block k-minor; A's per (row, k-block) first in the MN-major
-    TMA-aligned layout DeepGEMM would otherwise make on every call, else (where this build refuses
-    that) k-minor as its own tests pass them. Each layout is tried with torch tensors, then with
-    the same memory handed over as DLPack capsules (tvm_ffi.from_dlpack(t.__dlpack__())): passed as
-    torch tensors through torch's own exchange capsule, every 2-D operand failed DeepGEMM's first
-    shape check (`dim == 2 or dim == 3`) on an H100 with torch 2.11. Its first call compiles the
-    kernel (nvcc), here, so no timing holds a compile; row["deep_gemm_sfa"] names the layout and
-    the hand-over that ran."""
+def deep_gemm_block(a, b, scale_a, scale_b, d):
+    """DeepGEMM's call on the same operands and block scales, as its users make it on sm_90
+    (requirements-deep-gemm.txt's commit): fp32 scales, A's per (row, k-block) in the column-major
+    TMA-aligned layout its own tests prepare ahead of the call, B's per 128 x 128 block k-minor.
+    Its first call compiles the kernel (nvcc) here, so no timing holds a compile."""
     import deep_gemm
-    import tvm_ffi
-    from deep_gemm.utils.layout import get_mn_major_tma_aligned_tensor
-    refusals = []
-    for handover in ("torch", "dlpack"):
-        def convert(t, handover=handover):  # a capsule: tvm-ffi then skips the exchange capsule
-            return tvm_ffi.from_dlpack(t.__dlpack__()) if handover == "dlpack" else t
-        for layout in ("mn_major", "k_major"):
-            try:
-                sfa = scale_a.t().contiguous()
-                if layout == "mn_major":
-                    sfa = get_mn_major_tma_aligned_tensor(convert(sfa))
-                args = [convert(t) for t in (a, sfa, b, scale_b.t().contiguous(), d)]
+    sfa = deep_gemm.get_col_major_tma_aligned_tensor(scale_a.t().contiguous())
+    sfb = scale_b.t().contiguous()
 
-                def call(args=args):
-                    deep_gemm.fp8_gemm_nt((args[0], args[1]), (args[2], args[3]), args[4],
-                                          disable_ue8m0_cast=True)
-                call()
-                row["deep_gemm_sfa"] = f"{layout}, {handover}"
-                return call
-            except Exception as exc:
-                refusals.append(f"{layout}, {handover}: {exc!r}"[:160])
-    raise RuntimeError("; ".join(refusals))
+    def call():
+        deep_gemm.gemm_fp8_fp8_bf16_nt((a, sfa), (b, sfb), d)
+    call()
+    return call
 
 
 def kernels_of(fn):
@@ -193,8 +173,7 @@ def measure(shape, scaling, libraries, timer, reps, rounds, tol):
     if scaling == "block":
         outputs["deep_gemm"] = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
         try:
-            columns["deep_gemm"] = deep_gemm_block(a, b, scale_a, scale_b, outputs["deep_gemm"],
-                                                   row)
+            columns["deep_gemm"] = deep_gemm_block(a, b, scale_a, scale_b, outputs["deep_gemm"])
         except Exception as exc:  # not installed, or refuses the shape: reported, not fatal
             row["deep_gemm_unavailable"] = repr(exc)[:700]
         outputs["triton_block"] = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)

@@ -14,10 +14,12 @@
 #                                     two cores) with their paths in .device/fp8/libraries.jsonl,
 #                                     and .device/fp8/carry.tar.xz (the bundle and the CUTLASS
 #                                     headers)
-#   scripts/gpu/fp8-table.sh wheels   here (network): DeepGEMM's pinned wheels
-#                                     (bench/gpu/requirements-deep-gemm.txt), the block rows'
-#                                     peer, into .device/fp8/wheels; without them that column
-#                                     is empty
+#   scripts/gpu/fp8-table.sh deep-gemm here (network): the block rows' peer, DeepGEMM from its
+#                                     public source at the commit that
+#                                     bench/gpu/requirements-deep-gemm.txt names (DEEP_GEMM_GIT:
+#                                     its repository, GitHub's by default) into .device/fp8/deep_gemm,
+#                                     and the pinned wheels it needs into .device/fp8/wheels;
+#                                     without them that column is empty
 #   scripts/gpu/fp8-table.sh          on the H200, carrying .device/fp8 only
 #
 # Expected wall time on the H200 under 7 minutes, bounded by LIMIT (420 s): tunes until TUNE_STOP
@@ -67,13 +69,21 @@ problems() {
   done
 }
 
-if [[ "${1:-run}" == wheels ]]; then
-  mkdir -p "$wheels"
+if [[ "${1:-run}" == deep-gemm ]]; then
+  set -e
+  requirements="$root/bench/gpu/requirements-deep-gemm.txt"
+  commit="$(sed -n 's/^# deep-gemm-commit: //p' "$requirements")"
+  clone="$(mktemp -d)"
+  git clone -q --no-checkout "${DEEP_GEMM_GIT:-https://github.com/deepseek-ai/DeepGEMM}" "$clone"
+  rm -rf "$carry/deep_gemm" "$wheels"
+  mkdir -p "$carry" "$wheels"
+  # Its Python package and kernel headers; CUTLASS's come from the carry's own at run time.
+  git -C "$clone" archive "$commit" deep_gemm | tar -x -C "$carry"
+  rm -rf "$clone"
   python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 \
     --implementation cp --platform manylinux_2_28_x86_64 --platform manylinux_2_24_x86_64 \
-    --platform manylinux2014_x86_64 --dest "$wheels" \
-    -r "$root/bench/gpu/requirements-deep-gemm.txt"
-  ls "$wheels"
+    --platform manylinux2014_x86_64 --dest "$wheels" -r "$requirements"
+  du -sh "$carry/deep_gemm" "$wheels"
   exit 0
 fi
 
@@ -112,11 +122,13 @@ enter_gemm_carry fp8-table.sh "$bin/gemm_fp8_library" "$cache"  # carry .device/
 export CUTUNE_GEMM_FP8_SOURCE="$root/src/families/gemm_fp8/device/hopper_gemm_fp8.cu"
 reach_built_at "$carry/built-at.txt"
 record_gpu "$out/gpu.txt"
-if compgen -G "$wheels/*.whl" > /dev/null; then  # DeepGEMM, the block rows' peer
+if [[ -d "$carry/deep_gemm" ]]; then  # DeepGEMM, the block rows' peer: its package and wheels
   python3 -m pip install -q --no-index --no-deps --target "$work/site" "$wheels"/*.whl
+  cp -r "$carry/deep_gemm" "$work/site/"
+  ln -s "$CUTUNE_CUTLASS_INCLUDE/cute" "$CUTUNE_CUTLASS_INCLUDE/cutlass" "$work/site/deep_gemm/include/"
   export PYTHONPATH="$work/site${PYTHONPATH:+:$PYTHONPATH}"
-  CUDA_HOME="$(dirname "$(dirname "$(command -v nvcc)")")" DG_JIT_CACHE_DIR="$work/deep_gemm"
-  export CUDA_HOME DG_JIT_CACHE_DIR
+  CUDA_HOME="$(dirname "$(dirname "$(command -v nvcc)")")" DG_CACHE_DIR="$work/deep_gemm_cache"
+  export CUDA_HOME DG_CACHE_DIR
 fi
 # The carried libraries, or (a cache that misses) compiled here.
 libraries "$work/libraries.jsonl"
