@@ -66,22 +66,22 @@ Tile wave_tile(std::int64_t m, std::int64_t n, int sm_count, Scaling scaling, bo
   return best;
 }
 
-// The scheduler's widest swizzle (CUTLASS's raster in stripes of eight tiles, so that the CTAs
-// of a wave share rows of A and columns of B in L2) for a grid of 128x128 tiles over one wave,
-// where padding both tile counts to multiples of eight (as the scheduler does) adds at most 5 %
-// idle tiles; 1 otherwise. Past one wave the default takes 128x128 tiles with it: on the large
-// shapes this beat the wider 128x192 tile as well as 128x128 unswizzled, and a padded grid (2112
-// columns: 17 tiles to 24) lost a third.
-constexpr int kWideSwizzle = 8;
-int wide_swizzle(std::int64_t m, std::int64_t n, int sm_count) {
-  const std::int64_t tiles_m = gemm::ceil_div(m, 128);
-  const std::int64_t tiles_n = gemm::ceil_div(n, 128);
-  const auto padded = [](std::int64_t tiles) {
-    return gemm::ceil_div(tiles, kWideSwizzle) * kWideSwizzle;
-  };
-  const bool past_a_wave = tiles_m * tiles_n > sm_count;
-  const bool little_padding = 100 * padded(tiles_m) * padded(tiles_n) <= 105 * tiles_m * tiles_n;
-  return past_a_wave && little_padding ? kWideSwizzle : 1;
+// The widest swizzle of CUTLASS's scheduler, which rasters the grid in stripes of that many tiles
+// (so that the CTAs of a wave share rows of A and columns of B in L2) and pads both tile counts to
+// multiples of it, that pads `tile`'s grid by at most 5 %; 1 where none does. A padded grid runs
+// idle tiles: 2112 columns of 128 (17 tiles to 24) lost a third swizzled in eights, and at
+// 2048x3584x18944 (28 columns) stripes of four ran 1.14-1.17x unswizzled where eights padded.
+constexpr std::array<int, 2> kWideSwizzles{8, 4};
+int widest_swizzle(std::int64_t m, std::int64_t n, const Tile& tile) {
+  const std::int64_t tiles_m = gemm::ceil_div(m, tile.tile_m);
+  const std::int64_t tiles_n = gemm::ceil_div(n, tile.tile_n);
+  for (const int swizzle : kWideSwizzles) {
+    const auto padded = [swizzle](std::int64_t tiles) {
+      return gemm::ceil_div(tiles, swizzle) * swizzle;
+    };
+    if (100 * padded(tiles_m) * padded(tiles_n) <= 105 * tiles_m * tiles_n) return swizzle;
+  }
+  return 1;
 }
 
 // Accurate schedules under tensor and row x column scales promote every second k-block: on every
@@ -101,6 +101,21 @@ PartialConfig proposal(const Tile& tile, Scaling scaling, bool fast_accum, int s
                        {"stages", stages},      {"cluster_m", 1},        {"cluster_n", 1},
                        {"schedule", schedule},  {"raster", "along_n"},   {"swizzle", swizzle},
                        {"promotion", promotion}};
+}
+
+// Past one wave of 128x128 tiles: those tiles swizzled in eights where that pads little (on the
+// large shapes this beat the wider 128x192 tile as well as 128x128 unswizzled), else the tile of
+// the best wave efficiency, swizzled as widely as its own grid allows (2048x4608x3584: 128x192 in
+// eights, 1.05x the same tile unswizzled); within one wave, that tile unswizzled.
+PartialConfig wide_proposal(std::int64_t m, std::int64_t n, int sm_count, Scaling scaling) {
+  const Tile& square = kWideTiles.back();
+  const bool past_a_wave =
+      gemm::ceil_div(m, square.tile_m) * gemm::ceil_div(n, square.tile_n) > sm_count;
+  if (past_a_wave && widest_swizzle(m, n, square) == kWideSwizzles.front()) {
+    return proposal(square, scaling, false, kWideSwizzles.front());
+  }
+  const Tile tile = wave_tile(m, n, sm_count, scaling, false);
+  return proposal(tile, scaling, false, past_a_wave ? widest_swizzle(m, n, tile) : 1);
 }
 
 // A seed's propose for `tile` with accurate accumulation under the problem's scaling.
@@ -126,13 +141,7 @@ void add_gemm_fp8_seeds(TuningSpace& ts) {
       .eligible = [](const Problem&, const Device& d) { return d.sm_count > 0; },
       .propose =
           [](const Problem& p, const Device& d) {
-            const Scaling s = scaling_of(p);
-            const std::int64_t m = p.get_int("m");
-            const std::int64_t n = p.get_int("n");
-            if (const int swizzle = wide_swizzle(m, n, d.sm_count); swizzle > 1) {
-              return proposal(kWideTiles.back(), s, false, swizzle);  // 128x128, swizzled
-            }
-            return proposal(wave_tile(m, n, d.sm_count, s, false), s, false);
+            return wide_proposal(p.get_int("m"), p.get_int("n"), d.sm_count, scaling_of(p));
           },
   });
   // Above wave_tile: a grid short of one wave of 128x128 tiles fills more SMs with 64-row tiles.

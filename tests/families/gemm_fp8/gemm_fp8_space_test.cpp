@@ -96,9 +96,13 @@ TEST_F(Fp8SpaceTest, DefaultRuleBySizeAndScaling) {
             "128x128x128_s6_c1x1_coop_rn8_p2");
   EXPECT_EQ(default_name(gemm_fp8_problem(8192, 8192, 8192, "block")),
             "128x128x128_s5_c1x1_coop_rn8");
-  // 36 tile columns pad to 40 (11 %): unswizzled, and 128x192 tiles fill the last wave better
-  // than 128x128 (wave_efficiency); 17 columns pad to 24.
-  EXPECT_EQ(default_name(gemm_fp8_problem(2048, 4608, 3584)), "128x192x128_s4_c1x1_coop_rn1_p2");
+  // Where stripes of eight pad the 128x128 grid by more than 5 %, the tile of the best wave
+  // efficiency in the widest stripes that pad its own grid little: 36 columns of 128 pad to 40
+  // (11 %), 24 of 192 (16 x 24 tiles) not at all; 28 columns pad to 32 in eights, not in fours,
+  // and 128x192 tiles fill the last wave worse there; 17 columns pad to 24 and 20: unswizzled.
+  EXPECT_EQ(default_name(gemm_fp8_problem(2048, 4608, 3584)), "128x192x128_s4_c1x1_coop_rn8_p2");
+  EXPECT_EQ(default_name(gemm_fp8_problem(2048, 3584, 18944, "row_col")),
+            "128x128x128_s6_c1x1_coop_rn4_p2");
   EXPECT_EQ(default_name(gemm_fp8_problem(4096, 2112, 7168, "block")),
             "128x128x128_s5_c1x1_coop_rn1");
   // At most half a wave of 128x128 tiles past decoding M: 128x64 cooperative tiles (not under
