@@ -103,29 +103,31 @@ PartialConfig proposal(const Tile& tile, Scaling scaling, bool fast_accum, int s
                        {"promotion", promotion}};
 }
 
+// The problem's output tiles of 128x128: the grid the wave rules below measure.
+std::int64_t square_tiles(const Problem& p) {
+  return gemm::ceil_div(p.get_int("m"), 128) * gemm::ceil_div(p.get_int("n"), 128);
+}
+
 // Past one wave of 128x128 tiles: those tiles swizzled in eights where that pads little (on the
 // large shapes this beat the wider 128x192 tile as well as 128x128 unswizzled), else the tile of
 // the best wave efficiency, swizzled as widely as its own grid allows (2048x4608x3584: 128x192 in
 // eights, 1.05x the same tile unswizzled); within one wave, that tile unswizzled.
-PartialConfig wide_proposal(std::int64_t m, std::int64_t n, int sm_count, Scaling scaling) {
+PartialConfig wide_proposal(const Problem& p, const Device& d) {
+  const Scaling scaling = scaling_of(p);
+  const std::int64_t m = p.get_int("m");
+  const std::int64_t n = p.get_int("n");
   const Tile& square = kWideTiles.back();
-  const bool past_a_wave =
-      gemm::ceil_div(m, square.tile_m) * gemm::ceil_div(n, square.tile_n) > sm_count;
+  const bool past_a_wave = square_tiles(p) > d.sm_count;
   if (past_a_wave && widest_swizzle(m, n, square) == kWideSwizzles.front()) {
     return proposal(square, scaling, false, kWideSwizzles.front());
   }
-  const Tile tile = wave_tile(m, n, sm_count, scaling, false);
+  const Tile tile = wave_tile(m, n, d.sm_count, scaling, false);
   return proposal(tile, scaling, false, past_a_wave ? widest_swizzle(m, n, tile) : 1);
 }
 
 // A seed's propose for `tile` with accurate accumulation under the problem's scaling.
 auto propose_accurate(const Tile& tile) {
   return [tile](const Problem& p, const Device&) { return proposal(tile, scaling_of(p), false); };
-}
-
-// The problem's output tiles of 128x128: the grid the wave rules below measure.
-std::int64_t square_tiles(const Problem& p) {
-  return gemm::ceil_div(p.get_int("m"), 128) * gemm::ceil_div(p.get_int("n"), 128);
 }
 
 bool short_of_a_wave(const Problem& p, const Device& d) {
@@ -139,10 +141,7 @@ void add_gemm_fp8_seeds(TuningSpace& ts) {
       .name = "wave_tile",
       .priority = 100,
       .eligible = [](const Problem&, const Device& d) { return d.sm_count > 0; },
-      .propose =
-          [](const Problem& p, const Device& d) {
-            return wide_proposal(p.get_int("m"), p.get_int("n"), d.sm_count, scaling_of(p));
-          },
+      .propose = wide_proposal,
   });
   // Above wave_tile: a grid short of one wave of 128x128 tiles fills more SMs with 64-row tiles.
   ts.seeds.push_back({
