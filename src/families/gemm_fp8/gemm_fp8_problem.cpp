@@ -84,10 +84,27 @@ std::vector<std::string> violations(const Fp8Config& c, const Fp8Problem& p,
   if (!out.empty()) return out;  // the rules below assume legal knob values
 
   const int schedule = static_cast<int>(c.schedule);
-  if (!rules::is_pingpong(schedule) && c.tile_m < 128) {
-    out.push_back("schedule = " + to_string(c.schedule) +
-                  " needs tile_m >= 128 (two warpgroups of 64+ rows), got tile_m = " +
-                  std::to_string(c.tile_m));
+  // The MMA's M side: tile_m, or tile_n with the operands swapped.
+  const char* m_side = c.swap_ab ? "tile_n" : "tile_m";
+  const int mma_m = rules::mma_m(c.tile_m, c.tile_n, c.swap_ab);
+  if (!rules::one_of(mma_m, rules::kMmaM)) {
+    out.push_back(std::string(m_side) + " = " + std::to_string(mma_m) + " is the MMA's M side" +
+                  (c.swap_ab ? " with swap_ab" : "") + ": it takes 64, 128 or 256" +
+                  (c.swap_ab ? "" : " (tile_m < 64 needs swap_ab)"));
+  }
+  if (!rules::is_pingpong(schedule) && mma_m < 128) {
+    out.push_back("schedule = " + to_string(c.schedule) + " needs " + m_side +
+                  " >= 128 (two warpgroups of 64+ rows), got " + m_side + " = " +
+                  std::to_string(mma_m));
+  }
+  if (c.stream_k && rules::is_pingpong(schedule)) {
+    out.push_back("stream_k = 1 needs a cooperative schedule, got schedule = " +
+                  to_string(c.schedule));
+  }
+  if (c.swap_ab && p.scaling == Scaling::block) {
+    out.push_back(
+        "swap_ab = 1 is not taken by scaling = block (its scale blocks are laid out for "
+        "A and B in their own roles)");
   }
   if (p.scaling == Scaling::block && rules::is_fast_accum(schedule)) {
     out.push_back("schedule = " + to_string(c.schedule) +
@@ -160,6 +177,8 @@ std::vector<std::string> compile_defines(const Fp8Config& c, Scaling scaling) {
   std::vector<std::string> defines = gemm::tile_defines(c);
   defines.push_back(gemm::compile_define("CUTUNE_SCALING", static_cast<int>(scaling)));
   defines.push_back(gemm::compile_define("CUTUNE_PROMOTION", c.promotion));
+  defines.push_back(gemm::compile_define("CUTUNE_SWAP_AB", c.swap_ab ? 1 : 0));
+  defines.push_back(gemm::compile_define("CUTUNE_STREAM_K", c.stream_k ? 1 : 0));
   return defines;
 }
 
@@ -169,7 +188,8 @@ std::string to_string(const Fp8Config& c) {
          std::to_string(c.cluster_m) + "x" + std::to_string(c.cluster_n) + "_" +
          kScheduleTags[static_cast<int>(c.schedule)] + "_r" +
          (c.raster == gemm::Raster::along_m ? "m" : "n") + std::to_string(c.swizzle) +
-         (c.promotion != 1 ? "_p" + std::to_string(c.promotion) : "");
+         (c.promotion != 1 ? "_p" + std::to_string(c.promotion) : "") + (c.swap_ab ? "_swap" : "") +
+         (c.stream_k ? "_sk" : "");
 }
 
 Fp8Config parse_config(const std::string& name) {
@@ -185,10 +205,21 @@ Fp8Config parse_config(const std::string& name) {
     int more = -1;  // the optional promotion interval
     if (std::sscanf(name.c_str() + consumed, "_p%d%n", &c.promotion, &more) == 1) consumed += more;
   }
+  // The optional suffixes, in their order.
+  const auto suffix = [&](const char* text, bool& flag) {
+    const std::string tag(text);
+    if (fields == 9 && consumed >= 0 &&
+        name.compare(static_cast<std::size_t>(consumed), tag.size(), tag) == 0) {
+      flag = true;
+      consumed += static_cast<int>(tag.size());
+    }
+  };
+  suffix("_swap", c.swap_ab);
+  suffix("_sk", c.stream_k);
   if (fields != 9 || consumed != static_cast<int>(name.size())) {
     throw std::invalid_argument("gemm_fp8 config name '" + name +
                                 "' does not match TMxTNxTK_sS_cCMxCN_{coop|ping|coopfa|pingfa}_"
-                                "r{m|n}W[_pP]");
+                                "r{m|n}W[_pP][_swap][_sk]");
   }
   std::size_t schedule = 0;
   while (schedule < kScheduleTags.size() && std::string(tag) != kScheduleTags[schedule]) {

@@ -50,6 +50,10 @@ struct Fp8Config {
   gemm::Raster raster = gemm::Raster::along_n;
   int swizzle = 1;
   int promotion = 1;  // k-blocks between promotions to fp32 (rules::kPromotion)
+  // B on the MMA's M side, A (D's rows) on its N side (rules::kSwapAB). The tile, cluster and
+  // raster knobs keep naming D's rows and columns either way.
+  bool swap_ab = false;
+  bool stream_k = false;  // the stream-K scheduler (rules::kStreamK)
 };
 
 int shared_memory_bytes(const Fp8Config& config, Scaling scaling);
@@ -82,7 +86,8 @@ Schedule parse_schedule(const std::string& name);
 std::vector<std::string> compile_defines(const Fp8Config& config, Scaling scaling);
 
 // A compact, stable name such as "128x128x128_s4_c1x1_coop_rn1" ("coopfa", "ping", "pingfa"),
-// with "_p2" appended for a promotion interval other than one k-block, read back by parse_config,
+// with "_p2" appended for a promotion interval other than one k-block, then "_swap" for swapped
+// operands and "_sk" for the stream-K scheduler, read back by parse_config,
 // which throws std::invalid_argument naming the part that does not parse. Knob values are not
 // checked there: see violations().
 std::string to_string(const Fp8Config& config);

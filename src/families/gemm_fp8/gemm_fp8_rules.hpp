@@ -8,14 +8,21 @@
 
 namespace cutune::gemm_fp8::rules {
 
-inline constexpr int kTileM[] = {64, 128, 256};
-inline constexpr int kTileN[] = {64, 128, 192, 256};
+// Tile extents along D's rows (tile_m) and columns (tile_n). The MMA's M side, which wgmma takes
+// in 64-row steps per warpgroup, is tile_m, or tile_n with the operands swapped (knob "swap_ab");
+// its N side takes any multiple of 8, so with the operands swapped a decoding tile holds as few as
+// 8 rows of D (the tokens) against 64 columns of weights.
+inline constexpr int kTileM[] = {8, 16, 32, 64, 128, 256};
+inline constexpr int kTileN[] = {64, 128, 160, 192, 256};
+inline constexpr int kMmaM[] = {64, 128, 256};
 // fp8 wgmma consumes k in steps of 32; a 128-deep k-block is one 128-byte swizzle row of fp8 and
 // one scale block of the block-scaled mode.
 inline constexpr int kTileK[] = {128};
 inline constexpr int kClusterExtent[] = {1, 2};
 inline constexpr int kMinStages = 2;
-inline constexpr int kMaxStages = 12;
+// Swapped decoding tiles (8 rows of A beside 64 of B) take 9 KiB a stage: 16 keep 144 KiB of
+// weights in flight, as cuBLASLt's decoding kernels do.
+inline constexpr int kMaxStages = 16;
 // CUTLASS's persistent scheduler takes swizzle widths that are powers of two up to 8.
 inline constexpr int kSwizzle[] = {1, 2, 4, 8};
 // k-blocks between promotions of the tensor core's partial sums to the fp32 total (knob
@@ -39,6 +46,21 @@ inline constexpr int kCooperative = 0;
 inline constexpr int kPingpong = 1;
 inline constexpr int kCooperativeFastAccum = 2;
 inline constexpr int kPingpongFastAccum = 3;
+
+// Knob "swap_ab": 1 computes D^T = B * A^T, B's rows on the MMA's M side and A's (D's rows) on its
+// N side, D written column-major as D^T: a tile as short as a decoding batch. Not under block
+// scaling, whose scale blocks are laid out for A and B in their own roles.
+inline constexpr int kSwapAB[] = {0, 1};
+
+// Knob "stream_k": 1 runs CUTLASS's stream-K scheduler, which where the output tiles fill the last
+// wave poorly (136 tiles on 132 SMs) or not at all (17 tiles) gives every CTA an equal share of
+// all tiles' k-blocks, the CTAs that share a tile adding their fp32 partial sums through a
+// workspace; it runs the cooperative schedules only.
+inline constexpr int kStreamK[] = {0, 1};
+
+// The tile's extents on the MMA's M and N sides.
+constexpr int mma_m(int tile_m, int tile_n, int swap_ab) { return swap_ab ? tile_n : tile_m; }
+constexpr int mma_n(int tile_m, int tile_n, int swap_ab) { return swap_ab ? tile_m : tile_n; }
 
 constexpr bool is_pingpong(int schedule) {
   return schedule == kPingpong || schedule == kPingpongFastAccum;
@@ -91,10 +113,11 @@ constexpr int deepest_stages(int tile_m, int tile_n, int tile_k, int scaling, in
   return 0;
 }
 
-// fp32 values per consumer thread: a warpgroup's 128 threads hold its rows x tile_n results (half
-// the tile's rows in the cooperative schedule, all of them in ping-pong), twice with block scaling.
+// fp32 values per consumer thread: a warpgroup's 128 threads hold its share of the tile's results
+// (half the MMA's M side in the cooperative schedule, all of it in ping-pong: half the tile either
+// way the operands go), twice with block scaling.
 constexpr int accumulators_per_thread(int tile_m, int tile_n, int schedule, int scaling) {
-  const int one = (is_pingpong(schedule) ? tile_m : tile_m / 2) * tile_n / 128;
+  const int one = tile_m * tile_n / (is_pingpong(schedule) ? 128 : 256);
   return scaling == kScalingBlock ? 2 * one : one;
 }
 

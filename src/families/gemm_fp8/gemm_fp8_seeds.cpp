@@ -16,6 +16,7 @@ using gemm_fp8::Scaling;
 struct Tile {
   int tile_m, tile_n;
   bool pingpong;
+  bool swap_ab = false;
 };
 
 // The tiles a full-height default chooses from, largest first (a tie in wave efficiency keeps the
@@ -46,6 +47,7 @@ bool legal_for(const Tile& t, Scaling scaling, bool fast_accum) {
   gemm_fp8::Fp8Config c;
   c.tile_m = t.tile_m;
   c.tile_n = t.tile_n;
+  c.swap_ab = t.swap_ab;
   c.schedule = schedule_of(t, fast_accum);
   c.stages = rules::kMinStages;
   return gemm_fp8::violations(c, {128, 128, 128, scaling}).empty();
@@ -97,10 +99,18 @@ PartialConfig proposal(const Tile& tile, Scaling scaling, bool fast_accum, int s
   const gemm_fp8::Schedule chosen = schedule_of(tile, fast_accum);
   const std::string schedule = gemm_fp8::to_string(chosen);
   const int promotion = gemm_fp8::promotion_is_a_knob(chosen, scaling) ? kDefaultPromotion : 1;
-  return PartialConfig{{"tile_m", tile.tile_m}, {"tile_n", tile.tile_n}, {"tile_k", 128},
-                       {"stages", stages},      {"cluster_m", 1},        {"cluster_n", 1},
-                       {"schedule", schedule},  {"raster", "along_n"},   {"swizzle", swizzle},
-                       {"promotion", promotion}};
+  return PartialConfig{{"tile_m", tile.tile_m},
+                       {"tile_n", tile.tile_n},
+                       {"tile_k", 128},
+                       {"stages", stages},
+                       {"cluster_m", 1},
+                       {"cluster_n", 1},
+                       {"schedule", schedule},
+                       {"raster", "along_n"},
+                       {"swizzle", swizzle},
+                       {"promotion", promotion},
+                       {"swap_ab", tile.swap_ab ? 1 : 0},
+                       {"stream_k", 0}};
 }
 
 // The problem's output tiles of 128x128: the grid the wave rules below measure.
@@ -128,6 +138,14 @@ PartialConfig wide_proposal(const Problem& p, const Device& d) {
 // A seed's propose for `tile` with accurate accumulation under the problem's scaling.
 auto propose_accurate(const Tile& tile) {
   return [tile](const Problem& p, const Device&) { return proposal(tile, scaling_of(p), false); };
+}
+
+// Decoding rows with swapped operands: the fewest of 8, 16 or 32 rows of D that hold the batch on
+// the MMA's N side, against 64 columns of weights on its M side (the CTAs of the 64x64 tile).
+Tile swapped_decode_tile(std::int64_t m) {
+  int rows = 8;
+  while (rows < m && rows < 32) rows *= 2;
+  return {rows, 64, true, true};
 }
 
 bool short_of_a_wave(const Problem& p, const Device& d) {
@@ -176,6 +194,20 @@ void add_gemm_fp8_seeds(TuningSpace& ts) {
                    2 * gemm::ceil_div(p.get_int("n"), kDecodeTile.tile_n) <= d.sm_count;
           },
       .propose = propose_accurate(kDecodeTile),
+  });
+  // Decoding rows with swapped operands, in the population but not yet the default: the schedule
+  // cuBLASLt's decoding kernels run.
+  ts.seeds.push_back({
+      .name = "swapped_decode",
+      .priority = 60,
+      .eligible =
+          [](const Problem& p, const Device& d) {
+            return d.sm_count > 0 && scaling_of(p) != Scaling::block && p.get_int("m") <= 32;
+          },
+      .propose =
+          [](const Problem& p, const Device&) {
+            return proposal(swapped_decode_tile(p.get_int("m")), scaling_of(p), false);
+          },
   });
   // The fast-accumulation alternative of the default's tile, in the population but never the
   // default: it skips the promotion to full fp32 that keeps deep K accurate.

@@ -36,11 +36,13 @@ enum Knob {
   kRasterKnob,
   kSwizzleKnob,
   kPromotionKnob,
+  kSwapABKnob,
+  kStreamKKnob,
   kKnobCount
 };
 constexpr std::array<const char*, kKnobCount> kKnobNames{
-    "tile_m",    "tile_n",   "tile_k", "stages",  "cluster_m",
-    "cluster_n", "schedule", "raster", "swizzle", "promotion"};
+    "tile_m",   "tile_n", "tile_k",  "stages",    "cluster_m", "cluster_n",
+    "schedule", "raster", "swizzle", "promotion", "swap_ab",   "stream_k"};
 
 struct Fp8Knobs {
   std::array<std::size_t, kKnobCount> at{};
@@ -61,7 +63,9 @@ struct Fp8Knobs {
             gemm_fp8::parse_schedule(c.at(at[kScheduleKnob]).as_string()),
             along_m ? gemm::Raster::along_m : gemm::Raster::along_n,
             integer(kSwizzleKnob),
-            integer(kPromotionKnob)};
+            integer(kPromotionKnob),
+            integer(kSwapABKnob) != 0,
+            integer(kStreamKKnob) != 0};
   }
 };
 
@@ -93,11 +97,14 @@ void add_constraint(Space& space, const Fp8Knobs& k, std::string name,
             c.set(k.at[kStagesKnob], g.stages);
             c.set(k.at[kScheduleKnob], gemm_fp8::to_string(g.schedule));
             c.set(k.at[kPromotionKnob], g.promotion);
+            c.set(k.at[kSwapABKnob], g.swap_ab ? 1 : 0);
+            c.set(k.at[kStreamKKnob], g.stream_k ? 1 : 0);
           },
   });
 }
 
 int schedule_id(const Fp8Config& g) { return static_cast<int>(g.schedule); }
+int mma_m(const Fp8Config& g) { return rules::mma_m(g.tile_m, g.tile_n, g.swap_ab); }
 
 // The ping-pong schedule with the same accumulation.
 void to_pingpong(Fp8Config& g) {
@@ -106,6 +113,28 @@ void to_pingpong(Fp8Config& g) {
 }
 
 void add_constraints(Space& space, const Fp8Knobs& k) {
+  add_constraint(
+      space, k, "block_scaling_unswapped",
+      [](const Fp8Config& g, Scaling s, int) { return s != Scaling::block || !g.swap_ab; },
+      [](Fp8Config& g, Scaling, int) {
+        g.swap_ab = false;
+        if (g.tile_m < 64) g.tile_m = 64;
+      });
+  add_constraint(
+      space, k, "mma_m_side",
+      [](const Fp8Config& g, Scaling, int) { return rules::one_of(mma_m(g), rules::kMmaM); },
+      // A tile shorter than the MMA's M side swaps its operands where the scaling allows; a
+      // swapped tile's columns (160 or 192) narrow to 128.
+      [](Fp8Config& g, Scaling s, int) {
+        if (!g.swap_ab && g.tile_m < 64) {
+          if (s == Scaling::block) {
+            g.tile_m = 64;
+          } else {
+            g.swap_ab = true;
+          }
+        }
+        if (g.swap_ab && !rules::one_of(g.tile_n, rules::kMmaM)) g.tile_n = 128;
+      });
   add_constraint(
       space, k, "block_scaling_promotes",
       [](const Fp8Config& g, Scaling s, int) {
@@ -122,11 +151,11 @@ void add_constraints(Space& space, const Fp8Knobs& k) {
       },
       [](Fp8Config& g, Scaling, int) { g.promotion = 1; });
   add_constraint(
-      space, k, "cooperative_needs_tile_m_128",
+      space, k, "cooperative_needs_mma_m_128",
       [](const Fp8Config& g, Scaling, int) {
-        return rules::is_pingpong(schedule_id(g)) || g.tile_m >= 128;
+        return rules::is_pingpong(schedule_id(g)) || mma_m(g) >= 128;
       },
-      // Keeps the tile; a 64-row tile runs as one warpgroup per tile.
+      // Keeps the tile; a 64-row MMA side runs as one warpgroup per tile.
       [](Fp8Config& g, Scaling, int) { to_pingpong(g); });
   add_constraint(
       space, k, "block_scaling_tile_n",
@@ -134,6 +163,12 @@ void add_constraints(Space& space, const Fp8Knobs& k) {
         return s != Scaling::block || g.tile_n % rules::kScaleBlock == 0;
       },
       [](Fp8Config& g, Scaling, int) { g.tile_n = g.tile_n < 256 ? 128 : 256; });
+  add_constraint(
+      space, k, "stream_k_cooperative",
+      [](const Fp8Config& g, Scaling, int) {
+        return !g.stream_k || !rules::is_pingpong(schedule_id(g));
+      },
+      [](Fp8Config& g, Scaling, int) { g.stream_k = false; });
   add_constraint(
       space, k, "register_budget",
       [](const Fp8Config& g, Scaling s, int) {
@@ -144,7 +179,7 @@ void add_constraints(Space& space, const Fp8Knobs& k) {
         const int limit = gemm_fp8::max_accumulators(g, s);
         if (g.tile_n > 128) g.tile_n = 128;
         while (gemm_fp8::accumulators_per_thread(g, s) > limit && g.tile_m > 64) g.tile_m /= 2;
-        if (g.tile_m < 128) to_pingpong(g);
+        if (mma_m(g) < 128) to_pingpong(g);
       });
   add_constraint(
       space, k, "shared_memory",
@@ -200,7 +235,9 @@ std::unique_ptr<TuningSpace> make_gemm_fp8_space() {
                                       "pingpong_fast_accum"}))
       .add("raster", enum_fragment({"along_m", "along_n"}, {}, "along_n"))
       .add("swizzle", enum_fragment(legal_values(rules::kSwizzle), {}, 1))
-      .add("promotion", enum_fragment(legal_values(rules::kPromotion), {}, 1));
+      .add("promotion", enum_fragment(legal_values(rules::kPromotion), {}, 1))
+      .add("swap_ab", enum_fragment(legal_values(rules::kSwapAB), {}, 0))
+      .add("stream_k", enum_fragment(legal_values(rules::kStreamK), {}, 0));
   add_constraints(space, Fp8Knobs(space));
   add_gemm_fp8_seeds(*ts);
   ts->problem_errors = fp8_problem_errors;

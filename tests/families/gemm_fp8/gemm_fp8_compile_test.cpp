@@ -61,17 +61,21 @@ TEST(Fp8Compile, TheDefaultOfEachScaling) {
   }
 }
 
-// The schedules the defaults do not take, with clusters and the other raster: two compiles, as
-// each costs about a minute of a CI core.
-TEST(Fp8Compile, PingpongFastAccumulationAndBlockScalingWithClustersAndRaster) {
-  Fp8Config fast_pingpong;
-  fast_pingpong.tile_m = 64;
-  fast_pingpong.tile_n = 256;
-  fast_pingpong.schedule = Schedule::pingpong_fast_accum;
-  fast_pingpong.cluster_m = 2;
-  fast_pingpong.raster = gemm::Raster::along_m;
-  fast_pingpong.swizzle = 4;
-  compiles_and_loads(fast_pingpong, Scaling::tensor);
+// The schedules the defaults do not take, with clusters, the other raster, swapped operands (D^T
+// column-major, the row and column scales trading places) and the stream-K scheduler: two
+// compiles, as each costs about a minute of a CI core.
+TEST(Fp8Compile, SwappedStreamKFastAccumulationAndBlockPingpongWithClustersAndRaster) {
+  Fp8Config swapped;
+  swapped.tile_m = 16;
+  swapped.tile_n = 128;
+  swapped.stages = 10;
+  swapped.schedule = Schedule::cooperative_fast_accum;
+  swapped.stream_k = true;
+  swapped.cluster_n = 2;
+  swapped.raster = gemm::Raster::along_m;
+  swapped.swizzle = 4;
+  swapped.swap_ab = true;
+  compiles_and_loads(swapped, Scaling::row_col);
 
   Fp8Config block_pingpong;
   block_pingpong.tile_m = 64;

@@ -63,6 +63,46 @@ TEST(Fp8Rules, EachRuleNamesItsKnobAndLegalValues) {
       std::string::npos);
 }
 
+// With swapped operands the MMA's M side is tile_n: a tile of D as short as 8 rows runs, a 64-row
+// MMA side runs one warpgroup (ping-pong), and block scaling keeps its operands in their roles.
+TEST(Fp8Rules, SwappedOperandsPutTileNOnTheMmasMSide) {
+  Fp8Config decode;
+  decode.tile_m = 8;
+  decode.tile_n = 64;
+  decode.schedule = Schedule::pingpong;
+  EXPECT_EQ(violations(decode, shape(8, 4096, 4096))[0],
+            "tile_m = 8 is the MMA's M side: it takes 64, 128 or 256 (tile_m < 64 needs swap_ab)");
+  decode.swap_ab = true;
+  EXPECT_TRUE(violations(decode, shape(8, 4096, 4096)).empty());
+  EXPECT_TRUE(violations(decode, shape(1, 4096, 4096, Scaling::row_col)).empty());
+  EXPECT_EQ(accumulators_per_thread(decode, Scaling::tensor), 8);  // 8x64 over 128 threads, twice
+  EXPECT_NE(gemm::joined(violations(decode, shape(8, 4096, 4096, Scaling::block)))
+                .find("swap_ab = 1 is not taken by scaling = block"),
+            std::string::npos);
+  decode.schedule = Schedule::cooperative;
+  EXPECT_NE(gemm::joined(violations(decode, shape(8, 4096, 4096))).find("needs tile_n >= 128"),
+            std::string::npos);
+  decode.tile_n = 128;
+  EXPECT_TRUE(violations(decode, shape(8, 4096, 4096)).empty());
+  decode.tile_n = 160;  // a legal tile_n, but not an MMA M side
+  EXPECT_NE(gemm::joined(violations(decode, shape(8, 4096, 4096)))
+                .find("tile_n = 160 is the MMA's M side with swap_ab"),
+            std::string::npos);
+  Fp8Config streamed;  // the stream-K scheduler runs cooperative kernels only
+  streamed.stream_k = true;
+  EXPECT_TRUE(violations(streamed, shape(1024, 2112, 7168, Scaling::block)).empty());
+  streamed.tile_m = 64;
+  streamed.schedule = Schedule::pingpong;
+  EXPECT_NE(gemm::joined(violations(streamed, shape(1024, 2112, 7168)))
+                .find("stream_k = 1 needs a cooperative schedule, got schedule = pingpong"),
+            std::string::npos);
+  Fp8Config wide;  // unswapped, 160 columns are an MMA N side
+  wide.tile_n = 160;
+  wide.stages = 5;
+  EXPECT_TRUE(violations(wide, shape(4096, 4096, 4096)).empty());
+  EXPECT_FALSE(violations(wide, shape(4096, 4096, 4096, Scaling::block)).empty());
+}
+
 TEST(Fp8Rules, RegistersAndSharedMemoryBound) {
   Fp8Config wide;
   wide.tile_n = 256;
@@ -125,6 +165,24 @@ TEST(Fp8Names, ConfigNamesRoundTrip) {
   EXPECT_EQ(to_string(promoted), "128x128x128_s4_c1x1_coop_rn1_p4");
   EXPECT_THROW(parse_config("128x128x128_s4_c1x1_coop_rn1_p"), std::invalid_argument);
   EXPECT_THROW(parse_config("128x128x128_s4_c1x1_coop_rn1_p2x"), std::invalid_argument);
+  // Swapped operands are named last.
+  EXPECT_TRUE(parse_config("8x64x128_s12_c1x1_ping_rn1_p2_swap").swap_ab);
+  EXPECT_EQ(parse_config("8x64x128_s12_c1x1_ping_rn1_p2_swap").promotion, 2);
+  EXPECT_TRUE(parse_config("8x64x128_s12_c1x1_pingfa_rn1_swap").swap_ab);
+  EXPECT_FALSE(parse_config("64x64x128_s12_c1x1_ping_rn1_p2").swap_ab);
+  Fp8Config swapped;
+  swapped.tile_m = 16;
+  swapped.swap_ab = true;
+  EXPECT_EQ(to_string(swapped), "16x128x128_s4_c1x1_coop_rn1_swap");
+  EXPECT_THROW(parse_config("8x64x128_s12_c1x1_ping_rn1_swap_p2"), std::invalid_argument);
+  // The stream-K scheduler after them.
+  const Fp8Config shared = parse_config("128x128x128_s6_c1x1_coop_rn8_p2_sk");
+  EXPECT_TRUE(shared.stream_k);
+  EXPECT_FALSE(shared.swap_ab);
+  EXPECT_TRUE(parse_config("16x128x128_s6_c1x1_coop_rn8_swap_sk").swap_ab);
+  EXPECT_EQ(to_string(parse_config("16x128x128_s6_c1x1_coop_rn8_swap_sk")),
+            "16x128x128_s6_c1x1_coop_rn8_swap_sk");
+  EXPECT_THROW(parse_config("128x128x128_s6_c1x1_coop_rn8_sk_swap"), std::invalid_argument);
 }
 
 TEST(Fp8Names, ScalingsAndSchedulesParseAndNameTheLegalOnes) {
@@ -147,9 +205,10 @@ TEST(Fp8Defines, EveryKnobAndTheScalingReachTheKernel) {
   c.promotion = 4;
   const auto defines = compile_defines(c, Scaling::row_col);
   const std::vector<std::string> want{
-      "CUTUNE_TILE_M=64",   "CUTUNE_TILE_N=128",  "CUTUNE_TILE_K=128", "CUTUNE_STAGES=4",
-      "CUTUNE_CLUSTER_M=1", "CUTUNE_CLUSTER_N=1", "CUTUNE_SCHEDULE=1", "CUTUNE_RASTER=1",
-      "CUTUNE_SWIZZLE=1",   "CUTUNE_SCALING=1",   "CUTUNE_PROMOTION=4"};
+      "CUTUNE_TILE_M=64",   "CUTUNE_TILE_N=128",  "CUTUNE_TILE_K=128",  "CUTUNE_STAGES=4",
+      "CUTUNE_CLUSTER_M=1", "CUTUNE_CLUSTER_N=1", "CUTUNE_SCHEDULE=1",  "CUTUNE_RASTER=1",
+      "CUTUNE_SWIZZLE=1",   "CUTUNE_SCALING=1",   "CUTUNE_PROMOTION=4", "CUTUNE_SWAP_AB=0",
+      "CUTUNE_STREAM_K=0"};
   EXPECT_EQ(defines, want);
 }
 

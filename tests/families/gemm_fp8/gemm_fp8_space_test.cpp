@@ -71,7 +71,28 @@ TEST_F(Fp8SpaceTest, BlockScalingNeverDrawsAFastAccumulationScheduleOrANarrowTil
     EXPECT_FALSE(gemm_fp8::rules::is_fast_accum(static_cast<int>(c.schedule)));
     EXPECT_EQ(c.tile_n % 128, 0);
     EXPECT_EQ(c.promotion, 1);  // every k-block is scaled apart
+    EXPECT_FALSE(c.swap_ab);
+    EXPECT_GE(c.tile_m, 64);
   }
+}
+
+// Tiles of D shorter than 64 rows are drawn with swapped operands (the repair's way to an MMA M
+// side of 64 or more), and swapped tiles keep tile_n on that side.
+TEST_F(Fp8SpaceTest, ShortTilesAreDrawnWithSwappedOperands) {
+  std::set<int> short_rows;
+  for (const gemm_fp8::Fp8Config& c : drawn(gemm_fp8_problem(8, 4096, 14336, "tensor"), 9, 300)) {
+    if (c.tile_m < 64) {
+      EXPECT_TRUE(c.swap_ab) << gemm_fp8::to_string(c);
+      short_rows.insert(c.tile_m);
+    }
+    if (c.swap_ab) {
+      EXPECT_TRUE(gemm_fp8::rules::one_of(c.tile_n, gemm_fp8::rules::kMmaM));
+    }
+    if (c.stream_k) {
+      EXPECT_FALSE(gemm_fp8::rules::is_pingpong(static_cast<int>(c.schedule)));
+    }
+  }
+  EXPECT_EQ(short_rows, (std::set<int>{8, 16, 32}));
 }
 
 TEST_F(Fp8SpaceTest, RarePromotionIsDrawnOnlyWithAScheduleThatPromotes) {
@@ -132,6 +153,13 @@ TEST_F(Fp8SpaceTest, FastAccumulationIsSeededButNeverTheDefault) {
             (std::vector<std::string>{"short_tile", "wave_tile", "fast_accum"}));
   EXPECT_EQ(seeds(gemm_fp8_problem(64, 4096, 4096, "row_col")),
             (std::vector<std::string>{"decode_tile", "short_tile", "wave_tile", "fast_accum"}));
+  // Up to 32 rows, the swapped decoding tile is in the population too, as short as the batch.
+  EXPECT_EQ(seeds(gemm_fp8_problem(16, 4096, 4096)),
+            (std::vector<std::string>{"decode_tile", "short_tile", "wave_tile", "swapped_decode",
+                                      "fast_accum"}));
+  const auto decoding = seed_configs(*ts, gemm_fp8_problem(16, 4096, 4096), device);
+  ASSERT_EQ(decoding.size(), 5u);
+  EXPECT_EQ(gemm_fp8::to_string(to_fp8_config(decoding[3])), "16x64x128_s16_c1x1_ping_rn1_p2_swap");
   EXPECT_EQ(seeds(gemm_fp8_problem(4096, 4096, 4096, "block")),
             (std::vector<std::string>{"wave_tile"}));
   const auto configs = seed_configs(*ts, gemm_fp8_problem(4096, 4096, 4096), device);

@@ -3,7 +3,12 @@
 // accumulation, D m x n bf16 row-major. Three scaling modes (CUTUNE_SCALING, gemm_fp8_rules.hpp):
 // per tensor and per row x column are epilogue visitors over the accumulator; block scaling is
 // CUTLASS's blockwise mainloop, which multiplies each 128-deep k-block's partial sums by their
-// scales as it adds them into the fp32 accumulator.
+// scales as it adds them into the fp32 accumulator. With CUTUNE_SWAP_AB the kernel computes
+// D^T = B * A^T instead (B on the MMA's M side, D^T stored column-major, which is D row-major): a
+// decoding batch of a few rows then fills the MMA's N side, which takes multiples of 8, rather
+// than its M side, which takes multiples of 64. With CUTUNE_STREAM_K the persistent CTAs share
+// out the k-blocks of all tiles (CUTLASS's stream-K scheduler, its heuristic decomposition), so
+// that a grid a few tiles past a wave, or short of one, keeps every SM busy to the end.
 //
 // Built from CUTLASS 4.2's sm90 collective builders. A CUTLASS kernel's parameters (TMA
 // descriptors, scheduler state) come from host code instantiated for the same config, so this
@@ -45,6 +50,8 @@
 #define CUTUNE_SWIZZLE 1
 #define CUTUNE_SCALING 0
 #define CUTUNE_PROMOTION 1
+#define CUTUNE_SWAP_AB 0
+#define CUTUNE_STREAM_K 0
 #endif
 
 namespace {
@@ -52,12 +59,20 @@ namespace {
 using namespace cute;
 namespace rules = cutune::gemm_fp8::rules;
 
-// The CTA's tile and the thread-block cluster, as CuTe shapes and as numbers.
-using TileShape = Shape<Int<CUTUNE_TILE_M>, Int<CUTUNE_TILE_N>, Int<CUTUNE_TILE_K>>;
-using ClusterShape = Shape<Int<CUTUNE_CLUSTER_M>, Int<CUTUNE_CLUSTER_N>, _1>;
-constexpr int kTileM = size<0>(TileShape{});
-constexpr int kTileN = size<1>(TileShape{});
-constexpr int kTileK = size<2>(TileShape{});
+// The knobs name D's rows (M) and columns (N); the kernel's own M and N are those of the product
+// it computes, D or, with swapped operands, D^T.
+constexpr bool kSwapAB = CUTUNE_SWAP_AB != 0;
+constexpr bool kStreamK = CUTUNE_STREAM_K != 0;
+constexpr int kTileM = CUTUNE_TILE_M;
+constexpr int kTileN = CUTUNE_TILE_N;
+constexpr int kTileK = CUTUNE_TILE_K;
+constexpr int kMmaM = rules::mma_m(kTileM, kTileN, kSwapAB);
+constexpr int kMmaN = rules::mma_n(kTileM, kTileN, kSwapAB);
+// The CTA's tile and the thread-block cluster in the kernel's M, N (and K).
+using TileShape = Shape<Int<kMmaM>, Int<kMmaN>, Int<kTileK>>;
+using ClusterShape =
+    std::conditional_t<kSwapAB, Shape<Int<CUTUNE_CLUSTER_N>, Int<CUTUNE_CLUSTER_M>, _1>,
+                       Shape<Int<CUTUNE_CLUSTER_M>, Int<CUTUNE_CLUSTER_N>, _1>>;
 constexpr int kStages = CUTUNE_STAGES;
 // What the schedule and the scaling select below.
 constexpr int kSchedule = CUTUNE_SCHEDULE;
@@ -69,8 +84,10 @@ constexpr bool kPromotionKnob = rules::takes_promotion(kSchedule, kScaling);
 
 // Every knob within gemm_fp8_rules.hpp's legal values (the host's violations() names which).
 static_assert(rules::one_of(kTileM, rules::kTileM) && rules::one_of(kTileN, rules::kTileN) &&
-                  rules::one_of(kTileK, rules::kTileK) &&
+                  rules::one_of(kTileK, rules::kTileK) && rules::one_of(kMmaM, rules::kMmaM) &&
                   rules::one_of(CUTUNE_SWIZZLE, rules::kSwizzle) &&
+                  rules::one_of(CUTUNE_SWAP_AB, rules::kSwapAB) &&
+                  rules::one_of(CUTUNE_STREAM_K, rules::kStreamK) &&
                   rules::one_of(CUTUNE_CLUSTER_M, rules::kClusterExtent) &&
                   rules::one_of(CUTUNE_CLUSTER_N, rules::kClusterExtent) &&
                   kStages >= rules::kMinStages && kStages <= rules::kMaxStages,
@@ -79,7 +96,11 @@ static_assert(kSchedule >= rules::kCooperative && kSchedule <= rules::kPingpongF
               "CUTUNE_SCHEDULE");
 static_assert(kScaling >= rules::kScalingTensor && kScaling <= rules::kScalingBlock,
               "CUTUNE_SCALING");
-static_assert(kPingpong || kTileM >= 128, "the cooperative schedule needs CUTUNE_TILE_M >= 128");
+static_assert(
+    kPingpong || kMmaM >= 128,
+    "the cooperative schedule needs the MMA's M side (CUTUNE_TILE_M, or _N swapped) >= 128");
+static_assert(!kSwapAB || kScaling != rules::kScalingBlock, "block scaling: no CUTUNE_SWAP_AB");
+static_assert(!kStreamK || !kPingpong, "CUTUNE_STREAM_K runs the cooperative schedules only");
 static_assert(kScaling != rules::kScalingBlock || !rules::is_fast_accum(kSchedule),
               "block scaling promotes every k-block: no fast-accumulation schedule");
 static_assert(rules::one_of(kPromotion, rules::kPromotion) && (kPromotion == 1 || kPromotionKnob),
@@ -95,7 +116,9 @@ using ElementB = cutlass::float_e4m3_t;
 using ElementD = cutlass::bfloat16_t;
 using LayoutA = cutlass::layout::RowMajor;     // m x k, K-major
 using LayoutB = cutlass::layout::ColumnMajor;  // k x n column-major: n x k row-major, K-major
-using LayoutD = cutlass::layout::RowMajor;
+// D row-major is D^T column-major: the product the kernel computes with swapped operands.
+using LayoutD =
+    std::conditional_t<kSwapAB, cutlass::layout::ColumnMajor, cutlass::layout::RowMajor>;
 constexpr int kAlignmentAB = 16;  // elements: 16 bytes of fp8
 constexpr int kAlignmentD = 8;    // 16 bytes of bf16
 
@@ -171,16 +194,30 @@ using Mainloop = typename gk::collective::CollectiveBuilder<
     MainloopSchedule>::CollectiveOp;
 static_assert(Mainloop::DispatchPolicy::Stages == kStages, "the mainloop's depth is CUTUNE_STAGES");
 
-using Kernel = gk::kernel::GemmUniversal<Shape<int, int, int, int>, Mainloop, Epilogue,
-                                         gk::PersistentScheduler>;
+using TileScheduler = std::conditional_t<kStreamK, gk::StreamKScheduler, gk::PersistentScheduler>;
+using Kernel =
+    gk::kernel::GemmUniversal<Shape<int, int, int, int>, Mainloop, Epilogue, TileScheduler>;
 using Gemm = gk::device::GemmUniversalAdapter<Kernel>;
 
-// The stride of a dense row-major rows x columns matrix, batch of one, as CUTLASS's (row, column,
-// batch) stride type with a unit column stride.
+// What a launch needs: the adapter (its parameters built once, at prepare), and for stream-K the
+// arguments and workspace, since the counters of the CTAs sharing a tile must be zero before
+// every launch.
+struct Prepared {
+  Gemm gemm;
+  typename Gemm::Arguments arguments;
+  void* workspace = nullptr;
+};
+
+// The stride of a dense rows x columns matrix, batch of one, as CUTLASS's (row, column, batch)
+// stride type: row-major where the column stride is the static unit, else column-major.
 template <class Stride>
 Stride packed_stride(int rows, int columns) {
   Stride stride{};
-  get<0>(stride) = static_cast<int64_t>(columns);
+  if constexpr (is_static_v<decltype(get<1>(stride))>) {
+    get<0>(stride) = static_cast<int64_t>(columns);
+  } else {
+    get<1>(stride) = static_cast<int64_t>(rows);
+  }
   get<2>(stride) = static_cast<int64_t>(rows) * columns;
   return stride;
 }
@@ -212,20 +249,24 @@ void set_epilogue_scales(ThreadArguments& thread, const CutuneGemmFp8Args& args)
   if constexpr (kScaling == rules::kScalingTensor) {
     thread = {{{}, {args.scale_a, args.scale_b}}, {}, {}};
   } else if constexpr (kScaling == rules::kScalingRowCol) {
-    thread = {{args.scale_a}, {{args.scale_b}, {}, {}}, {}};
+    // Per row and per column of the kernel's product: D^T's rows are B's with swapped operands.
+    const float* per_row = kSwapAB ? args.scale_b : args.scale_a;
+    const float* per_column = kSwapAB ? args.scale_a : args.scale_b;
+    thread = {{per_row}, {{per_column}, {}, {}}, {}};
   }
 }
 
 typename Gemm::Arguments arguments_of(const CutuneGemmFp8Args& args) {
-  const int m = static_cast<int>(args.m);
-  const int n = static_cast<int>(args.n);
+  // The kernel's M and N, and its A and B: D's and A, B, or with swapped operands D^T's and B, A.
+  const int m = static_cast<int>(kSwapAB ? args.n : args.m);
+  const int n = static_cast<int>(kSwapAB ? args.m : args.n);
   const int k = static_cast<int>(args.k);
-  // Every operand is row-major in its own (rows, columns): A (m, k), B (n, k), D (m, n).
+  // A (m, k) and B (n, k) are row-major in their own (rows, columns), D (m, n) as LayoutD says.
   const auto stride_a = packed_stride<typename Gemm::GemmKernel::StrideA>(m, k);
   const auto stride_b = packed_stride<typename Gemm::GemmKernel::StrideB>(n, k);
   const auto stride_d = packed_stride<typename Gemm::GemmKernel::StrideD>(m, n);
-  const auto* a = static_cast<const ElementA*>(args.a);
-  const auto* b = static_cast<const ElementB*>(args.b);
+  const auto* a = static_cast<const ElementA*>(kSwapAB ? args.b : args.a);
+  const auto* b = static_cast<const ElementB*>(kSwapAB ? args.a : args.b);
   auto* d = static_cast<ElementD*>(args.d);
   typename Gemm::Arguments out;
   out.mode = gk::GemmUniversalMode::kGemm;
@@ -244,7 +285,9 @@ typename Gemm::Arguments arguments_of(const CutuneGemmFp8Args& args) {
   cudaGetDevice(&out.hw_info.device_id);  // the caller's current device
   out.hw_info.sm_count = args.sm_count;
   out.scheduler.max_swizzle_size = CUTUNE_SWIZZLE;
-  out.scheduler.raster_order = CUTUNE_RASTER == 0
+  // CUTUNE_RASTER 0 rasters along D's rows: the kernel's N with swapped operands.
+  const bool along_kernel_m = (CUTUNE_RASTER == 0) != kSwapAB;
+  out.scheduler.raster_order = along_kernel_m
                                    ? Gemm::GemmKernel::TileScheduler::RasterOrderOptions::AlongM
                                    : Gemm::GemmKernel::TileScheduler::RasterOrderOptions::AlongN;
   return out;
@@ -265,25 +308,32 @@ extern "C" __attribute__((visibility("default"))) void* cutune_gemm_fp8_prepare(
   };
   if (args->abi_version != CUTUNE_GEMM_FP8_ABI_VERSION) return fail("ABI version mismatch");
   if (args->scaling != kScaling) return fail("the library was compiled for another scaling");
-  auto* gemm = new Gemm();
-  const typename Gemm::Arguments arguments = arguments_of(*args);
-  cutlass::Status status = gemm->can_implement(arguments);
-  if (status == cutlass::Status::kSuccess) status = gemm->initialize(arguments, workspace);
+  auto* prepared = new Prepared{Gemm(), arguments_of(*args), workspace};
+  cutlass::Status status = prepared->gemm.can_implement(prepared->arguments);
+  if (status == cutlass::Status::kSuccess) {
+    status = prepared->gemm.initialize(prepared->arguments, workspace);
+  }
   if (status != cutlass::Status::kSuccess) {
-    delete gemm;
+    delete prepared;
     return fail(cutlassGetStatusString(status));
   }
-  return gemm;
+  return prepared;
 }
 
 extern "C" __attribute__((visibility("default"))) int cutune_gemm_fp8_launch(void* handle,
                                                                              void* stream) {
-  const cutlass::Status status = static_cast<Gemm*>(handle)->run(static_cast<cudaStream_t>(stream));
+  auto* prepared = static_cast<Prepared*>(handle);
+  const auto on = static_cast<cudaStream_t>(stream);
+  cutlass::Status status = cutlass::Status::kSuccess;
+  if constexpr (kStreamK) {  // a memset of the counters, on the launch's stream
+    status = Kernel::initialize_workspace(prepared->arguments, prepared->workspace, on);
+  }
+  if (status == cutlass::Status::kSuccess) status = prepared->gemm.run(on);
   if (status == cutlass::Status::kSuccess) return 0;
   const cudaError_t error = cudaGetLastError();
   return error != cudaSuccess ? static_cast<int>(error) : static_cast<int>(cudaErrorLaunchFailure);
 }
 
 extern "C" __attribute__((visibility("default"))) void cutune_gemm_fp8_release(void* handle) {
-  delete static_cast<Gemm*>(handle);
+  delete static_cast<Prepared*>(handle);
 }
