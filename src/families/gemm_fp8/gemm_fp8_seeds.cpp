@@ -93,7 +93,8 @@ constexpr int kDefaultPromotion = 2;
 
 // `tile` as deep as shared memory allows (fp8 tiles are half the bytes of bf16 ones, so the
 // pipeline runs deeper), no cluster, the schedule's accurate accumulation unless `fast_accum`.
-PartialConfig proposal(const Tile& tile, Scaling scaling, bool fast_accum, int swizzle = 1) {
+PartialConfig proposal(const Tile& tile, Scaling scaling, bool fast_accum, int swizzle = 1,
+                       bool stream_k = false) {
   const int stages = rules::deepest_stages(tile.tile_m, tile.tile_n, 128, static_cast<int>(scaling),
                                            rules::kSharedMemoryPerBlock);
   const gemm_fp8::Schedule chosen = schedule_of(tile, fast_accum);
@@ -110,7 +111,7 @@ PartialConfig proposal(const Tile& tile, Scaling scaling, bool fast_accum, int s
                        {"swizzle", swizzle},
                        {"promotion", promotion},
                        {"swap_ab", tile.swap_ab ? 1 : 0},
-                       {"stream_k", 0}};
+                       {"stream_k", stream_k ? 1 : 0}};
 }
 
 // The problem's output tiles of 128x128: the grid the wave rules below measure.
@@ -118,15 +119,29 @@ std::int64_t square_tiles(const Problem& p) {
   return gemm::ceil_div(p.get_int("m"), 128) * gemm::ceil_div(p.get_int("n"), 128);
 }
 
-// Past one wave of 128x128 tiles: those tiles swizzled in eights where that pads little (on the
-// large shapes this beat the wider 128x192 tile as well as 128x128 unswizzled), else the tile of
-// the best wave efficiency, swizzled as widely as its own grid allows (2048x4608x3584: 128x192 in
-// eights, 1.05x the same tile unswizzled); within one wave, that tile unswizzled.
+// A grid of 128x128 tiles past one wave whose last wave leaves over a quarter of the SMs' tile
+// slots idle, at a depth of 32 k-blocks or more: the stream-K scheduler shares the leftover tiles'
+// k-blocks among all CTAs (1024x2112x7168, 136 tiles on 132 SMs: 1.25x the persistent grid). At
+// shallow K there are too few k-blocks to share (128x24576x1536: 0.9x), and past several waves
+// the idle slots cost less than the shared tiles' workspace traffic.
+bool streams_k(const Problem& p, const Device& d) {
+  const std::int64_t m = p.get_int("m");
+  const std::int64_t n = p.get_int("n");
+  return square_tiles(p) > d.sm_count && p.get_int("k") >= 32 * 128 &&
+         gemm::wave_efficiency(m, n, 128, 128, d.sm_count) < 0.75;
+}
+
+// Past one wave of 128x128 tiles: those tiles under the stream-K scheduler where the last wave is
+// mostly idle (above), swizzled in eights where that pads little (on the large shapes this beat
+// the wider 128x192 tile as well as 128x128 unswizzled), else the tile of the best wave
+// efficiency, swizzled as widely as its own grid allows (2048x4608x3584: 128x192 in eights, 1.05x
+// the same tile unswizzled); within one wave, that tile unswizzled.
 PartialConfig wide_proposal(const Problem& p, const Device& d) {
   const Scaling scaling = scaling_of(p);
   const std::int64_t m = p.get_int("m");
   const std::int64_t n = p.get_int("n");
   const Tile& square = kWideTiles.back();
+  if (streams_k(p, d)) return proposal(square, scaling, false, 1, true);
   const bool past_a_wave = square_tiles(p) > d.sm_count;
   if (past_a_wave && widest_swizzle(m, n, square) == kWideSwizzles.front()) {
     return proposal(square, scaling, false, kWideSwizzles.front());
@@ -195,11 +210,12 @@ void add_gemm_fp8_seeds(TuningSpace& ts) {
           },
       .propose = propose_accurate(kDecodeTile),
   });
-  // Decoding rows with swapped operands, in the population but not yet the default: the schedule
-  // cuBLASLt's decoding kernels run.
+  // Above decode_tile, up to 32 rows (not under block scaling): the swapped decoding tile, the
+  // schedule cuBLASLt's decoding kernels run. On every decoding shape of the table it beat the
+  // 64-row tiles (8x4096x14336: 1.18x, 1x4096x4096: 1.14x; 16 to 32 rows 1.02-1.04x).
   ts.seeds.push_back({
       .name = "swapped_decode",
-      .priority = 60,
+      .priority = 140,
       .eligible =
           [](const Problem& p, const Device& d) {
             return d.sm_count > 0 && scaling_of(p) != Scaling::block && p.get_int("m") <= 32;

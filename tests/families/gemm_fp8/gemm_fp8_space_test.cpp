@@ -126,6 +126,14 @@ TEST_F(Fp8SpaceTest, DefaultRuleBySizeAndScaling) {
             "128x128x128_s6_c1x1_coop_rn4_p2");
   EXPECT_EQ(default_name(gemm_fp8_problem(4096, 2112, 7168, "block")),
             "128x128x128_s5_c1x1_coop_rn1");
+  // A grid just past one wave at deep K (136 tiles on 132 SMs, 56 k-blocks): the stream-K
+  // scheduler; at 12 k-blocks (192 tiles), and on 544 tiles (the last of five waves 12 % full),
+  // the persistent one.
+  EXPECT_EQ(default_name(gemm_fp8_problem(1024, 2112, 7168, "block")),
+            "128x128x128_s5_c1x1_coop_rn1_sk");
+  EXPECT_EQ(default_name(gemm_fp8_problem(1024, 2112, 7168)), "128x128x128_s6_c1x1_coop_rn1_p2_sk");
+  EXPECT_EQ(default_name(gemm_fp8_problem(128, 24576, 1536, "block")),
+            "128x128x128_s5_c1x1_coop_rn1");
   // At most half a wave of 128x128 tiles past decoding M: 128x64 cooperative tiles (not under
   // block scaling, whose tiles are whole 128-column scale blocks).
   EXPECT_EQ(default_name(gemm_fp8_problem(512, 2048, 2048)), "128x64x128_s8_c1x1_coop_rn1_p2");
@@ -133,16 +141,20 @@ TEST_F(Fp8SpaceTest, DefaultRuleBySizeAndScaling) {
             "128x64x128_s8_c1x1_coop_rn1_p2");
   EXPECT_EQ(default_name(gemm_fp8_problem(512, 2048, 2048, "block")),
             "64x128x128_s7_c1x1_ping_rn1");
-  // Decoding-sized M and grids short of a wave: 64-row ping-pong tiles.
-  EXPECT_EQ(default_name(gemm_fp8_problem(16, 7168, 2048)), "64x128x128_s8_c1x1_ping_rn1_p2");
+  // Up to 32 rows under tensor and row x column scales: the swapped decoding tile of 8, 16 or 32
+  // rows of D against 64 columns, 16 stages.
+  EXPECT_EQ(default_name(gemm_fp8_problem(8, 4096, 14336)), "8x64x128_s16_c1x1_ping_rn1_p2_swap");
+  EXPECT_EQ(default_name(gemm_fp8_problem(1, 4096, 4096, "row_col")),
+            "8x64x128_s16_c1x1_ping_rn1_p2_swap");
+  EXPECT_EQ(default_name(gemm_fp8_problem(16, 7168, 2048)), "16x64x128_s16_c1x1_ping_rn1_p2_swap");
+  EXPECT_EQ(default_name(gemm_fp8_problem(32, 6144, 4096)), "32x64x128_s16_c1x1_ping_rn1_p2_swap");
+  // Past 32 rows, and under block scaling: 64-row ping-pong tiles for decoding M and grids short
+  // of a wave, 64x64 where those occupy at most half the SMs (4096 columns: 64 tiles of 132),
+  // else 64x128.
+  EXPECT_EQ(default_name(gemm_fp8_problem(64, 4096, 4096)), "64x64x128_s12_c1x1_ping_rn1_p2");
+  EXPECT_EQ(default_name(gemm_fp8_problem(64, 6144, 4096)), "64x128x128_s8_c1x1_ping_rn1_p2");
   EXPECT_EQ(default_name(gemm_fp8_problem(128, 2112, 7168, "block")),
             "64x128x128_s7_c1x1_ping_rn1");
-  // Decoding M where 64x64 tiles occupy at most half the SMs (4096 columns: 64 tiles of 132):
-  // 64x64 ping-pong tiles; 6144 columns (96 tiles) keep 64x128.
-  EXPECT_EQ(default_name(gemm_fp8_problem(8, 4096, 14336)), "64x64x128_s12_c1x1_ping_rn1_p2");
-  EXPECT_EQ(default_name(gemm_fp8_problem(1, 4096, 4096, "row_col")),
-            "64x64x128_s12_c1x1_ping_rn1_p2");
-  EXPECT_EQ(default_name(gemm_fp8_problem(32, 6144, 4096)), "64x128x128_s8_c1x1_ping_rn1_p2");
   EXPECT_EQ(default_name(gemm_fp8_problem(8, 4096, 7168, "block")), "64x128x128_s7_c1x1_ping_rn1");
 }
 
@@ -153,13 +165,10 @@ TEST_F(Fp8SpaceTest, FastAccumulationIsSeededButNeverTheDefault) {
             (std::vector<std::string>{"short_tile", "wave_tile", "fast_accum"}));
   EXPECT_EQ(seeds(gemm_fp8_problem(64, 4096, 4096, "row_col")),
             (std::vector<std::string>{"decode_tile", "short_tile", "wave_tile", "fast_accum"}));
-  // Up to 32 rows, the swapped decoding tile is in the population too, as short as the batch.
+  // Up to 32 rows the swapped decoding tile leads, and the 64-row tiles stay in the population.
   EXPECT_EQ(seeds(gemm_fp8_problem(16, 4096, 4096)),
-            (std::vector<std::string>{"decode_tile", "short_tile", "wave_tile", "swapped_decode",
+            (std::vector<std::string>{"swapped_decode", "decode_tile", "short_tile", "wave_tile",
                                       "fast_accum"}));
-  const auto decoding = seed_configs(*ts, gemm_fp8_problem(16, 4096, 4096), device);
-  ASSERT_EQ(decoding.size(), 5u);
-  EXPECT_EQ(gemm_fp8::to_string(to_fp8_config(decoding[3])), "16x64x128_s16_c1x1_ping_rn1_p2_swap");
   EXPECT_EQ(seeds(gemm_fp8_problem(4096, 4096, 4096, "block")),
             (std::vector<std::string>{"wave_tile"}));
   const auto configs = seed_configs(*ts, gemm_fp8_problem(4096, 4096, 4096), device);
