@@ -71,7 +71,8 @@ TEST(Fp8Rules, SwappedOperandsPutTileNOnTheMmasMSide) {
   decode.tile_n = 64;
   decode.schedule = Schedule::pingpong;
   EXPECT_EQ(violations(decode, shape(8, 4096, 4096))[0],
-            "tile_m = 8 is the MMA's M side: it takes 64, 128 or 256 (tile_m < 64 needs swap_ab)");
+            "tile_m = 8 is the MMA's M side: it takes 64, 128 or 256 (tile_m 8-32 and 144 need "
+            "swap_ab)");
   decode.swap_ab = true;
   EXPECT_TRUE(violations(decode, shape(8, 4096, 4096)).empty());
   EXPECT_TRUE(violations(decode, shape(1, 4096, 4096, Scaling::row_col)).empty());
@@ -96,6 +97,13 @@ TEST(Fp8Rules, SwappedOperandsPutTileNOnTheMmasMSide) {
   EXPECT_NE(gemm::joined(violations(streamed, shape(1024, 2112, 7168)))
                 .find("stream_k = 1 needs a cooperative schedule, got schedule = pingpong"),
             std::string::npos);
+  Fp8Config tall;  // cuBLASLt's 144x128: 144 rows on the MMA's N side
+  tall.tile_m = 144;
+  tall.stages = 5;
+  EXPECT_FALSE(violations(tall, shape(4096, 4096, 4096)).empty());
+  tall.swap_ab = true;
+  EXPECT_TRUE(violations(tall, shape(4096, 4096, 4096)).empty());
+  EXPECT_EQ(accumulators_per_thread(tall, Scaling::tensor), 144);  // 72, twice
   Fp8Config wide;  // unswapped, 160 columns are an MMA N side
   wide.tile_n = 160;
   wide.stages = 5;
