@@ -90,7 +90,7 @@ std::vector<std::string> violations(const Fp8Config& c, const Fp8Problem& p,
   if (!rules::one_of(mma_m, rules::kMmaM)) {
     out.push_back(std::string(m_side) + " = " + std::to_string(mma_m) + " is the MMA's M side" +
                   (c.swap_ab ? " with swap_ab" : "") + ": it takes 64, 128 or 256" +
-                  (c.swap_ab ? "" : " (tile_m 8-32 and 144 need swap_ab)"));
+                  (c.swap_ab ? "" : " (tile_m < 64 needs swap_ab)"));
   }
   if (!rules::is_pingpong(schedule) && mma_m < 128) {
     out.push_back("schedule = " + to_string(c.schedule) + " needs " + m_side +

@@ -11,10 +11,11 @@ namespace cutune::gemm_fp8::rules {
 // Tile extents along D's rows (tile_m) and columns (tile_n). The MMA's M side, which wgmma takes
 // in 64-row steps per warpgroup, is tile_m, or tile_n with the operands swapped (knob "swap_ab");
 // its N side takes any multiple of 8, so with the operands swapped a decoding tile holds as few as
-// 8 rows of D (the tokens) against 64 columns of weights, and a large one 144 rows (cuBLASLt's
-// per-tensor kernels run 144x128 so, a ninth more work per byte of shared memory than 128x128).
-inline constexpr int kTileM[] = {8, 16, 32, 64, 128, 144, 256};
-inline constexpr int kTileN[] = {64, 128, 160, 192, 256};
+// 8 rows of D (the tokens) against 64 columns of weights. cuBLASLt's 128x160 and 144x128 (swapped)
+// tiles are not values here: built from CUTLASS's collectives they ran at 0.4-0.75 of
+// torch._scaled_mm on every shape of the table (docs/perf.md).
+inline constexpr int kTileM[] = {8, 16, 32, 64, 128, 256};
+inline constexpr int kTileN[] = {64, 128, 192, 256};
 inline constexpr int kMmaM[] = {64, 128, 256};
 // fp8 wgmma consumes k in steps of 32; a 128-deep k-block is one 128-byte swizzle row of fp8 and
 // one scale block of the block-scaled mode.

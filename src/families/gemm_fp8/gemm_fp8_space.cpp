@@ -123,13 +123,12 @@ void add_constraints(Space& space, const Fp8Knobs& k) {
   add_constraint(
       space, k, "mma_m_side",
       [](const Fp8Config& g, Scaling, int) { return rules::one_of(mma_m(g), rules::kMmaM); },
-      // A tile whose rows are no MMA M side (under 64, or 144) swaps its operands where the
-      // scaling allows, else takes the nearest side; a swapped tile's columns (160 or 192) narrow
-      // to 128.
+      // A tile shorter than the MMA's M side swaps its operands where the scaling allows; a
+      // swapped tile's columns (192) narrow to 128.
       [](Fp8Config& g, Scaling s, int) {
-        if (!g.swap_ab && !rules::one_of(g.tile_m, rules::kMmaM)) {
+        if (!g.swap_ab && g.tile_m < 64) {
           if (s == Scaling::block) {
-            g.tile_m = g.tile_m < 64 ? 64 : 128;
+            g.tile_m = 64;
           } else {
             g.swap_ab = true;
           }
@@ -179,9 +178,7 @@ void add_constraints(Space& space, const Fp8Knobs& k) {
       [](Fp8Config& g, Scaling s, int) {
         const int limit = gemm_fp8::max_accumulators(g, s);
         if (g.tile_n > 128) g.tile_n = 128;
-        while (gemm_fp8::accumulators_per_thread(g, s) > limit && g.tile_m > 64) {
-          g.tile_m = g.tile_m > 128 ? 128 : g.tile_m / 2;  // 144 and 256 to 128, then 64
-        }
+        while (gemm_fp8::accumulators_per_thread(g, s) > limit && g.tile_m > 64) g.tile_m /= 2;
         if (mma_m(g) < 128) to_pingpong(g);
       });
   add_constraint(
