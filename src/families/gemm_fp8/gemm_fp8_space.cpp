@@ -116,10 +116,8 @@ void add_constraints(Space& space, const Fp8Knobs& k) {
   add_constraint(
       space, k, "block_scaling_unswapped",
       [](const Fp8Config& g, Scaling s, int) { return s != Scaling::block || !g.swap_ab; },
-      [](Fp8Config& g, Scaling, int) {
-        g.swap_ab = false;
-        if (g.tile_m < 64) g.tile_m = 64;
-      });
+      // mma_m_side then lengthens a tile shorter than the MMA's M side.
+      [](Fp8Config& g, Scaling, int) { g.swap_ab = false; });
   add_constraint(
       space, k, "mma_m_side",
       [](const Fp8Config& g, Scaling, int) { return rules::one_of(mma_m(g), rules::kMmaM); },
