@@ -157,9 +157,10 @@ auto propose_accurate(const Tile& tile) {
 
 // Decoding rows with swapped operands: the fewest of 8, 16 or 32 rows of D that hold the batch on
 // the MMA's N side, against 64 columns of weights on its M side (the CTAs of the 64x64 tile).
+constexpr int kSwappedDecodeRows = 32;  // the most rows the swapped decoding seed takes
 Tile swapped_decode_tile(std::int64_t m) {
   int rows = 8;
-  while (rows < m && rows < 32) rows *= 2;
+  while (rows < m && rows < kSwappedDecodeRows) rows *= 2;
   return {rows, 64, true, true};
 }
 
@@ -218,7 +219,8 @@ void add_gemm_fp8_seeds(TuningSpace& ts) {
       .priority = 140,
       .eligible =
           [](const Problem& p, const Device& d) {
-            return d.sm_count > 0 && scaling_of(p) != Scaling::block && p.get_int("m") <= 32;
+            return d.sm_count > 0 && scaling_of(p) != Scaling::block &&
+                   p.get_int("m") <= kSwappedDecodeRows;
           },
       .propose =
           [](const Problem& p, const Device&) {
