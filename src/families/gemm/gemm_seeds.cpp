@@ -43,6 +43,9 @@ PartialConfig large_tile(bool fast_launch) {
   return seed;
 }
 
+// M or N not a multiple of 128: the edge tiles are partly outside D.
+constexpr bool ragged(std::int64_t m, std::int64_t n) { return m % 128 != 0 || n % 128 != 0; }
+
 // 128x192 ping-pong tiles without a cluster, `stages` k-blocks of 64: small_k's and wave_fit's.
 PartialConfig pingpong_128x192(int stages) { return plain_tile(128, 192, 64, stages, true); }
 
@@ -159,8 +162,10 @@ void add_gemm_seeds(TuningSpace& ts) {
       .propose = [](const Problem&, const Device&) { return pingpong_128x192(4); },
   });
   // Shapes no measured seed covers (one side under 1024, at least a wave of 128x128 tiles, such
-  // as 1000x2056x1064): gemm::residue_tile's choice, without cluster or split-K. Above wave_fit
-  // and fast_launch, which an aligned 768x4096x4096 also meets (96 large tiles: 0.73 of one wave,
+  // as 1000x2056x1064): gemm::residue_tile's choice, without split-K; on ragged sides in 2x1
+  // clusters (B multicast), which a tune of 1000x2056x1064 found on the H100: 0.870 of cuBLASLt
+  // where the same tiles without a cluster read 0.761 (docs/perf.md). Above wave_fit and
+  // fast_launch, which an aligned 768x4096x4096 also meets (96 large tiles: 0.73 of one wave,
   // where 132 tiles of 128x192 make 0.97).
   ts.seeds.push_back({
       .name = "residue_fit",
@@ -174,27 +179,32 @@ void add_gemm_seeds(TuningSpace& ts) {
           [dims](const Problem& p, const Device& d) {
             const auto [m, n, k] = dims(p);
             const gemm::ResidueTile t = gemm::residue_tile(m, n, d.sm_count);
-            return plain_tile(t.tile_m, t.tile_n, t.tile_k, t.stages, t.pingpong);
+            PartialConfig seed = plain_tile(t.tile_m, t.tile_n, t.tile_k, t.stages, t.pingpong);
+            if (ragged(m, n)) seed["cluster_m"] = 2;
+            return seed;
           },
   });
-  // Ragged sides (M or N not a multiple of 128) at least 1024 long: the large tile in 2x1
-  // clusters, which multicast each B tile to the two CTAs of a cluster. On the H200 it read 0.955
-  // of cuBLASLt at 3000x5000x2000 and 0.900 at 2500x3000x1000, where wave_fit's 128x192 tiles read
-  // 0.761 and small_k's 0.687, the large tile without a cluster 0.784 and 0.690; on aligned sides
-  // the cluster costs 1-2 % (2048x4096x4040: 0.978 against 0.997) (docs/perf.md). Above small_k,
-  // wave_fit and residue_fit; below the half-tile seeds, which take the shapes short of a wave.
+  // Ragged sides (M or N not a multiple of 128) at least 1024 long: the large tile in 2x2
+  // clusters, which multicast each A tile to the two CTAs of a cluster row and each B tile to the
+  // two of a column. On the H200 the 2x1 cluster read 0.955 of cuBLASLt at 3000x5000x2000 and 0.900
+  // at 2500x3000x1000, where wave_fit's 128x192 tiles read 0.761 and small_k's 0.687, the large
+  // tile without a cluster 0.784 and 0.690; tunes on the H100 found the 2x2 cluster at 0.972 and
+  // 0.946 where the 2x1 one read 0.930 and 0.869 in the same run; on aligned sides the 2x1 cluster
+  // costs 1-2 % (2048x4096x4040: 0.978 against 0.997) (docs/perf.md). Above small_k, wave_fit and
+  // residue_fit; below the half-tile seeds, which take the shapes short of a wave.
   ts.seeds.push_back({
       .name = "ragged_cluster",
       .priority = 112,
       .eligible =
           [dims](const Problem& p, const Device& d) {
             const auto [m, n, k] = dims(p);
-            return d.cc_major == 9 && m >= 1024 && n >= 1024 && (m % 128 != 0 || n % 128 != 0);
+            return d.cc_major == 9 && m >= 1024 && n >= 1024 && ragged(m, n);
           },
       .propose =
           [](const Problem&, const Device&) {
             PartialConfig seed = large_tile(false);
             seed["cluster_m"] = 2;
+            seed["cluster_n"] = 2;
             return seed;
           },
   });

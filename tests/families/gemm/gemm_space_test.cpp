@@ -222,16 +222,20 @@ TEST_F(GemmSpaceTest, ShapeSeedsMatchTheirShapes) {
   small.sm_count = 64;
   EXPECT_EQ(names_on(gemm_problem(128, 8192, 8192), small),
             (std::vector<std::string>{"residue_fit"}));
-  // Ragged sides of at least 1024: the large tile in 2x1 clusters leads, above wave_fit and small_k
+  // Ragged sides of at least 1024: the large tile in 2x2 clusters leads, above wave_fit and small_k
   // (k = 1000); aligned sides never take it.
+  const auto chosen = [&](std::int64_t m, std::int64_t n, std::int64_t k) {
+    return gemm::to_string(to_gemm_config(default_config(*ts, gemm_problem(m, n, k), device)));
+  };
   EXPECT_EQ(names(gemm_problem(3000, 5000, 2000)).at(0), "ragged_cluster");
   EXPECT_EQ(names(gemm_problem(2500, 3000, 1000)).at(0), "ragged_cluster");
-  EXPECT_EQ(
-      gemm::to_string(to_gemm_config(default_config(*ts, gemm_problem(3000, 5000, 2000), device))),
-      "128x256x64_s4_c2x1_coop_rn8_k1");
+  EXPECT_EQ(chosen(3000, 5000, 2000), "128x256x64_s4_c2x2_coop_rn8_k1");
   EXPECT_EQ(names(gemm_problem(2048, 4096, 4040)).at(0), "fast_launch");
-  // 1000x2056x1064: 136 tiles of 128x128, no side of 1024 and k > 1024: only residue_fit.
+  // 1000x2056x1064: 136 tiles of 128x128, no side of 1024 and k > 1024: only residue_fit, in 2x1
+  // clusters on its ragged sides; an aligned short side keeps one CTA per cluster.
   EXPECT_EQ(names(gemm_problem(1000, 2056, 1064)), (std::vector<std::string>{"residue_fit"}));
+  EXPECT_EQ(chosen(1000, 2056, 1064), "128x192x64_s4_c2x1_ping_rn8_k1");
+  EXPECT_EQ(chosen(768, 4096, 4096), "128x192x64_s4_c1x1_ping_rn8_k1");
   // M <= 64 takes the half tiles whatever N: 224 tiles of 128x128 at 16x28672.
   EXPECT_EQ(names(gemm_problem(16, 28672, 4096)).at(0), "partial_wave");
   // K is split only while the grid stays within one wave: 16 CTAs of 64x128 at 128x1024 split
