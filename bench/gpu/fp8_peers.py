@@ -43,7 +43,7 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 os.environ["PEERS"] = "cublas"  # peers.py imports Helion at import time unless told otherwise
-from peers import GraphTimer, error  # noqa: E402
+from peers import GraphTimer, error, kernels_of  # noqa: E402
 import fp8_triton_block  # noqa: E402
 
 SCALE_BLOCK = 128
@@ -143,19 +143,6 @@ def deep_gemm_block(a, b, scale_a, scale_b, d):
         deep_gemm.gemm_fp8_fp8_bf16_nt((a, sfa), (b, sfb), d)
     call()
     return call
-
-
-def kernels_of(fn):
-    """The GPU kernels one call of fn launches, as the profiler names them (cuBLASLt's names carry
-    its tile, cluster and accumulation), or the reason the profiler gave none."""
-    try:
-        with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
-            fn()
-            torch.cuda.synchronize()
-        names = {e.name for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA}
-        return "; ".join(sorted(names))
-    except Exception as exc:  # a profiler this build lacks is reported, not fatal
-        return f"no profile: {exc!r}"[:200]
 
 
 def measure(shape, scaling, libraries, timer, reps, rounds, tol):

@@ -16,7 +16,7 @@ but each launch is a replay of a one-launch CUDA graph, because Python enqueues 
 more slowly than the flush runs (the replay is within 1 us of a plain launch for cuBLASLt in C++). ROUNDS rounds each time every peer REPS times, so that each ratio to cuBLAS is
 paired within a round: compare peers by those ratios, not by absolute times, which move by up to
 20 % with the card's state. Each peer's output is checked against an fp32
-product first.
+product first, and the kernels cuBLAS launched are recorded (cublas_kernels, torch.profiler).
 
 Environment: SHAPES (MxNxK,...), DTYPE (bf16 | fp16), LAYOUT (0 | 1), PEERS (cublas,triton,inductor,
 helion; cuBLAS is always timed), DEADLINE (epoch seconds after which the Triton columns are left
@@ -129,6 +129,19 @@ def error(out, ref):
     return ((out - ref).abs().max() / ref.abs().max()).item()
 
 
+def kernels_of(fn):
+    """The GPU kernels one call of fn launches, as the profiler names them (cuBLAS's names carry its
+    tile, cluster and schedule), or the reason the profiler gave none."""
+    try:
+        with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
+            fn()
+            torch.cuda.synchronize()
+        names = {e.name for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA}
+        return "; ".join(sorted(names))
+    except Exception as exc:  # a profiler this build lacks is reported, not fatal
+        return f"no profile: {exc!r}"[:200]
+
+
 def measure(shape, peers, helion_shapes, timer, reps, rounds, dtype, layout, deadline=float("inf")):
     m, n, k = shape
     name = f"{m}x{n}x{k}"
@@ -178,6 +191,8 @@ def measure(shape, peers, helion_shapes, timer, reps, rounds, dtype, layout, dea
             graphs[peer] = timer.capture(fn)
         except Exception as exc:  # a peer that fails is a value in the row, not the end of the run
             row[f"{peer}_failed"] = repr(exc)[:300]
+    if "cublas" in graphs:  # what cuBLAS chose for this shape: the tile a rule could learn from
+        row["cublas_kernels"] = kernels_of(fns["cublas"])
     times = {peer: [] for peer in graphs}
     ratios = {peer: [] for peer in graphs}
     for _ in range(rounds):
