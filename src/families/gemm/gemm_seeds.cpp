@@ -164,9 +164,9 @@ void add_gemm_seeds(TuningSpace& ts) {
   // Shapes no measured seed covers (one side under 1024, at least a wave of 128x128 tiles, such
   // as 1000x2056x1064): gemm::residue_tile's choice, without split-K; on ragged sides in 2x1
   // clusters (B multicast), which a tune of 1000x2056x1064 found on the H100: 0.870 of cuBLASLt
-  // where the same tiles without a cluster read 0.761 (docs/perf.md). Above wave_fit and
-  // fast_launch, which an aligned 768x4096x4096 also meets (96 large tiles: 0.73 of one wave,
-  // where 132 tiles of 128x192 make 0.97).
+  // where the same tiles without a cluster read 0.761 (on the H200 0.855 against 0.831;
+  // docs/perf.md). Above wave_fit and fast_launch, which an aligned 768x4096x4096 also meets (96
+  // large tiles: 0.73 of one wave, where 132 tiles of 128x192 make 0.97).
   ts.seeds.push_back({
       .name = "residue_fit",
       .priority = 106,
@@ -189,9 +189,10 @@ void add_gemm_seeds(TuningSpace& ts) {
   // two of a column. On the H200 the 2x1 cluster read 0.955 of cuBLASLt at 3000x5000x2000 and 0.900
   // at 2500x3000x1000, where wave_fit's 128x192 tiles read 0.761 and small_k's 0.687, the large
   // tile without a cluster 0.784 and 0.690; tunes on the H100 found the 2x2 cluster at 0.972 and
-  // 0.946 where the 2x1 one read 0.930 and 0.869 in the same run; on aligned sides the 2x1 cluster
-  // costs 1-2 % (2048x4096x4040: 0.978 against 0.997) (docs/perf.md). Above small_k, wave_fit and
-  // residue_fit; below the half-tile seeds, which take the shapes short of a wave.
+  // 0.946 where the 2x1 one read 0.930 and 0.869 in the same process (on the H200 0.962 and 0.913
+  // against 0.961 and 0.897); on aligned sides the 2x1 cluster costs 1-2 % (2048x4096x4040: 0.978
+  // against 0.997) (docs/perf.md). Above small_k, wave_fit and residue_fit; below the half-tile
+  // seeds, which take the shapes short of a wave.
   ts.seeds.push_back({
       .name = "ragged_cluster",
       .priority = 112,
