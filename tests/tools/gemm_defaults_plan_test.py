@@ -47,7 +47,7 @@ class Plan(unittest.TestCase):
         self.assertNotIn("large_c2", decode)  # 2x1 clusters on one row of tiles
         self.assertNotIn("half", decode)
         self.assertIn("large_c2", ragged)
-        self.assertEqual(ragged - decode, {"large_c2", "large_c2x2", "fit192_c2", "half"})
+        self.assertEqual(ragged - decode, {"large_c2", "large_c2x2", "fit192_c2", "fit192_c2x2", "half"})
 
 
 class CutuneColumns(unittest.TestCase):
