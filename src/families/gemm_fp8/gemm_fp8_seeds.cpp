@@ -168,6 +168,12 @@ bool short_of_a_wave(const Problem& p, const Device& d) {
   return gemm::skinny(p.get_int("m")) || square_tiles(p) < d.sm_count;
 }
 
+// A device the wave rules can read (its SM count known) and tensor or row x column scales: the
+// seeds whose tiles are not whole scale blocks.
+bool unblocked(const Problem& p, const Device& d) {
+  return d.sm_count > 0 && scaling_of(p) != Scaling::block;
+}
+
 }  // namespace
 
 void add_gemm_fp8_seeds(TuningSpace& ts) {
@@ -193,8 +199,8 @@ void add_gemm_fp8_seeds(TuningSpace& ts) {
       .priority = 120,
       .eligible =
           [](const Problem& p, const Device& d) {
-            return d.sm_count > 0 && scaling_of(p) != Scaling::block &&
-                   !gemm::skinny(p.get_int("m")) && 2 * square_tiles(p) <= d.sm_count;
+            return unblocked(p, d) && !gemm::skinny(p.get_int("m")) &&
+                   2 * square_tiles(p) <= d.sm_count;
           },
       .propose = propose_accurate(kNarrowTile),
   });
@@ -205,8 +211,7 @@ void add_gemm_fp8_seeds(TuningSpace& ts) {
       .priority = 130,
       .eligible =
           [](const Problem& p, const Device& d) {
-            return d.sm_count > 0 && scaling_of(p) != Scaling::block &&
-                   gemm::skinny(p.get_int("m")) &&
+            return unblocked(p, d) && gemm::skinny(p.get_int("m")) &&
                    2 * gemm::ceil_div(p.get_int("n"), kDecodeTile.tile_n) <= d.sm_count;
           },
       .propose = propose_accurate(kDecodeTile),
@@ -219,8 +224,7 @@ void add_gemm_fp8_seeds(TuningSpace& ts) {
       .priority = 140,
       .eligible =
           [](const Problem& p, const Device& d) {
-            return d.sm_count > 0 && scaling_of(p) != Scaling::block &&
-                   p.get_int("m") <= kSwappedDecodeRows;
+            return unblocked(p, d) && p.get_int("m") <= kSwappedDecodeRows;
           },
       .propose =
           [](const Problem& p, const Device&) {
@@ -232,8 +236,7 @@ void add_gemm_fp8_seeds(TuningSpace& ts) {
   ts.seeds.push_back({
       .name = "fast_accum",
       .priority = 50,
-      .eligible = [](const Problem& p,
-                     const Device& d) { return d.sm_count > 0 && scaling_of(p) != Scaling::block; },
+      .eligible = [](const Problem& p, const Device& d) { return unblocked(p, d); },
       .propose =
           [](const Problem& p, const Device& d) {
             const Scaling s = scaling_of(p);
