@@ -9,6 +9,8 @@ ratio paired within timing rounds; "torch/C++" shows whether the two cuBLAS figu
 "gemmEx/Lt" whether torch's call (cublasGemmEx) and cuBLASLt's heuristic #1 differ in one C++
 process, and "cutune (same harness)/torch" is the tuned config launched inside peers.py: the
 ratio to compare with Triton's and Helion's; "default (same harness)/torch" is default_config there.
+Where a shape was also tuned with the wide budget (gemm-defaults.sh TUNE_WIDE_SHAPES), "tuned/wide"
+is the short tune's winner over the wide one's, both timed in one process.
 
     python3 bench/gpu/peer_table.py OUT [OUT...] [--write DIR]
 
@@ -63,14 +65,15 @@ def collect(folders):
                 for field in ("tflops", "vs_cublas", "config", "outcome", "detail", "max_rel_error"):
                     if field in line:
                         row[f"{column}_{field}"] = line[field]
-            try:
-                with open(os.path.join(folder, f"tune_{tag}.json")) as f:
-                    tune = json.load(f)
-                row["tune_s"] = tune.get("seconds")
-                row["tune_configs"] = tune.get("evaluated")
-                row["tune_within_2pct_s"] = tune.get("seconds_to_within_2pct")
-            except (OSError, ValueError):
-                pass
+            for prefix, suffix in (("", ""), ("wide_", "_wide")):
+                try:
+                    with open(os.path.join(folder, f"tune_{tag}{suffix}.json")) as f:
+                        tune = json.load(f)
+                    row[f"{prefix}tune_s"] = tune.get("seconds")
+                    row[f"{prefix}tune_configs"] = tune.get("evaluated")
+                    row[f"{prefix}tune_within_2pct_s"] = tune.get("seconds_to_within_2pct")
+                except (OSError, ValueError):
+                    pass
         peers = os.path.join(folder, "peers.jsonl")
         if os.path.exists(peers):
             for line in read_lines(peers):
@@ -103,6 +106,8 @@ COLUMNS = [  # header, key, digits
     ("inductor Triton TF/s", "py_inductor_tflops", 0), ("inductor Triton/cuB", "py_inductor_vs_cublas", 3),
     ("Helion TF/s", "py_helion_tflops", 0), ("Helion/cuB", "py_helion_vs_cublas", 3),
     ("tune s", "tune_s", 1), ("configs", "tune_configs", 0), ("tuned config", "tuned_config", None),
+    ("wide tune/cuB", "tuned_wide_vs_cublas", 3), ("wide configs", "wide_tune_configs", 0),
+    ("tuned/wide", "tuned_vs_wide", 3),
 ]
 
 
@@ -114,6 +119,18 @@ def geomean(values):
 def columns_of(row):
     """The cutune columns gemm_peer_bench measured in `row`: tuned, default, cand_*."""
     return sorted({key[:-len("_outcome")] for key in row if key.endswith("_outcome")})
+
+
+def wide_summary(rows):
+    """How close each TUNE_BUDGET tune came to the wide one of the same shape (both winners timed in
+    one process): the worst shape and the geomean, the bar a short tune is held to."""
+    paired = [r for r in rows if isinstance(r.get("tuned_vs_wide"), float)]
+    if not paired:
+        return []
+    worst = min(paired, key=lambda r: r["tuned_vs_wide"])
+    return ["", f"tuned/wide over {len(paired)} shapes: geomean "
+            f"{geomean([r['tuned_vs_wide'] for r in paired]):.3f}, lowest {worst['tuned_vs_wide']:.3f} "
+            f"({worst['shape']} {worst['timing']})"]
 
 
 def candidate_table(rows):
@@ -149,6 +166,8 @@ def main(argv):
         if row.get("py_cublas_tflops") and row.get("cublas_tflops"):
             row["torch_vs_cpp"] = row["py_cublas_tflops"] / row["cublas_tflops"]
         # peers.py times default_config as a column of its own only where the tune crowned another.
+        if row.get("tuned_tflops") and row.get("tuned_wide_tflops"):
+            row["tuned_vs_wide"] = row["tuned_tflops"] / row["tuned_wide_tflops"]
         row["py_default_vs_cublas"] = row.get("py_cutune_default_vs_cublas")
         if row["py_default_vs_cublas"] is None and row.get("py_cutune_config") is not None and \
                 row.get("py_cutune_config") == row.get("default_config"):
@@ -168,6 +187,7 @@ def main(argv):
         regime = "" if dtype_layout[2] == "flushed" else f", {dtype_layout[2]}"
         lines.append(f"geomean over {len(group)} shapes, {dtype_layout[0]}, B layout {dtype_layout[1]}{regime}: " +
                      ", ".join(f"{key} {value:.3f}" for key, value in summary.items() if value))
+    lines += wide_summary(rows)
     lines += candidate_table(rows)
     failures = [f"{r['shape']} {column}: {r[column + '_outcome']} {r.get(column + '_detail', '')}"
                 for r in rows for column in columns_of(r) if r.get(column + "_outcome", "ok") != "ok"]

@@ -2,19 +2,24 @@
 # The GPU half of scripts/gpu/gemm-defaults.sh: the tunes, the C++ columns, peers.py and the table.
 # Every command runs under `timeout` within LIMIT, so that a hang costs its phase, not the call.
 
-# tune SHAPE [REGIME]: a cold 30-config tune of the bf16 x @ W problem, timed flushed or (REGIME
-# back_to_back) back to back; its winner to $work/tuned_SHAPE[_b2b].json.
+# tune SHAPE [REGIME] [BUDGET]: a cold tune (TUNE_BUDGET configs, 30) of the bf16 x @ W problem,
+# timed flushed or (REGIME back_to_back) back to back; its winner to $work/tuned_SHAPE[_b2b].json.
+# BUDGET "wide" tunes TUNE_WIDE_BUDGET configs (100) instead, its winner to tuned_wide_SHAPE.json:
+# bench() times both winners in one process, so that 30 configs are compared with 100 paired.
 tune() {
-  local shape=$1 problem tag="$1_bf16_layout0" suffix=""
+  local shape=$1 problem tag="$1_bf16_layout0" winner="tuned_$1" budget=${TUNE_BUDGET:-30}
   problem=$(problem_of "$shape" bf16 0)
   if [[ "${2:-flushed}" == back_to_back ]]; then
-    problem="$problem,timing=back_to_back" tag="${tag}_b2b" suffix=_b2b
+    problem="$problem,timing=back_to_back" tag="${tag}_b2b" winner="${winner}_b2b"
   fi
-  echo "=== $tag: tune (budget ${TUNE_BUDGET:-30}) from $(elapsed) s"
+  if [[ "${3:-}" == wide ]]; then
+    tag="${tag}_wide" winner="tuned_wide_$shape" budget=${TUNE_WIDE_BUDGET:-100}
+  fi
+  echo "=== $tag: tune (budget $budget) from $(elapsed) s"
   timeout "$(remaining 120)" "$bin/cutune" tune gemm --problem "$problem" --db "$work/$tag.db" \
-    --budget "${TUNE_BUDGET:-30}" --json > "$out/tune_$tag.json" 2> "$out/tune_$tag.log" ||
+    --budget "$budget" --json > "$out/tune_$tag.json" 2> "$out/tune_$tag.log" ||
     { echo "  tune failed: $(tail -1 "$out/tune_$tag.log")"; return; }
-  "$bin/cutune" show --db "$work/$tag.db" --json | winner_config > "$work/tuned_$shape$suffix.json"
+  "$bin/cutune" show --db "$work/$tag.db" --json | winner_config > "$work/$winner.json"
 }
 
 # bench SHAPE DTYPE LAYOUT TAG [gemm_peer_bench flags]: default_config, in bf16 x @ W also the rule's
@@ -30,6 +35,9 @@ bench() {
   if [[ "$dtype$layout" == bf160 && -s "$tuned" ]]; then
     args+=(--config "tuned=$(cat "$tuned")")
   fi
+  if [[ "$tag" == *_bf16_layout0 && -s "$work/tuned_wide_$shape.json" ]]; then
+    args+=(--config "tuned_wide=$(cat "$work/tuned_wide_$shape.json")")
+  fi
   timeout "$(remaining 60)" "$bin/gemm_peer_bench" --problem "$problem" "${args[@]}" \
     --reps "${REPS:-30}" --rounds "${ROUNDS:-3}" --ramp-seconds "$ramp" "$@" \
     > "$out/bench_$tag.jsonl" 2> "$out/bench_$tag.log" ||
@@ -37,13 +45,16 @@ bench() {
   ramp=0.5
   python3 -c 'import json, sys
 for r in map(json.loads, sys.stdin):
-    if r["column"] in ("default", "tuned"):
+    if r["column"] in ("default", "tuned", "tuned_wide"):
         print("  %s %s: %s %s" % (sys.argv[1], r["column"], r.get("vs_cublas", r.get("outcome")), r.get("config")))' \
     "$tag" < "$out/bench_$tag.jsonl"
 }
 
 for shape in "${tune_shapes[@]}"; do
   (( $(elapsed) < ${TUNE_STOP:-120} )) && tune "$shape"
+done
+for shape in "${tune_wide[@]}"; do
+  (( $(elapsed) < ${TUNE_STOP:-120} )) && tune "$shape" flushed wide
 done
 # The back-to-back regime end to end: a tune that times without the flush, benched the same way.
 for shape in "${tune_b2b[@]}"; do

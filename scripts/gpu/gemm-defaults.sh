@@ -22,7 +22,8 @@
 # fp16 / x @ W.T runs 2-3 s each, peers.py the rest (inductor's autotune costs 1-30 s a shape: the shapes past TRITON_STOP get
 # cuBLAS and cutune only). Shapes come in the list's order: ragged, small and skinny first.
 # Environment: SHAPES (MxNxK,...; default the whole list), TUNE_SHAPES, TUNE_B2B_SHAPES (tuned with
-# timing=back_to_back, benched back to back; 16x8192x8192), TUNE_BUDGET (30),
+# timing=back_to_back, benched back to back; 16x8192x8192), TUNE_BUDGET (30), TUNE_WIDE_SHAPES
+# (none; also tuned with TUNE_WIDE_BUDGET configs, 100, both winners benched side by side),
 # SUBSET (shapes for fp16 and x @ W.T), REPS (30), ROUNDS (3), OUT (build/gemm-defaults/out).
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -36,6 +37,7 @@ IFS=, read -r -a shapes <<< "${SHAPES:-$(python3 "$root/bench/gpu/gemm_shapes.py
 IFS=, read -r -a skinny <<< "$(python3 "$root/bench/gpu/gemm_shapes.py" skinny)"
 IFS=, read -r -a tune_shapes <<< "${TUNE_SHAPES:-3000x5000x2000,512x2048x2048}"
 IFS=, read -r -a tune_b2b <<< "${TUNE_B2B_SHAPES:-16x8192x8192}"
+IFS=, read -r -a tune_wide <<< "${TUNE_WIDE_SHAPES:-}"
 IFS=, read -r -a subset <<< "${SUBSET:-3000x5000x2000,512x2048x2048,16x8192x8192,64x10240x8192,4096x18944x3584,2048x4096x4096}"
 problem_of() {  # SHAPE DTYPE LAYOUT
   local m n k

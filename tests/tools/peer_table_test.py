@@ -1,7 +1,8 @@
 """bench/gpu/peer_table.py on outputs recorded on the H200 (2026-12-04, scripts/gpu/gemm-peers.sh:
 an fp16 run and an x @ W.T run, trimmed to three shapes): the merged table that issue 11's bars are
-read from; and on synthetic lines in the same formats (data/peer_table/regimes) for the two timing
-regimes, the inductor column and the rule candidates of scripts/gpu/gemm-defaults.sh. Run by ctest (tests/tools/CMakeLists.txt); standard library only."""
+read from; and on synthetic lines in the same formats (data/peer_table/regimes and wide) for the
+two timing regimes, the inductor column, the rule candidates and the wide tunes of
+scripts/gpu/gemm-defaults.sh. Run by ctest (tests/tools/CMakeLists.txt); standard library only."""
 import contextlib
 import io
 import json
@@ -102,6 +103,24 @@ class Regimes(unittest.TestCase):
         self.assertIn("| 16x8192x8192 | bf16 | 0 | flushed | 0.990 | **1.010** | 0.950 |", printed)
         self.assertIn("| 16x8192x8192 | bf16 | 0 | back_to_back | 1.070 | - | **1.100** |", printed)
         self.assertIn("failed: 16x8192x8192 cand_large: wrong_result", printed)
+
+
+class WideTunes(unittest.TestCase):
+    """Synthetic lines (data/peer_table/wide): a 30-config and a 100-config tune's winners, timed in
+    one gemm_peer_bench process."""
+
+    def test_the_short_tune_is_divided_by_the_wide_one_of_its_shape(self):
+        rows, printed = merged("wide")
+        small = rows[("512x2048x2048", "bf16", "0")]
+        self.assertAlmostEqual(small["tuned_vs_wide"], 322.0 / 336.0)
+        self.assertEqual((small["tune_configs"], small["wide_tune_configs"]), (30, 100))
+        self.assertAlmostEqual(rows[("16x8192x8192", "bf16", "0")]["tuned_vs_wide"], 1.0)
+        self.assertIn("tuned/wide over 2 shapes: geomean 0.979, lowest 0.958 (512x2048x2048 flushed)",
+                      printed)
+
+    def test_no_summary_without_wide_tunes(self):
+        _, printed = merged("regimes")
+        self.assertNotIn("tuned/wide over", printed)
 
 
 if __name__ == "__main__":
