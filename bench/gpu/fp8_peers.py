@@ -17,16 +17,18 @@ process on the same tensors, timer and check:
   cutune_cand_NAME  each candidate of the default rule (bench/gpu/gemm_fp8_candidates.txt) on
                     every shape of its scaling: FP8_LIBRARIES' lines of column cand_NAME
 
-A is m x k e4m3 row-major, B n x k e4m3 row-major (x @ W.T with W the weight), D bf16. Inputs are
-torch.randn scaled to fill e4m3's range; scales are drawn in [2^-4, 4). Each column is first
-checked against the fp32 product of the dequantized operands: max|D - ref| / max|ref| under TOL
-(1e-2, the worker's kFp8Tolerance); a column that fails is reported with its error, not timed.
+A is m x k row-major, B n x k row-major (x @ W.T with W the weight), each e4m3 or as FORMATS
+says, D bf16. Inputs are torch.randn scaled to fill e4m3's range; scales are drawn in [2^-4, 4).
+Each column is first checked against the fp32 product of the dequantized operands:
+max|D - ref| / max|ref| under TOL (1e-2, the worker's kFp8Tolerance); a column that fails is
+reported with its error, not timed.
 Timing is peers.py's GraphTimer (an L2 flush before each launch, CUDA events, one-launch graph
 replays; plain launches for a column a graph cannot capture, marked COLUMN_not_captured), ROUNDS
 rounds of REPS each, every ratio paired to scaled_mm within its round. The kernels cuBLASLt chose
 for each scaled_mm column are recorded (COLUMN_kernels, from torch.profiler).
 
-Environment: SHAPES (MxNxK,...), SCALINGS (tensor,row_col,block), FP8_LIBRARIES (JSON lines of
+Environment: SHAPES (MxNxK,...), SCALINGS (tensor,row_col,block), FORMATS (A's and B's,
+e4m3,e4m3; e5m2 on a side makes the problems' a_format or b_format), FP8_LIBRARIES (JSON lines of
 bench/gpu/gemm_fp8_library: problem, column, config, library), FP8_TUNED (the same, column
 "tuned"), REPS (30), ROUNDS (3), TOL, DEADLINE (epoch seconds: shapes after it are skipped), OUT
 (folder for fp8_peers.jsonl). Prints one JSON line per shape and scaling. With `--table FILE`,
@@ -47,13 +49,16 @@ from peers import GraphTimer, error, kernels_of  # noqa: E402
 import fp8_triton_block  # noqa: E402
 
 SCALE_BLOCK = 128
-ABI_VERSION = 1  # CUTUNE_GEMM_FP8_ABI_VERSION (src/families/gemm_fp8/gemm_fp8_abi.hpp)
+ABI_VERSION = 2  # CUTUNE_GEMM_FP8_ABI_VERSION (src/families/gemm_fp8/gemm_fp8_abi.hpp)
 SCALING_IDS = {"tensor": 0, "row_col": 1, "block": 2}
+FORMAT_IDS = {"e4m3": 0, "e5m2": 1}  # rules::kFormatE4M3, kFormatE5M2
+DTYPES = {"e4m3": torch.float8_e4m3fn, "e5m2": torch.float8_e5m2}
 
 
 class Args(ctypes.Structure):
     """CutuneGemmFp8Args, field for field."""
     _fields_ = [("abi_version", ctypes.c_int), ("scaling", ctypes.c_int),
+                ("a_format", ctypes.c_int), ("b_format", ctypes.c_int),
                 ("m", ctypes.c_longlong), ("n", ctypes.c_longlong), ("k", ctypes.c_longlong),
                 ("a", ctypes.c_void_p), ("b", ctypes.c_void_p), ("d", ctypes.c_void_p),
                 ("scale_a", ctypes.c_void_p), ("scale_b", ctypes.c_void_p),
@@ -73,7 +78,9 @@ class CutuneFp8:
         lib.cutune_gemm_fp8_launch.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
         self.lib = lib
         m, k = a.shape
-        self.args = Args(ABI_VERSION, SCALING_IDS[scaling], m, b.shape[0], k, a.data_ptr(),
+        formats = {dtype: FORMAT_IDS[name] for name, dtype in DTYPES.items()}
+        self.args = Args(ABI_VERSION, SCALING_IDS[scaling], formats[a.dtype], formats[b.dtype], m,
+                         b.shape[0], k, a.data_ptr(),
                          b.data_ptr(), d.data_ptr(), scale_a.data_ptr(), scale_b.data_ptr(),
                          torch.cuda.get_device_properties(0).multi_processor_count)
         size = lib.cutune_gemm_fp8_workspace(ctypes.byref(self.args))
@@ -99,11 +106,10 @@ class Launches:
         self.replay = fn
 
 
-def operands(m, n, k, scaling):
-    """A, B (e4m3), the scales as the cutune ABI lays them out, and the fp32 reference."""
-    fp8 = torch.float8_e4m3fn
-    a = (torch.randn(m, k, device="cuda") * 64).clamp(-448, 448).to(fp8)
-    b = (torch.randn(n, k, device="cuda") * 64).clamp(-448, 448).to(fp8)
+def operands(m, n, k, scaling, formats=("e4m3", "e4m3")):
+    """A, B (of `formats`), the scales as the cutune ABI lays them out, and the fp32 reference."""
+    a = (torch.randn(m, k, device="cuda") * 64).clamp(-448, 448).to(DTYPES[formats[0]])
+    b = (torch.randn(n, k, device="cuda") * 64).clamp(-448, 448).to(DTYPES[formats[1]])
     kb, nb = -(-k // SCALE_BLOCK), -(-n // SCALE_BLOCK)
     shapes = {"tensor": ((1,), (1,)), "row_col": ((m,), (n,)), "block": ((kb, m), (kb, nb))}[scaling]
     scale_a, scale_b = (torch.exp2(torch.rand(s, device="cuda") * 6 - 4) for s in shapes)
@@ -145,10 +151,18 @@ def deep_gemm_block(a, b, scale_a, scale_b, d):
     return call
 
 
-def measure(shape, scaling, libraries, timer, reps, rounds, tol):
+def problem_text(shape, scaling, formats):
+    """The family's canonical problem text (keys in order), as gemm_fp8_library writes it."""
+    named = "".join(f"{side}_format={f}," for side, f in zip("ab", formats) if f != "e4m3")
+    return f"{named}k={shape[2]},m={shape[0]},n={shape[1]},scaling={scaling}"
+
+
+def measure(shape, scaling, libraries, timer, reps, rounds, tol, formats=("e4m3", "e4m3")):
     m, n, k = shape
     row = {"shape": f"{m}x{n}x{k}", "scaling": scaling, "tolerance": tol}
-    a, b, scale_a, scale_b, ref = operands(m, n, k, scaling)
+    if formats != ("e4m3", "e4m3"):
+        row["formats"] = ",".join(formats)
+    a, b, scale_a, scale_b, ref = operands(m, n, k, scaling, formats)
     columns = {}
     try:
         columns["scaled_mm"] = scaled_mm(a, b, scale_a, scale_b, scaling)
@@ -290,6 +304,10 @@ def main():
         return
     shapes = [tuple(int(x) for x in s.split("x")) for s in os.environ["SHAPES"].split(",") if s]
     scalings = os.environ.get("SCALINGS", "tensor,row_col,block").split(",")
+    formats = tuple(os.environ.get("FORMATS", "e4m3,e4m3").split(","))
+    if len(formats) != 2 or not set(formats) <= set(DTYPES):
+        sys.exit(f"fp8_peers.py: FORMATS must be A's and B's format, each e4m3 or e5m2; "
+                 f"got {formats}")
     libraries = {}  # problem text -> {column: {"config", "library"}}
     candidates = {}  # scaling -> {column: ...}: a candidate runs every shape of its scaling
     for variable in ("FP8_LIBRARIES", "FP8_TUNED"):
@@ -314,11 +332,11 @@ def main():
             for scaling in scalings:
                 if time.time() > deadline:
                     continue
-                problem = f"k={shape[2]},m={shape[0]},n={shape[1]},scaling={scaling}"
+                problem = problem_text(shape, scaling, formats)
                 columns = {**candidates.get(scaling, {}), **libraries.get(problem, {})}
                 row = measure(shape, scaling, columns, timer,
                               int(os.environ.get("REPS", "30")), int(os.environ.get("ROUNDS", "3")),
-                              float(os.environ.get("TOL", "1e-2")))
+                              float(os.environ.get("TOL", "1e-2")), formats)
                 print(json.dumps(row), flush=True)
                 sink.write(json.dumps(row) + "\n")
 

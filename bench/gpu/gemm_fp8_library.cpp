@@ -47,7 +47,7 @@ int main(int argc, char** argv) {
     // Run ahead of a GPU call, often on a busy build machine: no candidate waits on it.
     GemmCompileOptions options;
     options.time_limit = std::chrono::minutes(30);
-    Fp8Compiler compiler(shape.scaling, options);
+    Fp8Compiler compiler(gemm_fp8::LibraryKind(shape), options);
     int status = 0;
     for (const std::string& name : names) {
       const gemm_fp8::Fp8Config config =

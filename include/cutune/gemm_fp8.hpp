@@ -34,8 +34,9 @@
 
 namespace cutune {
 
-// One config of the fp8 GEMM family loaded for one problem: D (m x n, bf16) = A (m x k, e4m3) times
-// B^T (B n x k, e4m3), each fp32 sum scaled as the problem's scaling says (gemm_fp8::Fp8Operands).
+// One config of the fp8 GEMM family loaded for one problem: D (m x n, bf16) = A (m x k) times B^T
+// (B n x k), each e4m3 or e5m2 as the problem says, each fp32 sum scaled as the problem's scaling
+// says (gemm_fp8::Fp8Operands).
 class GemmFp8RuntimeKernel final : public Kernel {
  public:
   // Prepared launches kept per kernel (most recently used first), as the bf16 kernel keeps.
@@ -62,16 +63,18 @@ class GemmFp8RuntimeKernel final : public Kernel {
 // The fp8 GEMM family (name "gemm_fp8", version the kernel source's hash), loaded into the CUDA
 // context current on the calling thread now (background tunes load into it too), so one must be;
 // the device must be sm_90 for launches to run. Problems: m, n, k, scaling (tensor when missing |
-// row_col | block); query() rejects a problem the kernel cannot run (k not a multiple of 16, n of
-// 8; under block scaling k not a multiple of 128). Tunes measure in the CUDA backend's worker.
-// Throws std::runtime_error without a current context or when nvcc, the kernel source or the
-// CUTLASS headers are missing.
+// row_col | block), a_format and b_format (e4m3 when missing | e5m2); query() rejects a problem the
+// kernel cannot run (k not a multiple of 16, n of 8; under block scaling k not a multiple of 128).
+// Tunes measure in the CUDA backend's worker. Throws std::runtime_error without a current context
+// or when nvcc, the kernel source or the CUTLASS headers are missing.
 Family gemm_fp8_family(GemmFamilyOptions options = {});
 
-// The problem text of one fp8 GEMM ("k=4096,m=2048,n=4096,scaling=block"), as `cutune tune gemm_fp8
-// --problem` takes it: what cutune.gemm looks up for fp8 tensors. Throws nothing; a scaling the
-// family does not know is refused when the problem is resolved.
+// The problem text of one fp8 GEMM ("k=4096,m=2048,n=4096,scaling=block", with a_format=e5m2 or
+// b_format=e5m2 where an operand is not e4m3), as `cutune tune gemm_fp8 --problem` takes it: what
+// cutune.gemm looks up for fp8 tensors. Throws nothing; a scaling or format the family does not
+// know is refused when the problem is resolved.
 std::string gemm_fp8_problem_text(std::int64_t m, std::int64_t n, std::int64_t k,
-                                  const std::string& scaling);
+                                  const std::string& scaling, const std::string& a_format = "e4m3",
+                                  const std::string& b_format = "e4m3");
 
 }  // namespace cutune

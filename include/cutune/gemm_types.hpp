@@ -31,10 +31,11 @@ struct GemmOperands {
 
 namespace gemm_fp8 {
 
-// Device buffers of one fp8 GEMM (cutune/gemm_fp8.hpp): A (m x k e4m3, row-major), B (n x k
-// e4m3, row-major: the transpose of the k x n operand, "TN"), D (m x n bf16, row-major), and the
-// fp32 scales of the problem's scaling: tensor: scale_a[1], scale_b[1]; row_col: scale_a[m],
-// scale_b[n]; block: scale_a[k/128][m] (k-block major) and scale_b[k/128][ceil(n/128)].
+// Device buffers of one fp8 GEMM (cutune/gemm_fp8.hpp): A (m x k, row-major), B (n x k,
+// row-major: the transpose of the k x n operand, "TN"), both of the problem's fp8 formats, D (m x n
+// bf16, row-major), and the fp32 scales of the problem's scaling: tensor: scale_a[1], scale_b[1];
+// row_col: scale_a[m], scale_b[n]; block: scale_a[k/128][m] (k-block major) and
+// scale_b[k/128][ceil(n/128)].
 struct Fp8Operands {
   CUdeviceptr a = 0, b = 0, d = 0, scale_a = 0, scale_b = 0;
 };

@@ -108,12 +108,14 @@ NB_MODULE(_gemm, m) {
       .def(
           "gemm_fp8",
           [](GemmRunner& runner, std::int64_t m, std::int64_t n, std::int64_t k,
-             const std::string& scaling, std::uint64_t a, std::uint64_t b, std::uint64_t d,
-             std::uint64_t scale_a, std::uint64_t scale_b, std::uintptr_t stream) {
-            runner.launch_fp8({m, n, k, scaling}, a, b, d, scale_a, scale_b, stream);
+             const std::string& scaling, const std::string& a_format, const std::string& b_format,
+             std::uint64_t a, std::uint64_t b, std::uint64_t d, std::uint64_t scale_a,
+             std::uint64_t scale_b, std::uintptr_t stream) {
+            runner.launch_fp8({m, n, k, scaling, a_format, b_format}, a, b, d, scale_a, scale_b,
+                              stream);
           },
-          "m"_a, "n"_a, "k"_a, "scaling"_a, "a"_a, "b"_a, "out"_a, "scale_a"_a, "scale_b"_a,
-          "stream"_a)
+          "m"_a, "n"_a, "k"_a, "scaling"_a, "a_format"_a, "b_format"_a, "a"_a, "b"_a, "out"_a,
+          "scale_a"_a, "scale_b"_a, "stream"_a)
       .def(
           "describe_problem",
           [](GemmRunner& runner, const std::string& family, const std::string& problem) {

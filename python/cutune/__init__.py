@@ -220,9 +220,9 @@ class Runtime:
         current PyTorch stream; no copy of any tensor.
 
         fp8 (the gemm_fp8 family), as torch._scaled_mm(a, b, scale_a, scale_b,
-        out_dtype=torch.bfloat16) takes it: a m x k float8_e4m3fn contiguous, b k x n float8_e4m3fn
-        the transpose of a contiguous n x k tensor (w.t()), out m x n bfloat16, and float32 scales
-        whose shapes say the scaling: one element each (tensor), m x 1 and 1 x n (row_col), or
+        out_dtype=torch.bfloat16) takes it: a m x k contiguous, b k x n the transpose of a
+        contiguous n x k tensor (w.t()), each float8_e4m3fn or float8_e5m2, out m x n bfloat16,
+        and float32 scales whose shapes say the scaling: one element each (tensor), m x 1 and 1 x n (row_col), or
         m x k/128 (k-block major) and k/128 x ceil(n/128) (block: DeepSeek-V3's 1x128 and 128x128
         blocks). Every argument is checked before anything runs (ArgumentError naming it)."""
         call = "cutune.gemm"

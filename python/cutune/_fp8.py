@@ -4,8 +4,8 @@ in torch._scaled_mm's conventions, so that a call moves over unchanged:
     torch._scaled_mm(a, b, scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16)
     cutune.gemm(a, b, scale_a=sa, scale_b=sb)
 
-a is m x k float8_e4m3fn, contiguous; b is k x n float8_e4m3fn, the transpose of a contiguous n x k
-tensor (w.t(), the gemm_fp8 family's K-major B); out is m x n bfloat16, contiguous. The scales are
+a is m x k float8_e4m3fn or float8_e5m2, contiguous; b is k x n of either, the transpose of a
+contiguous n x k tensor (w.t(), the gemm_fp8 family's K-major B); out is m x n bfloat16, contiguous. The scales are
 float32 and say the scaling (the gemm_fp8 family's problem argument) by their shapes:
 
     tensor   scale_a and scale_b one element each
@@ -91,6 +91,8 @@ class Fp8Arguments:
     n: int
     k: int
     scaling: str
+    a_format: str  # "e4m3" | "e5m2": the gemm_fp8 problem's a_format and b_format
+    b_format: str
     a: object
     b: object
     out: object
@@ -118,11 +120,10 @@ def arguments(call, a, b, out, scale_a, scale_b):
     """Checks an fp8 GEMM's tensors (devices aside: check_devices) and infers its scaling;
     allocates out when None. ArgumentError names the argument and what it must be."""
     import torch
+    formats = {torch.float8_e4m3fn: "e4m3", torch.float8_e5m2: "e5m2"}
     for name, t in (("a", a), ("b", b)):
-        if t.dtype == torch.float8_e5m2:
-            _fail(call, name, "float8_e4m3fn (the gemm_fp8 family runs e4m3 only)", t)
-        if t.dtype != torch.float8_e4m3fn:
-            _fail(call, name, "float8_e4m3fn", t)
+        if t.dtype not in formats:
+            _fail(call, name, "float8_e4m3fn or float8_e5m2", t)
         if t.dim() != 2:
             _fail(call, name, "2-D", t)
     m, k = a.shape
@@ -163,12 +164,14 @@ def arguments(call, a, b, out, scale_a, scale_b):
     for name, t in tensors.items():
         if t.data_ptr() % ALIGNMENT:
             _fail(call, name, f"{ALIGNMENT}-byte aligned (data_ptr {t.data_ptr():#x})", t)
-    return Fp8Arguments(m, n, k, scaling, a, b, out, scale_a, scale_b)
+    return Fp8Arguments(m, n, k, scaling, formats[a.dtype], formats[b.dtype], a, b, out, scale_a,
+                        scale_b)
 
 
 def launch(runner, args, stream):
     """Enqueues the checked GEMM on `stream` through `runner` (a _gemm.GemmRunner): its problem and
     the tensors' device addresses, by the binding's argument names."""
-    runner.gemm_fp8(m=args.m, n=args.n, k=args.k, scaling=args.scaling, a=args.a.data_ptr(),
-                    b=args.b.data_ptr(), out=args.out.data_ptr(), scale_a=args.scale_a.data_ptr(),
+    runner.gemm_fp8(m=args.m, n=args.n, k=args.k, scaling=args.scaling, a_format=args.a_format,
+                    b_format=args.b_format, a=args.a.data_ptr(), b=args.b.data_ptr(),
+                    out=args.out.data_ptr(), scale_a=args.scale_a.data_ptr(),
                     scale_b=args.scale_b.data_ptr(), stream=stream)

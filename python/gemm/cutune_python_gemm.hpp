@@ -26,12 +26,13 @@ struct GemmShape {
   auto operator<=>(const GemmShape&) const = default;
 };
 
-// One fp8 GEMM: D (m x n bf16) = A (m x k e4m3) x B^T (B n x k e4m3), each sum scaled as
-// `scaling` says ("tensor", "row_col" or "block"; cutune/gemm_types.hpp's gemm_fp8::Fp8Operands
-// says where each scale lives).
+// One fp8 GEMM: D (m x n bf16) = A (m x k) x B^T (B n x k), A and B of their formats ("e4m3" or
+// "e5m2"), each sum scaled as `scaling` says ("tensor", "row_col" or "block";
+// cutune/gemm_types.hpp's gemm_fp8::Fp8Operands says where each scale lives).
 struct Fp8Shape {
   std::int64_t m = 0, n = 0, k = 0;
   std::string scaling;
+  std::string a_format = "e4m3", b_format = "e4m3";
   auto operator<=>(const Fp8Shape&) const = default;
 };
 

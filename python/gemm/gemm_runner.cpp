@@ -87,7 +87,7 @@ struct GemmRunner::Impl {
   }
 
   static std::string fp8_text(const Fp8Shape& s) {
-    return gemm_fp8_problem_text(s.m, s.n, s.k, s.scaling);
+    return gemm_fp8_problem_text(s.m, s.n, s.k, s.scaling, s.a_format, s.b_format);
   }
 
   // The family of that name, the fp8 one made (in the runner's context) and added on first need.

@@ -81,10 +81,10 @@ def test_a_scale_of_no_kind_is_named_with_the_shapes_it_could_have():
 
 
 @pytest.mark.parametrize("a, b, scale_a, scale_b, message", [
-    (torch.zeros(M, K, dtype=torch.float8_e5m2), operands()[1], scales(1), scales(1),
-     r"a must be float8_e4m3fn \(the gemm_fp8 family runs e4m3 only\), got \(64, 512\) float8_e5m2"),
+    (torch.zeros(M, K, dtype=torch.float8_e4m3fnuz), operands()[1], scales(1), scales(1),
+     r"a must be float8_e4m3fn or float8_e5m2, got \(64, 512\) float8_e4m3fnuz"),
     (operands()[0], torch.zeros(N, K, dtype=torch.bfloat16).t(), scales(1), scales(1),
-     r"b must be float8_e4m3fn, got \(512, 256\) bfloat16"),
+     r"b must be float8_e4m3fn or float8_e5m2, got \(512, 256\) bfloat16"),
     (fp8(M, K, 1), operands()[1], scales(1), scales(1), r"a must be 2-D"),
     (operands()[0], fp8(N, K - 16).t(), scales(1), scales(1), r"b must be 512 x n to go with a of "
      r"64 x 512, got \(496, 256\)"),
@@ -128,9 +128,9 @@ class RecordingRunner:
     """Stands in for _gemm.GemmRunner, whose launch needs an sm_90 GPU: records what it is given,
     under the binding's own argument names (python/bindings/gemm_module.cpp)."""
 
-    def gemm_fp8(self, *, m, n, k, scaling, a, b, out, scale_a, scale_b, stream):
-        self.call = dict(m=m, n=n, k=k, scaling=scaling, a=a, b=b, out=out, scale_a=scale_a,
-                         scale_b=scale_b, stream=stream)
+    def gemm_fp8(self, *, m, n, k, scaling, a_format, b_format, a, b, out, scale_a, scale_b, stream):
+        self.call = dict(m=m, n=n, k=k, scaling=scaling, a_format=a_format, b_format=b_format, a=a,
+                         b=b, out=out, scale_a=scale_a, scale_b=scale_b, stream=stream)
 
 
 def test_the_launch_hands_the_runner_the_problem_and_each_tensors_address():
@@ -139,11 +139,24 @@ def test_the_launch_hands_the_runner_the_problem_and_each_tensors_address():
     args = checked(a, b, block_scale_a(), weight_scales.t())
     runner = RecordingRunner()
     _fp8.launch(runner, args, 1234)
-    assert runner.call == dict(m=M, n=N, k=K, scaling="block", a=a.data_ptr(), b=b.data_ptr(),
-                               out=args.out.data_ptr(), scale_a=args.scale_a.data_ptr(),
-                               scale_b=args.scale_b.data_ptr(), stream=1234)
+    assert runner.call == dict(m=M, n=N, k=K, scaling="block", a_format="e4m3", b_format="e4m3",
+                               a=a.data_ptr(), b=b.data_ptr(), out=args.out.data_ptr(),
+                               scale_a=args.scale_a.data_ptr(), scale_b=args.scale_b.data_ptr(),
+                               stream=1234)
     # B's block scales as the kernel reads them: the k-block major copy, not the weight's.
     assert runner.call["scale_b"] != weight_scales.data_ptr()
+
+
+def test_each_operand_is_e4m3_or_e5m2_and_the_problem_says_which():
+    a, b = operands()
+    gradients = torch.zeros(M, K, dtype=torch.float8_e5m2)
+    args = checked(gradients, b, scales(1), scales(1))
+    assert (args.a_format, args.b_format) == ("e5m2", "e4m3")
+    runner = RecordingRunner()
+    _fp8.launch(runner, args, 0)
+    assert (runner.call["a_format"], runner.call["b_format"]) == ("e5m2", "e4m3")
+    args = checked(a, torch.zeros(N, K, dtype=torch.float8_e5m2).t(), scales(1), scales(1))
+    assert (args.a_format, args.b_format) == ("e4m3", "e5m2")
 
 
 def test_cutune_gemm_refuses_what_it_cannot_run_before_any_cpp():

@@ -27,7 +27,8 @@
 # fp8_peers.py until PEERS_STOP (400 s).
 # Environment: TUNE_PROBLEMS (problem texts separated by ';'), TUNE_BUDGET (12), REPS (30),
 # ROUNDS (3), OUT (build/fp8-table/out), SCALINGS (tensor,row_col,block: the table's rows, for
-# bundle and run alike), SHAPES (MxNxK,...: only these of the table's shapes).
+# bundle and run alike), SHAPES (MxNxK,...: only these of the table's shapes), FORMATS (A's and
+# B's fp8 format, e4m3,e4m3; e5m2 on a side names it in every problem, for bundle and run alike).
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 # shellcheck source=scripts/gpu/lib.sh
@@ -38,6 +39,10 @@ carry="$root/.device/fp8"
 cache="$carry/cache"  # XDG_CACHE_HOME: the compile cache under cutune/cuda
 wheels="$carry/wheels"
 scalings=",${SCALINGS:-tensor,row_col,block},"
+IFS=, read -r a_format b_format <<< "${FORMATS:-e4m3,e4m3}"
+formats=""  # what every problem text of the table names beyond its shape and scaling
+[[ "$a_format" == e4m3 ]] || formats+=",a_format=$a_format"
+[[ "$b_format" == e4m3 ]] || formats+=",b_format=$b_format"
 # DeepSeek-V3's GEMMs (N x K): q_a + kv_a fused, q_b, kv_b, o_proj, an expert's gate + up, down.
 deepseek_nk="2112x7168 24576x1536 32768x512 7168x16384 4096x7168 7168x2048"
 tokens="128 1024 4096"
@@ -59,13 +64,13 @@ problems() {
   for shape in "${extended[@]}"; do
     IFS=x read -r m n k <<< "$shape"
     (( k % 16 == 0 && n % 16 == 0 )) || continue  # torch._scaled_mm's alignment, and fp8 TMA's
-    [[ $scalings == *,tensor,* ]] && echo "k=$k,m=$m,n=$n,scaling=tensor"
-    [[ $scalings == *,row_col,* ]] && echo "k=$k,m=$m,n=$n,scaling=row_col"
+    [[ $scalings == *,tensor,* ]] && echo "k=$k,m=$m,n=$n,scaling=tensor$formats"
+    [[ $scalings == *,row_col,* ]] && echo "k=$k,m=$m,n=$n,scaling=row_col$formats"
   done
   [[ $scalings == *,block,* ]] || return 0
   for shape in "${deepseek[@]}"; do
     IFS=x read -r m n k <<< "$shape"
-    echo "k=$k,m=$m,n=$n,scaling=block"
+    echo "k=$k,m=$m,n=$n,scaling=block$formats"
   done
 }
 
@@ -95,7 +100,8 @@ libraries() {
     problems | sed 's/^/--config default --problem /'
     grep -v '^#' "$root/bench/gpu/gemm_fp8_candidates.txt" | while read -r name scaling config; do
       [[ -n "$name" && $scalings == *,$scaling,* ]] || continue
-      echo "--column cand_$name --config $config --problem m=4096,n=4096,k=4096,scaling=$scaling"
+      echo "--column cand_$name --config $config" \
+        "--problem m=4096,n=4096,k=4096,scaling=$scaling$formats"
     done
   } | xargs -P "$(nproc)" -L1 "$bin/gemm_fp8_library" > "$1" 2> "$1.log"
 }
@@ -147,7 +153,8 @@ echo "=== fp8_peers.py from $(elapsed) s"
 run_peers() {  # SCALINGS SHAPE...
   local scalings=$1
   shift
-  SHAPES="$(IFS=,; echo "$*")" SCALINGS="$scalings" FP8_LIBRARIES="$work/libraries.jsonl" \
+  SHAPES="$(IFS=,; echo "$*")" SCALINGS="$scalings" FORMATS="$a_format,$b_format" \
+    FP8_LIBRARIES="$work/libraries.jsonl" \
     FP8_TUNED="$work/tuned.jsonl" OUT="$out" REPS="${REPS:-30}" ROUNDS="${ROUNDS:-3}" \
     DEADLINE=$(( clock_start + ${PEERS_STOP:-400} )) \
     timeout "$(remaining 400)" python3 "$root/bench/gpu/fp8_peers.py" >> "$out/peers.log" 2>&1 ||

@@ -8,17 +8,19 @@
 #define CUTUNE_GEMM_FP8_ABI_HPP
 
 // Raised whenever these structs or functions change: the launcher refuses another version.
-#define CUTUNE_GEMM_FP8_ABI_VERSION 1
+#define CUTUNE_GEMM_FP8_ABI_VERSION 2
 
 extern "C" {
 
-// One GEMM D = bf16(A * B^T scaled): A is m x k e4m3 row-major, B is n x k e4m3 row-major (K-major,
-// "TN"), D is m x n bf16 row-major. Scales are fp32 device pointers, by the compiled mode:
-// tensor: scale_a[0], scale_b[0]; row_col: scale_a[m], scale_b[n]; block: scale_a[k/128][m]
-// (k-block major, one per row and 128 k) and scale_b[k/128][ceil(n/128)].
+// One GEMM D = bf16(A * B^T scaled): A is m x k row-major, B is n x k row-major (K-major, "TN"),
+// each of the compiled format (e4m3 or e5m2), D is m x n bf16 row-major. Scales are fp32 device
+// pointers, by the compiled mode: tensor: scale_a[0], scale_b[0]; row_col: scale_a[m], scale_b[n];
+// block: scale_a[k/128][m] (k-block major, one per row and 128 k) and scale_b[k/128][ceil(n/128)].
 struct CutuneGemmFp8Args {
   int abi_version;
-  int scaling;  // must equal the compiled CUTUNE_SCALING
+  int scaling;   // must equal the compiled CUTUNE_SCALING
+  int a_format;  // and CUTUNE_A_FORMAT (rules::kFormatE4M3, kFormatE5M2)
+  int b_format;  // and CUTUNE_B_FORMAT
   long long m, n, k;
   const void* a;
   const void* b;

@@ -26,18 +26,18 @@ std::string compiled_text(const fs::path& source) {
 }  // namespace
 
 struct Fp8Compiler::State {
-  gemm_fp8::Scaling scaling;
+  gemm_fp8::LibraryKind kind;
   GemmCompileOptions options;
   std::string text;
   std::unique_ptr<cuda::CubinCompiler> compiler;
 };
 
-Fp8Compiler::Fp8Compiler(gemm_fp8::Scaling scaling, GemmCompileOptions options)
+Fp8Compiler::Fp8Compiler(gemm_fp8::LibraryKind kind, GemmCompileOptions options)
     : state_(std::make_unique<State>()) {
   options.source =
       path_setting(options.source, "CUTUNE_GEMM_FP8_SOURCE", CUTUNE_GEMM_FP8_DEVICE_SOURCE);
   state_->compiler = gemm_family_compiler(options);
-  state_->scaling = scaling;
+  state_->kind = kind;
   state_->text = compiled_text(options.source);
   state_->options = std::move(options);
 }
@@ -51,7 +51,7 @@ cuda::CompileRequest Fp8Compiler::request(const gemm_fp8::Fp8Config& config) con
   r.arch = state_->options.arch;
   r.compiler = cuda::CompilerKind::nvcc;
   r.shared_library = true;
-  for (const std::string& define : gemm_fp8::compile_defines(config, state_->scaling)) {
+  for (const std::string& define : gemm_fp8::compile_defines(config, state_->kind)) {
     const std::size_t equals = define.find('=');
     r.defines.emplace_back(define.substr(0, equals), define.substr(equals + 1));
   }

@@ -14,10 +14,10 @@ namespace cutune {
 
 class Fp8Compiler {
  public:
-  // Compiles for problems of `scaling` (the only problem field a library depends on). Throws
+  // Compiles for problems of `kind` (the problem fields a library depends on). Throws
   // std::runtime_error when the kernel source, its headers or the CUTLASS headers are missing.
   // options.source empty: $CUTUNE_GEMM_FP8_SOURCE, else this build's device/hopper_gemm_fp8.cu.
-  Fp8Compiler(gemm_fp8::Scaling scaling, GemmCompileOptions options = {});
+  Fp8Compiler(gemm_fp8::LibraryKind kind, GemmCompileOptions options = {});
   ~Fp8Compiler();
 
   // Queues the compile of `config` and returns at once; CompileResult::cubin is the library.

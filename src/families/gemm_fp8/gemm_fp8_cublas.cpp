@@ -25,6 +25,10 @@ std::pair<std::int32_t, std::int32_t> scale_modes(Scaling scaling) {
   return {CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F, CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F};
 }
 
+cudaDataType data_type(Format format) {
+  return format == Format::e5m2 ? CUDA_R_8F_E5M2 : CUDA_R_8F_E4M3;
+}
+
 }  // namespace
 
 void LtGemm::set(cublasLtMatmulDescAttributes_t attribute, const void* value, std::size_t bytes,
@@ -35,7 +39,8 @@ void LtGemm::set(cublasLtMatmulDescAttributes_t attribute, const void* value, st
 
 LtGemm::LtGemm(const Fp8Problem& p, Kind kind) : kind_(kind) {
   const bool fp8 = kind == Kind::fp8_scaled;
-  const cudaDataType in = fp8 ? CUDA_R_8F_E4M3 : CUDA_R_32F;
+  const cudaDataType in_a = fp8 ? data_type(p.a_format) : CUDA_R_32F;
+  const cudaDataType in_b = fp8 ? data_type(p.b_format) : CUDA_R_32F;
   const cudaDataType out = fp8 ? CUDA_R_16BF : CUDA_R_32F;
   gemm::check_cublas(cublasLtCreate(&handle_), "cuBLASLt", "create");
   gemm::check_cublas(cublasLtMatmulDescCreate(&operation_, CUBLAS_COMPUTE_32F, CUDA_R_32F),
@@ -54,9 +59,9 @@ LtGemm::LtGemm(const Fp8Problem& p, Kind kind) : kind_(kind) {
     set(CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &none, sizeof none, "B_SCALE_POINTER");
   }
   const auto u = [](std::int64_t x) { return static_cast<std::uint64_t>(x); };
-  gemm::check_cublas(cublasLtMatrixLayoutCreate(&b_, in, u(p.k), u(p.n), p.k), "cuBLASLt",
+  gemm::check_cublas(cublasLtMatrixLayoutCreate(&b_, in_b, u(p.k), u(p.n), p.k), "cuBLASLt",
                      "layout of B");
-  gemm::check_cublas(cublasLtMatrixLayoutCreate(&a_, in, u(p.k), u(p.m), p.k), "cuBLASLt",
+  gemm::check_cublas(cublasLtMatrixLayoutCreate(&a_, in_a, u(p.k), u(p.m), p.k), "cuBLASLt",
                      "layout of A");
   gemm::check_cublas(cublasLtMatrixLayoutCreate(&d_, out, u(p.n), u(p.m), p.n), "cuBLASLt",
                      "layout of D");
@@ -72,7 +77,8 @@ LtGemm::LtGemm(const Fp8Problem& p, Kind kind) : kind_(kind) {
   gemm::check_cublas(status, "cuBLASLt", "heuristic");
   if (returned == 0) {
     throw std::runtime_error("cuBLASLt offers no algorithm for the fp8 problem (scaling " +
-                             to_string(p.scaling) + ")");
+                             to_string(p.scaling) + ", A " + to_string(p.a_format) + ", B " +
+                             to_string(p.b_format) + ")");
   }
   if (cuMemAlloc(&workspace_, kWorkspaceBytes) != CUDA_SUCCESS) {
     throw std::runtime_error("cuMemAlloc of cuBLASLt's workspace failed");

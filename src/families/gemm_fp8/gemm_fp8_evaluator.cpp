@@ -38,7 +38,7 @@ struct Fp8Evaluator::Impl {
   Impl(const Problem& given, GemmEvaluatorOptions o)
       : options(std::move(o)),
         problem(checked(given)),
-        compiler(problem.scaling, options.compile),
+        compiler(gemm_fp8::LibraryKind(problem), options.compile),
         workers(start_gemm_workers(options, "the fp8 Hopper GEMM family")) {}
 
   // A request in the problem's timing regime, `scale` times the timing budget.
@@ -49,6 +49,8 @@ struct Fp8Evaluator::Impl {
     r.n = problem.n;
     r.k = problem.k;
     r.scaling = gemm_fp8::to_string(problem.scaling);
+    r.a_format = gemm_fp8::to_string(problem.a_format);
+    r.b_format = gemm_fp8::to_string(problem.b_format);
     r.seed = options.seed;
     r.tolerance = options.tolerance;
     r.timing = gemm_timing(options, scale, problem.timing);

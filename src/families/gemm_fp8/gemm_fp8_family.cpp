@@ -31,15 +31,15 @@ struct GemmFp8RuntimeKernel::State {
 
 namespace {
 
-using gemm_fp8::Scaling;
+using gemm_fp8::LibraryKind;
 
-// One Fp8Compiler per scaling, the only problem argument a library depends on, made on first
-// need; the tensor one at once, for the toolchain.
+// One Fp8Compiler per kind of library (the problem arguments a library depends on), made on
+// first need; the default kind's at once, for the toolchain.
 class Fp8Loader {
  public:
   Fp8Loader(const runtime::GemmDevice& device, GemmCompileOptions compile)
       : device_(device), options_(std::move(compile)) {
-    toolchain_ = compiler_for(Scaling::tensor).toolchain();
+    toolchain_ = compiler_for(LibraryKind{}).toolchain();
   }
 
   // The compiler part of the store key's toolchain, as Fp8Evaluator writes it.
@@ -59,7 +59,7 @@ class Fp8Loader {
     std::shared_future<cuda::CompileResult> future;
     {
       std::lock_guard lock(mutex_);  // submit() is not documented as thread-safe
-      future = compiler_for(state->problem.scaling).submit(state->config);
+      future = compiler_for(LibraryKind(state->problem)).submit(state->config);
     }
     state->library =
         gemm_fp8::Fp8Library::load(runtime::compiled_file(future, "gemm_fp8", config, problem));
@@ -70,10 +70,10 @@ class Fp8Loader {
 
  private:
   // Called with mutex_ held, or from the constructor.
-  Fp8Compiler& compiler_for(Scaling scaling) {
-    auto it = compilers_.find(scaling);
+  Fp8Compiler& compiler_for(const LibraryKind& kind) {
+    auto it = compilers_.find(kind);
     if (it == compilers_.end()) {
-      it = compilers_.emplace(scaling, std::make_unique<Fp8Compiler>(scaling, options_)).first;
+      it = compilers_.emplace(kind, std::make_unique<Fp8Compiler>(kind, options_)).first;
     }
     return *it->second;
   }
@@ -82,7 +82,7 @@ class Fp8Loader {
   GemmCompileOptions options_;
   std::string toolchain_;
   std::mutex mutex_;
-  std::map<Scaling, std::unique_ptr<Fp8Compiler>> compilers_;
+  std::map<LibraryKind, std::unique_ptr<Fp8Compiler>> compilers_;
 };
 
 }  // namespace
@@ -128,8 +128,9 @@ Family gemm_fp8_family(GemmFamilyOptions options) {
 }
 
 std::string gemm_fp8_problem_text(std::int64_t m, std::int64_t n, std::int64_t k,
-                                  const std::string& scaling) {
-  return gemm_fp8_problem(m, n, k, scaling).canonical();
+                                  const std::string& scaling, const std::string& a_format,
+                                  const std::string& b_format) {
+  return gemm_fp8_problem(m, n, k, scaling, a_format, b_format).canonical();
 }
 
 }  // namespace cutune

@@ -43,6 +43,8 @@ Fp8Launch::Fp8Launch(const Fp8Library& library, const Fp8Problem& problem,
   CutuneGemmFp8Args args{};
   args.abi_version = CUTUNE_GEMM_FP8_ABI_VERSION;
   args.scaling = static_cast<int>(problem.scaling);
+  args.a_format = static_cast<int>(problem.a_format);
+  args.b_format = static_cast<int>(problem.b_format);
   args.m = problem.m;
   args.n = problem.n;
   args.k = problem.k;

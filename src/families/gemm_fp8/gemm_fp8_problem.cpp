@@ -3,6 +3,7 @@
 #include <array>
 #include <cstdio>
 #include <stdexcept>
+#include <tuple>
 #include <utility>
 
 namespace cutune::gemm_fp8 {
@@ -173,9 +174,24 @@ Schedule parse_schedule(const std::string& name) {
                               "pingpong_fast_accum");
 }
 
-std::vector<std::string> compile_defines(const Fp8Config& c, Scaling scaling) {
+std::string to_string(Format format) { return format == Format::e5m2 ? "e5m2" : "e4m3"; }
+
+Format parse_format(const std::string& name, const std::string& field) {
+  if (name == "e4m3") return Format::e4m3;
+  if (name == "e5m2") return Format::e5m2;
+  throw std::invalid_argument("gemm_fp8 problem " + field + " '" + name + "' is not e4m3 or e5m2");
+}
+
+bool LibraryKind::operator<(const LibraryKind& other) const {
+  return std::tie(scaling, a_format, b_format) <
+         std::tie(other.scaling, other.a_format, other.b_format);
+}
+
+std::vector<std::string> compile_defines(const Fp8Config& c, const LibraryKind& kind) {
   std::vector<std::string> defines = gemm::tile_defines(c);
-  defines.push_back(gemm::compile_define("CUTUNE_SCALING", static_cast<int>(scaling)));
+  defines.push_back(gemm::compile_define("CUTUNE_SCALING", static_cast<int>(kind.scaling)));
+  defines.push_back(gemm::compile_define("CUTUNE_A_FORMAT", static_cast<int>(kind.a_format)));
+  defines.push_back(gemm::compile_define("CUTUNE_B_FORMAT", static_cast<int>(kind.b_format)));
   defines.push_back(gemm::compile_define("CUTUNE_PROMOTION", c.promotion));
   defines.push_back(gemm::compile_define("CUTUNE_SWAP_AB", c.swap_ab ? 1 : 0));
   defines.push_back(gemm::compile_define("CUTUNE_STREAM_K", c.stream_k ? 1 : 0));

@@ -22,6 +22,12 @@ enum class Scaling {
   block = rules::kScalingBlock,     // DeepSeek-V3: A per 1x128, B per 128x128 block
 };
 
+// The format of an operand's bytes (rules::kFormatE4M3).
+enum class Format {
+  e4m3 = rules::kFormatE4M3,
+  e5m2 = rules::kFormatE5M2,
+};
+
 enum class Schedule {
   cooperative = rules::kCooperative,
   pingpong = rules::kPingpong,
@@ -29,14 +35,28 @@ enum class Schedule {
   pingpong_fast_accum = rules::kPingpongFastAccum,
 };
 
-// A e4m3 m x k row-major, B e4m3 n x k row-major (K-major), D bf16 m x n row-major. Timing as the
-// bf16 family's (gemm::Timing): part of the problem, hence of the store key.
+// A m x k row-major, B n x k row-major (K-major), each e4m3 or e5m2, D bf16 m x n row-major.
+// Timing as the bf16 family's (gemm::Timing): part of the problem, hence of the store key.
 struct Fp8Problem {
   std::int64_t m = 0;
   std::int64_t n = 0;
   std::int64_t k = 0;
   Scaling scaling = Scaling::tensor;
   gemm::Timing timing = gemm::Timing::flushed;
+  Format a_format = Format::e4m3;
+  Format b_format = Format::e4m3;
+};
+
+// What of a problem a compiled library depends on: the scales' layout and the operands' formats.
+struct LibraryKind {
+  Scaling scaling = Scaling::tensor;
+  Format a_format = Format::e4m3;
+  Format b_format = Format::e4m3;
+
+  explicit LibraryKind(const Fp8Problem& problem)
+      : scaling(problem.scaling), a_format(problem.a_format), b_format(problem.b_format) {}
+  LibraryKind() = default;
+  bool operator<(const LibraryKind& other) const;
 };
 
 struct Fp8Config {
@@ -80,10 +100,14 @@ Scaling parse_scaling(const std::string& name);
 // std::invalid_argument naming the four.
 std::string to_string(Schedule schedule);
 Schedule parse_schedule(const std::string& name);
+// "e4m3", "e5m2"; parse_format throws std::invalid_argument "gemm_fp8 problem FIELD 'x' is not
+// e4m3 or e5m2", FIELD naming the problem field read.
+std::string to_string(Format format);
+Format parse_format(const std::string& name, const std::string& field);
 
-// The -D definitions ("CUTUNE_TILE_M=128", ...) that select `config` and `scaling` in
+// The -D definitions ("CUTUNE_TILE_M=128", ...) that select `config` and the library's kind in
 // device/hopper_gemm_fp8.cu.
-std::vector<std::string> compile_defines(const Fp8Config& config, Scaling scaling);
+std::vector<std::string> compile_defines(const Fp8Config& config, const LibraryKind& kind);
 
 // A compact, stable name such as "128x128x128_s4_c1x1_coop_rn1" ("coopfa", "ping", "pingfa"),
 // with "_p2" appended for a promotion interval other than one k-block, then "_swap" for swapped

@@ -12,11 +12,11 @@
 namespace cutune::cuda::protocol {
 
 // One config of the fp8 family on one problem: the worker loads its library, checks D against
-// the fp32 product of the dequantized operands (seeded e4m3 inputs, seeded scales, output
+// the fp32 product of the dequantized operands (seeded fp8 inputs, seeded scales, output
 // poisoned first), then times it like any kernel.
 // A struct of its own rather than the bf16 family's GemmRequest with more fields: what the worker
 // loads is a shared library (CUTLASS's kernel parameters need host code of the same
-// instantiation), not a cubin; the operands are e4m3 with scales, not a dtype and a B layout; and
+// instantiation), not a cubin; the operands are fp8 with scales, not a dtype and a B layout; and
 // there are no paired rounds of this family's own. The fields both have mean the same in both.
 struct Fp8Request {
   std::uint64_t id = 0;
@@ -26,6 +26,8 @@ struct Fp8Request {
   std::int64_t n = 0;
   std::int64_t k = 0;
   std::string scaling = "tensor";  // "tensor" | "row_col" | "block"
+  std::string a_format = "e4m3";   // "e4m3" | "e5m2"
+  std::string b_format = "e4m3";
   std::uint64_t seed = 1;
   double tolerance = -1;     // max normwise relative error; negative: kFp8Tolerance
   bool time = true;          // false: only check
@@ -34,7 +36,8 @@ struct Fp8Request {
 };
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Fp8Request, id, library, config, m, n, k, scaling,
-                                                seed, tolerance, time, cublas_only, timing)
+                                                a_format, b_format, seed, tolerance, time,
+                                                cublas_only, timing)
 
 // The default tolerance: bf16 rounding of D (2^-9 relative) plus the fp32 sums' reassociation,
 // with room for the fast-accumulation schedules, which keep about 22 mantissa bits between

@@ -41,6 +41,12 @@ inline constexpr int kScalingRowCol = 1;  // scale_a[m] per row of A, scale_b[n]
 inline constexpr int kScalingBlock = 2;   // DeepSeek-V3: A per 1x128, B per 128x128 block
 inline constexpr int kScaleBlock = 128;   // the block edge of kScalingBlock (k, and n for B)
 
+// Operand formats (problem fields "a_format" and "b_format"), OCP FP8: e4m3 (3 mantissa bits, up
+// to 448), the inference format, and e5m2 (2 bits, up to 57344), the gradients' range; fp8 wgmma
+// takes either on either side.
+inline constexpr int kFormatE4M3 = 0;
+inline constexpr int kFormatE5M2 = 1;
+
 // Kernel schedules (knob "schedule"): the fast-accumulation ones accumulate in the tensor core's
 // own reduced-precision fp32 and never promote, so the block-scaled mode, which scales each
 // k-block's partial sums, takes only the first two.

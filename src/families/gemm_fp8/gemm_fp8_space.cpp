@@ -73,6 +73,8 @@ Scaling scaling_of(const Problem& p) {
   return p.has("scaling") ? gemm_fp8::parse_scaling(p.at("scaling").as_string()) : Scaling::tensor;
 }
 
+const std::string kDefaultFormat = "e4m3";
+
 int smem_budget(const Device& device) {
   return device.smem_per_block > 0 ? static_cast<int>(device.smem_per_block)
                                    : rules::kSharedMemoryPerBlock;
@@ -242,12 +244,26 @@ std::unique_ptr<TuningSpace> make_gemm_fp8_space() {
   return ts;
 }
 
-Problem gemm_fp8_problem(std::int64_t m, std::int64_t n, std::int64_t k, std::string scaling) {
-  return Problem({{"m", m}, {"n", n}, {"k", k}, {"scaling", std::move(scaling)}});
+Problem gemm_fp8_problem(std::int64_t m, std::int64_t n, std::int64_t k, std::string scaling,
+                         const std::string& a_format, const std::string& b_format) {
+  Problem p({{"m", m}, {"n", n}, {"k", k}, {"scaling", std::move(scaling)}});
+  if (a_format != kDefaultFormat) p.set("a_format", Value(a_format));
+  if (b_format != kDefaultFormat) p.set("b_format", Value(b_format));
+  return p;
 }
 
 Problem resolve_gemm_fp8_problem(const Problem& problem) {
-  return resolve_gemm_family_problem(problem, "gemm_fp8", "scaling", "tensor", fp8_problem_errors);
+  // e4m3 is the default and stays unnamed, so that the keys of tunes made before e5m2 existed are
+  // the keys of e4m3 tunes now.
+  auto args = problem.args();
+  for (const char* field : {"a_format", "b_format"}) {
+    if (const auto it = args.find(field);
+        it != args.end() && it->second.is_string() && it->second.as_string() == kDefaultFormat) {
+      args.erase(it);
+    }
+  }
+  return resolve_gemm_family_problem(Problem(std::move(args)), "gemm_fp8", "scaling", "tensor",
+                                     fp8_problem_errors);
 }
 
 gemm_fp8::Fp8Problem to_fp8_problem(const Problem& problem) {
@@ -256,6 +272,9 @@ gemm_fp8::Fp8Problem to_fp8_problem(const Problem& problem) {
   g.n = problem.get_int("n");
   g.k = problem.get_int("k");
   g.scaling = scaling_of(problem);
+  for (auto [field, format] : {std::pair{"a_format", &g.a_format}, {"b_format", &g.b_format}}) {
+    if (problem.has(field)) *format = gemm_fp8::parse_format(problem.at(field).as_string(), field);
+  }
   if (problem.has("timing")) g.timing = gemm::parse_timing(problem.at("timing").as_string());
   return g;
 }

@@ -1,7 +1,7 @@
 // The fp8 GEMM family's mode in `cutune-cuda-worker` (family "gemm_fp8", gemm_fp8_protocol.hpp's
 // Fp8Request), in the worker's table of families (src/families/CMakeLists.txt).
 //
-// Per problem and seed, once: A and B filled with random e4m3 values of magnitude 2^-3 to 30
+// Per problem and seed, once: A and B filled with random fp8 values of magnitude 2^-3 to 30
 // (either sign, every mantissa: real fp8 ranges, never zero), scales drawn from 2^-4 to 4 in the
 // shape the scaling asks for, and the reference: the operands dequantized on the host (each
 // element times its scales) and multiplied in fp32 by cuBLASLt, so the reference is the scaled
@@ -140,19 +140,25 @@ class Fp8Mode : public Mode {
 
   void prepare(const proto::Fp8Request& r) {
     const std::string key = std::to_string(r.m) + "x" + std::to_string(r.n) + "x" +
-                            std::to_string(r.k) + "/" + r.scaling + "/" + std::to_string(r.seed);
+                            std::to_string(r.k) + "/" + r.scaling + "/" + r.a_format + "x" +
+                            r.b_format + "/" + std::to_string(r.seed);
     if (key == operands_.key) return;
     operands_ = Operands{};
     Fp8Problem& p = operands_.problem;
-    p = {r.m, r.n, r.k, parse_scaling(r.scaling)};
+    p = {.m = r.m,
+         .n = r.n,
+         .k = r.k,
+         .scaling = parse_scaling(r.scaling),
+         .a_format = parse_format(r.a_format, "a_format"),
+         .b_format = parse_format(r.b_format, "b_format")};
     if (p.m <= 0 || p.n <= 0 || p.k <= 0) {
       throw std::invalid_argument("the worker's mode of family gemm_fp8, request " +
                                   std::to_string(r.id) + ": a non-positive dimension");
     }
     Random rng(r.seed);
     const auto next = [&rng] { return rng.next(); };
-    const auto a = random_e4m3(static_cast<std::uint64_t>(p.m * p.k), next);
-    const auto b = random_e4m3(static_cast<std::uint64_t>(p.n * p.k), next);
+    const auto a = random_fp8(p.a_format, static_cast<std::uint64_t>(p.m * p.k), next);
+    const auto b = random_fp8(p.b_format, static_cast<std::uint64_t>(p.n * p.k), next);
     const ScaleLayout layout(p);
     const auto sa = random_scales(layout.a_count(), next);
     const auto sb = random_scales(layout.b_count(), next);
@@ -162,8 +168,8 @@ class Fp8Mode : public Mode {
     operands_.scale_b = upload(sb);
     operands_.d = GuardedBuffer(static_cast<std::size_t>(p.m * p.n) * 2);
     {
-      const DeviceBuffer fa = upload(dequantized(a, p.m, p.k, sa, layout, true));
-      const DeviceBuffer fb = upload(dequantized(b, p.n, p.k, sb, layout, false));
+      const DeviceBuffer fa = upload(dequantized(a, p.a_format, p.m, p.k, sa, layout, true));
+      const DeviceBuffer fb = upload(dequantized(b, p.b_format, p.n, p.k, sb, layout, false));
       DeviceBuffer fd(static_cast<std::size_t>(p.m * p.n) * sizeof(float));
       check(cuCtxSynchronize(), "cuCtxSynchronize");
       LtGemm(p, LtGemm::Kind::fp32).run(fa.pointer, fb.pointer, fd.pointer, 0, 0, host_.stream());
@@ -178,7 +184,7 @@ class Fp8Mode : public Mode {
     }
     try {
       operands_.cublas = std::make_unique<LtGemm>(p, LtGemm::Kind::fp8_scaled);
-    } catch (const std::runtime_error& error) {  // a scaling this cuBLASLt lacks
+    } catch (const std::runtime_error& error) {  // a scaling or formats this cuBLASLt lacks
       operands_.cublas_refused = error.what();
     }
     operands_.key = key;

@@ -16,19 +16,24 @@
 namespace cutune {
 namespace {
 
+using gemm_fp8::Format;
 using gemm_fp8::Fp8Config;
 using gemm_fp8::Scaling;
 using gemm_fp8::Schedule;
 
-void compiles_and_loads(const Fp8Config& config, Scaling scaling) {
-  SCOPED_TRACE(gemm_fp8::to_string(config) + " " + gemm_fp8::to_string(scaling));
-  ASSERT_TRUE(gemm_fp8::violations(config, {4096, 4096, 4096, scaling}).empty());
+void compiles_and_loads(const Fp8Config& config, Scaling scaling, Format a = Format::e4m3,
+                        Format b = Format::e4m3) {
+  const gemm_fp8::Fp8Problem problem{
+      .m = 4096, .n = 4096, .k = 4096, .scaling = scaling, .a_format = a, .b_format = b};
+  SCOPED_TRACE(gemm_fp8::to_string(config) + " " + gemm_fp8::to_string(scaling) + " " +
+               gemm_fp8::to_string(a) + " x " + gemm_fp8::to_string(b));
+  ASSERT_TRUE(gemm_fp8::violations(config, problem).empty());
   GemmCompileOptions options;
   options.nvcc = CUTUNE_NVCC;
   options.cache_dir = CUTUNE_GEMM_FP8_TEST_CACHE;
   options.jobs = 1;  // CUTLASS instantiations are heavy; the test machine is small
   options.time_limit = std::chrono::minutes(30);  // a busy shared machine
-  Fp8Compiler compiler(scaling, options);
+  Fp8Compiler compiler(gemm_fp8::LibraryKind(problem), options);
   const cuda::CompileResult result = compiler.submit(config).get();
   ASSERT_TRUE(result.ok()) << result.log;
   EXPECT_EQ(result.cubin.extension(), ".so");
@@ -47,6 +52,12 @@ void compiles_and_loads(const Fp8Config& config, Scaling scaling) {
       reinterpret_cast<CutuneGemmFp8PrepareFn>(dlsym(library, CUTUNE_GEMM_FP8_PREPARE_SYMBOL));
   EXPECT_EQ(prepare(&args, nullptr, error, sizeof error), nullptr);
   EXPECT_STREQ(error, "the library was compiled for another scaling");
+  // And one of its scaling whose operands are of other formats.
+  args.scaling = static_cast<int>(scaling);
+  args.a_format = static_cast<int>(a);
+  args.b_format = 1 - static_cast<int>(b);
+  EXPECT_EQ(prepare(&args, nullptr, error, sizeof error), nullptr);
+  EXPECT_STREQ(error, "the library was compiled for other operand formats");
 }
 
 Fp8Config default_of(Scaling scaling) {
@@ -62,8 +73,8 @@ TEST(Fp8Compile, TheDefaultOfEachScaling) {
 }
 
 // The schedules the defaults do not take, with clusters, the other raster, swapped operands (D^T
-// column-major, the row and column scales trading places) and the stream-K scheduler: two
-// compiles, as each costs about a minute of a CI core.
+// column-major, the row and column scales trading places, so the formats too), the stream-K
+// scheduler and e5m2 on either side: two compiles, as each costs about a minute of a CI core.
 TEST(Fp8Compile, SwappedStreamKFastAccumulationAndBlockPingpongWithClustersAndRaster) {
   Fp8Config swapped;
   swapped.tile_m = 16;
@@ -75,14 +86,14 @@ TEST(Fp8Compile, SwappedStreamKFastAccumulationAndBlockPingpongWithClustersAndRa
   swapped.raster = gemm::Raster::along_m;
   swapped.swizzle = 4;
   swapped.swap_ab = true;
-  compiles_and_loads(swapped, Scaling::row_col);
+  compiles_and_loads(swapped, Scaling::row_col, Format::e5m2, Format::e4m3);
 
   Fp8Config block_pingpong;
   block_pingpong.tile_m = 64;
   block_pingpong.stages = 7;
   block_pingpong.schedule = Schedule::pingpong;
   block_pingpong.cluster_m = 2;
-  compiles_and_loads(block_pingpong, Scaling::block);
+  compiles_and_loads(block_pingpong, Scaling::block, Format::e4m3, Format::e5m2);
 }
 
 }  // namespace

@@ -24,6 +24,8 @@ using testing::message_of;
 
 TEST(GemmFp8Family, TheProblemTextIsTheOneTheTunerKeys) {
   EXPECT_EQ(gemm_fp8_problem_text(2048, 4096, 8192, "block"), "k=8192,m=2048,n=4096,scaling=block");
+  EXPECT_EQ(gemm_fp8_problem_text(16, 4096, 8192, "tensor", "e5m2", "e4m3"),
+            "a_format=e5m2,k=8192,m=16,n=4096,scaling=tensor");
   // Through the one problem rule, as cutune.gemm and `cutune tune gemm_fp8 --problem` read it.
   const FamilySource source = family_source("gemm_fp8");
   for (const char* scaling : {"tensor", "row_col", "block"}) {

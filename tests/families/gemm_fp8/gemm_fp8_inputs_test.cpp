@@ -1,36 +1,67 @@
-// The check's host-side inputs (gemm_fp8_inputs.hpp): e4m3 decoding, the range of the seeded
-// values, and the scale layout of gemm_fp8_abi.hpp, on which the reference product rests.
+// The check's host-side inputs (gemm_fp8_inputs.hpp): e4m3 and e5m2 decoding, the range of the
+// seeded values, and the scale layout of gemm_fp8_abi.hpp, on which the reference product rests.
 #include "gemm_fp8/gemm_fp8_inputs.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 
 namespace cutune::gemm_fp8 {
 namespace {
 
 TEST(Fp8Inputs, DecodesE4m3) {
-  EXPECT_EQ(decode_e4m3(0x38), 1.0f);                  // exponent 7 (the bias), mantissa 0
-  EXPECT_EQ(decode_e4m3(0xb8), -1.0f);                 // the sign bit
-  EXPECT_EQ(decode_e4m3(0x7e), 448.0f);                // the largest finite value
-  EXPECT_EQ(decode_e4m3(0x01), std::ldexp(1.0f, -9));  // the smallest subnormal
-  EXPECT_EQ(decode_e4m3(0x3c), 1.5f);
-  EXPECT_TRUE(std::isnan(decode_e4m3(0x7f)));
-  EXPECT_TRUE(std::isnan(decode_e4m3(0xff)));
+  EXPECT_EQ(decode_fp8(Format::e4m3, 0x38), 1.0f);    // exponent 7 (the bias), mantissa 0
+  EXPECT_EQ(decode_fp8(Format::e4m3, 0xb8), -1.0f);   // the sign bit
+  EXPECT_EQ(decode_fp8(Format::e4m3, 0x7e), 448.0f);  // the largest finite value
+  EXPECT_EQ(decode_fp8(Format::e4m3, 0x01), std::ldexp(1.0f, -9));  // the smallest subnormal
+  EXPECT_EQ(decode_fp8(Format::e4m3, 0x3c), 1.5f);
+  EXPECT_TRUE(std::isnan(decode_fp8(Format::e4m3, 0x7f)));
+  EXPECT_TRUE(std::isnan(decode_fp8(Format::e4m3, 0xff)));
 }
 
 TEST(Fp8Inputs, EncodesToTheNearestE4m3) {
   for (int bits = 0; bits < 0x100; ++bits) {  // every finite byte round-trips
     if ((bits & 0x7f) == 0x7f) continue;
-    EXPECT_EQ(encode_e4m3(decode_e4m3(static_cast<std::uint8_t>(bits))), bits) << bits;
+    EXPECT_EQ(encode_fp8(Format::e4m3, decode_fp8(Format::e4m3, static_cast<std::uint8_t>(bits))),
+              bits)
+        << bits;
   }
-  EXPECT_EQ(encode_e4m3(1.0625f), 0x38);  // halfway between 1 and 1.125: the even mantissa
-  EXPECT_EQ(encode_e4m3(1.1875f), 0x3a);  // halfway between 1.125 and 1.25: the even mantissa
-  EXPECT_EQ(encode_e4m3(1.07f), 0x39);
-  EXPECT_EQ(encode_e4m3(-1000.0f), 0xfe);               // saturated to -448
-  EXPECT_EQ(encode_e4m3(std::ldexp(1.0f, -11)), 0x00);  // under half the smallest subnormal
-  EXPECT_EQ(encode_e4m3(std::nanf("")), 0x7f);
+  EXPECT_EQ(encode_fp8(Format::e4m3, 1.0625f),
+            0x38);  // halfway between 1 and 1.125: the even mantissa
+  EXPECT_EQ(encode_fp8(Format::e4m3, 1.1875f),
+            0x3a);  // halfway between 1.125 and 1.25: the even mantissa
+  EXPECT_EQ(encode_fp8(Format::e4m3, 1.07f), 0x39);
+  EXPECT_EQ(encode_fp8(Format::e4m3, -1000.0f), 0xfe);  // saturated to -448
+  EXPECT_EQ(encode_fp8(Format::e4m3, std::ldexp(1.0f, -11)),
+            0x00);  // under half the smallest subnormal
+  EXPECT_EQ(encode_fp8(Format::e4m3, std::nanf("")), 0x7f);
+}
+
+TEST(Fp8Inputs, DecodesE5m2) {
+  EXPECT_EQ(decode_fp8(Format::e5m2, 0x3c), 1.0f);      // exponent 15 (the bias), mantissa 0
+  EXPECT_EQ(decode_fp8(Format::e5m2, 0xbe), -1.5f);     // the sign bit, mantissa 0b10
+  EXPECT_EQ(decode_fp8(Format::e5m2, 0x7b), 57344.0f);  // the largest finite value
+  EXPECT_EQ(decode_fp8(Format::e5m2, 0x01), std::ldexp(1.0f, -16));  // the smallest subnormal
+  EXPECT_EQ(decode_fp8(Format::e5m2, 0x7c), std::numeric_limits<float>::infinity());
+  EXPECT_EQ(decode_fp8(Format::e5m2, 0xfc), -std::numeric_limits<float>::infinity());
+  EXPECT_TRUE(std::isnan(decode_fp8(Format::e5m2, 0x7d)));
+  EXPECT_TRUE(std::isnan(decode_fp8(Format::e5m2, 0xff)));
+}
+
+TEST(Fp8Inputs, EncodesToTheNearestE5m2) {
+  for (int bits = 0; bits < 0x100; ++bits) {  // every finite byte round-trips
+    if ((bits & 0x7f) > 0x7b) continue;
+    EXPECT_EQ(encode_fp8(Format::e5m2, decode_fp8(Format::e5m2, static_cast<std::uint8_t>(bits))),
+              bits)
+        << bits;
+  }
+  EXPECT_EQ(encode_fp8(Format::e5m2, 1.125f), 0x3c);  // halfway between 1 and 1.25: even mantissa
+  EXPECT_EQ(encode_fp8(Format::e5m2, 1.375f), 0x3e);  // halfway between 1.25 and 1.5: even
+  EXPECT_EQ(encode_fp8(Format::e5m2, 448.0f), 0x5f);  // e4m3's largest: 1.75 x 2^8 in e5m2 too
+  EXPECT_EQ(encode_fp8(Format::e5m2, -1e6f), 0xfb);   // saturated to -57344
+  EXPECT_EQ(encode_fp8(Format::e5m2, std::nanf("")), 0x7f);
 }
 
 TEST(Fp8Inputs, SeededValuesAreAQuantizedNormal) {
@@ -45,8 +76,8 @@ TEST(Fp8Inputs, SeededValuesAreAQuantizedNormal) {
   float largest = 0;
   double magnitude_sum = 0;
   int negative = 0, under_one = 0;
-  for (std::uint8_t bits : random_e4m3(kCount, next)) {
-    const float v = decode_e4m3(bits);
+  for (std::uint8_t bits : random_fp8(Format::e4m3, kCount, next)) {
+    const float v = decode_fp8(Format::e4m3, bits);
     ASSERT_TRUE(std::isfinite(v));
     largest = std::max(largest, std::fabs(v));
     magnitude_sum += std::fabs(v);
@@ -93,15 +124,34 @@ TEST(Fp8Inputs, DequantizationScalesEachElementByItsBlock) {
   // B is 256 x 256: two column blocks by two k-blocks, scales 1, 2 (k-block 0), 4, 8 (k-block 1).
   std::vector<std::uint8_t> b(256 * 256, 0x38);
   const std::vector<float> b_scales{1, 2, 4, 8};
-  const std::vector<float> db = dequantized(b, 256, 256, b_scales, block, false);
+  const std::vector<float> db = dequantized(b, Format::e4m3, 256, 256, b_scales, block, false);
   EXPECT_EQ(db[0 * 256 + 0], 1);    // column 0, k 0
   EXPECT_EQ(db[200 * 256 + 0], 2);  // column block 1
   EXPECT_EQ(db[0 * 256 + 200], 4);  // k-block 1
   EXPECT_EQ(db[200 * 256 + 200], 8);
   const std::vector<float> a_scales{3, 5};
-  const std::vector<float> da = dequantized(ones, 1, 256, a_scales, block, true);
+  const std::vector<float> da = dequantized(ones, Format::e4m3, 1, 256, a_scales, block, true);
   EXPECT_EQ(da[127], 3);
   EXPECT_EQ(da[128], 5);
+  // The same bytes mean other values in e5m2: 0x3c is its 1.0, 0x38 its 0.5.
+  const std::vector<std::uint8_t> e5m2_ones(256, 0x3c);
+  EXPECT_EQ(dequantized(e5m2_ones, Format::e5m2, 1, 256, a_scales, block, true)[128], 5);
+  EXPECT_EQ(dequantized(ones, Format::e5m2, 1, 256, a_scales, block, true)[128], 2.5f);
+}
+
+TEST(Fp8Inputs, SeededE5m2ValuesSpanTheSameRange) {
+  std::uint64_t state = 7;
+  const auto next = [&state] {
+    return state = state * 6364136223846793005ull + 1442695040888963407ull;
+  };
+  float largest = 0;
+  for (std::uint8_t bits : random_fp8(Format::e5m2, 20000, next)) {
+    const float v = decode_fp8(Format::e5m2, bits);
+    ASSERT_TRUE(std::isfinite(v));
+    largest = std::max(largest, std::fabs(v));
+  }
+  EXPECT_GE(largest, 192.0f);  // four sigma and more: 192, 224, 256, ... in e5m2's steps
+  EXPECT_LE(largest, 448.0f);
 }
 
 }  // namespace

@@ -193,18 +193,37 @@ TEST(Fp8Names, ScalingsAndSchedulesParseAndNameTheLegalOnes) {
   EXPECT_THROW(parse_schedule("warp_specialized"), std::invalid_argument);
 }
 
-TEST(Fp8Defines, EveryKnobAndTheScalingReachTheKernel) {
+TEST(Fp8Defines, EveryKnobTheScalingAndTheFormatsReachTheKernel) {
   Fp8Config c;
   c.schedule = Schedule::pingpong;
   c.tile_m = 64;
   c.promotion = 4;
-  const auto defines = compile_defines(c, Scaling::row_col);
+  LibraryKind kind;
+  kind.scaling = Scaling::row_col;
+  kind.b_format = Format::e5m2;
+  const auto defines = compile_defines(c, kind);
   const std::vector<std::string> want{
-      "CUTUNE_TILE_M=64",   "CUTUNE_TILE_N=128",  "CUTUNE_TILE_K=128",  "CUTUNE_STAGES=4",
-      "CUTUNE_CLUSTER_M=1", "CUTUNE_CLUSTER_N=1", "CUTUNE_SCHEDULE=1",  "CUTUNE_RASTER=1",
-      "CUTUNE_SWIZZLE=1",   "CUTUNE_SCALING=1",   "CUTUNE_PROMOTION=4", "CUTUNE_SWAP_AB=0",
-      "CUTUNE_STREAM_K=0"};
+      "CUTUNE_TILE_M=64",   "CUTUNE_TILE_N=128",  "CUTUNE_TILE_K=128", "CUTUNE_STAGES=4",
+      "CUTUNE_CLUSTER_M=1", "CUTUNE_CLUSTER_N=1", "CUTUNE_SCHEDULE=1", "CUTUNE_RASTER=1",
+      "CUTUNE_SWIZZLE=1",   "CUTUNE_SCALING=1",   "CUTUNE_A_FORMAT=0", "CUTUNE_B_FORMAT=1",
+      "CUTUNE_PROMOTION=4", "CUTUNE_SWAP_AB=0",   "CUTUNE_STREAM_K=0"};
   EXPECT_EQ(defines, want);
+}
+
+TEST(Fp8Problem, FormatsParseByName) {
+  EXPECT_EQ(parse_format("e5m2", "a_format"), Format::e5m2);
+  EXPECT_EQ(to_string(Format::e4m3), "e4m3");
+  try {
+    parse_format("e4m3fnuz", "b_format");
+    FAIL() << "no throw";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "gemm_fp8 problem b_format 'e4m3fnuz' is not e4m3 or e5m2");
+  }
+  // Libraries differ by scaling and by each format.
+  Fp8Problem p;
+  LibraryKind plain(p);
+  p.a_format = Format::e5m2;
+  EXPECT_TRUE(plain < LibraryKind(p) || LibraryKind(p) < plain);
 }
 
 // bench/gpu/gemm_fp8_candidates.txt (name, scaling, config name a line): each config is named

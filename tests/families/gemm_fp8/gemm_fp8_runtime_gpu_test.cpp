@@ -47,12 +47,12 @@ struct Buffers {
     std::mt19937_64 rng(7);
     auto next = [&rng] { return rng(); };
     const ScaleLayout layout(p);
-    const auto a = gemm_fp8::random_e4m3(static_cast<std::uint64_t>(p.m * p.k), next);
-    const auto b = gemm_fp8::random_e4m3(static_cast<std::uint64_t>(p.n * p.k), next);
+    const auto a = gemm_fp8::random_fp8(p.a_format, static_cast<std::uint64_t>(p.m * p.k), next);
+    const auto b = gemm_fp8::random_fp8(p.b_format, static_cast<std::uint64_t>(p.n * p.k), next);
     const auto scale_a = gemm_fp8::random_scales(layout.a_count(), next);
     const auto scale_b = gemm_fp8::random_scales(layout.b_count(), next);
-    const auto da = gemm_fp8::dequantized(a, p.m, p.k, scale_a, layout, true);
-    const auto db = gemm_fp8::dequantized(b, p.n, p.k, scale_b, layout, false);
+    const auto da = gemm_fp8::dequantized(a, p.a_format, p.m, p.k, scale_a, layout, true);
+    const auto db = gemm_fp8::dequantized(b, p.b_format, p.n, p.k, scale_b, layout, false);
     reference.resize(static_cast<std::size_t>(p.m * p.n));
     for (std::int64_t r = 0; r < p.m; ++r) {
       for (std::int64_t c = 0; c < p.n; ++c) {
@@ -138,6 +138,23 @@ TEST_P(GemmFp8Runtime, TheDefaultConfigMatchesTheScaledReference) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Scalings, GemmFp8Runtime, ::testing::Values("tensor", "row_col", "block"));
+
+// e5m2 on either side (gradients against weights) and on both, under each scaling.
+TEST_F(GemmFp8RuntimeTest, E5m2OperandsMatchTheScaledReference) {
+  Runtime runtime(runtime_options());
+  runtime.add_family(gemm_fp8_family(options_));
+  for (const auto& [scaling, a, b] : {std::array<const char*, 3>{"tensor", "e5m2", "e4m3"},
+                                      {"row_col", "e4m3", "e5m2"},
+                                      {"block", "e5m2", "e5m2"}}) {
+    const std::string text = gemm_fp8_problem_text(200, 264, 384, scaling, a, b);
+    SCOPED_TRACE(text);
+    const auto query = runtime.query("gemm_fp8", Problem::parse(text));
+    const auto& kernel = runtime.get(query).as<GemmFp8RuntimeKernel>();
+    const Buffers buffers(to_fp8_problem(query.problem()));
+    kernel.launch(nullptr, buffers.operands);
+    buffers.expect_correct(buffers.operands.d);
+  }
+}
 
 // A stored winner of `cutune tune gemm_fp8` is found by the runtime only when both write the same
 // key.

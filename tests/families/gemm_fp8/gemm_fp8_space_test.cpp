@@ -188,6 +188,21 @@ TEST_F(Fp8SpaceTest, ProblemsResolveAsTheStoreKeysThem) {
                std::invalid_argument);
   EXPECT_THROW(resolve_gemm_fp8_problem(Problem::parse("m=16,n=7168,k=2048,scaling=mx")),
                std::invalid_argument);
+  // e4m3 operands stay unnamed, as tunes before e5m2 keyed them; e5m2 is named per side.
+  EXPECT_EQ(resolve_gemm_fp8_problem(Problem::parse("m=16,n=7168,k=2048,a_format=e4m3,"
+                                                    "b_format=e5m2"))
+                .canonical(),
+            "b_format=e5m2,k=2048,m=16,n=7168,scaling=tensor");
+  EXPECT_EQ(to_fp8_problem(Problem::parse("m=16,n=7168,k=2048,a_format=e5m2")).a_format,
+            gemm_fp8::Format::e5m2);
+  try {
+    resolve_gemm_fp8_problem(Problem::parse("m=16,n=7168,k=2048,a_format=e4m3fn"));
+    ADD_FAILURE() << "no throw";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("a_format 'e4m3fn' is not e4m3 or e5m2"),
+              std::string::npos)
+        << e.what();
+  }
   EXPECT_EQ(problem_errors(*ts, Problem::parse("m=64,n=64"), device).size(), 1u);
 }
 

@@ -1,14 +1,15 @@
-// Hopper (sm_90a) fp8 GEMM: D = bf16(A * B^T, scaled) with A (m x k) and B (n x k) e4m3, both
-// K-major ("TN", the only layout fp8 wgmma reads from shared memory without a transpose), fp32
-// accumulation, D m x n bf16 row-major. Three scaling modes (CUTUNE_SCALING, gemm_fp8_rules.hpp):
-// per tensor and per row x column are epilogue visitors over the accumulator; block scaling is
-// CUTLASS's blockwise mainloop, which multiplies each 128-deep k-block's partial sums by their
-// scales as it adds them into the fp32 accumulator. With CUTUNE_SWAP_AB the kernel computes
-// D^T = B * A^T instead (B on the MMA's M side, D^T stored column-major, which is D row-major): a
-// decoding batch of a few rows then fills the MMA's N side, which takes multiples of 8, rather
-// than its M side, which takes multiples of 64. With CUTUNE_STREAM_K the persistent CTAs share
-// out the k-blocks of all tiles (CUTLASS's stream-K scheduler, its heuristic decomposition), so
-// that a grid a few tiles past a wave, or short of one, keeps every SM busy to the end.
+// Hopper (sm_90a) fp8 GEMM: D = bf16(A * B^T, scaled) with A (m x k) and B (n x k) each e4m3 or
+// e5m2 (CUTUNE_A_FORMAT, CUTUNE_B_FORMAT), both K-major ("TN", the only layout fp8 wgmma reads from
+// shared memory without a transpose), fp32 accumulation, D m x n bf16 row-major. Three scaling
+// modes (CUTUNE_SCALING, gemm_fp8_rules.hpp): per tensor and per row x column are epilogue visitors
+// over the accumulator; block scaling is CUTLASS's blockwise mainloop, which multiplies each
+// 128-deep k-block's partial sums by their scales as it adds them into the fp32 accumulator. With
+// CUTUNE_SWAP_AB the kernel computes D^T = B * A^T instead (B on the MMA's M side, D^T stored
+// column-major, which is D row-major): a decoding batch of a few rows then fills the MMA's N side,
+// which takes multiples of 8, rather than its M side, which takes multiples of 64. With
+// CUTUNE_STREAM_K the persistent CTAs share out the k-blocks of all tiles (CUTLASS's stream-K
+// scheduler, its heuristic decomposition), so that a grid a few tiles past a wave, or short of one,
+// keeps every SM busy to the end.
 //
 // Built from CUTLASS 4.2's sm90 collective builders. A CUTLASS kernel's parameters (TMA
 // descriptors, scheduler state) come from host code instantiated for the same config, so this
@@ -52,6 +53,8 @@
 #define CUTUNE_PROMOTION 1
 #define CUTUNE_SWAP_AB 0
 #define CUTUNE_STREAM_K 0
+#define CUTUNE_A_FORMAT 0
+#define CUTUNE_B_FORMAT 0
 #endif
 
 namespace {
@@ -110,9 +113,16 @@ static_assert(kScaling != rules::kScalingBlock || kTileN % rules::kScaleBlock ==
 static_assert(rules::shared_bytes(kTileM, kTileN, kTileK, kStages, kScaling) <=
                   rules::kSharedMemoryPerBlock,
               "stages and tiles exceed sm_90's shared memory per block");
+static_assert((CUTUNE_A_FORMAT == rules::kFormatE4M3 || CUTUNE_A_FORMAT == rules::kFormatE5M2) &&
+                  (CUTUNE_B_FORMAT == rules::kFormatE4M3 || CUTUNE_B_FORMAT == rules::kFormatE5M2),
+              "CUTUNE_A_FORMAT, CUTUNE_B_FORMAT: see rules::kFormatE4M3");
 
-using ElementA = cutlass::float_e4m3_t;
-using ElementB = cutlass::float_e4m3_t;
+template <int format>
+using Fp8Element =
+    std::conditional_t<format == rules::kFormatE5M2, cutlass::float_e5m2_t, cutlass::float_e4m3_t>;
+// The kernel's A and B: the problem's, or with swapped operands B and A.
+using ElementA = Fp8Element<kSwapAB ? CUTUNE_B_FORMAT : CUTUNE_A_FORMAT>;
+using ElementB = Fp8Element<kSwapAB ? CUTUNE_A_FORMAT : CUTUNE_B_FORMAT>;
 using ElementD = cutlass::bfloat16_t;
 using LayoutA = cutlass::layout::RowMajor;     // m x k, K-major
 using LayoutB = cutlass::layout::ColumnMajor;  // k x n column-major: n x k row-major, K-major
@@ -308,6 +318,9 @@ extern "C" __attribute__((visibility("default"))) void* cutune_gemm_fp8_prepare(
   };
   if (args->abi_version != CUTUNE_GEMM_FP8_ABI_VERSION) return fail("ABI version mismatch");
   if (args->scaling != kScaling) return fail("the library was compiled for another scaling");
+  if (args->a_format != CUTUNE_A_FORMAT || args->b_format != CUTUNE_B_FORMAT) {
+    return fail("the library was compiled for other operand formats");
+  }
   auto* prepared = new Prepared{Gemm(), arguments_of(*args), workspace};
   cutlass::Status status = prepared->gemm.can_implement(prepared->arguments);
   if (status == cutlass::Status::kSuccess) {
