@@ -276,14 +276,17 @@ Problem gemm_problem(std::int64_t m, std::int64_t n, std::int64_t k, std::string
 
 Problem resolve_gemm_family_problem(const Problem& problem, const std::string& family,
                                     const std::string& field, const std::string& fallback,
-                                    const ProblemErrors& errors) {
+                                    const UnnamedDefaults& unnamed, const ProblemErrors& errors) {
   auto args = problem.args();
   // Flushed timing is the default and stays unnamed, so that the keys of tunes made before the
-  // option existed are the keys of flushed tunes now.
-  if (const auto timing = args.find("timing");
-      timing != args.end() && timing->second.is_string() &&
-      timing->second.as_string() == gemm::to_string(gemm::Timing::flushed)) {
-    args.erase(timing);
+  // option existed are the keys of flushed tunes now; likewise the family's own.
+  UnnamedDefaults defaults = unnamed;
+  defaults.emplace_back("timing", gemm::to_string(gemm::Timing::flushed));
+  for (const auto& [name, value] : defaults) {
+    if (const auto it = args.find(name);
+        it != args.end() && it->second.is_string() && it->second.as_string() == value) {
+      args.erase(it);
+    }
   }
   Problem out(std::move(args));
   if (!out.has(field)) out.set(field, Value(fallback));
@@ -297,7 +300,9 @@ Problem resolve_gemm_family_problem(const Problem& problem, const std::string& f
 }
 
 Problem resolve_gemm_problem(const Problem& problem) {
-  return resolve_gemm_family_problem(problem, "gemm", "dtype", "bf16", gemm_problem_errors);
+  return resolve_gemm_family_problem(problem, "gemm", "dtype", "bf16",
+                                     {{"b_layout", gemm::to_string(gemm::BLayout::k_by_n)}},
+                                     gemm_problem_errors);
 }
 
 gemm::GemmProblem to_gemm_problem(const Problem& problem) {

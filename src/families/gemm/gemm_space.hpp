@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cutune/heuristics.hpp"
@@ -25,18 +26,21 @@ Problem gemm_problem(std::int64_t m, std::int64_t n, std::int64_t k, std::string
 // unsupported one std::invalid_argument, each naming it; a Config of another space throws
 // ConfigError naming the missing knob.
 // The problem with the family's defaults filled in (dtype bf16): what a tune and the runtime key
-// results by (timing=flushed dropped: it is the default). Throws std::invalid_argument naming what
-// the kernel cannot run (a missing or unsupported argument, k or n not a multiple of 8).
+// results by (timing=flushed and b_layout=k_by_n dropped: they are the defaults). Throws
+// std::invalid_argument naming what the kernel cannot run (a missing or unsupported argument, k or
+// n not a multiple of 8).
 Problem resolve_gemm_problem(const Problem& problem);
 
 // Why a family's kernel cannot run a problem at all (TuningSpace::problem_errors).
 using ProblemErrors = std::function<std::vector<std::string>(const Problem&, const Device&)>;
-// The resolve of the GEMM families: `field` set to `fallback` where the problem lacks it and
-// timing=flushed (the default) dropped, then checked by `errors`. Throws std::invalid_argument
-// "FAMILY problem CANONICAL: REASONS".
+// The resolve of the GEMM families: `field` set to `fallback` where the problem lacks it, and
+// timing=flushed and each of `unnamed` (field, its default) dropped where named, so that a problem
+// keys alike with its defaults named or not; then checked by `errors`. Throws
+// std::invalid_argument "FAMILY problem CANONICAL: REASONS".
+using UnnamedDefaults = std::vector<std::pair<std::string, std::string>>;
 Problem resolve_gemm_family_problem(const Problem& problem, const std::string& family,
                                     const std::string& field, const std::string& fallback,
-                                    const ProblemErrors& errors);
+                                    const UnnamedDefaults& unnamed, const ProblemErrors& errors);
 gemm::GemmProblem to_gemm_problem(const Problem& problem);
 gemm::GemmConfig to_gemm_config(const Config& config);
 

@@ -255,14 +255,8 @@ Problem gemm_fp8_problem(std::int64_t m, std::int64_t n, std::int64_t k, std::st
 Problem resolve_gemm_fp8_problem(const Problem& problem) {
   // e4m3 is the default and stays unnamed, so that the keys of tunes made before e5m2 existed are
   // the keys of e4m3 tunes now.
-  auto args = problem.args();
-  for (const char* field : {"a_format", "b_format"}) {
-    if (const auto it = args.find(field);
-        it != args.end() && it->second.is_string() && it->second.as_string() == kDefaultFormat) {
-      args.erase(it);
-    }
-  }
-  return resolve_gemm_family_problem(Problem(std::move(args)), "gemm_fp8", "scaling", "tensor",
+  return resolve_gemm_family_problem(problem, "gemm_fp8", "scaling", "tensor",
+                                     {{"a_format", kDefaultFormat}, {"b_format", kDefaultFormat}},
                                      fp8_problem_errors);
 }
 

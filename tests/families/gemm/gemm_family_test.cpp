@@ -29,6 +29,9 @@ TEST(GemmFamily, ResolveFillsTheDtypeAndKeepsWhatIsGiven) {
   EXPECT_EQ(half.at("dtype").as_string(), "fp16");
   const Problem layout = resolve_gemm_problem(Problem::parse("m=256,n=512,k=1024,b_layout=n_by_k"));
   EXPECT_EQ(layout.canonical(), "b_layout=n_by_k,dtype=bf16,k=1024,m=256,n=512");
+  // The default layout named keys as it does unnamed: a tune given b_layout=k_by_n is found by the
+  // runtime, whose problem text names only n_by_k.
+  EXPECT_EQ(resolve_gemm_problem(Problem::parse("m=256,n=512,k=1024,b_layout=k_by_n")), plain);
 }
 
 TEST(GemmFamily, ResolveRejectsProblemsTheKernelCannotRun) {
