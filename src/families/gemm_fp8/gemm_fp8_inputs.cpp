@@ -1,7 +1,6 @@
 #include "gemm_fp8/gemm_fp8_inputs.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <limits>
 #include <numbers>

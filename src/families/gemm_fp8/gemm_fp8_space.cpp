@@ -73,7 +73,8 @@ Scaling scaling_of(const Problem& p) {
   return p.has("scaling") ? gemm_fp8::parse_scaling(p.at("scaling").as_string()) : Scaling::tensor;
 }
 
-const std::string kDefaultFormat = "e4m3";
+// An operand's format where the problem names none.
+const std::string kDefaultFormat = gemm_fp8::to_string(gemm_fp8::Format::e4m3);
 
 int smem_budget(const Device& device) {
   return device.smem_per_block > 0 ? static_cast<int>(device.smem_per_block)
