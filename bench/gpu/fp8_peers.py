@@ -51,8 +51,8 @@ import fp8_triton_block  # noqa: E402
 SCALE_BLOCK = 128
 ABI_VERSION = 2  # CUTUNE_GEMM_FP8_ABI_VERSION (src/families/gemm_fp8/gemm_fp8_abi.hpp)
 SCALING_IDS = {"tensor": 0, "row_col": 1, "block": 2}
-FORMAT_IDS = {"e4m3": 0, "e5m2": 1}  # rules::kFormatE4M3, kFormatE5M2
 DTYPES = {"e4m3": torch.float8_e4m3fn, "e5m2": torch.float8_e5m2}
+FORMAT_IDS = {torch.float8_e4m3fn: 0, torch.float8_e5m2: 1}  # rules::kFormatE4M3, kFormatE5M2
 
 
 class Args(ctypes.Structure):
@@ -78,9 +78,8 @@ class CutuneFp8:
         lib.cutune_gemm_fp8_launch.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
         self.lib = lib
         m, k = a.shape
-        formats = {dtype: FORMAT_IDS[name] for name, dtype in DTYPES.items()}
-        self.args = Args(ABI_VERSION, SCALING_IDS[scaling], formats[a.dtype], formats[b.dtype], m,
-                         b.shape[0], k, a.data_ptr(),
+        self.args = Args(ABI_VERSION, SCALING_IDS[scaling], FORMAT_IDS[a.dtype],
+                         FORMAT_IDS[b.dtype], m, b.shape[0], k, a.data_ptr(),
                          b.data_ptr(), d.data_ptr(), scale_a.data_ptr(), scale_b.data_ptr(),
                          torch.cuda.get_device_properties(0).multi_processor_count)
         size = lib.cutune_gemm_fp8_workspace(ctypes.byref(self.args))
