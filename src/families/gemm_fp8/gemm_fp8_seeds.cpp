@@ -232,11 +232,15 @@ void add_gemm_fp8_seeds(TuningSpace& ts) {
           },
   });
   // The fast-accumulation alternative of the default's tile, in the population but never the
-  // default: it skips the promotion to full fp32 that keeps deep K accurate.
+  // default: it skips the promotion to full fp32 that keeps deep K accurate (none past
+  // kFastAccumMaxK, where the space repairs it away).
   ts.seeds.push_back({
       .name = "fast_accum",
       .priority = 50,
-      .eligible = [](const Problem& p, const Device& d) { return unblocked(p, d); },
+      .eligible =
+          [](const Problem& p, const Device& d) {
+            return unblocked(p, d) && p.get_int("k") <= rules::kFastAccumMaxK;
+          },
       .propose =
           [](const Problem& p, const Device& d) {
             const Scaling s = scaling_of(p);

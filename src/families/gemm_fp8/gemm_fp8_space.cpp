@@ -115,7 +115,28 @@ void to_pingpong(Fp8Config& g) {
       rules::is_fast_accum(schedule_id(g)) ? Schedule::pingpong_fast_accum : Schedule::pingpong;
 }
 
+// The same schedule's accurate (promoting) accumulation.
+void to_accurate(Fp8Config& g) {
+  g.schedule = rules::is_pingpong(schedule_id(g)) ? Schedule::pingpong : Schedule::cooperative;
+}
+
 void add_constraints(Space& space, const Fp8Knobs& k) {
+  space.constrain({
+      .name = "fast_accum_depth",
+      .holds =
+          [k](const Config& c, const Problem& p, const Device&) {
+            return p.get_int("k") <= rules::kFastAccumMaxK ||
+                   !rules::is_fast_accum(schedule_id(k.read(c)));
+          },
+      // The same tile with the schedule's accurate accumulation (first, so that the register
+      // budget below sees the promotion's second accumulator set).
+      .repair =
+          [k](Config& c, const Problem&, const Device&) {
+            Fp8Config g = k.read(c);
+            to_accurate(g);
+            c.set(k.at[kScheduleKnob], gemm_fp8::to_string(g.schedule));
+          },
+  });
   add_constraint(
       space, k, "block_scaling_unswapped",
       [](const Fp8Config& g, Scaling s, int) { return s != Scaling::block || !g.swap_ab; },
@@ -141,10 +162,7 @@ void add_constraints(Space& space, const Fp8Knobs& k) {
       [](const Fp8Config& g, Scaling s, int) {
         return s != Scaling::block || !rules::is_fast_accum(schedule_id(g));
       },
-      [](Fp8Config& g, Scaling, int) {
-        g.schedule =
-            rules::is_pingpong(schedule_id(g)) ? Schedule::pingpong : Schedule::cooperative;
-      });
+      [](Fp8Config& g, Scaling, int) { to_accurate(g); });
   add_constraint(
       space, k, "promotion_needs_promoting_schedule",
       [](const Fp8Config& g, Scaling s, int) {

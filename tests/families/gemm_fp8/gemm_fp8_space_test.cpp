@@ -176,6 +176,24 @@ TEST_F(Fp8SpaceTest, FastAccumulationIsSeededButNeverTheDefault) {
   EXPECT_EQ(gemm_fp8::to_string(to_fp8_config(configs[1])), "128x256x128_s4_c1x1_coopfa_rn1");
 }
 
+// Past kFastAccumMaxK fast accumulation leaves the tuner's reach (its error passes the family's
+// tolerance there), as a seed and as a draw; at that depth and below it stays in both.
+TEST_F(Fp8SpaceTest, DeepKDrawsAndSeedsOnlyAccurateAccumulation) {
+  const int deepest = gemm_fp8::rules::kFastAccumMaxK;
+  for (const gemm_fp8::Fp8Config& c : drawn(gemm_fp8_problem(2048, 3584, deepest + 128), 11, 300)) {
+    EXPECT_FALSE(gemm_fp8::rules::is_fast_accum(static_cast<int>(c.schedule)))
+        << gemm_fp8::to_string(c);
+  }
+  EXPECT_EQ(seeds(gemm_fp8_problem(2048, 3584, 18944)), (std::vector<std::string>{"wave_tile"}));
+  int fast = 0;
+  for (const gemm_fp8::Fp8Config& c : drawn(gemm_fp8_problem(2048, 3584, deepest), 11, 300)) {
+    fast += gemm_fp8::rules::is_fast_accum(static_cast<int>(c.schedule)) ? 1 : 0;
+  }
+  EXPECT_GT(fast, 30);
+  EXPECT_EQ(seeds(gemm_fp8_problem(2048, 3584, deepest)),
+            (std::vector<std::string>{"wave_tile", "fast_accum"}));
+}
+
 TEST_F(Fp8SpaceTest, ProblemsResolveAsTheStoreKeysThem) {
   EXPECT_EQ(
       resolve_gemm_fp8_problem(Problem::parse("m=16,n=7168,k=2048,timing=flushed")).canonical(),
