@@ -20,12 +20,12 @@
 // the tuner's compiler and cache, so the cubin a tune measured is the one timed here), launched
 // through GemmLaunch, and checked against cuBLASLt as the device worker checks it: the worker's
 // random non-zero inputs, D poisoned with NaN, the worker's comparison and tolerance. Then, after a
-// clock ramp, `rounds` rounds each time cuBLASLt and every config that passed, `reps` launches
-// each, so that each ratio to cuBLAS is paired within a round (the figure to compare: absolute
-// times move with the card's state). Prints one JSON line per
-// column ("cublas" first, then "cublas_gemm_ex", torch.matmul's cublasGemmEx call); a config that
-// fails is a line with its outcome and no time. Exit 1 on a usage error or a failure of cuBLASLt or
-// the device; a config's failure is a line, not an exit.
+// clock ramp, `rounds` rounds each time every config that passed, `reps` launches each, right
+// after `reps` launches of cuBLASLt, so that each ratio to cuBLAS is paired with the launches next
+// to it (the figure to compare: absolute times move with the card's state). Prints one JSON line
+// per column ("cublas" first, then "cublas_gemm_ex", torch.matmul's cublasGemmEx call); a config
+// that fails is a line with its outcome and no time. Exit 1 on a usage error or a failure of
+// cuBLASLt or the device; a config's failure is a line, not an exit.
 #include <cuda.h>
 
 #include <algorithm>
@@ -242,16 +242,27 @@ int run(const Args& args) {
   bench::GraphTimer timer(stream);
   timer.set_flush(args.flush);
   timer.ramp(*columns[0].graph, args.ramp_seconds, args.method);
+  // `reps` replays of one column; their median.
+  auto timed = [&](Column& column) {
+    const std::vector<double> times = timer.time(*column.graph, args.reps, args.method);
+    column.times.insert(column.times.end(), times.begin(), times.end());
+    return bench::median({times.begin(), times.end()});
+  };
+  // Every column is timed right after cuBLAS and paired with that timing, in an order that
+  // rotates from round to round: the card's clocks drift over the seconds a round of many columns
+  // takes, and a fixed order with one cuBLAS timing per round read the same cubin 7 % slower as
+  // the last column than as the first.
+  Column& reference = columns[0];
+  const std::size_t others = columns.size() - 1;
   for (int round = 0; round < args.rounds; ++round) {
-    double cublas_ms = 0;
-    for (Column& column : columns) {
-      const std::vector<double> times = timer.time(*column.graph, args.reps, args.method);
-      column.times.insert(column.times.end(), times.begin(), times.end());
-      const double round_ms = bench::median({times.begin(), times.end()});
-      if (&column == &columns[0]) cublas_ms = round_ms;
-      column.round_ratios.push_back(cublas_ms / round_ms);
+    if (others == 0) timed(reference);
+    for (std::size_t i = 0; i < others; ++i) {
+      Column& column = columns[1 + (i + static_cast<std::size_t>(round)) % others];
+      const double cublas_ms = timed(reference);
+      column.round_ratios.push_back(cublas_ms / timed(column));
     }
   }
+  reference.round_ratios = {1.0};
   // Checked again after the many timed launches, with D poisoned (NaN) first: a launch that
   // stopped writing some of D, or wrote it wrong only once warm, fails here.
   for (Column& column : columns) {
