@@ -136,13 +136,18 @@ build_python_package() {
 
 # pack_carry ARCHIVE: build/gemm-tune-bundle and the CUTLASS headers as one xz archive, so that a
 # call carries one folder (the two together exceed what a call may carry unpacked);
-# unpack_carry ARCHIVE on the GPU machine, unless the bundle is there already (BIN/TOOL given).
+# unpack_carry ARCHIVE TOOL on the GPU machine, unless TOOL (a binary of the bundle) is there from
+# this same archive: a warm machine keeps the bundle of an earlier call, which may have come from
+# another script's archive, built at another commit.
 pack_carry() {
   (cd "$root" && tar -cf - build/gemm-tune-bundle third_party/cutlass/include) | xz -T0 -6 > "$1"
 }
 unpack_carry() {
-  if [[ ! -x "$2" && -f "$1" ]]; then
-    (cd "$root" && tar -xJf "$1")
+  [[ -f "$1" ]] || return 0
+  local stamp_file="$root/build/gemm-tune-bundle/.unpacked-from" stamp
+  stamp="$(cksum < "$1")"
+  if [[ ! -x "$2" || "$(cat "$stamp_file" 2> /dev/null)" != "$stamp" ]]; then
+    (cd "$root" && tar -xJf "$1") && echo "$stamp" > "$stamp_file"
   fi
 }
 
