@@ -25,8 +25,8 @@ reported with its error, not timed.
 Timing is peers.py's GraphTimer (an L2 flush before each launch, CUDA events, one-launch graph
 replays; plain launches for a column a graph cannot capture, marked COLUMN_not_captured), ROUNDS
 rounds, each timing every column REPS times, half in an order rotated by round and half in its
-reverse (a linear drift of the clocks then moves every column alike), every ratio paired to
-scaled_mm within its round. The kernels cuBLASLt chose
+reverse (GraphTimer.round_there_and_back: a drift of the clocks then moves every column alike),
+every ratio paired to scaled_mm within its round. The kernels cuBLASLt chose
 for each scaled_mm column are recorded (COLUMN_kernels, from torch.profiler).
 
 Environment: SHAPES (MxNxK,...), SCALINGS (tensor,row_col,block), FORMATS (A's and B's,
@@ -218,19 +218,9 @@ def measure(shape, scaling, libraries, timer, reps, rounds, tol, formats=("e4m3"
             row[f"{column}_not_captured"] = repr(exc)[:300]
             graphs[column] = Launches(fn)
     times = {column: [] for column in graphs}
-    names = list(graphs)
-    # Each round times the columns in an order rotated by round and then in its reverse, half the
-    # replays each way: every column's mean place in the round is then the same, so that a drift
-    # of the card's clocks across the round moves peer and column alike (one pass in a fixed order
-    # read the same kernel 7 % slower last of sixteen than first).
-    half = max(1, -(-reps // 2))
-    for r in range(rounds if names else 0):
-        order = names[r % len(names):] + names[:r % len(names)]
-        medians = {column: [] for column in names}
-        for column in order + order[::-1]:
-            medians[column].append(statistics.median(timer.time(graphs[column], half)))
-        for column in names:
-            times[column].append(statistics.mean(medians[column]))
+    for r in range(rounds):
+        for column, median in timer.round_there_and_back(graphs, reps, rotate=r).items():
+            times[column].append(median)
     for column, values in times.items():
         row[f"{column}_ms"] = statistics.median(values)
         row[f"{column}_tflops"] = 2e-9 * m * n * k / row[f"{column}_ms"]

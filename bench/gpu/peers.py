@@ -13,7 +13,8 @@ library's own 32-bit driver memset, a new word each repetition; FLUSH=torch: tor
 kernel after which a GEMM ran 2.2 % slower, docs/perf.md issue 14), CUDA events around the launch
 alone, after the library's ramp (the launch timed by this same method for 2 s, the times dropped);
 but each launch is a replay of a one-launch CUDA graph, because Python enqueues a Triton or Helion launch
-more slowly than the flush runs (the replay is within 1 us of a plain launch for cuBLASLt in C++). ROUNDS rounds each time every peer REPS times, so that each ratio to cuBLAS is
+more slowly than the flush runs (the replay is within 1 us of a plain launch for cuBLASLt in C++). ROUNDS rounds each time every peer REPS times, half in an order rotated by round
+and half in its reverse (GraphTimer.round_there_and_back), so that each ratio to cuBLAS is
 paired within a round: compare peers by those ratios, not by absolute times, which move by up to
 20 % with the card's state. Each peer's output is checked against an fp32
 product first, and the kernels cuBLAS launched are recorded (cublas_kernels, torch.profiler).
@@ -110,6 +111,25 @@ class GraphTimer:
         torch.cuda.synchronize()
         return [start.elapsed_time(end) for start, end in events]
 
+    def round_there_and_back(self, graphs, reps, rotate=0, samples=None):
+        """One paired round over `graphs` (name -> graph): each timed ceil(reps / 2) times in their
+        order rotated by `rotate`, then as often in the reverse order, so that every graph's mean
+        place in the round is the same and a drift of the clocks across the round moves them alike
+        (one pass in a fixed order read the same kernel 7 % slower last of sixteen than first).
+        Returns name -> the mean of its two medians; each replay's time is appended to
+        samples[name] where `samples` is given."""
+        names = list(graphs)
+        shift = rotate % len(names) if names else 0
+        order = names[shift:] + names[:shift]
+        half = max(1, -(-reps // 2))
+        medians = {name: [] for name in names}
+        for name in order + order[::-1]:
+            sample = self.time(graphs[name], half)
+            if samples is not None:
+                samples[name] += sample
+            medians[name].append(statistics.median(sample))
+        return {name: statistics.mean(values) for name, values in medians.items()}
+
     def ramp(self, seconds=2.0):
         """The library's ramp: a launch timed by this method (flushed) in rounds of 30 for
         `seconds`, the times dropped, so that the clocks have ramped and the card is in the state
@@ -195,12 +215,8 @@ def measure(shape, peers, helion_shapes, timer, reps, rounds, dtype, layout, dea
         row["cublas_kernels"] = kernels_of(fns["cublas"])
     times = {peer: [] for peer in graphs}
     ratios = {peer: [] for peer in graphs}
-    for _ in range(rounds):
-        medians = {}
-        for peer, graph in graphs.items():
-            sample = timer.time(graph, reps)
-            times[peer] += sample
-            medians[peer] = statistics.median(sample)
+    for r in range(rounds):
+        medians = timer.round_there_and_back(graphs, reps, rotate=r, samples=times)
         for peer in graphs:
             ratios[peer].append(medians["cublas"] / medians[peer])
     for peer in graphs:
