@@ -51,13 +51,14 @@ plan_job() {
 }
 
 # make_plans: every problem's configs (bench/gpu/defaults_plan.py) into $plans/SHAPE_DTYPE_LAYOUT.txt,
-# all at once: bf16 x @ W with the rule's candidates for every shape, fp16 and x @ W.T on SUBSET.
+# all at once: bf16 x @ W with the rule's candidates for every shape, fp16 on SUBSET, and x @ W.T on
+# SUBSET with the candidates too (the rule's choice for a K-major B rests on them).
 make_plans() {
   local shape
   # shellcheck disable=SC2016  # expanded by the shell xargs starts
   {
     for shape in "${shapes[@]}"; do plan_job "$shape" bf16 0 --candidates; done
-    for shape in "${subset[@]}"; do plan_job "$shape" fp16 0 && plan_job "$shape" bf16 1; done
+    for shape in "${subset[@]}"; do plan_job "$shape" fp16 0 && plan_job "$shape" bf16 1 --candidates; done
   } | xargs -0 -n 4 -P "$(nproc)" sh -c 'python3 "$0" "$1" "$2" ${4:+"$4"} > "$3"' \
     "$root/bench/gpu/defaults_plan.py"
 }
