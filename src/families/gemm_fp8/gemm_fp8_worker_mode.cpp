@@ -1,13 +1,13 @@
 // The fp8 GEMM family's mode in `cutune-cuda-worker` (family "gemm_fp8", gemm_fp8_protocol.hpp's
 // Fp8Request), in the worker's table of families (src/families/CMakeLists.txt).
 //
-// Per problem and seed, once: A and B filled with random fp8 values of magnitude 2^-3 to 30
-// (either sign, every mantissa: real fp8 ranges, never zero), scales drawn from 2^-4 to 4 in the
-// shape the scaling asks for, and the reference: the operands dequantized on the host (each
-// element times its scales) and multiplied in fp32 by cuBLASLt, so the reference is the scaled
-// product itself, independent of any fp8 kernel. Per candidate: its library loaded once, D
-// poisoned, one launch, the guards and the normwise relative error against the reference (in
-// bf16), then the worker's timing loop and more checks, as the bf16 family's mode.
+// Per problem and seed, once: A and B filled as a quantizer fills them from normal data
+// (random_fp8: real fp8 ranges), scales drawn from 2^-4 to 4 in the shape the scaling asks for,
+// and the reference: the operands dequantized on the host (each element times its scales) and
+// multiplied in fp32 by cuBLASLt, so the reference is the scaled product itself, independent of
+// any fp8 kernel. Per candidate: its library loaded once, D poisoned, one launch, the guards and
+// the normwise relative error against the reference (in bf16), then the worker's timing loop and
+// more checks, as the bf16 family's mode.
 #include <cstring>
 #include <functional>
 #include <memory>
