@@ -77,10 +77,11 @@ constexpr bool is_fast_accum(int schedule) {
   return schedule == kCooperativeFastAccum || schedule == kPingpongFastAccum;
 }
 // The deepest K the tuner draws a fast-accumulation schedule for: its error against the fp32
-// product grows with K, and on data of real fp8 ranges (outlier channels, amax scales) cuBLASLt's
-// own fast mode, the same tensor-core accumulation, reaches the family's 1e-2 tolerance past it
-// (up to 9.6e-3 at K = 8192, 1.1e-2 at 14336, 1.7e-2 at 28672). A config given by hand may still
-// ask for it.
+// product grows with K, and on normal data quantized to e4m3 (the worker's inputs and the peer
+// table's alike) cuBLASLt's own fast mode, the same tensor-core accumulation, reaches the family's
+// 1e-2 tolerance past it (up to 9.6e-3 at K = 8192, 1.1e-2 at 14336, 1.7e-2 at 28672). The error is
+// a maximum over D, so near the tolerance one draw of the data passes a config that another fails.
+// A config given by hand may still ask for it.
 inline constexpr int kFastAccumMaxK = 8192;
 
 // Whether knob "promotion" may be other than one k-block: a schedule that promotes under tensor or
