@@ -58,7 +58,9 @@ make_plans() {
   # shellcheck disable=SC2016  # expanded by the shell xargs starts
   {
     for shape in "${shapes[@]}"; do plan_job "$shape" bf16 0 --candidates; done
-    for shape in "${subset[@]}"; do plan_job "$shape" fp16 0 && plan_job "$shape" bf16 1 --candidates; done
+    for shape in "${subset[@]}"; do
+      plan_job "$shape" fp16 0 && plan_job "$shape" bf16 1 --candidates
+    done
   } | xargs -0 -n 4 -P "$(nproc)" sh -c 'python3 "$0" "$1" "$2" ${4:+"$4"} > "$3"' \
     "$root/bench/gpu/defaults_plan.py"
 }
